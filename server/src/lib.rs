@@ -1,0 +1,11 @@
+//! fevlint: checks kernel function-event scripts against the kernel parser and real kernels.
+//!
+//! Layers (see ARCHITECTURE.md): `syntax` (text to tree, never fails), `kernel` (facts
+//! about a target kernel), `rules` (diagnostics), `render` (text, json), `cli`.
+
+pub mod cli;
+pub mod diagnostic;
+pub mod kernel;
+pub mod render;
+pub mod rules;
+pub mod syntax;
