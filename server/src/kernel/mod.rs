@@ -1,2 +1,4 @@
 //! Facts about a target kernel (functions, parameters, types, traceability), read from
 //! BTF, DWARF, symbol maps and ftrace lists. Never sees a syntax node.
+
+pub mod model;

@@ -1,0 +1,135 @@
+//! The one interface the rules use to ask about a kernel's types and functions,
+//! whatever source (BTF, DWARF) answers.
+//!
+//! Sources are lazy: they answer one question at a time and hand back small owned
+//! values. Type identity is a [`TypeRef`], opaque to everyone but the source that
+//! issued it (a BTF type id, a DWARF DIE offset).
+
+use std::fmt;
+
+/// An opaque handle to a type inside one [`TypeSource`]. Only meaningful for the
+/// source that returned it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TypeRef(pub u64);
+
+/// A type as a rule sees it: one level deep. Follow the `TypeRef`s for more.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Type {
+    Void,
+    /// Integers, `_Bool` and `char`; `size` in bytes.
+    Int { name: String, size: u32, signed: bool, is_char: bool, is_bool: bool },
+    Float { name: String, size: u32 },
+    Pointer { target: TypeRef },
+    Array { element: TypeRef, len: u64 },
+    Struct(Composite),
+    Union(Composite),
+    Enum { name: Option<String>, size: u32, signed: bool, values: Vec<(String, i128)> },
+    /// A struct, union or enum declared but not defined here.
+    Forward { name: String, kind: ForwardKind },
+    Typedef { name: String, target: TypeRef },
+    Qualified { qualifier: Qualifier, target: TypeRef },
+    Function(Prototype),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ForwardKind {
+    Struct,
+    Union,
+    Enum,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Qualifier {
+    Const,
+    Volatile,
+    Restrict,
+    /// BTF_KIND_TYPE_TAG (e.g. `__user`, `__rcu`).
+    TypeTag,
+}
+
+/// A struct or union with its members in declaration order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Composite {
+    pub name: Option<String>,
+    pub size: u64,
+    pub members: Vec<Member>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// `None` for anonymous struct/union members.
+    pub name: Option<String>,
+    pub ty: TypeRef,
+    /// Offset from the start of the enclosing composite, in bits.
+    pub bit_offset: u64,
+    /// Non-zero for bitfields: the width in bits.
+    pub bitfield_size: u32,
+}
+
+/// A function prototype: return type and parameters in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prototype {
+    pub ret: Option<TypeRef>,
+    pub params: Vec<Param>,
+    pub variadic: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: Option<String>,
+    pub ty: TypeRef,
+}
+
+/// A function the type source knows (a BTF FUNC, a DWARF subprogram).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FunctionInfo {
+    pub name: String,
+    pub proto: Prototype,
+    /// `static` (BTF linkage 0, DWARF without DW_AT_external).
+    pub is_static: bool,
+    /// Declaration file and line, when the source has them (DWARF).
+    pub decl: Option<(String, u32)>,
+}
+
+/// Which kind of named type to look up: `struct file`, `union bpf_attr`, `enum x`, `u64`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TypeNamespace {
+    Struct,
+    Union,
+    Enum,
+    /// Typedefs and base types (`u64`, `size_t`, `int`).
+    Ordinary,
+}
+
+/// An error reading a type source. Always names the place.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("{source_name}: {what} at offset {offset:#x}")]
+    Malformed { source_name: String, offset: u64, what: String },
+    #[error("{source_name}: type {ty:?} does not exist")]
+    NoSuchType { source_name: String, ty: TypeRef },
+    #[error("{source_name}: type chain too deep at {ty:?} (cycle?)")]
+    TooDeep { source_name: String, ty: TypeRef },
+}
+
+/// Answers questions about types and functions. Implemented by BTF and DWARF readers.
+///
+/// Invariant: answers are the same for the same kernel whichever source is behind it.
+pub trait TypeSource: Send + Sync + fmt::Debug {
+    /// Short description for messages: "BTF (6.1 MB)", "DWARF 5 (2352 units)".
+    fn describe(&self) -> String;
+    /// Resolve one type, one level deep.
+    fn get(&self, ty: TypeRef) -> Result<Type, ModelError>;
+    /// Size in bytes of a type, following typedefs and qualifiers; `None` for void,
+    /// functions and incomplete types.
+    fn size_of(&self, ty: TypeRef) -> Result<Option<u64>, ModelError>;
+    /// Named types in one namespace. Several hits are possible (BTF keeps duplicates
+    /// of different shapes); complete definitions come before forward declarations.
+    fn find_type(&self, ns: TypeNamespace, name: &str) -> Result<Vec<TypeRef>, ModelError>;
+    /// Every function entry of that name (several for duplicate static functions).
+    fn functions(&self, name: &str) -> Result<Vec<FunctionInfo>, ModelError>;
+    /// All function names, for completion and fuzzy suggestions. May be slow once.
+    fn function_names(&self) -> Result<Vec<String>, ModelError>;
+    /// Pointer size in bytes (8 on x86_64, 4 on x86_32).
+    fn pointer_size(&self) -> u32;
+}
