@@ -27,7 +27,6 @@ module.exports = grammar({
 
   word: $ => $.identifier,
 
-  conflicts: $ => [[$.parameter, $.named_address]],
 
   rules: {
     source_file: $ => seq(
@@ -78,10 +77,14 @@ module.exports = grammar({
       repeat(field('redirect', choice($.offset, $.index))),
     ),
 
-    // `name=0x...` or `name=$sym`; offsets before `=` are accepted and ignored.
+    // `name=0x...` or `name=$sym`. Redirects before `=` are accepted (and ignored at
+    // run time) as long as the last one is a `+N`: `=` is only valid in the VAR state.
     named_address: $ => seq(
       field('name', $.identifier),
-      repeat(field('redirect', $.offset)),
+      optional(seq(
+        repeat(field('redirect', choice($.offset, $.index))),
+        field('redirect', $.offset),
+      )),
       '=',
       field('value', choice($.address, $.symbol_ref)),
     ),
