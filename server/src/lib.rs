@@ -3,6 +3,7 @@
 //! Layers (see ARCHITECTURE.md): `syntax` (text to tree, never fails), `kernel` (facts
 //! about a target kernel), `rules` (diagnostics), `render` (text, json), `cli`.
 
+pub mod analysis;
 pub mod cli;
 pub mod diagnostic;
 pub mod kernel;

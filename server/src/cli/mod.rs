@@ -1,4 +1,79 @@
-//! Command-line interface: clap commands, thin.
-pub fn main() -> std::process::ExitCode {
-    std::process::ExitCode::SUCCESS
+//! Command-line interface: clap commands, thin. Each command calls one analysis function.
+
+mod check;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::process::ExitCode;
+
+#[derive(Debug, Parser)]
+#[command(name = "fevlint", version, about = "Lint kernel function-event scripts against the kernel parser and real kernels")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check scripts: files, directories (recursively, `*.fev`) or `-` for stdin.
+    Check(check::CheckArgs),
+    /// Print the documentation of a rule (or list all rules).
+    Rule {
+        /// Code (`S001`) or name (`syntax-error`).
+        code: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Arch {
+    #[value(name = "x86_64")]
+    X86_64,
+    #[value(name = "x86_32")]
+    X86_32,
+}
+
+/// Exit status: 0 clean, 1 an error-severity diagnostic, 2 usage or IO error.
+pub const EXIT_FINDINGS: u8 = 1;
+pub const EXIT_USAGE: u8 = 2;
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { ExitCode::from(EXIT_USAGE) } else { ExitCode::SUCCESS };
+        }
+    };
+    let result = match cli.command {
+        Command::Check(args) => check::run(&args),
+        Command::Rule { code } => rule(code.as_deref()),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+fn rule(code: Option<&str>) -> anyhow::Result<ExitCode> {
+    let Some(code) = code else {
+        for r in crate::rules::REGISTRY {
+            println!("{}  {:<24} {}", r.code, r.name, r.severity.as_str());
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    match crate::rules::by_code(code) {
+        Some(r) => {
+            print!("{}", r.doc);
+            Ok(ExitCode::SUCCESS)
+        }
+        None => anyhow::bail!("no rule `{code}` (see `fevlint rule` for the list)"),
+    }
 }

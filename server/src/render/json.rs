@@ -1,0 +1,52 @@
+//! `--format json`: one stable document, `{"diagnostics": [...]}`.
+
+use super::{char_span, FileReport, LineIndex};
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct Document<'a> {
+    diagnostics: Vec<JsonDiagnostic<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    code: &'a str,
+    name: &'a str,
+    severity: &'a str,
+    file: &'a str,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    message: &'a str,
+    notes: &'a [String],
+    kernel: Option<&'a str>,
+}
+
+pub fn render(files: &[FileReport]) -> String {
+    let mut diagnostics = Vec::new();
+    for f in files {
+        let index = LineIndex::new(&f.text);
+        for d in &f.diagnostics {
+            let span = char_span(&f.text, d.span);
+            let start = index.position(&f.text, span.start);
+            let end = index.position(&f.text, span.end);
+            diagnostics.push(JsonDiagnostic {
+                code: d.code,
+                name: d.name,
+                severity: d.severity.as_str(),
+                file: &f.name,
+                line: start.line,
+                column: start.column,
+                end_line: end.line,
+                end_column: end.column,
+                message: &d.message,
+                notes: &d.notes,
+                kernel: d.kernel.as_deref(),
+            });
+        }
+    }
+    let mut out = serde_json::to_string_pretty(&Document { diagnostics }).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    out.push('\n');
+    out
+}
