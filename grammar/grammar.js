@@ -27,8 +27,6 @@ module.exports = grammar({
 
   word: $ => $.identifier,
 
-  conflicts: $ => [[$.parameter, $.named_address]],
-
   rules: {
     source_file: $ => seq(
       optional($.definition),
@@ -78,10 +76,15 @@ module.exports = grammar({
       repeat(field('redirect', choice($.offset, $.index))),
     ),
 
-    // `name=0x...` or `name=$sym`; offsets before `=` are accepted and ignored.
+    // `name=0x...` or `name=$sym`. Redirects before `=` are accepted and ignored
+    // at run time, but the kernel only takes `=` in its VAR state, i.e. right
+    // after the name or after a `+N`: `a[0]+8=0x1` is accepted, `a[0]=0x1` is not.
     named_address: $ => seq(
       field('name', $.identifier),
-      repeat(field('redirect', $.offset)),
+      optional(seq(
+        repeat(field('redirect', choice($.offset, $.index))),
+        field('redirect', $.offset),
+      )),
       '=',
       field('value', choice($.address, $.symbol_ref)),
     ),
