@@ -27,7 +27,6 @@ module.exports = grammar({
 
   word: $ => $.identifier,
 
-
   rules: {
     source_file: $ => seq(
       optional($.definition),
@@ -47,10 +46,11 @@ module.exports = grammar({
     ),
 
     // A comma-separated group: `NULL`, or fields joined by `|` that read the
-    // same parameter. `NULL | x` is rejected by the kernel; `x | NULL` is not.
+    // same parameter. After `NULL` the kernel takes only `,` or `)`: so `x | NULL`
+    // is accepted, `NULL | x` and `x | NULL | y` are not.
     argument: $ => choice(
       $.null,
-      seq($.field, repeat(seq('|', choice($.field, $.null)))),
+      seq($.field, repeat(seq('|', $.field)), optional(seq('|', $.null))),
     ),
 
     null: _ => 'NULL',
@@ -77,8 +77,9 @@ module.exports = grammar({
       repeat(field('redirect', choice($.offset, $.index))),
     ),
 
-    // `name=0x...` or `name=$sym`. Redirects before `=` are accepted (and ignored at
-    // run time) as long as the last one is a `+N`: `=` is only valid in the VAR state.
+    // `name=0x...` or `name=$sym`. Redirects before `=` are accepted and ignored
+    // at run time, but the kernel only takes `=` in its VAR state, i.e. right
+    // after the name or after a `+N`: `a[0]+8=0x1` is accepted, `a[0]=0x1` is not.
     named_address: $ => seq(
       field('name', $.identifier),
       optional(seq(
