@@ -36,8 +36,8 @@ pub fn check_bytes(parser: &mut Parser, bytes: Vec<u8>, target: Target) -> (Stri
 
 /// Checks one script.
 pub fn check_text(parser: &mut Parser, text: &str, target: Target) -> Vec<Diagnostic> {
-    let parse = parser.parse(text, target, None);
-    rules::check(&Context { text, parse: &parse })
+    let lines = parser.lines(text, target);
+    rules::check(&Context { text, lines: &lines, target })
 }
 
 /// Definitions (non-blank, non-comment lines) in a text.

@@ -5,7 +5,7 @@
 //! Rules produce `Diagnostic`s with byte spans; they never render or speak LSP.
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::syntax::Parse;
+use crate::syntax::{LineParse, Parsed, Target};
 
 mod s001_syntax_error;
 mod s002_too_many_slots;
@@ -18,7 +18,16 @@ mod s006_uncounted_slot;
 #[derive(Debug)]
 pub struct Context<'a> {
     pub text: &'a str,
-    pub parse: &'a Parse,
+    /// What the kernel makes of each line.
+    pub lines: &'a [LineParse],
+    pub target: Target,
+}
+
+impl Context<'_> {
+    /// The definitions (blank and comment lines skipped).
+    pub fn definitions(&self) -> impl Iterator<Item = (&LineParse, &Parsed)> {
+        self.lines.iter().filter_map(|l| l.parsed.as_ref().map(|p| (l, p)))
+    }
 }
 
 /// A rule: identity, documentation and check.

@@ -35,8 +35,8 @@ ip_rcv(x64 skb, x64 dev)
 };
 
 fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    let target = cx.parse.target;
-    for (line, parsed) in cx.parse.definitions() {
+    let target = cx.target;
+    for (line, parsed) in cx.definitions() {
         let Some(r) = &parsed.rejection else { continue };
         if r.slot_limit || line.too_long() {
             continue; // S002 / S004 say it better.

@@ -33,8 +33,8 @@ f(x64 a, x64 b, x64 c, x64 d, x64 e, x64 g)
 };
 
 fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    let target = cx.parse.target;
-    for (_, parsed) in cx.parse.definitions() {
+    let target = cx.target;
+    for (_, parsed) in cx.definitions() {
         let Some(r) = &parsed.rejection else { continue };
         if !r.slot_limit {
             continue;

@@ -32,7 +32,7 @@ do_IRQ(int counter=0xffffffff82354c20)
 };
 
 fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for (_, parsed) in cx.parse.definitions() {
+    for (_, parsed) in cx.definitions() {
         if parsed.rejection.is_some() {
             continue;
         }

@@ -34,7 +34,7 @@ f(int a)
 };
 
 fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for line in &cx.parse.lines {
+    for line in cx.lines {
         if !line.too_long() {
             continue;
         }

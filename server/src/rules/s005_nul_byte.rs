@@ -33,7 +33,7 @@ f(int a)
 
 fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let mut reported = 0usize;
-    for line in &cx.parse.lines {
+    for line in cx.lines {
         let Some(at) = line.nul else { continue };
         reported += 1;
         if reported > 20 {

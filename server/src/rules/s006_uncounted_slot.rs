@@ -34,7 +34,7 @@ f(int b=0xffffffff82354c18 | x64 a, x64 c)
 };
 
 fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for (_, parsed) in cx.parse.definitions() {
+    for (_, parsed) in cx.definitions() {
         if parsed.rejection.is_some() {
             continue;
         }

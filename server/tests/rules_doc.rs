@@ -1,0 +1,77 @@
+//! Rule documentation is executed and published: each rule fires on its `Example` and
+//! stays quiet on `Use instead`; `docs/rules/*.md` is generated from the docs and must
+//! not be stale (regenerate with `UPDATE_EXPECT=1 cargo test --test rules_doc`).
+
+use fevlint::rules::{doc_examples, REGISTRY};
+use fevlint::syntax::{Parser, Target};
+
+/// Expands the doc notation for bytes Markdown cannot show: `\0` is a NUL byte and
+/// `{N × "s"}` is `s` repeated N times.
+fn expand(src: &str) -> String {
+    let mut s = src.replace("\\0", "\0");
+    while let Some(start) = s.find('{') {
+        let Some(len) = s[start..].find("\"}") else { break };
+        let inner = &s[start + 1..start + len + 1];
+        let (n, rest) = inner.split_once(" × \"").expect("{N × \"s\"}");
+        let times: usize = n.parse().expect("count");
+        s = format!("{}{}{}", &s[..start], rest.repeat(times), &s[start + len + 2..]);
+    }
+    s
+}
+
+#[test]
+fn every_rule_fires_on_its_example_and_not_on_the_fix() {
+    let mut parser = Parser::new();
+    for rule in REGISTRY {
+        let (example, instead) = doc_examples(rule.doc);
+        assert!(!example.is_empty() && !instead.is_empty(), "{}: doc needs Example and Use instead", rule.code);
+        let fired = |text: &str| {
+            fevlint::analysis::check_text(&mut Parser::new(), &expand(text), Target::X86_64)
+                .iter()
+                .any(|d| d.code == rule.code)
+        };
+        let _ = &mut parser;
+        assert!(fired(&example), "{} does not fire on its Example:\n{example}", rule.code);
+        assert!(!fired(&instead), "{} fires on its Use instead:\n{instead}", rule.code);
+        for heading in ["## What it does", "## Why is this bad?", "## Example", "## Use instead"] {
+            assert!(rule.doc.contains(heading), "{}: doc lacks {heading}", rule.code);
+        }
+    }
+}
+
+#[test]
+fn registry_is_sorted_and_unique() {
+    let codes: Vec<&str> = REGISTRY.iter().map(|r| r.code).collect();
+    let mut sorted = codes.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(codes, sorted);
+}
+
+#[test]
+fn docs_rules_are_generated() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/rules");
+    let update = std::env::var_os("UPDATE_EXPECT").is_some();
+    let mut index = String::from("# Rules\n\nGenerated from the rule sources by `UPDATE_EXPECT=1 cargo test --test rules_doc`.\n\n| code | name | severity |\n|---|---|---|\n");
+    let mut stale = Vec::new();
+    for rule in REGISTRY {
+        index.push_str(&format!("| [{0}]({0}.md) | {1} | {2} |\n", rule.code, rule.name, rule.severity.as_str()));
+        let path = dir.join(format!("{}.md", rule.code));
+        compare(&path, rule.doc, update, &mut stale);
+    }
+    compare(&dir.join("README.md"), &index, update, &mut stale);
+    assert!(stale.is_empty(), "stale generated docs (run UPDATE_EXPECT=1 cargo test --test rules_doc): {stale:?}");
+}
+
+fn compare(path: &std::path::Path, want: &str, update: bool, stale: &mut Vec<String>) {
+    let have = std::fs::read_to_string(path).unwrap_or_default();
+    if have == want {
+        return;
+    }
+    if update {
+        std::fs::create_dir_all(path.parent().expect("docs dir")).expect("create docs/rules");
+        std::fs::write(path, want).expect("write generated doc");
+    } else {
+        stale.push(path.display().to_string());
+    }
+}

@@ -1,0 +1,76 @@
+//! Boundaries between modules (ARCHITECTURE.md), checked by reading the imports, and the
+//! grammar's node names used by the code checked against the grammar itself.
+
+use std::path::Path;
+
+fn sources(dir: &Path, out: &mut Vec<(String, String)>) {
+    for entry in std::fs::read_dir(dir).expect("read src") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push((path.display().to_string(), std::fs::read_to_string(&path).expect("read source")));
+        }
+    }
+}
+
+fn module(name: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(name);
+    if dir.is_dir() {
+        sources(&dir, &mut out);
+    }
+    out
+}
+
+fn forbid(name: &str, banned: &[&str]) {
+    for (path, text) in module(name) {
+        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            for b in banned {
+                assert!(!line.contains(b), "{path}: `{name}` must not use `{b}`: {line}");
+            }
+        }
+    }
+}
+
+#[test]
+fn syntax_knows_nothing_of_kernels_rules_rendering_or_lsp() {
+    forbid("syntax", &["crate::kernel", "crate::rules", "crate::render", "crate::lsp", "tower_lsp", "serde_json", "codespan"]);
+}
+
+#[test]
+fn kernel_never_sees_a_syntax_node() {
+    forbid("kernel", &["crate::syntax", "tree_sitter", "crate::rules", "crate::lsp", "tower_lsp", "codespan"]);
+}
+
+#[test]
+fn rules_do_not_render_or_speak_lsp() {
+    forbid("rules", &["tower_lsp", "codespan", "serde_json", "crate::render", "crate::lsp"]);
+}
+
+#[test]
+fn every_source_file_says_what_it_is_for() {
+    let mut all = Vec::new();
+    sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut all);
+    for (path, text) in all {
+        assert!(text.starts_with("//!"), "{path} must start with a //! line");
+    }
+}
+
+#[test]
+fn node_kinds_exist_in_the_grammar() {
+    let types: serde_json::Value = serde_json::from_str(tree_sitter_fev::NODE_TYPES).expect("NODE_TYPES is JSON");
+    let nodes = types.as_array().expect("array");
+    let named: Vec<&str> = nodes.iter().filter(|n| n["named"] == true).filter_map(|n| n["type"].as_str()).collect();
+    for kind in fevlint::syntax::kinds::ALL {
+        assert!(named.contains(kind), "node kind `{kind}` is not in the grammar");
+    }
+    let fields: Vec<&str> = nodes
+        .iter()
+        .filter_map(|n| n["fields"].as_object())
+        .flat_map(|f| f.keys().map(String::as_str))
+        .collect();
+    for field in fevlint::syntax::kinds::field::ALL {
+        assert!(fields.contains(field), "field `{field}` is not in the grammar");
+    }
+}
