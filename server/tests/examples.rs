@@ -1,0 +1,42 @@
+//! Every definition in `examples/` parses cleanly (the kernel would accept it) and
+//! draws no diagnostic; the rejected spec example is rejected as the kernel does.
+
+use fevlint::analysis::check_text;
+use fevlint::syntax::{Parser, Target};
+use std::path::Path;
+
+#[test]
+fn examples_are_clean() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut parser = Parser::new();
+    let mut definitions = 0;
+    let mut files = 0;
+    for entry in std::fs::read_dir(&dir).expect("examples/") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_none_or(|e| e != "fev") {
+            continue;
+        }
+        files += 1;
+        let text = std::fs::read_to_string(&path).expect("read example");
+        let lines = parser.lines(&text, Target::X86_64);
+        for l in &lines {
+            if let Some(p) = &l.parsed {
+                definitions += 1;
+                assert!(p.rejection.is_none(), "{}:{}: rejected: {:?}", path.display(), l.number + 1, p.rejection);
+            }
+        }
+        let diags = check_text(&mut parser, &text, Target::X86_64);
+        assert!(diags.is_empty(), "{}: {diags:?}", path.display());
+        assert!(!parser.parse(&text, Target::X86_64, None).tree.root_node().has_error(), "{}: tree-sitter error", path.display());
+    }
+    assert!(files >= 5 && definitions >= 80, "{files} files, {definitions} definitions");
+}
+
+#[test]
+fn rejected_example_is_rejected_with_the_kernel_message() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/scripts/rejected.fev");
+    let text = std::fs::read_to_string(path).expect("rejected.fev");
+    let diags = check_text(&mut Parser::new(), &text, Target::X86_64);
+    assert_eq!(diags.len(), 1);
+    assert_eq!(diags[0].notes[0], "kernel: Unexpected token 'x86' for COMMA state");
+}
