@@ -72,8 +72,8 @@ const STANDARD_CAPTURES: &[&str] = &[
 ];
 
 const ATOMS: &[&str] = &[
-    "long", "int", "short", "char", "size_t", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
-    "x8", "x16", "x32", "x64", "symbol", "string",
+    "long", "int", "short", "char", "size_t", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "x8", "x16", "x32",
+    "x64", "symbol", "string",
 ];
 
 fn language() -> Language {
@@ -82,9 +82,7 @@ fn language() -> Language {
 
 fn parse(text: &str) -> tree_sitter::Tree {
     let mut parser = Parser::new();
-    parser
-        .set_language(&language())
-        .expect("the grammar's ABI matches the runtime");
+    parser.set_language(&language()).expect("the grammar's ABI matches the runtime");
     parser.parse(text, None).expect("a tree")
 }
 
@@ -93,13 +91,8 @@ fn text<'a>(node: Node<'_>, source: &'a str) -> &'a str {
 }
 
 fn field<'t>(node: Node<'t>, name: &str) -> Node<'t> {
-    node.child_by_field_name(name).unwrap_or_else(|| {
-        panic!(
-            "`{}` has no `{name}` field: {}",
-            node.kind(),
-            node.to_sexp()
-        )
-    })
+    node.child_by_field_name(name)
+        .unwrap_or_else(|| panic!("`{}` has no `{name}` field: {}", node.kind(), node.to_sexp()))
 }
 
 fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
@@ -109,16 +102,12 @@ fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
 
 /// The `argument` children of a definition (the function name is not one).
 fn arguments(definition: Node<'_>) -> Vec<Node<'_>> {
-    named_children(definition)
-        .into_iter()
-        .filter(|n| n.kind() == "argument")
-        .collect()
+    named_children(definition).into_iter().filter(|n| n.kind() == "argument").collect()
 }
 
 #[test]
 fn node_types_is_json_with_every_contract_kind_and_field() {
-    let json: serde_json::Value =
-        serde_json::from_str(tree_sitter_fev::NODE_TYPES).expect("NODE_TYPES is JSON");
+    let json: serde_json::Value = serde_json::from_str(tree_sitter_fev::NODE_TYPES).expect("NODE_TYPES is JSON");
     let entries = json.as_array().expect("NODE_TYPES is an array");
     for (kind, fields) in NODE_KINDS {
         let entry = entries
@@ -126,10 +115,7 @@ fn node_types_is_json_with_every_contract_kind_and_field() {
             .find(|e| e["type"] == *kind && e["named"] == true)
             .unwrap_or_else(|| panic!("NODE_TYPES has no named `{kind}`"));
         for name in *fields {
-            assert!(
-                entry["fields"].get(name).is_some(),
-                "NODE_TYPES: `{kind}` has no field `{name}`"
-            );
+            assert!(entry["fields"].get(name).is_some(), "NODE_TYPES: `{kind}` has no field `{name}`");
         }
     }
 }
@@ -138,30 +124,19 @@ fn node_types_is_json_with_every_contract_kind_and_field() {
 fn language_knows_every_contract_kind_and_field() {
     let lang = language();
     for (kind, fields) in NODE_KINDS {
-        assert_ne!(
-            lang.id_for_node_kind(kind, true),
-            0,
-            "language has no named kind `{kind}`"
-        );
+        assert_ne!(lang.id_for_node_kind(kind, true), 0, "language has no named kind `{kind}`");
         for name in *fields {
-            assert!(
-                lang.field_id_for_name(name).is_some(),
-                "language has no field `{name}`"
-            );
+            assert!(lang.field_id_for_name(name).is_some(), "language has no field `{name}`");
         }
     }
 }
 
 #[test]
 fn highlights_query_compiles_with_standard_capture_names() {
-    let query = Query::new(&language(), tree_sitter_fev::HIGHLIGHTS_QUERY)
-        .expect("highlights.scm compiles");
+    let query = Query::new(&language(), tree_sitter_fev::HIGHLIGHTS_QUERY).expect("highlights.scm compiles");
     assert!(!query.capture_names().is_empty());
     for name in query.capture_names() {
-        assert!(
-            STANDARD_CAPTURES.contains(name),
-            "non-standard capture `@{name}` in highlights.scm"
-        );
+        assert!(STANDARD_CAPTURES.contains(name), "non-standard capture `@{name}` in highlights.scm");
     }
 }
 
@@ -169,15 +144,11 @@ fn highlights_query_compiles_with_standard_capture_names() {
 fn highlight_tests_assert_every_capture() {
     // test/highlight/*.fev is run by `tree-sitter test`; here we only make sure
     // it keeps covering every capture the query defines.
-    let query = Query::new(&language(), tree_sitter_fev::HIGHLIGHTS_QUERY)
-        .expect("highlights.scm compiles");
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("test")
-        .join("highlight");
+    let query = Query::new(&language(), tree_sitter_fev::HIGHLIGHTS_QUERY).expect("highlights.scm compiles");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("test").join("highlight");
     let mut asserted = BTreeSet::new();
     for entry in std::fs::read_dir(dir).expect("grammar/test/highlight exists") {
-        let content =
-            std::fs::read_to_string(entry.expect("directory entry").path()).expect("UTF-8");
+        let content = std::fs::read_to_string(entry.expect("directory entry").path()).expect("UTF-8");
         for line in content.lines() {
             let Some(rest) = line.strip_prefix('#') else {
                 continue;
@@ -189,16 +160,8 @@ fn highlight_tests_assert_every_capture() {
             }
         }
     }
-    let missing: Vec<&str> = query
-        .capture_names()
-        .iter()
-        .copied()
-        .filter(|c| !asserted.contains(*c))
-        .collect();
-    assert!(
-        missing.is_empty(),
-        "captures without a highlight assertion: {missing:?}"
-    );
+    let missing: Vec<&str> = query.capture_names().iter().copied().filter(|c| !asserted.contains(*c)).collect();
+    assert!(missing.is_empty(), "captures without a highlight assertion: {missing:?}");
 }
 
 #[test]
@@ -212,10 +175,7 @@ fn every_atom_is_a_type_node_with_its_text() {
         let field_node = arguments(definition)[0].named_child(0).expect("a field");
         assert_eq!(field_node.kind(), "field");
         assert_eq!(text(field(field_node, "type"), &source), *atom);
-        assert_eq!(
-            text(field(field(field_node, "target"), "name"), &source),
-            "a"
-        );
+        assert_eq!(text(field(field(field_node, "target"), "name"), &source), "a");
     }
 }
 
@@ -231,15 +191,9 @@ fn keywords_are_names_where_the_kernel_expects_a_name() {
     let fields = named_children(arguments[0]);
     assert_eq!(text(field(fields[0], "unsigned"), source), "unsigned");
     assert_eq!(text(field(fields[0], "type"), source), "int");
-    assert_eq!(
-        text(field(field(fields[0], "target"), "name"), source),
-        "unsigned"
-    );
+    assert_eq!(text(field(field(fields[0], "target"), "name"), source), "unsigned");
     assert_eq!(text(field(fields[1], "type"), source), "string");
-    assert_eq!(
-        text(field(field(fields[1], "target"), "name"), source),
-        "NULL"
-    );
+    assert_eq!(text(field(field(fields[1], "target"), "name"), source), "NULL");
     let symbol = field(named_children(arguments[1])[0], "target");
     assert_eq!(symbol.kind(), "symbol_ref");
     assert_eq!(text(field(symbol, "name"), source), "int");
@@ -258,10 +212,7 @@ fn half_typed_line_keeps_function_and_first_field() {
     let first = arguments(definition)[0];
     let first_field = first.named_child(0).expect("a field");
     assert_eq!(text(field(first_field, "type"), source), "int");
-    assert_eq!(
-        text(field(field(first_field, "target"), "name"), source),
-        "fd"
-    );
+    assert_eq!(text(field(field(first_field, "target"), "name"), source), "fd");
 }
 
 #[test]
@@ -278,18 +229,10 @@ fn redirects_keep_source_order_and_values() {
     let mut cursor = target.walk();
     let redirects: Vec<(String, String)> = target
         .children_by_field_name("redirect", &mut cursor)
-        .map(|r| {
-            (
-                r.kind().to_string(),
-                text(field(r, "value"), source).to_string(),
-            )
-        })
+        .map(|r| (r.kind().to_string(), text(field(r, "value"), source).to_string()))
         .collect();
     let expected = [("offset", "16"), ("index", "0x0"), ("offset", "558")];
-    assert_eq!(
-        redirects,
-        expected.map(|(k, v)| (k.to_string(), v.to_string()))
-    );
+    assert_eq!(redirects, expected.map(|(k, v)| (k.to_string(), v.to_string())));
     let address = field(arguments[1].named_child(0).expect("a field"), "target");
     assert_eq!(address.kind(), "named_address");
     assert_eq!(text(field(address, "value"), source), "0x10");

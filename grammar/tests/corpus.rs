@@ -132,8 +132,7 @@ fn parse_header(lines: &[&str], first_suffix: Option<&str>, start: usize) -> Opt
         return None;
     }
     let mut name = String::new();
-    let (mut seen_marker, mut skip, mut error, mut cst, mut platform) =
-        (false, false, false, false, None::<bool>);
+    let (mut seen_marker, mut skip, mut error, mut cst, mut platform) = (false, false, false, false, None::<bool>);
     let mut i = start + 1;
     while i < lines.len() {
         if let Some((_, closing)) = delimiter(lines[i], '=') {
@@ -152,24 +151,17 @@ fn parse_header(lines: &[&str], first_suffix: Option<&str>, start: usize) -> Opt
             ":cst" => (seen_marker, cst) = (true, true),
             ":fail-fast" => seen_marker = true,
             ":platform" => {
-                let os = trimmed
-                    .strip_prefix(":platform(")
-                    .and_then(|s| s.strip_suffix(')'));
+                let os = trimmed.strip_prefix(":platform(").and_then(|s| s.strip_suffix(')'));
                 if let Some(os) = os {
                     seen_marker = true;
                     platform = Some(platform.unwrap_or(false) || os.trim() == std::env::consts::OS);
                 }
             }
             ":language" => {
-                let lang = trimmed
-                    .strip_prefix(":language(")
-                    .and_then(|s| s.strip_suffix(')'));
+                let lang = trimmed.strip_prefix(":language(").and_then(|s| s.strip_suffix(')'));
                 if let Some(lang) = lang {
                     seen_marker = true;
-                    assert!(
-                        lang == "fev",
-                        "corpus test asks for language `{lang}`; only `fev` exists"
-                    );
+                    assert!(lang == "fev", "corpus test asks for language `{lang}`; only `fev` exists");
                 }
             }
             _ if !seen_marker => name.push_str(lines[i]),
@@ -187,12 +179,7 @@ fn parse_header(lines: &[&str], first_suffix: Option<&str>, start: usize) -> Opt
     } else {
         Expectation::Tree
     };
-    Some(Header {
-        name: name.trim_end().to_string(),
-        expectation,
-        cst,
-        body_start: i + 1,
-    })
+    Some(Header { name: name.trim_end().to_string(), expectation, cst, body_start: i + 1 })
 }
 
 fn build_test(body: &[&str], first_suffix: Option<&str>, header: Header) -> Option<CorpusTest> {
@@ -259,38 +246,23 @@ fn parse_corpus(content: &str) -> Vec<CorpusTest> {
 
 fn parser() -> tree_sitter::Parser {
     let mut parser = tree_sitter::Parser::new();
-    parser
-        .set_language(&tree_sitter_fev::LANGUAGE.into())
-        .expect("the grammar's ABI matches the tree-sitter runtime");
+    parser.set_language(&tree_sitter_fev::LANGUAGE.into()).expect("the grammar's ABI matches the tree-sitter runtime");
     parser
 }
 
 /// Runs one test; `Err` carries a readable failure report.
 fn run_test(parser: &mut tree_sitter::Parser, test: &CorpusTest) -> Result<(), String> {
-    assert!(
-        !test.cst,
-        "`{}`: `:cst` expectations are not supported by this runner",
-        test.name
-    );
-    let tree = parser
-        .parse(&test.input, None)
-        .ok_or_else(|| format!("`{}`: the parser returned no tree", test.name))?;
+    assert!(!test.cst, "`{}`: `:cst` expectations are not supported by this runner", test.name);
+    let tree =
+        parser.parse(&test.input, None).ok_or_else(|| format!("`{}`: the parser returned no tree", test.name))?;
     let root = tree.root_node();
     match test.expectation {
         Expectation::Skip => Ok(()),
         Expectation::Error if root.has_error() => Ok(()),
-        Expectation::Error => Err(format!(
-            "`{}`: expected an error, got {}",
-            test.name,
-            root.to_sexp()
-        )),
+        Expectation::Error => Err(format!("`{}`: expected an error, got {}", test.name, root.to_sexp())),
         Expectation::Tree => {
             let actual = root.to_sexp();
-            let actual = if test.has_fields {
-                actual
-            } else {
-                strip_fields(&actual)
-            };
+            let actual = if test.has_fields { actual } else { strip_fields(&actual) };
             if actual == test.expected {
                 Ok(())
             } else {
@@ -307,9 +279,7 @@ fn run_test(parser: &mut tree_sitter::Parser, test: &CorpusTest) -> Result<(), S
 }
 
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("test")
-        .join("corpus")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("test").join("corpus")
 }
 
 fn corpus_files() -> Vec<PathBuf> {
@@ -330,11 +300,7 @@ fn corpus_matches_expected_trees() {
     for path in corpus_files() {
         let content = std::fs::read_to_string(&path).expect("corpus file is UTF-8");
         let tests = parse_corpus(&content);
-        let file = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("?")
-            .to_string();
+        let file = path.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
         assert!(!tests.is_empty(), "{file}: no tests found");
         for test in &tests {
             run += 1;
@@ -345,23 +311,15 @@ fn corpus_matches_expected_trees() {
         }
     }
     assert!(run >= 100, "only {run} corpus tests found; files missing?");
-    assert!(
-        failed == 0,
-        "{failed} of {run} corpus tests failed:\n{failures}"
-    );
+    assert!(failed == 0, "{failed} of {run} corpus tests failed:\n{failures}");
 }
 
 #[test]
 fn every_construct_file_exists() {
-    let names: Vec<String> = corpus_files()
-        .iter()
-        .filter_map(|p| p.file_name().and_then(|n| n.to_str()).map(str::to_string))
-        .collect();
+    let names: Vec<String> =
+        corpus_files().iter().filter_map(|p| p.file_name().and_then(|n| n.to_str()).map(str::to_string)).collect();
     for required in REQUIRED_FILES {
-        assert!(
-            names.iter().any(|n| n == required),
-            "test/corpus/{required} is missing"
-        );
+        assert!(names.iter().any(|n| n == required), "test/corpus/{required} is missing");
     }
 }
 
@@ -373,12 +331,7 @@ fn every_expectation_names_fields() {
         let content = std::fs::read_to_string(&path).expect("corpus file is UTF-8");
         for test in parse_corpus(&content) {
             if test.expectation == Expectation::Tree && test.expected.contains("(definition") {
-                assert!(
-                    test.has_fields,
-                    "{}: `{}` has no field names",
-                    path.display(),
-                    test.name
-                );
+                assert!(test.has_fields, "{}: `{}` has no field names", path.display(), test.name);
             }
         }
     }
@@ -388,17 +341,12 @@ fn every_expectation_names_fields() {
 fn crlf_input_survives_checkout() {
     // whitespace.txt is marked `-text`; if a checkout rewrote its line ends,
     // the CRLF test would silently test LF.
-    let content =
-        std::fs::read_to_string(corpus_dir().join("whitespace.txt")).expect("whitespace.txt");
+    let content = std::fs::read_to_string(corpus_dir().join("whitespace.txt")).expect("whitespace.txt");
     let crlf = parse_corpus(&content)
         .into_iter()
         .find(|t| t.name == "CRLF line ends")
         .expect("whitespace.txt has the `CRLF line ends` test");
-    assert!(
-        crlf.input.windows(2).any(|w| w == b"\r\n"),
-        "CRLF test input has no CRLF: {:?}",
-        crlf.input
-    );
+    assert!(crlf.input.windows(2).any(|w| w == b"\r\n"), "CRLF test input has no CRLF: {:?}", crlf.input);
 }
 
 #[test]
@@ -407,15 +355,9 @@ fn half_typed_errors_use_the_cli_field_format() {
     // `type: (type (MISSING "long"))`, `(ERROR (UNEXPECTED '-') ...)`.
     let mut parser = parser();
     let tree = parser.parse("vfs_read(int fd, x", None).expect("a tree");
-    assert!(tree
-        .root_node()
-        .to_sexp()
-        .contains(r#"type: (type (MISSING "long"))"#));
+    assert!(tree.root_node().to_sexp().contains(r#"type: (type (MISSING "long"))"#));
     let tree = parser.parse("f(x64 a-8)", None).expect("a tree");
-    assert!(tree
-        .root_node()
-        .to_sexp()
-        .contains("(ERROR (UNEXPECTED '-') (number))"));
+    assert!(tree.root_node().to_sexp().contains("(ERROR (UNEXPECTED '-') (number))"));
 }
 
 // The runner itself: it must parse the format like the CLI and must fail on a
@@ -457,9 +399,7 @@ fn runner_parses_the_cli_format() {
     assert_eq!(tests[0].name, "Offset");
     assert_eq!(tests[0].input, b"f(x64 p+4)");
     assert!(tests[0].has_fields);
-    assert!(tests[0]
-        .expected
-        .starts_with("(source_file (definition function: (identifier) (argument"));
+    assert!(tests[0].expected.starts_with("(source_file (definition function: (identifier) (argument"));
     assert_eq!(tests[1].name, "No fields");
     assert_eq!(tests[1].expectation, Expectation::Skip);
     assert!(!tests[1].has_fields);
@@ -486,17 +426,11 @@ fn runner_fails_on_a_wrong_expectation() {
         let mut bad = good.clone();
         assert!(bad.expected.contains(from));
         bad.expected = bad.expected.replacen(from, to, 1);
-        assert!(
-            run_test(&mut parser, &bad).is_err(),
-            "runner accepted `{from}` -> `{to}`"
-        );
+        assert!(run_test(&mut parser, &bad).is_err(), "runner accepted `{from}` -> `{to}`");
     }
     let mut error = good.clone();
     error.expectation = Expectation::Error;
-    assert!(
-        run_test(&mut parser, &error).is_err(),
-        "`:error` accepted a clean tree"
-    );
+    assert!(run_test(&mut parser, &error).is_err(), "`:error` accepted a clean tree");
 }
 
 #[test]
@@ -519,7 +453,5 @@ Not a test: the suffix differs from the file's first one
     assert_eq!(tests[0].name, "Dashes in input");
     // The shorter `---|` is part of the input; the longest divider wins.
     assert_eq!(tests[0].input, b"f(int a)\n---|");
-    assert!(tests[0]
-        .expected
-        .ends_with("(ERROR)) === Not a test: the suffix differs from the file's first one ==="));
+    assert!(tests[0].expected.ends_with("(ERROR)) === Not a test: the suffix differs from the file's first one ==="));
 }

@@ -123,7 +123,10 @@ fn check_row(parser: &mut Parser, line: &str, target: Target, expect: &Expect) -
                 return Err(format!("expected {n} slots, got {}", p.slots));
             }
             if ts_error {
-                return Err(format!("tree-sitter flags a line the kernel accepts: {}", parse.tree.root_node().to_sexp()));
+                return Err(format!(
+                    "tree-sitter flags a line the kernel accepts: {}",
+                    parse.tree.root_node().to_sexp()
+                ));
             }
             Ok(())
         }

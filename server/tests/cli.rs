@@ -86,7 +86,8 @@ fn directories_are_searched_for_fev_files_in_order() {
     std::fs::write(dir.join("notes.txt"), "not a script(\n").expect("write");
     let out = fevlint(&["check", "--format", "json", dir.to_str().expect("utf-8 path")], None);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
-    let files: Vec<&str> = doc["diagnostics"].as_array().expect("array").iter().map(|d| d["file"].as_str().unwrap_or("")).collect();
+    let files: Vec<&str> =
+        doc["diagnostics"].as_array().expect("array").iter().map(|d| d["file"].as_str().unwrap_or("")).collect();
     assert_eq!(files.len(), 2);
     assert!(files[0].ends_with("b.fev") && files[1].ends_with("sub/a.fev"), "{files:?}");
 }

@@ -27,7 +27,11 @@ fn examples_are_clean() {
         }
         let diags = check_text(&mut parser, &text, Target::X86_64);
         assert!(diags.is_empty(), "{}: {diags:?}", path.display());
-        assert!(!parser.parse(&text, Target::X86_64, None).tree.root_node().has_error(), "{}: tree-sitter error", path.display());
+        assert!(
+            !parser.parse(&text, Target::X86_64, None).tree.root_node().has_error(),
+            "{}: tree-sitter error",
+            path.display()
+        );
     }
     assert!(files >= 5 && definitions >= 80, "{files} files, {definitions} definitions");
 }

@@ -35,7 +35,10 @@ fn forbid(name: &str, banned: &[&str]) {
 
 #[test]
 fn syntax_knows_nothing_of_kernels_rules_rendering_or_lsp() {
-    forbid("syntax", &["crate::kernel", "crate::rules", "crate::render", "crate::lsp", "tower_lsp", "serde_json", "codespan"]);
+    forbid(
+        "syntax",
+        &["crate::kernel", "crate::rules", "crate::render", "crate::lsp", "tower_lsp", "serde_json", "codespan"],
+    );
 }
 
 #[test]
@@ -65,11 +68,8 @@ fn node_kinds_exist_in_the_grammar() {
     for kind in fevlint::syntax::kinds::ALL {
         assert!(named.contains(kind), "node kind `{kind}` is not in the grammar");
     }
-    let fields: Vec<&str> = nodes
-        .iter()
-        .filter_map(|n| n["fields"].as_object())
-        .flat_map(|f| f.keys().map(String::as_str))
-        .collect();
+    let fields: Vec<&str> =
+        nodes.iter().filter_map(|n| n["fields"].as_object()).flat_map(|f| f.keys().map(String::as_str)).collect();
     for field in fevlint::syntax::kinds::field::ALL {
         assert!(fields.contains(field), "field `{field}` is not in the grammar");
     }

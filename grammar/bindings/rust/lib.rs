@@ -28,8 +28,6 @@ mod tests {
     #[test]
     fn can_load_grammar() {
         let mut parser = tree_sitter::Parser::new();
-        parser
-            .set_language(&super::LANGUAGE.into())
-            .expect("Error loading function-event parser");
+        parser.set_language(&super::LANGUAGE.into()).expect("Error loading function-event parser");
     }
 }

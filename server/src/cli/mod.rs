@@ -6,7 +6,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
 
 #[derive(Debug, Parser)]
-#[command(name = "fevlint", version, about = "Lint kernel function-event scripts against the kernel parser and real kernels")]
+#[command(
+    name = "fevlint",
+    version,
+    about = "Lint kernel function-event scripts against the kernel parser and real kernels"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

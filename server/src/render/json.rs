@@ -46,7 +46,8 @@ pub fn render(files: &[FileReport]) -> String {
             });
         }
     }
-    let mut out = serde_json::to_string_pretty(&Document { diagnostics }).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    let mut out =
+        serde_json::to_string_pretty(&Document { diagnostics }).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     out.push('\n');
     out
 }

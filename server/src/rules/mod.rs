@@ -73,7 +73,13 @@ pub fn doc_examples(doc: &str) -> (String, String) {
     let mut in_code = false;
     for line in doc.lines() {
         if let Some(h) = line.strip_prefix("## ") {
-            section = if h.starts_with("Example") { "example" } else if h.starts_with("Use instead") { "instead" } else { "" };
+            section = if h.starts_with("Example") {
+                "example"
+            } else if h.starts_with("Use instead") {
+                "instead"
+            } else {
+                ""
+            };
             continue;
         }
         if line.starts_with("```") {

@@ -43,7 +43,11 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let mut d = Diagnostic::new(
             &RULE,
             r.at,
-            format!("this field needs slot {}, but {arch} passes only {} arguments", target.max_args + 1, target.max_args),
+            format!(
+                "this field needs slot {}, but {arch} passes only {} arguments",
+                target.max_args + 1,
+                target.max_args
+            ),
         );
         if let Some(kernel) = r.kernel_message(cx.text, target) {
             d = d.note(format!("kernel: {kernel}"));

@@ -55,15 +55,21 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 continue;
             }
             let consequence = match next_param {
-                Some((s, g)) if s == slot => format!("`{}` after the `,` reads parameter {slot} again, not parameter {}", g.name, slot + 1),
+                Some((s, g)) if s == slot => {
+                    format!("`{}` after the `,` reads parameter {slot} again, not parameter {}", g.name, slot + 1)
+                }
                 Some(_) => continue,
                 None if slot >= parsed.slots => format!("slot {slot} is never fetched: `{}` records 0", prev.name),
                 None => continue,
             };
             out.push(
-                Diagnostic::new(&RULE, f.span, format!("this absolute field ends slot {slot}, so the kernel does not count it"))
-                    .note(consequence)
-                    .note("help: put absolute fields first in a `|` group, or in a group of their own"),
+                Diagnostic::new(
+                    &RULE,
+                    f.span,
+                    format!("this absolute field ends slot {slot}, so the kernel does not count it"),
+                )
+                .note(consequence)
+                .note("help: put absolute fields first in a `|` group, or in a group of their own"),
             );
         }
     }

@@ -22,8 +22,23 @@ pub const ERROR: &str = "ERROR";
 
 /// Every named node kind the code relies on.
 pub const ALL: &[&str] = &[
-    SOURCE_FILE, DEFINITION, ARGUMENT, NULL, FIELD, UNSIGNED, TYPE, ARRAY_SIZE, PARAMETER, NAMED_ADDRESS, OFFSET,
-    INDEX, SYMBOL_REF, ADDRESS, NUMBER, IDENTIFIER, COMMENT,
+    SOURCE_FILE,
+    DEFINITION,
+    ARGUMENT,
+    NULL,
+    FIELD,
+    UNSIGNED,
+    TYPE,
+    ARRAY_SIZE,
+    PARAMETER,
+    NAMED_ADDRESS,
+    OFFSET,
+    INDEX,
+    SYMBOL_REF,
+    ADDRESS,
+    NUMBER,
+    IDENTIFIER,
+    COMMENT,
 ];
 
 pub mod field {

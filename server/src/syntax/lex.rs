@@ -191,9 +191,10 @@ mod tests {
 
     #[test]
     fn tokens_are_runs_or_single_bytes() {
-        assert_eq!(toks("x8[6] perm_addr+16[0]+558"), [
-            "x8", "[", "6", "]", "perm_addr", "+", "16", "[", "0", "]", "+", "558"
-        ]);
+        assert_eq!(
+            toks("x8[6] perm_addr+16[0]+558"),
+            ["x8", "[", "6", "]", "perm_addr", "+", "16", "[", "0", "]", "+", "558"]
+        );
         assert_eq!(toks("  a  (\t)  "), ["a", "(", ")"]);
         assert_eq!(toks("9f(int a)"), ["9f", "(", "int", "a", ")"]);
         assert_eq!(toks("0xffffffff82354c18"), ["0xffffffff82354c18"]);

@@ -400,7 +400,13 @@ pub fn parse_line(text: &str, toks: &[Token], target: Target) -> Parsed {
             None if m.out.function.is_none() => (RejectKind::Silent, Span::new(end, end)),
             None => (RejectKind::UnexpectedEnding, Span::new(end, end)),
         };
-        let mut rejection = Rejection { kind, state: last_state, at, slot_limit: m.slot_limit_hit(last_state, failed_at.map(|i| toks[i])), error_log: None };
+        let mut rejection = Rejection {
+            kind,
+            state: last_state,
+            at,
+            slot_limit: m.slot_limit_hit(last_state, failed_at.map(|i| toks[i])),
+            error_log: None,
+        };
         if m.out.function.is_some() {
             rejection.error_log = Some(m.error_log(&rejection, last_state, failed_at, toks));
         }
@@ -422,7 +428,7 @@ struct Machine<'t> {
 }
 
 impl Machine<'_> {
-    fn tok<'a>(&'a self, t: Token) -> &'a [u8] {
+    fn tok(&self, t: Token) -> &[u8] {
         &self.text.as_bytes()[t.span.start..t.span.end]
     }
 
@@ -699,7 +705,8 @@ impl Machine<'_> {
         self.update_arg = false;
         if let Some(b) = self.cur.as_mut() {
             // A `$` right before a symbol belongs to the value.
-            let start = if matches!(value, AbsValue::Symbol(_)) { dollar_before(self.text, t.span) } else { t.span.start };
+            let start =
+                if matches!(value, AbsValue::Symbol(_)) { dollar_before(self.text, t.span) } else { t.span.start };
             b.absolute = Some((value, Span::new(start, t.span.end)));
             b.arg = -1;
         }

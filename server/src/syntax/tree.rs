@@ -130,7 +130,10 @@ impl<'t> TargetNode<'t> {
 
     pub fn node(&self) -> Node<'t> {
         match *self {
-            TargetNode::Parameter(n) | TargetNode::NamedAddress(n) | TargetNode::Address(n) | TargetNode::SymbolRef(n) => n,
+            TargetNode::Parameter(n)
+            | TargetNode::NamedAddress(n)
+            | TargetNode::Address(n)
+            | TargetNode::SymbolRef(n) => n,
         }
     }
 
