@@ -181,7 +181,9 @@ fn functions_keep_every_duplicate() {
     let vfs_read = b.functions("vfs_read").expect("vfs_read");
     assert_eq!(vfs_read.len(), 1);
     let f = &vfs_read[0];
-    assert!(!f.is_static);
+    // pahole writes every vmlinux FUNC with linkage static (bpftool agrees:
+    // `FUNC 'vfs_read' type_id=44123 linkage=static`), so BTF cannot tell here.
+    assert!(f.is_static);
     let names: Vec<_> = f
         .proto
         .params
