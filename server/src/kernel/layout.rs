@@ -481,6 +481,7 @@ pub fn print_struct(src: &dyn TypeSource, ty: TypeRef) -> Result<String, ModelEr
                     base: 0,
                     top: true,
                     suffix: None,
+                    in_union: false,
                 },
                 0,
             )?;
@@ -495,6 +496,7 @@ pub fn print_struct(src: &dyn TypeSource, ty: TypeRef) -> Result<String, ModelEr
                     base: 0,
                     top: true,
                     suffix: None,
+                    in_union: false,
                 },
                 0,
             )?;
@@ -511,6 +513,24 @@ pub fn print_struct(src: &dyn TypeSource, ty: TypeRef) -> Result<String, ModelEr
     Ok(p.out)
 }
 
+/// A function's prototype as `pfunct -P` prints it: `ssize_t vfs_read(struct file * file, ...);`
+/// (pahole's spacing, e.g. `const char  *`), for comparing with pahole's tools.
+pub fn pahole_prototype(
+    src: &dyn TypeSource,
+    f: &crate::kernel::model::FunctionInfo,
+) -> Result<String, ModelError> {
+    let p = Printer {
+        src,
+        out: String::new(),
+        cacheline: 0,
+    };
+    let ret = match f.proto.ret {
+        Some(r) => p.tag_name(r, 0)?,
+        None => "void".into(),
+    };
+    Ok(format!("{ret} {}{};", f.name, p.params(&f.proto, 0)?))
+}
+
 struct Conf<'a> {
     indent: usize,
     /// pahole's type_spacing / name_spacing: the offset comment starts at column
@@ -521,6 +541,8 @@ struct Conf<'a> {
     base: u64,
     top: bool,
     suffix: Option<&'a str>,
+    /// Inside a union at any depth (pahole then prints `[0]`, never `[]`).
+    in_union: bool,
 }
 
 /// One member with pahole's derived fields (byte offset of the storage unit for
@@ -797,11 +819,12 @@ impl Printer<'_> {
 
     /// pahole's `type__fprintf` for a member of a non-inline type.
     fn type_decl(
-        &self,
+        &mut self,
         ty: TypeRef,
         name: &str,
         ts: i64,
         last: (bool, bool, bool),
+        at: (&Conf<'_>, u64),
         depth: usize,
     ) -> Result<String, ModelError> {
         if depth > MAX_DEPTH {
@@ -834,13 +857,13 @@ impl Printer<'_> {
             } => {
                 format!(
                     "const {}",
-                    self.type_decl(target, name, ts - 6, last, depth + 1)?
+                    self.type_decl(target, name, ts - 6, last, at, depth + 1)?
                 )
             }
             Type::Qualified {
                 qualifier: Qualifier::TypeTag,
                 target,
-            } => self.type_decl(target, name, ts, last, depth + 1)?,
+            } => self.type_decl(target, name, ts, last, at, depth + 1)?,
             Type::Array { element, len } => {
                 let (first, is_last, in_union) = last;
                 let mut elem = element;
@@ -853,7 +876,30 @@ impl Printer<'_> {
                         elem = target;
                     }
                 }
-                let inner = self.type_decl(elem, name, ts, last, depth + 1)?;
+                let inner = match self.src.get(elem)? {
+                    // An array of an anonymous struct/union is printed inline.
+                    Type::Struct(c) | Type::Union(c) if c.name.is_none() => {
+                        let is_struct = matches!(self.src.get(elem)?, Type::Struct(_));
+                        let (conf, offset) = at;
+                        let inner = Conf {
+                            indent: conf.indent,
+                            ts: ts - 8,
+                            ns: conf.ns,
+                            base: offset,
+                            top: false,
+                            suffix: Some(name),
+                            in_union: conf.in_union,
+                        };
+                        let saved = std::mem::take(&mut self.out);
+                        if is_struct {
+                            self.class(&c, elem, &inner, depth + 1)?;
+                        } else {
+                            self.union(&c, &inner, depth + 1)?;
+                        }
+                        std::mem::replace(&mut self.out, saved)
+                    }
+                    _ => self.type_decl(elem, name, ts, last, at, depth + 1)?,
+                };
                 if len != 0 || !is_last || (first && is_last) || in_union {
                     format!("{inner}[{len}]")
                 } else {
@@ -889,7 +935,6 @@ impl Printer<'_> {
         &mut self,
         s: &Slot,
         conf: &Conf<'_>,
-        in_union: bool,
         first: bool,
         last: bool,
         depth: usize,
@@ -897,20 +942,49 @@ impl Printer<'_> {
         let offset = conf.base + s.byte_offset;
         self.cacheline_boundary(offset, conf.indent);
         let m = &s.m;
-        let inline = match self.src.get(m.ty)? {
-            t @ (Type::Struct(_) | Type::Union(_)) => {
-                let (Type::Struct(c) | Type::Union(c)) = &t else {
-                    unreachable!()
-                };
-                if c.name.is_none() {
-                    Some((t.clone(), c.clone()))
+        if let Type::Enum {
+            name: None,
+            size,
+            signed,
+            values,
+        } = self.src.get(m.ty)?
+        {
+            // pahole's `enumeration__fprintf` for an anonymous enum member.
+            let width = values.iter().map(|v| v.0.len()).max().unwrap_or(0);
+            self.out.push_str("enum {\n");
+            for (n, v) in &values {
+                let v = if signed {
+                    (*v as i64).to_string()
                 } else {
-                    None
-                }
+                    (*v as u64).to_string()
+                };
+                let _ = writeln!(self.out, "{}\t{n:<width$} = {v},", tabs(conf.indent));
             }
+            let _ = write!(self.out, "{}}}", tabs(conf.indent));
+            if size != 4 {
+                self.out.push_str(" __attribute__((__packed__))");
+            }
+            let name = m.name.as_deref().unwrap_or("");
+            let _ = write!(self.out, " {name}");
+            if m.bitfield_size != 0 {
+                let _ = write!(self.out, ":{}", m.bitfield_size);
+            }
+            self.out.push(';');
+            let width = (conf.ts + conf.ns - name.len() as i64 - 3).max(1) as usize;
+            let _ = write!(self.out, "{:width$}/* {offset:5}", " ");
+            if m.bitfield_size != 0 {
+                let _ = write!(self.out, ":{:2} {:2} */", s.bitfield_offset, s.byte_size);
+            } else {
+                let _ = write!(self.out, " {:5} */", s.byte_size);
+            }
+            return Ok(());
+        }
+        let inline = match self.src.get(m.ty)? {
+            Type::Struct(c) if c.name.is_none() => Some((true, c)),
+            Type::Union(c) if c.name.is_none() => Some((false, c)),
             _ => None,
         };
-        if let Some((t, c)) = inline {
+        if let Some((is_struct, c)) = inline {
             let inner = Conf {
                 indent: conf.indent,
                 ts: conf.ts - 8,
@@ -918,10 +992,12 @@ impl Printer<'_> {
                 base: offset,
                 top: false,
                 suffix: m.name.as_deref(),
+                in_union: conf.in_union,
             };
-            match t {
-                Type::Struct(_) => self.class(&c, m.ty, &inner, depth + 1)?,
-                _ => self.union(&c, &inner, depth + 1)?,
+            if is_struct {
+                self.class(&c, m.ty, &inner, depth + 1)?
+            } else {
+                self.union(&c, &inner, depth + 1)?
             }
             self.out.push(';');
             let slen = m.name.as_ref().map_or(-1, |n| n.len() as i64);
@@ -930,12 +1006,24 @@ impl Printer<'_> {
             return Ok(());
         }
         let name = m.name.as_deref().unwrap_or("");
-        let mut line = self.type_decl(m.ty, name, conf.ts, (first, last, in_union), depth + 1)?;
+        let mut line = self.type_decl(
+            m.ty,
+            name,
+            conf.ts,
+            (first, last, conf.in_union),
+            (conf, offset),
+            depth + 1,
+        )?;
         if m.bitfield_size != 0 {
             let _ = write!(line, ":{}", m.bitfield_size);
         }
         line.push(';');
-        let spacing = (conf.ts + conf.ns - line.chars().count() as i64).max(1) as usize;
+        // A block printed inline (array of an anonymous struct) leaves no room: one space.
+        let spacing = if line.contains('\n') {
+            1
+        } else {
+            (conf.ts + conf.ns - line.chars().count() as i64).max(1) as usize
+        };
         self.out.push_str(&line);
         let _ = write!(self.out, "{:spacing$}/* {offset:5}", " ");
         if m.bitfield_size != 0 {
@@ -963,13 +1051,14 @@ impl Printer<'_> {
             base: conf.base,
             top: false,
             suffix: None,
+            in_union: true,
         };
         let slots = slots(self.src, c)?;
         let saved = self.cacheline;
         let n = slots.len();
         for (i, s) in slots.iter().enumerate() {
             self.out.push_str(&tabs(inner.indent));
-            self.member(s, &inner, true, i == 0, i + 1 == n, depth + 1)?;
+            self.member(s, &inner, i == 0, i + 1 == n, depth + 1)?;
             self.out.push('\n');
             self.cacheline = saved;
         }
@@ -1005,6 +1094,7 @@ impl Printer<'_> {
             base: conf.base,
             top: false,
             suffix: None,
+            in_union: conf.in_union,
         };
         let slots = slots(self.src, c)?;
         let holes = find_holes(&slots, c.size);
@@ -1043,6 +1133,25 @@ impl Printer<'_> {
         let n = slots.len();
         for (i, s) in slots.iter().enumerate() {
             if let Some(l) = last {
+                if last_size != 0 && i > 0 && holes.bit_hole[i - 1] != 0 && s.m.bitfield_size != 0 {
+                    // pahole makes the bit hole explicit as an unnamed bitfield.
+                    let mut width = holes.bit_hole[i - 1];
+                    if l.byte_offset != s.byte_offset {
+                        let _ = writeln!(
+                            self.out,
+                            "\n{}/* Force alignment to the next boundary: */",
+                            tabs(ind)
+                        );
+                        width = 0;
+                    }
+                    let ty_name = self.tag_name(s.m.ty, depth + 1)?;
+                    let _ = writeln!(
+                        self.out,
+                        "{}{} :{width};",
+                        tabs(ind),
+                        pad(&ty_name, inner.ts)
+                    );
+                }
                 if last_size != 0 {
                     let combined_prev = s.byte_offset < l.byte_offset
                         || (s.byte_offset == l.byte_offset
@@ -1070,7 +1179,7 @@ impl Printer<'_> {
                 newline = false;
             }
             self.out.push_str(&tabs(ind));
-            self.member(s, &inner, false, i == 0, i + 1 == n, depth + 1)?;
+            self.member(s, &inner, i == 0, i + 1 == n, depth + 1)?;
             // Padding of a member whose type is directly a struct.
             if let Type::Struct(mc) = self.src.get(s.m.ty)? {
                 let mh = find_holes(&slots_checked(self.src, &mc, depth)?, mc.size);
