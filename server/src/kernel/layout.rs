@@ -900,7 +900,8 @@ impl Printer<'_> {
                     }
                     _ => self.type_decl(elem, name, ts, last, at, depth + 1)?,
                 };
-                if len != 0 || !is_last || (first && is_last) || in_union {
+                // pahole: `[]` only for a zero-length array that is the last of several members.
+                if len != 0 || !is_last || first || in_union {
                     format!("{inner}[{len}]")
                 } else {
                     format!("{inner}[]")

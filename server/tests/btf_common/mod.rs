@@ -33,9 +33,12 @@ pub fn unzstd(path: &std::path::Path) -> Vec<u8> {
     out
 }
 
+/// Per-kernel values computed once per test binary.
+type Cache<T> = OnceLock<Mutex<Vec<(String, T)>>>;
+
 /// The raw BTF bytes of a kernel, decompressed once per test binary.
 pub fn raw_btf(kernel: &str) -> Arc<[u8]> {
-    static CACHE: OnceLock<Mutex<Vec<(String, Arc<[u8]>)>>> = OnceLock::new();
+    static CACHE: Cache<Arc<[u8]>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((_, b)) = cache.iter().find(|(k, _)| k == kernel) {
@@ -48,7 +51,7 @@ pub fn raw_btf(kernel: &str) -> Arc<[u8]> {
 
 /// The parsed BTF of a kernel, once per test binary.
 pub fn btf(kernel: &str) -> Arc<Btf> {
-    static CACHE: OnceLock<Mutex<Vec<(String, Arc<Btf>)>>> = OnceLock::new();
+    static CACHE: Cache<Arc<Btf>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some((_, b)) = cache
         .lock()
