@@ -1,4 +1,6 @@
 //! Facts about a target kernel (functions, parameters, types, traceability), read from
 //! BTF, DWARF, symbol maps and ftrace lists. Never sees a syntax node.
 
+pub mod btf;
+pub mod layout;
 pub mod model;

@@ -1,0 +1,87 @@
+//! Name indexes over one BTF blob, built lazily, one per namespace.
+//!
+//! An index is a sorted `(hash(name), id)` list: no string is copied, a lookup is a
+//! binary search plus a name comparison per candidate (hash collisions are filtered
+//! by the caller).
+
+use super::{Btf, BtfKind, BtfTypeId};
+
+/// The namespaces the reader can look names up in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Namespace {
+    /// STRUCT, and FWD without kind_flag.
+    Struct = 0,
+    /// UNION, and FWD with kind_flag.
+    Union = 1,
+    /// ENUM and ENUM64.
+    Enum = 2,
+    /// TYPEDEF, INT, FLOAT.
+    Ordinary = 3,
+    /// FUNC.
+    Func = 4,
+}
+
+impl Namespace {
+    pub const COUNT: usize = 5;
+
+    fn contains(self, kind: BtfKind, kind_flag: bool) -> bool {
+        match self {
+            Namespace::Struct => kind == BtfKind::Struct || (kind == BtfKind::Fwd && !kind_flag),
+            Namespace::Union => kind == BtfKind::Union || (kind == BtfKind::Fwd && kind_flag),
+            Namespace::Enum => matches!(kind, BtfKind::Enum | BtfKind::Enum64),
+            Namespace::Ordinary => matches!(kind, BtfKind::Typedef | BtfKind::Int | BtfKind::Float),
+            Namespace::Func => kind == BtfKind::Func,
+        }
+    }
+}
+
+/// FNV-1a: names are short, and a hostile blob can at worst make one lookup linear.
+pub(crate) fn hash_name(name: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in name {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct NameIndex {
+    /// Sorted by hash, then id. Types with unreadable names are left out (their
+    /// errors surface when the type itself is read).
+    entries: Vec<(u64, u32)>,
+}
+
+impl NameIndex {
+    /// Indexes the named types of `btf`'s own blob (not its base) that fall in `ns`.
+    pub fn build(btf: &Btf, ns: Namespace) -> NameIndex {
+        let mut entries = Vec::new();
+        for id in btf.own_ids() {
+            let Ok(raw) = btf.raw(id) else { continue };
+            if !ns.contains(raw.kind, raw.kind_flag) {
+                continue;
+            }
+            if let Ok(name) = btf.string(raw.name_off) {
+                if !name.is_empty() {
+                    entries.push((hash_name(name.as_bytes()), id.0));
+                }
+            }
+        }
+        entries.sort_unstable();
+        NameIndex { entries }
+    }
+
+    /// Ids whose name hashes like `name`, in id order.
+    pub fn candidates(&self, name: &str) -> impl Iterator<Item = BtfTypeId> + '_ {
+        let h = hash_name(name.as_bytes());
+        let start = self.entries.partition_point(|e| e.0 < h);
+        self.entries[start..]
+            .iter()
+            .take_while(move |e| e.0 == h)
+            .map(|e| BtfTypeId(e.1))
+    }
+
+    pub fn ids(&self) -> impl Iterator<Item = BtfTypeId> + '_ {
+        self.entries.iter().map(|e| BtfTypeId(e.1))
+    }
+}

@@ -1,0 +1,469 @@
+//! A zero-copy reader for raw BTF blobs (`/sys/kernel/btf/vmlinux`, a vmlinux `.BTF`
+//! section, or a module's split BTF on top of its vmlinux base).
+//!
+//! Opening validates the header and makes one linear pass that records the byte offset
+//! of every type; everything else (names, members, indexes) is decoded on demand.
+//!
+//! Invariant: no input makes this module panic, loop without bound, or allocate more
+//! than a small multiple of the blob's own size.
+
+mod index;
+mod raw;
+mod source;
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+pub use raw::{BtfKind, BtfTypeId, Endian, Header, RawType, StrOffset, BTF_MAGIC};
+pub use source::Linkage;
+
+use crate::kernel::model::{ModelError, TypeRef};
+use index::{NameIndex, Namespace};
+use raw::{read_u32, HEADER_LEN, TYPE_RECORD_LEN};
+
+/// How many typedef/qualifier/array hops (or nested composites) a walk follows before it
+/// gives up with [`ModelError::TooDeep`]. Real kernels need fewer than 20.
+pub const MAX_CHAIN: usize = 64;
+
+/// Owner of the raw bytes: a `Vec<u8>`, an `Arc<[u8]>`, a memory map.
+type Bytes = Box<dyn AsRef<[u8]> + Send + Sync>;
+
+/// One BTF blob, possibly split on top of a base.
+pub struct Btf {
+    source_name: String,
+    data: Bytes,
+    header: Header,
+    /// Absolute start of the string section in `data`.
+    str_start: usize,
+    /// Absolute byte offset in `data` of each type of this blob; entry `i` is type id
+    /// `first_id + i`. Invariant: every record and its extra data lie inside the type
+    /// section, so decoding a listed type never reads out of bounds.
+    offsets: Vec<u32>,
+    /// The base of a split BTF: ids below `first_id` and string offsets below
+    /// `first_str` belong to it.
+    base: Option<Arc<Btf>>,
+    first_id: u32,
+    first_str: u32,
+    pointer_size: u32,
+    indexes: [OnceLock<NameIndex>; Namespace::COUNT],
+}
+
+impl fmt::Debug for Btf {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Btf")
+            .field("source_name", &self.source_name)
+            .field("bytes", &self.bytes().len())
+            .field("types", &self.offsets.len())
+            .field("first_id", &self.first_id)
+            .field("split", &self.base.is_some())
+            .finish()
+    }
+}
+
+impl Btf {
+    /// Parses a standalone BTF blob (vmlinux). `source_name` names the blob in errors.
+    pub fn parse(
+        source_name: impl Into<String>,
+        data: impl AsRef<[u8]> + Send + Sync + 'static,
+    ) -> Result<Btf, ModelError> {
+        Btf::open(source_name.into(), Box::new(data), None)
+    }
+
+    /// Parses a split BTF blob (a kernel module's) whose ids and strings continue `base`.
+    pub fn parse_split(
+        source_name: impl Into<String>,
+        data: impl AsRef<[u8]> + Send + Sync + 'static,
+        base: Arc<Btf>,
+    ) -> Result<Btf, ModelError> {
+        Btf::open(source_name.into(), Box::new(data), Some(base))
+    }
+
+    fn open(source_name: String, data: Bytes, base: Option<Arc<Btf>>) -> Result<Btf, ModelError> {
+        let bytes: &[u8] = (*data).as_ref();
+        let malformed = |offset: usize, what: String| ModelError::Malformed {
+            source_name: source_name.clone(),
+            offset: offset as u64,
+            what,
+        };
+        let header = parse_header(bytes).map_err(|(off, what)| malformed(off, what))?;
+        let hdr_len = header.hdr_len as usize;
+        let type_start = hdr_len + header.type_off as usize;
+        let type_end = type_start + header.type_len as usize;
+        let str_start = hdr_len + header.str_off as usize;
+        let str_end = str_start + header.str_len as usize;
+        let strs = &bytes[str_start..str_end];
+        match &base {
+            None => {
+                if strs.first() != Some(&0) {
+                    return Err(malformed(
+                        str_start,
+                        "string section does not start with NUL".into(),
+                    ));
+                }
+            }
+            Some(b) if b.header.endian != header.endian => {
+                return Err(malformed(
+                    0,
+                    "split BTF and its base differ in byte order".into(),
+                ));
+            }
+            Some(_) => {}
+        }
+        if !strs.is_empty() && strs.last() != Some(&0) {
+            return Err(malformed(
+                str_end - 1,
+                "string section does not end with NUL".into(),
+            ));
+        }
+        let (first_id, first_str) = match &base {
+            None => (1, 0),
+            Some(b) => (b.next_id(), b.next_str()),
+        };
+
+        // One pass over the type section. At most one entry per 12 bytes of section,
+        // so the capacity is bounded by the blob's size, not by any count it claims.
+        let mut offsets = Vec::with_capacity(header.type_len as usize / TYPE_RECORD_LEN);
+        let mut off = type_start;
+        while off < type_end {
+            if type_end - off < TYPE_RECORD_LEN {
+                return Err(malformed(off, "truncated type record".into()));
+            }
+            let info = read_u32(bytes, off + 4, header.endian)
+                .ok_or_else(|| malformed(off, "truncated type record".into()))?;
+            let (kind, _, vlen) = RawType::decode_info(info);
+            let kind = BtfKind::from_raw(kind).ok_or_else(|| {
+                malformed(
+                    off,
+                    format!(
+                        "unknown BTF kind {kind} for type id {}",
+                        first_id as usize + offsets.len()
+                    ),
+                )
+            })?;
+            let len = TYPE_RECORD_LEN + kind.extra_len(vlen);
+            if type_end - off < len {
+                return Err(malformed(
+                    off,
+                    format!(
+                        "{} with vlen {vlen} runs past the end of the type section",
+                        kind.name()
+                    ),
+                ));
+            }
+            let rec =
+                u32::try_from(off).map_err(|_| malformed(off, "blob larger than 4 GiB".into()))?;
+            offsets.push(rec);
+            off += len;
+        }
+        if u64::from(first_id) + offsets.len() as u64 > u64::from(u32::MAX) {
+            return Err(malformed(type_start, "too many types".into()));
+        }
+        let pointer_size = base.as_ref().map(|b| b.pointer_size).unwrap_or(8);
+        let mut btf = Btf {
+            source_name,
+            data,
+            header,
+            str_start,
+            offsets,
+            base,
+            first_id,
+            first_str,
+            pointer_size,
+            indexes: Default::default(),
+        };
+        btf.pointer_size = btf.guess_pointer_size().unwrap_or(btf.pointer_size);
+        Ok(btf)
+    }
+
+    /// The name given at open time, used in every error.
+    pub fn source_name(&self) -> &str {
+        &self.source_name
+    }
+
+    /// The raw bytes of this blob (without its base).
+    pub fn bytes(&self) -> &[u8] {
+        (*self.data).as_ref()
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The base of a split BTF.
+    pub fn base(&self) -> Option<&Arc<Btf>> {
+        self.base.as_ref()
+    }
+
+    /// Types defined in this blob (a split blob does not count its base's).
+    pub fn own_type_count(&self) -> usize {
+        self.offsets.len()
+    }
+
+    /// The first type id of this blob: 1, or the base's next id for a split BTF.
+    pub fn first_id(&self) -> BtfTypeId {
+        BtfTypeId(self.first_id)
+    }
+
+    /// One past the last valid type id, counting the base.
+    pub fn next_id(&self) -> u32 {
+        // Fits: checked at open time.
+        self.first_id + self.offsets.len() as u32
+    }
+
+    fn next_str(&self) -> u32 {
+        self.first_str + self.header.str_len
+    }
+
+    /// Every type id this blob defines (not the base's), in order.
+    pub fn own_ids(&self) -> impl Iterator<Item = BtfTypeId> + '_ {
+        (self.first_id..self.next_id()).map(BtfTypeId)
+    }
+
+    fn malformed(&self, offset: usize, what: impl Into<String>) -> ModelError {
+        ModelError::Malformed {
+            source_name: self.source_name.clone(),
+            offset: offset as u64,
+            what: what.into(),
+        }
+    }
+
+    fn no_such(&self, id: BtfTypeId) -> ModelError {
+        ModelError::NoSuchType {
+            source_name: self.source_name.clone(),
+            ty: TypeRef(u64::from(id.0)),
+        }
+    }
+
+    pub(crate) fn too_deep(&self, id: BtfTypeId) -> ModelError {
+        ModelError::TooDeep {
+            source_name: self.source_name.clone(),
+            ty: TypeRef(u64::from(id.0)),
+        }
+    }
+
+    /// The blob that defines `id` (self or a base) and the record's offset in it.
+    fn locate(&self, id: BtfTypeId) -> Result<(&Btf, usize), ModelError> {
+        if id.0 < self.first_id {
+            return match &self.base {
+                Some(base) => base.locate(id),
+                None => Err(self.no_such(id)),
+            };
+        }
+        let idx = (id.0 - self.first_id) as usize;
+        match self.offsets.get(idx) {
+            Some(&off) => Ok((self, off as usize)),
+            None => Err(self.no_such(id)),
+        }
+    }
+
+    /// The decoded `btf_type` record of a type. Id 0 (void) has none.
+    pub fn raw(&self, id: BtfTypeId) -> Result<RawType, ModelError> {
+        let (owner, off) = self.locate(id)?;
+        let word = |at: usize| {
+            read_u32(owner.bytes(), off + at, owner.header.endian)
+                .ok_or_else(|| owner.malformed(off + at, "truncated type record"))
+        };
+        let name_off = word(0)?;
+        let (kind, kind_flag, vlen) = RawType::decode_info(word(4)?);
+        let kind = BtfKind::from_raw(kind)
+            .ok_or_else(|| owner.malformed(off, format!("unknown BTF kind {kind}")))?;
+        Ok(RawType {
+            id,
+            kind,
+            kind_flag,
+            vlen,
+            name_off: StrOffset(name_off),
+            size_or_type: word(8)?,
+            offset: off,
+        })
+    }
+
+    /// The `i`th u32 of the extra data after the record of `raw` (bounds checked at
+    /// open time, checked again here so a bad caller gets an error, not a panic).
+    pub(crate) fn extra_u32(&self, raw: &RawType, i: usize) -> Result<u32, ModelError> {
+        let owner = self.locate(raw.id)?.0;
+        let at = raw.offset + TYPE_RECORD_LEN + 4 * i;
+        read_u32(owner.bytes(), at, owner.header.endian)
+            .ok_or_else(|| owner.malformed(at, "truncated type data"))
+    }
+
+    /// The NUL-terminated string at `off` of the combined (base + split) string section.
+    pub fn string(&self, off: StrOffset) -> Result<&str, ModelError> {
+        if off.0 < self.first_str {
+            return match &self.base {
+                Some(base) => base.string(off),
+                None => Err(self.malformed(
+                    self.str_start,
+                    format!("string offset {} out of range", off.0),
+                )),
+            };
+        }
+        let local = (off.0 - self.first_str) as usize;
+        let strs = &self.bytes()[self.str_start..self.str_start + self.header.str_len as usize];
+        let tail = strs.get(local..).ok_or_else(|| {
+            self.malformed(
+                self.str_start,
+                format!("string offset {} out of range", off.0),
+            )
+        })?;
+        // The section ends with NUL (checked at open), so a terminator exists.
+        let end = tail.iter().position(|&b| b == 0).unwrap_or(tail.len());
+        std::str::from_utf8(&tail[..end])
+            .map_err(|_| self.malformed(self.str_start + local, "string is not UTF-8"))
+    }
+
+    /// The name of a type, `None` for anonymous types and void.
+    pub fn name(&self, id: BtfTypeId) -> Result<Option<&str>, ModelError> {
+        if id.0 == 0 {
+            return Ok(None);
+        }
+        let raw = self.raw(id)?;
+        let name = self.string(raw.name_off)?;
+        Ok(if name.is_empty() { None } else { Some(name) })
+    }
+
+    /// How many types of each kind this blob defines, indexed by kind number - 1.
+    pub fn kind_counts(&self) -> Result<[usize; 19], ModelError> {
+        let mut counts = [0; 19];
+        for id in self.own_ids() {
+            counts[self.raw(id)?.kind as usize - 1] += 1;
+        }
+        Ok(counts)
+    }
+
+    /// Follows typedefs, qualifiers and type tags to the underlying type.
+    pub fn skip_modifiers(&self, mut id: BtfTypeId) -> Result<BtfTypeId, ModelError> {
+        for _ in 0..MAX_CHAIN {
+            if id.0 == 0 {
+                return Ok(id);
+            }
+            let raw = self.raw(id)?;
+            match raw.kind {
+                BtfKind::Typedef
+                | BtfKind::Volatile
+                | BtfKind::Const
+                | BtfKind::Restrict
+                | BtfKind::TypeTag => id = BtfTypeId(raw.size_or_type),
+                _ => return Ok(id),
+            }
+        }
+        Err(self.too_deep(id))
+    }
+
+    /// Type ids in one namespace with that name, in id order (base first).
+    fn lookup(&self, ns: Namespace, name: &str) -> Result<Vec<BtfTypeId>, ModelError> {
+        let mut hits = match &self.base {
+            Some(base) => base.lookup(ns, name)?,
+            None => Vec::new(),
+        };
+        let index = self.indexes[ns as usize].get_or_init(|| NameIndex::build(self, ns));
+        for id in index.candidates(name) {
+            if self.name(id)? == Some(name) {
+                hits.push(id);
+            }
+        }
+        Ok(hits)
+    }
+
+    /// libbpf's rule: the size of the first `long`-like integer; pointers themselves do
+    /// not carry a size in BTF.
+    fn guess_pointer_size(&self) -> Option<u32> {
+        const LONGS: [&str; 5] = [
+            "long",
+            "long int",
+            "unsigned long",
+            "long unsigned int",
+            "unsigned long int",
+        ];
+        for id in self.own_ids() {
+            let raw = self.raw(id).ok()?;
+            if raw.kind != BtfKind::Int {
+                continue;
+            }
+            let name = self.string(raw.name_off).ok()?;
+            if LONGS.contains(&name) && matches!(raw.size_or_type, 4 | 8) {
+                return Some(raw.size_or_type);
+            }
+        }
+        None
+    }
+}
+
+/// Validates `struct btf_header` and the section bounds; errors carry (offset, what).
+fn parse_header(bytes: &[u8]) -> Result<Header, (usize, String)> {
+    if bytes.len() < HEADER_LEN {
+        return Err((
+            0,
+            format!("{} bytes is too short for a BTF header", bytes.len()),
+        ));
+    }
+    let endian = match [bytes[0], bytes[1]] {
+        [0x9f, 0xeb] => Endian::Little,
+        [0xeb, 0x9f] => Endian::Big,
+        m => {
+            return Err((
+                0,
+                format!(
+                    "bad magic {:#06x}, expected {BTF_MAGIC:#06x}",
+                    u16::from_le_bytes(m)
+                ),
+            ))
+        }
+    };
+    let version = bytes[2];
+    if version != 1 {
+        return Err((2, format!("unsupported BTF version {version}")));
+    }
+    let flags = bytes[3];
+    let word = |at: usize| read_u32(bytes, at, endian).ok_or((at, "truncated header".to_string()));
+    let header = Header {
+        endian,
+        version,
+        flags,
+        hdr_len: word(4)?,
+        type_off: word(8)?,
+        type_len: word(12)?,
+        str_off: word(16)?,
+        str_len: word(20)?,
+    };
+    let hdr_len = header.hdr_len as usize;
+    if hdr_len < HEADER_LEN || hdr_len > bytes.len() {
+        return Err((
+            4,
+            format!("header length {hdr_len} outside 24..={}", bytes.len()),
+        ));
+    }
+    // A newer, longer header is acceptable only if the fields we do not know are zero.
+    if let Some(pos) = bytes[HEADER_LEN..hdr_len].iter().position(|&b| b != 0) {
+        return Err((HEADER_LEN + pos, "unknown non-zero header field".into()));
+    }
+    let body = (bytes.len() - hdr_len) as u64;
+    let (t_off, t_len) = (u64::from(header.type_off), u64::from(header.type_len));
+    let (s_off, s_len) = (u64::from(header.str_off), u64::from(header.str_len));
+    if t_off % 4 != 0 {
+        return Err((
+            8,
+            format!("type section offset {t_off} is not 4-byte aligned"),
+        ));
+    }
+    if t_off + t_len > body {
+        return Err((
+            12,
+            format!(
+                "type section {t_off}+{t_len} runs past the end ({body} bytes after the header)"
+            ),
+        ));
+    }
+    if s_off + s_len > body {
+        return Err((
+            20,
+            format!(
+                "string section {s_off}+{s_len} runs past the end ({body} bytes after the header)"
+            ),
+        ));
+    }
+    if t_off < s_off + s_len && s_off < t_off + t_len {
+        return Err((16, "type and string sections overlap".into()));
+    }
+    Ok(header)
+}

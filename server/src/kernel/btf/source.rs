@@ -1,0 +1,367 @@
+//! Decoding BTF types into the shared model, and `impl TypeSource for Btf`.
+
+use super::index::Namespace;
+use super::raw::{INT_BOOL, INT_CHAR, INT_SIGNED};
+use super::{Btf, BtfKind, BtfTypeId, RawType, StrOffset, MAX_CHAIN};
+use crate::kernel::model::{
+    Composite, ForwardKind, FunctionInfo, Member, ModelError, Param, Prototype, Qualifier, Type,
+    TypeNamespace, TypeRef, TypeSource,
+};
+
+/// BTF FUNC linkage (`btf_func_linkage`), kept in the FUNC's vlen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Linkage {
+    Static,
+    Global,
+    Extern,
+}
+
+impl Btf {
+    /// A model `TypeRef` as a BTF id; ids beyond u32 cannot exist.
+    pub fn id_of(&self, ty: TypeRef) -> Result<BtfTypeId, ModelError> {
+        u32::try_from(ty.0)
+            .map(BtfTypeId)
+            .map_err(|_| ModelError::NoSuchType {
+                source_name: self.source_name.clone(),
+                ty,
+            })
+    }
+
+    fn opt_name(&self, off: StrOffset) -> Result<Option<String>, ModelError> {
+        let s = self.string(off)?;
+        Ok(if s.is_empty() {
+            None
+        } else {
+            Some(s.to_string())
+        })
+    }
+
+    /// Members of a STRUCT or UNION, with bit offsets and bitfield widths decoded the
+    /// way the kernel does: from the member's offset word when the kind_flag is set,
+    /// otherwise from an INT member's own bit offset and width.
+    pub fn members(&self, raw: &RawType) -> Result<Vec<Member>, ModelError> {
+        let mut out = Vec::with_capacity(usize::from(raw.vlen));
+        for i in 0..usize::from(raw.vlen) {
+            let name_off = StrOffset(self.extra_u32(raw, 3 * i)?);
+            let ty = self.extra_u32(raw, 3 * i + 1)?;
+            let offset = self.extra_u32(raw, 3 * i + 2)?;
+            let (mut bit_offset, mut bitfield_size) = if raw.kind_flag {
+                (u64::from(offset & 0xff_ffff), offset >> 24)
+            } else {
+                (u64::from(offset), 0)
+            };
+            if !raw.kind_flag && ty != 0 {
+                let target = self.raw(BtfTypeId(ty))?;
+                if target.kind == BtfKind::Int {
+                    let enc = self.extra_u32(&target, 0)?;
+                    let (int_off, nr_bits) = ((enc >> 16) & 0xff, enc & 0xff);
+                    if int_off != 0 || u64::from(nr_bits) != u64::from(target.size_or_type) * 8 {
+                        bit_offset += u64::from(int_off);
+                        bitfield_size = nr_bits;
+                    }
+                }
+            }
+            out.push(Member {
+                name: self.opt_name(name_off)?,
+                ty: TypeRef(u64::from(ty)),
+                bit_offset,
+                bitfield_size,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The prototype of a FUNC_PROTO. A last parameter with type 0 means `...`.
+    pub fn prototype(&self, raw: &RawType) -> Result<Prototype, ModelError> {
+        if raw.kind != BtfKind::FuncProto {
+            return Err(self.malformed(
+                raw.offset,
+                format!(
+                    "type id {} is {}, not FUNC_PROTO",
+                    raw.id.0,
+                    raw.kind.name()
+                ),
+            ));
+        }
+        let mut params = Vec::with_capacity(usize::from(raw.vlen));
+        let mut variadic = false;
+        for i in 0..usize::from(raw.vlen) {
+            let name_off = StrOffset(self.extra_u32(raw, 2 * i)?);
+            let ty = self.extra_u32(raw, 2 * i + 1)?;
+            if ty == 0 {
+                if i + 1 != usize::from(raw.vlen) {
+                    return Err(self.malformed(
+                        raw.offset,
+                        format!("FUNC_PROTO {} has a void parameter {i}", raw.id.0),
+                    ));
+                }
+                variadic = true;
+                continue;
+            }
+            params.push(Param {
+                name: self.opt_name(name_off)?,
+                ty: TypeRef(u64::from(ty)),
+            });
+        }
+        let ret = (raw.size_or_type != 0).then_some(TypeRef(u64::from(raw.size_or_type)));
+        Ok(Prototype {
+            ret,
+            params,
+            variadic,
+        })
+    }
+
+    fn enum_values(&self, raw: &RawType) -> Result<Vec<(String, i128)>, ModelError> {
+        let mut values = Vec::with_capacity(usize::from(raw.vlen));
+        for i in 0..usize::from(raw.vlen) {
+            let (name_off, value) = if raw.kind == BtfKind::Enum {
+                let v = self.extra_u32(raw, 2 * i + 1)?;
+                let v = if raw.kind_flag {
+                    i128::from(v as i32)
+                } else {
+                    i128::from(v)
+                };
+                (self.extra_u32(raw, 2 * i)?, v)
+            } else {
+                let lo = u64::from(self.extra_u32(raw, 3 * i + 1)?);
+                let hi = u64::from(self.extra_u32(raw, 3 * i + 2)?);
+                let v = (hi << 32) | lo;
+                let v = if raw.kind_flag {
+                    i128::from(v as i64)
+                } else {
+                    i128::from(v)
+                };
+                (self.extra_u32(raw, 3 * i)?, v)
+            };
+            values.push((self.string(StrOffset(name_off))?.to_string(), value));
+        }
+        Ok(values)
+    }
+
+    /// Linkage of a FUNC.
+    pub fn linkage(&self, raw: &RawType) -> Result<Linkage, ModelError> {
+        match raw.vlen {
+            0 => Ok(Linkage::Static),
+            1 => Ok(Linkage::Global),
+            2 => Ok(Linkage::Extern),
+            n => Err(self.malformed(
+                raw.offset,
+                format!("FUNC {} has unknown linkage {n}", raw.id.0),
+            )),
+        }
+    }
+
+    fn function_info(&self, raw: &RawType) -> Result<FunctionInfo, ModelError> {
+        let name = self.string(raw.name_off)?.to_string();
+        let proto = self.raw(BtfTypeId(raw.size_or_type))?;
+        Ok(FunctionInfo {
+            name,
+            proto: self.prototype(&proto)?,
+            is_static: self.linkage(raw)? == Linkage::Static,
+            decl: None,
+        })
+    }
+
+    fn decode(&self, id: BtfTypeId) -> Result<Type, ModelError> {
+        if id.0 == 0 {
+            return Ok(Type::Void);
+        }
+        let raw = self.raw(id)?;
+        let target = TypeRef(u64::from(raw.size_or_type));
+        let name = || -> Result<String, ModelError> { Ok(self.string(raw.name_off)?.to_string()) };
+        Ok(match raw.kind {
+            BtfKind::Int => {
+                let enc = self.extra_u32(&raw, 0)? >> 24;
+                let name = name()?;
+                Type::Int {
+                    is_char: enc & INT_CHAR != 0 || name.ends_with("char"),
+                    is_bool: enc & INT_BOOL != 0,
+                    signed: enc & INT_SIGNED != 0,
+                    size: raw.size_or_type,
+                    name,
+                }
+            }
+            BtfKind::Float => Type::Float {
+                name: name()?,
+                size: raw.size_or_type,
+            },
+            BtfKind::Ptr => Type::Pointer { target },
+            BtfKind::Array => Type::Array {
+                element: TypeRef(u64::from(self.extra_u32(&raw, 0)?)),
+                len: u64::from(self.extra_u32(&raw, 2)?),
+            },
+            BtfKind::Struct | BtfKind::Union => {
+                let c = Composite {
+                    name: self.opt_name(raw.name_off)?,
+                    size: u64::from(raw.size_or_type),
+                    members: self.members(&raw)?,
+                };
+                if raw.kind == BtfKind::Struct {
+                    Type::Struct(c)
+                } else {
+                    Type::Union(c)
+                }
+            }
+            // An enum without values is how BTF writes `enum x;` (libbpf does the same).
+            BtfKind::Enum | BtfKind::Enum64 if raw.vlen == 0 && raw.name_off.0 != 0 => {
+                Type::Forward {
+                    name: name()?,
+                    kind: ForwardKind::Enum,
+                }
+            }
+            BtfKind::Enum | BtfKind::Enum64 => Type::Enum {
+                name: self.opt_name(raw.name_off)?,
+                size: raw.size_or_type,
+                signed: raw.kind_flag,
+                values: self.enum_values(&raw)?,
+            },
+            BtfKind::Fwd => Type::Forward {
+                name: name()?,
+                kind: if raw.kind_flag {
+                    ForwardKind::Union
+                } else {
+                    ForwardKind::Struct
+                },
+            },
+            BtfKind::Typedef => Type::Typedef {
+                name: name()?,
+                target,
+            },
+            BtfKind::Const => Type::Qualified {
+                qualifier: Qualifier::Const,
+                target,
+            },
+            BtfKind::Volatile => Type::Qualified {
+                qualifier: Qualifier::Volatile,
+                target,
+            },
+            BtfKind::Restrict => Type::Qualified {
+                qualifier: Qualifier::Restrict,
+                target,
+            },
+            BtfKind::TypeTag => Type::Qualified {
+                qualifier: Qualifier::TypeTag,
+                target,
+            },
+            BtfKind::FuncProto => Type::Function(self.prototype(&raw)?),
+            // A FUNC is a function of its prototype's type.
+            BtfKind::Func => {
+                Type::Function(self.prototype(&self.raw(BtfTypeId(raw.size_or_type))?)?)
+            }
+            BtfKind::Var | BtfKind::Datasec | BtfKind::DeclTag => {
+                return Err(self.malformed(
+                    raw.offset,
+                    format!(
+                        "type id {} is a {}, which is not a C type",
+                        id.0,
+                        raw.kind.name()
+                    ),
+                ))
+            }
+        })
+    }
+
+    fn size_at_depth(&self, id: BtfTypeId, depth: usize) -> Result<Option<u64>, ModelError> {
+        if depth > MAX_CHAIN {
+            return Err(self.too_deep(id));
+        }
+        let id = self.skip_modifiers(id)?;
+        if id.0 == 0 {
+            return Ok(None);
+        }
+        let raw = self.raw(id)?;
+        Ok(match raw.kind {
+            BtfKind::Ptr => Some(u64::from(self.pointer_size)),
+            BtfKind::Array => {
+                let elem = BtfTypeId(self.extra_u32(&raw, 0)?);
+                let n = u64::from(self.extra_u32(&raw, 2)?);
+                match self.size_at_depth(elem, depth + 1)? {
+                    Some(s) => Some(s.checked_mul(n).ok_or_else(|| {
+                        self.malformed(raw.offset, format!("array {} size overflows", id.0))
+                    })?),
+                    None => None,
+                }
+            }
+            BtfKind::Enum | BtfKind::Enum64 if raw.vlen == 0 => None,
+            BtfKind::Var => self.size_at_depth(BtfTypeId(raw.size_or_type), depth + 1)?,
+            k if k.has_size() => Some(u64::from(raw.size_or_type)),
+            _ => None,
+        })
+    }
+
+    /// Every FUNC id, in id order (base first).
+    pub fn function_ids(&self) -> Vec<BtfTypeId> {
+        let mut ids = match &self.base {
+            Some(b) => b.function_ids(),
+            None => Vec::new(),
+        };
+        let index = self.indexes[Namespace::Func as usize]
+            .get_or_init(|| super::NameIndex::build(self, Namespace::Func));
+        let start = ids.len();
+        ids.extend(index.ids());
+        ids[start..].sort_unstable();
+        ids
+    }
+}
+
+impl TypeSource for Btf {
+    fn describe(&self) -> String {
+        let mb = self.bytes().len() as f64 / 1e6;
+        match &self.base {
+            None => format!("BTF ({mb:.1} MB, {} types)", self.own_type_count()),
+            Some(b) => format!(
+                "split BTF ({mb:.1} MB, {} types) on {}",
+                self.own_type_count(),
+                b.describe()
+            ),
+        }
+    }
+
+    fn get(&self, ty: TypeRef) -> Result<Type, ModelError> {
+        self.decode(self.id_of(ty)?)
+    }
+
+    fn size_of(&self, ty: TypeRef) -> Result<Option<u64>, ModelError> {
+        self.size_at_depth(self.id_of(ty)?, 0)
+    }
+
+    fn find_type(&self, ns: TypeNamespace, name: &str) -> Result<Vec<TypeRef>, ModelError> {
+        let ns = match ns {
+            TypeNamespace::Struct => Namespace::Struct,
+            TypeNamespace::Union => Namespace::Union,
+            TypeNamespace::Enum => Namespace::Enum,
+            TypeNamespace::Ordinary => Namespace::Ordinary,
+        };
+        let mut hits = Vec::new();
+        for id in self.lookup(ns, name)? {
+            let raw = self.raw(id)?;
+            let is_fwd = raw.kind == BtfKind::Fwd
+                || (matches!(raw.kind, BtfKind::Enum | BtfKind::Enum64) && raw.vlen == 0);
+            hits.push((is_fwd, TypeRef(u64::from(id.0))));
+        }
+        // Complete definitions first, each group in id order (the sort is stable).
+        hits.sort_by_key(|h| h.0);
+        Ok(hits.into_iter().map(|h| h.1).collect())
+    }
+
+    fn functions(&self, name: &str) -> Result<Vec<FunctionInfo>, ModelError> {
+        self.lookup(Namespace::Func, name)?
+            .into_iter()
+            .map(|id| self.function_info(&self.raw(id)?))
+            .collect()
+    }
+
+    fn function_names(&self) -> Result<Vec<String>, ModelError> {
+        let mut names = Vec::new();
+        for id in self.function_ids() {
+            names.push(self.string(self.raw(id)?.name_off)?.to_string());
+        }
+        names.sort_unstable();
+        names.dedup();
+        Ok(names)
+    }
+
+    fn pointer_size(&self) -> u32 {
+        self.pointer_size
+    }
+}

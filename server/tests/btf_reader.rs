@@ -1,0 +1,490 @@
+//! The BTF reader against the real kernel blobs (counts from each SOURCE.md) and against
+//! hand-made blobs for the cases the kernels do not show: split BTF, cycles, bad input.
+
+mod btf_common;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use btf_common::{btf, raw_btf, source_stats, Builder, KERNELS};
+use fevlint::kernel::btf::{Btf, BtfKind, BtfTypeId};
+use fevlint::kernel::model::{
+    ForwardKind, ModelError, Qualifier, Type, TypeNamespace, TypeRef, TypeSource,
+};
+
+#[test]
+fn kind_counts_match_source_md() {
+    for kernel in KERNELS {
+        let b = btf(kernel);
+        let stats = source_stats(kernel);
+        let stat = |k: &str| stats.iter().find(|s| s.0 == k).map(|s| s.1).unwrap_or(0);
+        assert_eq!(b.bytes().len() as u64, stat("bytes"), "{kernel}");
+        assert_eq!(b.own_type_count() as u64, stat("types"), "{kernel}");
+        assert_eq!(
+            u64::from(b.header().str_len),
+            stat("strings_bytes"),
+            "{kernel}"
+        );
+        let counts = b.kind_counts().expect("counts");
+        for kind in BtfKind::ALL {
+            assert_eq!(
+                counts[kind as usize - 1] as u64,
+                stat(kind.name()),
+                "{kernel} {}",
+                kind.name()
+            );
+        }
+        assert_eq!(b.pointer_size(), 8, "{kernel}");
+    }
+}
+
+#[test]
+fn every_type_decodes_in_every_kernel() {
+    for kernel in KERNELS {
+        let b = btf(kernel);
+        let mut non_c = 0;
+        for id in b.own_ids() {
+            let r = TypeRef(u64::from(id.0));
+            match b.get(r) {
+                Ok(_) => {
+                    b.size_of(r).expect("size_of");
+                }
+                Err(ModelError::Malformed { what, .. }) if what.contains("not a C type") => {
+                    non_c += 1
+                }
+                Err(e) => panic!("{kernel} {id}: {e}"),
+            }
+        }
+        let s = source_stats(kernel);
+        let stat = |k: &str| s.iter().find(|x| x.0 == k).map(|x| x.1).unwrap_or(0);
+        assert_eq!(
+            non_c as u64,
+            stat("VAR") + stat("DATASEC") + stat("DECL_TAG"),
+            "{kernel}"
+        );
+    }
+}
+
+#[test]
+fn struct_file_and_friends() {
+    let b = btf("6.12.117+deb12-amd64");
+    let hits = b.find_type(TypeNamespace::Struct, "file").expect("lookup");
+    assert_eq!(hits.len(), 1);
+    assert_eq!(b.size_of(hits[0]).expect("size"), Some(184));
+    let Type::Struct(c) = b.get(hits[0]).expect("get") else {
+        panic!("not a struct")
+    };
+    assert_eq!(c.name.as_deref(), Some("file"));
+    assert_eq!(c.members.len(), 19);
+    let f_path = c
+        .members
+        .iter()
+        .find(|m| m.name.as_deref() == Some("f_path"))
+        .expect("f_path");
+    assert_eq!(f_path.bit_offset, 64 * 8);
+    // Anonymous union of f_pos_lock / f_pipe.
+    assert!(c
+        .members
+        .iter()
+        .any(|m| m.name.is_none() && m.bit_offset == 80 * 8));
+
+    // Bitfields (kind_flag struct): sk_buff.cloned is 1 bit at byte 126 bit 0.
+    let skb = b
+        .find_type(TypeNamespace::Struct, "sk_buff")
+        .expect("lookup")[0];
+    let Type::Struct(c) = b.get(skb).expect("get") else {
+        panic!()
+    };
+    let cloned = c
+        .members
+        .iter()
+        .find(|m| m.name.as_deref() == Some("cloned"))
+        .expect("cloned");
+    assert_eq!((cloned.bit_offset, cloned.bitfield_size), (126 * 8, 1));
+
+    assert!(b
+        .find_type(TypeNamespace::Struct, "no_such_struct_xyz")
+        .expect("lookup")
+        .is_empty());
+    assert!(b
+        .find_type(TypeNamespace::Union, "file")
+        .expect("lookup")
+        .is_empty());
+    let u64t = b.find_type(TypeNamespace::Ordinary, "u64").expect("lookup");
+    assert_eq!(b.size_of(u64t[0]).expect("size"), Some(8));
+    let int = b.find_type(TypeNamespace::Ordinary, "int").expect("lookup");
+    assert!(matches!(
+        b.get(int[0]).expect("int"),
+        Type::Int {
+            size: 4,
+            signed: true,
+            is_char: false,
+            ..
+        }
+    ));
+    let uc = b
+        .find_type(TypeNamespace::Ordinary, "unsigned char")
+        .expect("lookup");
+    assert!(matches!(
+        b.get(uc[0]).expect("uc"),
+        Type::Int {
+            size: 1,
+            signed: false,
+            is_char: true,
+            ..
+        }
+    ));
+    let bool_t = b
+        .find_type(TypeNamespace::Ordinary, "_Bool")
+        .expect("lookup");
+    assert!(matches!(
+        b.get(bool_t[0]).expect("bool"),
+        Type::Int { is_bool: true, .. }
+    ));
+}
+
+#[test]
+fn functions_keep_every_duplicate() {
+    // Expected counts from `bpftool btf dump file X format raw`: names of several FUNCs.
+    for (kernel, dups) in [("6.1.0-47-amd64", 498), ("6.1.0-56-amd64", 404)] {
+        let b = btf(kernel);
+        let ids = b.function_ids();
+        let mut names: Vec<&str> = ids
+            .iter()
+            .map(|&id| b.name(id).expect("name").expect("named"))
+            .collect();
+        let funcs = source_stats(kernel)
+            .iter()
+            .find(|s| s.0 == "FUNC")
+            .map(|s| s.1)
+            .expect("FUNC count");
+        assert_eq!(names.len() as u64, funcs);
+        names.sort_unstable();
+        let mut dup_names = 0;
+        let mut extra_entries = 0;
+        let mut i = 0;
+        while i < names.len() {
+            let j = names[i..].iter().take_while(|n| **n == names[i]).count();
+            if j > 1 {
+                dup_names += 1;
+                let fns = b.functions(names[i]).expect("functions");
+                assert_eq!(fns.len(), j, "{kernel} {}", names[i]);
+                extra_entries += j - 1;
+            }
+            i += j;
+        }
+        assert_eq!(dup_names, dups, "{kernel}: names with several FUNC entries");
+        let all = b.function_names().expect("names");
+        assert_eq!(all.len(), names.len() - extra_entries);
+    }
+    let b = btf("6.12.117+deb12-amd64");
+    let vfs_read = b.functions("vfs_read").expect("vfs_read");
+    assert_eq!(vfs_read.len(), 1);
+    let f = &vfs_read[0];
+    // pahole writes every vmlinux FUNC with linkage static (bpftool agrees:
+    // `FUNC 'vfs_read' type_id=44123 linkage=static`), so BTF cannot tell here.
+    assert!(f.is_static);
+    let names: Vec<_> = f
+        .proto
+        .params
+        .iter()
+        .map(|p| p.name.as_deref().unwrap_or(""))
+        .collect();
+    assert_eq!(names, ["file", "buf", "count", "pos"]);
+    assert_eq!(b.size_of(f.proto.ret.expect("ret")).expect("size"), Some(8));
+    // printk is variadic.
+    assert!(b.functions("_printk").expect("printk")[0].proto.variadic);
+    assert!(b
+        .functions("definitely_not_a_function")
+        .expect("none")
+        .is_empty());
+}
+
+#[test]
+fn newer_kinds_in_6_18() {
+    let b = btf("6.18.44-fc-v769");
+    let mut tag = None;
+    let mut enum64_signed_or_big = false;
+    for id in b.own_ids() {
+        let raw = b.raw(id).expect("raw");
+        match raw.kind {
+            BtfKind::TypeTag => tag = Some(id),
+            BtfKind::Enum64 => {
+                if let Type::Enum { size, values, .. } =
+                    b.get(TypeRef(u64::from(id.0))).expect("enum64")
+                {
+                    assert_eq!(size, 8);
+                    enum64_signed_or_big |=
+                        values.iter().any(|v| v.1 > i128::from(u32::MAX) || v.1 < 0);
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(enum64_signed_or_big, "ENUM64 values beyond 32 bits decode");
+    let tag = tag.expect("6.18 has a TYPE_TAG");
+    assert!(matches!(
+        b.get(TypeRef(u64::from(tag.0))).expect("tag"),
+        Type::Qualified {
+            qualifier: Qualifier::TypeTag,
+            ..
+        }
+    ));
+}
+
+/// A split blob on top of a real vmlinux: ids and string offsets continue the base.
+#[test]
+fn split_btf_continues_the_base() {
+    let base = btf("6.12.117+deb12-amd64");
+    let file = base.find_type(TypeNamespace::Struct, "file").expect("file")[0].0 as u32;
+    let int = base.find_type(TypeNamespace::Ordinary, "int").expect("int")[0].0 as u32;
+    let base_next = base.next_id();
+    let mut b = Builder::split(base.header().str_len);
+    // [n] PTR -> struct file; [n+1] STRUCT my_mod { struct file *f; int x; int y:3; }
+    b.ty(0, 2, false, 0, file, &[]);
+    let (name, f, x, y) = (b.str("my_mod"), b.str("f"), b.str("x"), b.str("y"));
+    b.ty(
+        name,
+        4,
+        true,
+        3,
+        16,
+        &[f, base_next, 0, x, int, 64, y, int, (3 << 24) | 96],
+    );
+    // [n+2] FUNC_PROTO int (struct my_mod *, ...); [n+3] PTR my_mod; [n+4] FUNC my_fn
+    let p = b.str("m");
+    b.ty(0, 13, false, 2, int, &[p, base_next + 3, 0, 0]);
+    b.ty(0, 2, false, 0, base_next + 1, &[]);
+    let fname = b.str("vfs_read"); // same name as a base function
+    b.ty(fname, 12, false, 0, base_next + 2, &[]);
+    let split = Btf::parse_split("my_mod.ko", b.build(), base.clone()).expect("split parses");
+    assert_eq!(split.first_id(), BtfTypeId(base_next));
+    let my = split
+        .find_type(TypeNamespace::Struct, "my_mod")
+        .expect("lookup");
+    assert_eq!(my, [TypeRef(u64::from(base_next + 1))]);
+    let Type::Struct(c) = split.get(my[0]).expect("get") else {
+        panic!()
+    };
+    assert_eq!(c.members[2].bitfield_size, 3);
+    assert_eq!(c.members[2].bit_offset, 96);
+    // A base type through the split source.
+    assert_eq!(
+        split
+            .find_type(TypeNamespace::Struct, "file")
+            .expect("file"),
+        [TypeRef(u64::from(file))]
+    );
+    assert_eq!(
+        split.size_of(TypeRef(u64::from(file))).expect("size"),
+        Some(184)
+    );
+    let fns = split.functions("vfs_read").expect("fns");
+    assert_eq!(fns.len(), 2, "base vfs_read and the module's");
+    assert!(fns[1].is_static && fns[1].proto.variadic);
+    assert_eq!(fns[1].proto.params[0].name.as_deref(), Some("m"));
+    assert!(matches!(
+        split.get(TypeRef(u64::from(base_next + 5))),
+        Err(ModelError::NoSuchType { .. })
+    ));
+}
+
+#[test]
+fn cycles_are_too_deep_not_hangs() {
+    let mut b = Builder::new();
+    let t = b.str("loop_t");
+    b.ty(t, 8, false, 0, 2, &[]); // [1] typedef -> [2]
+    b.ty(0, 10, false, 0, 1, &[]); // [2] const -> [1]
+    let a = b.str("arr");
+    b.ty(0, 3, false, 0, 0, &[3, 0, 4]); // [3] array of itself
+    let _ = a;
+    let btf = Btf::parse("cycle", b.build()).expect("parses");
+    assert!(matches!(
+        btf.size_of(TypeRef(1)),
+        Err(ModelError::TooDeep { .. })
+    ));
+    assert!(matches!(
+        btf.size_of(TypeRef(3)),
+        Err(ModelError::TooDeep { .. })
+    ));
+    let e = fevlint::kernel::layout::type_name(&btf, TypeRef(3)).expect_err("cycle");
+    assert!(matches!(e, ModelError::TooDeep { .. }), "{e}");
+}
+
+#[test]
+fn forward_declarations_come_after_definitions() {
+    let mut b = Builder::new();
+    let n = b.str("thing");
+    b.ty(n, 7, false, 0, 0, &[]); // [1] struct thing;
+    b.ty(n, 4, false, 0, 8, &[]); // [2] struct thing {} (size 8)
+    b.ty(n, 7, true, 0, 0, &[]); // [3] union thing;
+    b.ty(n, 6, false, 0, 4, &[]); // [4] enum thing; (no values)
+    let btf = Btf::parse("fwd", b.build()).expect("parses");
+    assert_eq!(
+        btf.find_type(TypeNamespace::Struct, "thing").expect("s"),
+        [TypeRef(2), TypeRef(1)]
+    );
+    assert_eq!(
+        btf.find_type(TypeNamespace::Union, "thing").expect("u"),
+        [TypeRef(3)]
+    );
+    assert!(matches!(
+        btf.get(TypeRef(3)).expect("fwd"),
+        Type::Forward {
+            kind: ForwardKind::Union,
+            ..
+        }
+    ));
+    assert!(matches!(
+        btf.get(TypeRef(4)).expect("fwd"),
+        Type::Forward {
+            kind: ForwardKind::Enum,
+            ..
+        }
+    ));
+    assert_eq!(btf.size_of(TypeRef(1)).expect("fwd"), None);
+}
+
+#[test]
+fn malformed_headers_are_named_errors() {
+    let good = Builder::new().build();
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (good[..10].to_vec(), "too short"),
+        (
+            {
+                let mut v = good.clone();
+                v[0] = 0;
+                v
+            },
+            "bad magic",
+        ),
+        (
+            {
+                let mut v = good.clone();
+                v[2] = 2;
+                v
+            },
+            "version",
+        ),
+        (
+            {
+                let mut v = good.clone();
+                v[4] = 200;
+                v
+            },
+            "header length",
+        ),
+        (
+            {
+                let mut v = good.clone();
+                v[20] = 99;
+                v
+            },
+            "string section",
+        ),
+        (
+            {
+                let mut v = good.clone();
+                v.push(1);
+                v[20] = 2;
+                v
+            },
+            "end with NUL",
+        ),
+    ];
+    for (blob, want) in cases {
+        let err = Btf::parse("bad.btf", blob).expect_err(want);
+        let msg = err.to_string();
+        assert!(
+            msg.starts_with("bad.btf: ") && msg.contains(want) && msg.contains("offset 0x"),
+            "{msg}"
+        );
+    }
+    // A struct claiming 65535 members in a 12-byte section.
+    let mut b = Builder::new();
+    b.ty(0, 4, false, 0xffff, 8, &[]);
+    let err = Btf::parse("vlen.btf", b.build()).expect_err("absurd vlen");
+    assert!(err.to_string().contains("runs past the end"), "{err}");
+    let mut b = Builder::new();
+    b.ty(0, 20, false, 0, 0, &[]);
+    let err = Btf::parse("kind.btf", b.build()).expect_err("kind 20");
+    assert!(err.to_string().contains("unknown BTF kind 20"), "{err}");
+}
+
+/// Walks the types near `around` through every query; must not panic.
+fn poke(btf: &Btf, around: u32) {
+    let lo = around.saturating_sub(300).max(1);
+    for id in lo..(around + 300).min(btf.next_id() + 2) {
+        let r = TypeRef(u64::from(id));
+        let _ = btf.get(r);
+        let _ = btf.size_of(r);
+        let _ = fevlint::kernel::layout::type_name(btf, r);
+        let _ = fevlint::kernel::layout::print_struct(btf, r);
+        let _ = fevlint::kernel::layout::member_at(btf, r, 8);
+    }
+    let _ = btf.find_type(TypeNamespace::Struct, "file");
+    let _ = btf.functions("vfs_read");
+}
+
+#[test]
+fn damaged_real_blobs_never_panic() {
+    let raw = raw_btf("6.12.117+deb12-amd64");
+    let start = Instant::now();
+    // Truncation: the header then claims more than there is.
+    for cut in (0..raw.len())
+        .step_by(raw.len() / 97)
+        .chain([1, 23, 24, 25, raw.len() - 1])
+    {
+        let err = Btf::parse("cut", raw[..cut].to_vec()).expect_err("truncated blob must fail");
+        assert!(matches!(err, ModelError::Malformed { .. }));
+    }
+    // Byte flips spread over the type section (deterministic LCG positions).
+    let mut seed: u64 = 0x1234_5678;
+    let mut opened = 0;
+    for round in 0..40 {
+        let mut blob = raw.to_vec();
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let pos = 24 + (seed >> 33) as usize % (blob.len() - 24);
+        blob[pos] ^= [0xff, 0x80, 0x01, 0x7f][round % 4];
+        if let Ok(b) = Btf::parse("flip", blob) {
+            opened += 1;
+            // Find the type the flip landed in (roughly: by scanning offsets).
+            let id = b
+                .own_ids()
+                .find(|id| b.raw(*id).map(|r| r.offset >= pos).unwrap_or(true))
+                .map_or(1, |i| i.0);
+            poke(&b, id);
+        }
+    }
+    assert!(
+        opened > 0,
+        "some flips land in data the parser cannot validate up front"
+    );
+    // Absurd vlen on a real STRUCT record: either past the end, or a misparse later.
+    let b = btf("6.12.117+deb12-amd64");
+    let file = b.find_type(TypeNamespace::Struct, "file").expect("file")[0];
+    let rec = b.raw(BtfTypeId(file.0 as u32)).expect("raw").offset;
+    let mut blob = raw.to_vec();
+    blob[rec + 4] = 0xff;
+    blob[rec + 5] = 0xff;
+    if let Ok(b) = Btf::parse("vlen", blob) {
+        poke(&b, file.0 as u32);
+    }
+    assert!(
+        start.elapsed().as_secs() < 60,
+        "damaged input handled quickly: {:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn zero_copy_owners() {
+    let raw = raw_btf("6.1.0-56-amd64");
+    let from_arc = Btf::parse("arc", raw.clone()).expect("Arc<[u8]>");
+    let from_vec = Btf::parse("vec", raw.to_vec()).expect("Vec<u8>");
+    assert_eq!(from_arc.bytes().as_ptr(), raw.as_ptr());
+    assert_eq!(from_arc.own_type_count(), from_vec.own_type_count());
+    let _: Arc<dyn TypeSource> = Arc::new(from_vec);
+}
