@@ -2,3 +2,5 @@
 //! BTF, DWARF, symbol maps and ftrace lists. Never sees a syntax node.
 
 pub mod model;
+pub mod load;
+pub mod symbols;

@@ -1,0 +1,15 @@
+//! Reading everything a user may pass as `--kernel`: raw or compressed BTF, an ELF
+//! vmlinux, a bzImage, a BTFHub tarball, a kernel folder, or the running kernel.
+//!
+//! Boundary: this module produces bytes and parsed symbol/ftrace lists; it does not
+//! parse BTF (the BTF reader takes [`KernelInputs::btf`]).
+
+pub mod blob;
+pub mod bzimage;
+pub mod decompress;
+pub mod elf;
+pub mod error;
+
+pub use blob::{Blob, BlobSlice};
+pub use decompress::{Codec, Limits, Origin};
+pub use error::{FileOffset, LoadError};
