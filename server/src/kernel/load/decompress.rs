@@ -253,6 +253,9 @@ fn stream<'d>(
     };
     let consumed = data.len() - rest.len();
     match result {
+        Ok(false) if consumed < data.len() => {
+            Err(origin.corrupt(codec, consumed, "trailing bytes after the end of the stream"))
+        }
         Ok(false) => Ok(()),
         Ok(true) => Err(origin.too_large(codec, limits)),
         Err(e) => Err(origin.corrupt(codec, consumed, describe(&e))),
