@@ -8,7 +8,9 @@ use fevlint::kernel::load::decompress::{decompress, decompress_auto, detect};
 use fevlint::kernel::load::{Codec, Limits, LoadError, Origin};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/compressed").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/compressed")
+        .join(name)
 }
 
 fn read(name: &str) -> Vec<u8> {
@@ -35,12 +37,18 @@ fn every_reference_sample_decodes_to_the_original() {
         let path = fixture(name);
         let got = decompress(&data, codec, &Limits::default(), Origin::file(&path))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert!(got == want, "{name}: decoded {} bytes, differs from text.bin", got.len());
+        assert!(
+            got == want,
+            "{name}: decoded {} bytes, differs from text.bin",
+            got.len()
+        );
     }
     // Plain bytes have no codec.
     assert_eq!(detect(&want), None);
     let p = fixture("text.bin");
-    assert!(decompress_auto(&want, &Limits::default(), Origin::file(&p)).expect("ok").is_none());
+    assert!(decompress_auto(&want, &Limits::default(), Origin::file(&p))
+        .expect("ok")
+        .is_none());
 }
 
 #[test]
@@ -49,7 +57,10 @@ fn the_x86_bcj_filter_is_applied() {
     // differ from text.bin in many places. Check the sample really uses the filter.
     let data = read("text.bin.x86.xz");
     let plain = read("text.bin.xz");
-    assert!(data.len() + 2000 < plain.len(), "BCJ sample should compress better");
+    assert!(
+        data.len() + 2000 < plain.len(),
+        "BCJ sample should compress better"
+    );
     let p = fixture("text.bin.x86.xz");
     let got = decompress(&data, Codec::Xz, &Limits::default(), Origin::file(&p)).expect("ok");
     assert_eq!(got, read("text.bin"));
@@ -98,8 +109,14 @@ fn zeros_compressed(codec: Codec, len: usize) -> Vec<u8> {
     }
 }
 
-const ALL: [Codec; 6] =
-    [Codec::Zstd, Codec::Xz, Codec::Gzip, Codec::Bzip2, Codec::Lz4Legacy, Codec::Lzma];
+const ALL: [Codec; 6] = [
+    Codec::Zstd,
+    Codec::Xz,
+    Codec::Gzip,
+    Codec::Bzip2,
+    Codec::Lz4Legacy,
+    Codec::Lzma,
+];
 
 #[test]
 fn encoders_round_trip_multi_block() {
@@ -117,16 +134,31 @@ fn encoders_round_trip_multi_block() {
 
 #[test]
 fn a_decompression_bomb_hits_the_cap() {
-    let limits = Limits { max_output: 1 << 20 };
+    let limits = Limits {
+        max_output: 1 << 20,
+    };
     for codec in ALL {
         let data = zeros_compressed(codec, 16 << 20);
         let p = PathBuf::from(format!("bomb.{codec}"));
         let t = Instant::now();
-        let Err(err) = decompress(&data, codec, &limits, Origin { path: &p, base: 100 }) else {
+        let Err(err) = decompress(
+            &data,
+            codec,
+            &limits,
+            Origin {
+                path: &p,
+                base: 100,
+            },
+        ) else {
             panic!("{codec}: must hit the cap");
         };
         match &err {
-            LoadError::TooLarge { path, limit, offset, .. } => {
+            LoadError::TooLarge {
+                path,
+                limit,
+                offset,
+                ..
+            } => {
                 assert_eq!(path, &p);
                 assert_eq!(*limit, 1 << 20);
                 assert_eq!(offset.0, 100);
@@ -140,7 +172,9 @@ fn a_decompression_bomb_hits_the_cap() {
 
 #[test]
 fn exactly_the_cap_is_allowed() {
-    let limits = Limits { max_output: 1 << 20 };
+    let limits = Limits {
+        max_output: 1 << 20,
+    };
     for codec in ALL {
         let data = zeros_compressed(codec, 1 << 20);
         let p = PathBuf::from("exact");
@@ -153,16 +187,29 @@ fn exactly_the_cap_is_allowed() {
 fn expect_corrupt(name: &str, data: &[u8], codec: Codec) -> LoadError {
     let p = fixture(name);
     let t = Instant::now();
-    let Err(err) = decompress(data, codec, &Limits::default(), Origin { path: &p, base: 1000 })
-    else {
+    let Err(err) = decompress(
+        data,
+        codec,
+        &Limits::default(),
+        Origin {
+            path: &p,
+            base: 1000,
+        },
+    ) else {
         panic!("{name}: decoded without error");
     };
     assert!(t.elapsed().as_secs() < 5);
     assert_eq!(err.path(), p.as_path());
     let msg = err.to_string();
     assert!(msg.contains(name), "{msg}");
-    let off = err.offset().unwrap_or_else(|| panic!("{name}: no offset in {msg}")).0;
-    assert!((1000..=1000 + data.len() as u64).contains(&off), "{name}: offset {off} ({msg})");
+    let off = err
+        .offset()
+        .unwrap_or_else(|| panic!("{name}: no offset in {msg}"))
+        .0;
+    assert!(
+        (1000..=1000 + data.len() as u64).contains(&off),
+        "{name}: offset {off} ({msg})"
+    );
     err
 }
 
@@ -207,13 +254,23 @@ fn lz4_bad_block_size_and_kernel_trailer() {
     let p = fixture(name);
     let mut with = data.clone();
     with.extend_from_slice(&65536u32.to_le_bytes());
-    let got = decompress(&with, Codec::Lz4Legacy, &Limits::default(), Origin::file(&p))
-        .expect("trailer matches");
+    let got = decompress(
+        &with,
+        Codec::Lz4Legacy,
+        &Limits::default(),
+        Origin::file(&p),
+    )
+    .expect("trailer matches");
     assert_eq!(got.len(), 65536);
     let mut wrong = data;
     wrong.extend_from_slice(&65535u32.to_le_bytes());
-    let err = decompress(&wrong, Codec::Lz4Legacy, &Limits::default(), Origin::file(&p))
-        .expect_err("trailer mismatch");
+    let err = decompress(
+        &wrong,
+        Codec::Lz4Legacy,
+        &Limits::default(),
+        Origin::file(&p),
+    )
+    .expect_err("trailer mismatch");
     assert!(matches!(err, LoadError::SizeMismatch { .. }), "{err}");
 }
 

@@ -1,6 +1,6 @@
 //! Facts about a target kernel (functions, parameters, types, traceability), read from
 //! BTF, DWARF, symbol maps and ftrace lists. Never sees a syntax node.
 
-pub mod model;
 pub mod load;
+pub mod model;
 pub mod symbols;

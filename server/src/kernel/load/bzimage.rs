@@ -56,7 +56,10 @@ pub fn parse_header(data: &[u8], path: &Path) -> Result<BzImageHeader, LoadError
     if data.len() < INIT_SIZE + 4 {
         return Err(err(
             data.len(),
-            format!("file is {} bytes, too short for a boot-protocol header", data.len()),
+            format!(
+                "file is {} bytes, too short for a boot-protocol header",
+                data.len()
+            ),
         ));
     }
     if !is_bzimage(data) {
@@ -114,7 +117,11 @@ pub fn parse_header(data: &[u8], path: &Path) -> Result<BzImageHeader, LoadError
     } else {
         le32(payload, payload.len().saturating_sub(4))
     };
-    let init_size = if version >= 0x020a { le32(data, INIT_SIZE) } else { None };
+    let init_size = if version >= 0x020a {
+        le32(data, INIT_SIZE)
+    } else {
+        None
+    };
     Ok(BzImageHeader {
         protocol: ((version >> 8) as u8, version as u8),
         setup_sects,
@@ -142,7 +149,10 @@ pub fn extract_vmlinux(
         // otherwise).
         end -= 4;
     }
-    let origin = Origin { path, base: start as u64 };
+    let origin = Origin {
+        path,
+        base: start as u64,
+    };
     let elf = decompress::decompress(&data[start..end], header.codec, limits, origin)?;
     if let Some(size) = header.trailer_size {
         if size as usize != elf.len() {

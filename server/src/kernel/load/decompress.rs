@@ -133,7 +133,9 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_output: 2 << 30 }
+        Limits {
+            max_output: 2 << 30,
+        }
     }
 }
 
@@ -179,20 +181,27 @@ pub fn decompress(
     origin: Origin<'_>,
 ) -> Result<Vec<u8>, LoadError> {
     // Kernel images compress 3-5x; start there and let the vector grow past it.
-    let hint = (data.len() as u64).saturating_mul(5).min(limits.max_output).min(1 << 30);
+    let hint = (data.len() as u64)
+        .saturating_mul(5)
+        .min(limits.max_output)
+        .min(1 << 30);
     let mut out = Vec::with_capacity(hint as usize);
     match codec {
         Codec::Zstd => zstd(data, limits, origin, &mut out)?,
         Codec::Xz => {
             let mem_kb = mem_limit_kb(limits);
             stream(data, codec, limits, origin, &mut out, |r| {
-                Ok(Box::new(lzma_rust2::XzReader::new_mem_limit(r, true, mem_kb)))
+                Ok(Box::new(lzma_rust2::XzReader::new_mem_limit(
+                    r, true, mem_kb,
+                )))
             })?
         }
         Codec::Lzma => {
             let mem_kb = mem_limit_kb(limits);
             stream(data, codec, limits, origin, &mut out, |r| {
-                Ok(Box::new(lzma_rust2::LzmaReader::new_mem_limit(r, mem_kb, None)?))
+                Ok(Box::new(lzma_rust2::LzmaReader::new_mem_limit(
+                    r, mem_kb, None,
+                )?))
             })?;
         }
         Codec::Gzip => stream(data, codec, limits, origin, &mut out, |r| {
@@ -253,9 +262,11 @@ fn stream<'d>(
     };
     let consumed = data.len() - rest.len();
     match result {
-        Ok(false) if consumed < data.len() => {
-            Err(origin.corrupt(codec, consumed, "trailing bytes after the end of the stream"))
-        }
+        Ok(false) if consumed < data.len() => Err(origin.corrupt(
+            codec,
+            consumed,
+            "trailing bytes after the end of the stream",
+        )),
         Ok(false) => Ok(()),
         Ok(true) => Err(origin.too_large(codec, limits)),
         Err(e) => Err(origin.corrupt(codec, consumed, describe(&e))),
@@ -293,7 +304,9 @@ fn zstd(
         if magic & ZSTD_SKIPPABLE_MASK == ZSTD_SKIPPABLE {
             let len = le32(data, pos + 4)
                 .ok_or_else(|| origin.corrupt(codec, pos, "truncated skippable frame"))?;
-            let end = pos.checked_add(8 + len as usize).filter(|&e| e <= data.len());
+            let end = pos
+                .checked_add(8 + len as usize)
+                .filter(|&e| e <= data.len());
             pos = end.ok_or_else(|| origin.corrupt(codec, pos, "truncated skippable frame"))?;
             continue;
         }
@@ -312,7 +325,8 @@ fn zstd(
                 return Ok(true);
             }
             let d = &dec.decoder;
-            if let (Some(want), Some(got)) = (d.get_checksum_from_data(), d.get_calculated_checksum())
+            if let (Some(want), Some(got)) =
+                (d.get_checksum_from_data(), d.get_calculated_checksum())
             {
                 if want != got {
                     return Err(format!("frame checksum {got:#010x} != stored {want:#010x}"));
@@ -430,7 +444,10 @@ pub fn tar_member(
     suffix: &str,
     path: &Path,
 ) -> Result<(String, std::ops::Range<usize>), LoadError> {
-    let err = |message: String| LoadError::Tar { path: path.to_owned(), message };
+    let err = |message: String| LoadError::Tar {
+        path: path.to_owned(),
+        message,
+    };
     let mut archive = tar::Archive::new(data);
     let entries = archive.entries().map_err(|e| err(e.to_string()))?;
     let mut found = Vec::new();
@@ -439,7 +456,11 @@ pub fn tar_member(
         if !entry.header().entry_type().is_file() {
             continue;
         }
-        let name = entry.path().map_err(|e| err(e.to_string()))?.display().to_string();
+        let name = entry
+            .path()
+            .map_err(|e| err(e.to_string()))?
+            .display()
+            .to_string();
         if name.ends_with(suffix) {
             let start = entry.raw_file_position() as usize;
             let len = entry.size() as usize;
@@ -456,7 +477,11 @@ pub fn tar_member(
         _ => Err(err(format!(
             "{} members named *{suffix}: {}",
             found.len(),
-            found.iter().map(|f| f.0.as_str()).collect::<Vec<_>>().join(", ")
+            found
+                .iter()
+                .map(|f| f.0.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ))),
     }
 }

@@ -13,3 +13,20 @@ pub mod error;
 pub use blob::{Blob, BlobSlice};
 pub use decompress::{Codec, Limits, Origin};
 pub use error::{FileOffset, LoadError};
+
+/// The instruction set of a kernel, where it can be told (ELF header, config, pointer
+/// width of the symbol addresses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Arch {
+    X86_64,
+    X86_32,
+}
+
+impl Arch {
+    pub fn pointer_size(self) -> u32 {
+        match self {
+            Arch::X86_64 => 8,
+            Arch::X86_32 => 4,
+        }
+    }
+}
