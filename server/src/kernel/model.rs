@@ -17,45 +17,17 @@ pub struct TypeRef(pub u64);
 pub enum Type {
     Void,
     /// Integers, `_Bool` and `char`; `size` in bytes.
-    Int {
-        name: String,
-        size: u32,
-        signed: bool,
-        is_char: bool,
-        is_bool: bool,
-    },
-    Float {
-        name: String,
-        size: u32,
-    },
-    Pointer {
-        target: TypeRef,
-    },
-    Array {
-        element: TypeRef,
-        len: u64,
-    },
+    Int { name: String, size: u32, signed: bool, is_char: bool, is_bool: bool },
+    Float { name: String, size: u32 },
+    Pointer { target: TypeRef },
+    Array { element: TypeRef, len: u64 },
     Struct(Composite),
     Union(Composite),
-    Enum {
-        name: Option<String>,
-        size: u32,
-        signed: bool,
-        values: Vec<(String, i128)>,
-    },
+    Enum { name: Option<String>, size: u32, signed: bool, values: Vec<(String, i128)> },
     /// A struct, union or enum declared but not defined here.
-    Forward {
-        name: String,
-        kind: ForwardKind,
-    },
-    Typedef {
-        name: String,
-        target: TypeRef,
-    },
-    Qualified {
-        qualifier: Qualifier,
-        target: TypeRef,
-    },
+    Forward { name: String, kind: ForwardKind },
+    Typedef { name: String, target: TypeRef },
+    Qualified { qualifier: Qualifier, target: TypeRef },
     Function(Prototype),
 }
 
@@ -133,11 +105,7 @@ pub enum TypeNamespace {
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
     #[error("{source_name}: {what} at offset {offset:#x}")]
-    Malformed {
-        source_name: String,
-        offset: u64,
-        what: String,
-    },
+    Malformed { source_name: String, offset: u64, what: String },
     #[error("{source_name}: type {ty:?} does not exist")]
     NoSuchType { source_name: String, ty: TypeRef },
     #[error("{source_name}: type chain too deep at {ty:?} (cycle?)")]
