@@ -296,7 +296,10 @@ fn zstd(
 ) -> Result<(), LoadError> {
     let codec = Codec::Zstd;
     let mut pos = 0usize;
-    let max_window = limits.max_output.clamp(1 << 20, 1 << 31);
+    // ruzstd reserves the whole window up front, so the header's claim is bounded:
+    // 256 MiB is twice what the kernel's `zstd -22 --ultra` uses (and what `zstd -d`
+    // accepts without `--memory`).
+    let max_window: u64 = 256 << 20;
     while pos < data.len() {
         let Some(magic) = le32(data, pos) else {
             return Err(origin.corrupt(codec, pos, "trailing bytes after the last frame"));
