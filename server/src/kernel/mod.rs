@@ -3,4 +3,6 @@
 
 pub mod btf;
 pub mod layout;
+pub mod load;
 pub mod model;
+pub mod symbols;

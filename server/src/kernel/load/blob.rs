@@ -1,0 +1,133 @@
+//! Bytes of a kernel input held in memory: an owned buffer (decompressed data, small
+//! files) or a read-only memory map (large uncompressed files such as a `-dbg` vmlinux).
+
+use std::fmt;
+use std::fs::File;
+use std::io::Read;
+use std::ops::{Deref, Range};
+use std::path::Path;
+use std::sync::Arc;
+
+use super::error::LoadError;
+
+/// Files at least this large are memory-mapped rather than read.
+pub const MMAP_THRESHOLD: u64 = 16 << 20;
+
+/// Shared, immutable bytes. Cloning is cheap (one `Arc`).
+#[derive(Clone)]
+pub struct Blob(Arc<Inner>);
+
+enum Inner {
+    Owned(Vec<u8>),
+    Mapped(memmap2::Mmap),
+}
+
+impl Blob {
+    pub fn from_vec(v: Vec<u8>) -> Blob {
+        Blob(Arc::new(Inner::Owned(v)))
+    }
+
+    /// Reads `path`, mapping it when it is large. The result is the file's bytes as they
+    /// are; nothing is decompressed here.
+    pub fn read(path: &Path) -> Result<Blob, LoadError> {
+        let io = |source| LoadError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        let mut file = File::open(path).map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
+        if meta.is_file() && meta.len() >= MMAP_THRESHOLD {
+            return map(&file)
+                .map(|m| Blob(Arc::new(Inner::Mapped(m))))
+                .map_err(io);
+        }
+        // Small files and special files (procfs, sysfs report size 0 or 4096): read to
+        // the end; the size hint is only a hint.
+        let mut v = Vec::with_capacity(meta.len().min(MMAP_THRESHOLD) as usize);
+        file.read_to_end(&mut v).map_err(io)?;
+        Ok(Blob::from_vec(v))
+    }
+
+    /// Whether the bytes are a memory map of the file (as opposed to an owned copy).
+    pub fn is_mapped(&self) -> bool {
+        matches!(*self.0, Inner::Mapped(_))
+    }
+
+    /// A sub-range that keeps this blob alive. `None` if `range` is out of bounds.
+    pub fn slice(&self, range: Range<usize>) -> Option<BlobSlice> {
+        if range.start > range.end || range.end > self.len() {
+            return None;
+        }
+        Some(BlobSlice {
+            blob: self.clone(),
+            range,
+        })
+    }
+
+    /// The whole blob as a slice.
+    pub fn whole(&self) -> BlobSlice {
+        BlobSlice {
+            blob: self.clone(),
+            range: 0..self.len(),
+        }
+    }
+}
+
+#[allow(unsafe_code)]
+fn map(file: &File) -> std::io::Result<memmap2::Mmap> {
+    // SAFETY: the map is read-only and private to this process. If another process
+    // truncates or rewrites the file while it is mapped, reads may see the new bytes
+    // or fault (SIGBUS); that is the accepted risk of mapping (as in ripgrep, gimli
+    // users, object's own examples) and the reason only large files are mapped.
+    unsafe { memmap2::Mmap::map(file) }
+}
+
+impl Deref for Blob {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match &*self.0 {
+            Inner::Owned(v) => v,
+            Inner::Mapped(m) => m,
+        }
+    }
+}
+
+impl fmt::Debug for Blob {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = if self.is_mapped() { "mapped" } else { "owned" };
+        write!(f, "Blob({kind}, {} bytes)", self.len())
+    }
+}
+
+/// A range of a [`Blob`] (e.g. the `.BTF` section of a vmlinux), zero-copy.
+#[derive(Clone)]
+pub struct BlobSlice {
+    blob: Blob,
+    range: Range<usize>,
+}
+
+impl BlobSlice {
+    /// Where this slice starts inside the underlying blob.
+    pub fn range(&self) -> Range<usize> {
+        self.range.clone()
+    }
+
+    pub fn blob(&self) -> &Blob {
+        &self.blob
+    }
+}
+
+impl Deref for BlobSlice {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        // Invariant: `range` was checked against the blob's length in `Blob::slice`,
+        // and a blob never changes length.
+        &self.blob[self.range.clone()]
+    }
+}
+
+impl fmt::Debug for BlobSlice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BlobSlice({:?} of {:?})", self.range, self.blob)
+    }
+}

@@ -1,0 +1,514 @@
+//! `open(path)`: turns whatever the user passed as `--kernel` into [`KernelInputs`],
+//! recording for each piece where it came from and how it was decoded.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::blob::{Blob, BlobSlice};
+use super::bzimage;
+use super::decompress::{self, Codec, Limits, Origin};
+use super::elf::{ftrace_function_names, is_elf, KernelElf};
+use super::error::LoadError;
+use super::Arch;
+use crate::kernel::symbols::{
+    FilterFunctions, KernelConfig, KprobeBlacklist, SymbolFormat, SymbolTable,
+};
+
+/// When to decompress and parse a kernel image (vmlinux/vmlinuz) found in a folder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ImagePolicy {
+    /// Only when it adds something the folder lacks: BTF, or the ftrace list (which
+    /// the image's mcount table gives together with symbols).
+    #[default]
+    IfNeeded,
+    Always,
+    Never,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OpenOptions {
+    pub limits: Limits,
+    pub image: ImagePolicy,
+}
+
+/// What wrapped a piece of data inside its file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Container {
+    /// The file's contents (after decompression, if `codec` is set).
+    File,
+    /// The payload of a bzImage, decompressed to an ELF.
+    BzImage,
+    /// A section of an ELF (e.g. `.BTF`).
+    ElfSection(String),
+    /// A member of a tar archive (BTFHub `.btf.tar.xz`), read in memory.
+    TarMember(String),
+    /// Derived from other inputs (e.g. the ftrace list from the mcount table).
+    Computed(&'static str),
+}
+
+/// Where one piece of [`KernelInputs`] came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Provenance {
+    pub path: PathBuf,
+    /// The decompressor applied to the file (outermost), if any.
+    pub codec: Option<Codec>,
+    pub container: Container,
+}
+
+impl fmt::Display for Provenance {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path.display())?;
+        if let Some(c) = self.codec {
+            write!(f, " ({c})")?;
+        }
+        match &self.container {
+            Container::File => Ok(()),
+            Container::BzImage => write!(f, ", bzImage payload"),
+            Container::ElfSection(s) => write!(f, ", section {s}"),
+            Container::TarMember(m) => write!(f, ", member {m}"),
+            Container::Computed(how) => write!(f, ", {how}"),
+        }
+    }
+}
+
+/// A value with its provenance.
+#[derive(Debug)]
+pub struct Loaded<T> {
+    pub value: T,
+    pub from: Provenance,
+}
+
+/// How the architecture was determined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArchSource {
+    ElfHeader,
+    Config,
+    /// Symbol addresses wider than 32 bits (or not).
+    SymbolWidth,
+}
+
+/// Everything read for one kernel. Pieces that the input does not have are `None`.
+#[derive(Debug, Default)]
+pub struct KernelInputs {
+    /// For messages: the folder name, `uname -r` of the running kernel, or the file
+    /// name with the build-id.
+    pub name: String,
+    pub arch: Option<(Arch, ArchSource)>,
+    /// The raw BTF blob (vmlinux), owned or a zero-copy slice of a mapped file.
+    pub btf: Option<Loaded<BlobSlice>>,
+    /// Split BTF of modules, on top of [`Self::btf`] (see [`Self::add_module_btf`]).
+    pub module_btf: Vec<Loaded<BlobSlice>>,
+    pub elf: Option<Loaded<KernelElf>>,
+    pub symbols: Option<Loaded<SymbolTable>>,
+    pub config: Option<Loaded<KernelConfig>>,
+    pub filter_functions: Option<Loaded<FilterFunctions>>,
+    pub kprobe_blacklist: Option<Loaded<KprobeBlacklist>>,
+    /// Things worth telling the user (a file skipped, a tracefs file not readable).
+    pub notes: Vec<String>,
+}
+
+/// The keyword for the running kernel.
+pub const RUNNING: &str = "running";
+
+/// [`open_with`] with default options.
+pub fn open(path: &Path) -> Result<KernelInputs, LoadError> {
+    open_with(path, &OpenOptions::default())
+}
+
+/// Reads a kernel given as: a raw BTF file (plain or compressed), an ELF vmlinux, a
+/// bzImage, a BTFHub `.btf.tar.xz`, a folder holding any of those plus
+/// `System.map`/`kallsyms`, `config`, `available_filter_functions`, `kprobe_blacklist`
+/// (each possibly compressed), or the word `running` (write `./running` for a folder
+/// of that name).
+pub fn open_with(path: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
+    let mut k = if path == Path::new(RUNNING) {
+        open_running(opts)?
+    } else if path.is_dir() {
+        open_dir(path, opts)?
+    } else {
+        let mut k = KernelInputs::default();
+        read_image_or_btf(path, opts, &mut k)?;
+        k.name = file_display_name(path, &k);
+        k
+    };
+    k.settle_arch();
+    Ok(k)
+}
+
+impl KernelInputs {
+    /// Adds a module's split BTF (raw or compressed). The BTF parser reads it on top of
+    /// [`Self::btf`].
+    pub fn add_module_btf(&mut self, path: &Path, limits: &Limits) -> Result<(), LoadError> {
+        let (bytes, codec) = read_decompressed(path, limits)?;
+        if !is_btf(&bytes) {
+            return Err(LoadError::Unrecognized {
+                path: path.to_owned(),
+                message: "not a raw BTF blob (no 0xEB9F magic)".into(),
+            });
+        }
+        self.module_btf.push(Loaded {
+            value: bytes.whole(),
+            from: Provenance {
+                path: path.to_owned(),
+                codec,
+                container: Container::File,
+            },
+        });
+        Ok(())
+    }
+
+    /// The ftrace call-site offset limit for this kernel (0, or 4 with IBT), when the
+    /// config is known.
+    pub fn ftrace_max_offset(&self) -> Option<u64> {
+        self.config.as_ref().map(|c| c.value.ftrace_max_offset())
+    }
+
+    fn settle_arch(&mut self) {
+        if let Some(e) = &self.elf {
+            self.arch = Some((e.value.arch(), ArchSource::ElfHeader));
+        } else if let Some(a) = self.config.as_ref().and_then(|c| c.value.arch()) {
+            self.arch = Some((a, ArchSource::Config));
+        } else if let Some(s) = &self.symbols {
+            let max = s.value.iter().map(|s| s.addr.0).max().unwrap_or(0);
+            if max > u64::from(u32::MAX) {
+                self.arch = Some((Arch::X86_64, ArchSource::SymbolWidth));
+            } else if max > 0 {
+                self.arch = Some((Arch::X86_32, ArchSource::SymbolWidth));
+            }
+        }
+    }
+
+    /// Computes the ftrace list from the ELF's mcount table when there is no list.
+    fn compute_ftrace(&mut self) {
+        if self.filter_functions.is_some() {
+            return;
+        }
+        let Some(elf) = &self.elf else { return };
+        let own = elf.value.symbols();
+        let Some(symbols) = self.symbols.as_ref().map(|s| &s.value).or(own) else {
+            return;
+        };
+        match elf.value.ftrace_sites(Some(symbols)) {
+            Ok(sites) => {
+                let max = self.ftrace_max_offset();
+                // Without a config, an ELF with symbol sizes names by containment.
+                let max = match (max, symbols.format()) {
+                    (None, SymbolFormat::Elf) => None,
+                    (m, _) => Some(m.unwrap_or(0)),
+                };
+                let names = ftrace_function_names(&sites.sites, symbols, max);
+                self.filter_functions = Some(Loaded {
+                    value: FilterFunctions::from_names(names.iter().map(String::as_str)),
+                    from: Provenance {
+                        path: elf.from.path.clone(),
+                        codec: elf.from.codec,
+                        container: Container::Computed("computed from the mcount table"),
+                    },
+                });
+            }
+            Err(e) => self.notes.push(format!("no ftrace list: {e}")),
+        }
+    }
+}
+
+fn is_btf(data: &[u8]) -> bool {
+    data.starts_with(&[0x9F, 0xEB])
+}
+
+/// Reads a file and decompresses it if its magic says so (one level).
+fn read_decompressed(path: &Path, limits: &Limits) -> Result<(Blob, Option<Codec>), LoadError> {
+    let raw = Blob::read(path)?;
+    match decompress::decompress_auto(&raw, limits, Origin::file(path))? {
+        Some((codec, out)) => Ok((Blob::from_vec(out), Some(codec))),
+        None => Ok((raw, None)),
+    }
+}
+
+/// A single file that is a kernel image or BTF: fills `btf` and/or `elf`.
+fn read_image_or_btf(
+    path: &Path,
+    opts: &OpenOptions,
+    k: &mut KernelInputs,
+) -> Result<(), LoadError> {
+    let raw = Blob::read(path)?;
+    let prov = |codec, container| Provenance {
+        path: path.to_owned(),
+        codec,
+        container,
+    };
+    // A bzImage first: its boot sector is not a compression magic, and its payload
+    // must be found through the header, not by scanning.
+    if bzimage::is_bzimage(&raw) {
+        let (h, elf) = bzimage::extract_vmlinux(&raw, path, &opts.limits)?;
+        return set_elf(
+            k,
+            Blob::from_vec(elf),
+            path,
+            Some(h.codec),
+            Container::BzImage,
+        );
+    }
+    let (bytes, codec) = match decompress::decompress_auto(&raw, &opts.limits, Origin::file(path))?
+    {
+        Some((codec, out)) => (Blob::from_vec(out), Some(codec)),
+        None => (raw, None),
+    };
+    if is_btf(&bytes) {
+        k.btf = Some(Loaded {
+            value: bytes.whole(),
+            from: prov(codec, Container::File),
+        });
+        return Ok(());
+    }
+    if is_elf(&bytes) {
+        return set_elf(k, bytes, path, codec, Container::File);
+    }
+    if decompress::is_tar(&bytes) {
+        let (member, range) = decompress::tar_member(&bytes, ".btf", path)?;
+        let slice = bytes.slice(range).ok_or_else(|| LoadError::Tar {
+            path: path.to_owned(),
+            message: format!("member {member} is out of bounds"),
+        })?;
+        if !is_btf(&slice) {
+            return Err(LoadError::Tar {
+                path: path.to_owned(),
+                message: format!("member {member} is not raw BTF (no 0xEB9F magic)"),
+            });
+        }
+        k.btf = Some(Loaded {
+            value: slice,
+            from: prov(codec, Container::TarMember(member)),
+        });
+        return Ok(());
+    }
+    Err(LoadError::Unrecognized {
+        path: path.to_owned(),
+        message: format!(
+            "{}not BTF, ELF, bzImage or a tar archive (starts with {:02x?})",
+            codec
+                .map(|c| format!("decompressed with {c}, but "))
+                .unwrap_or_default(),
+            &bytes[..bytes.len().min(8)]
+        ),
+    })
+}
+
+fn set_elf(
+    k: &mut KernelInputs,
+    bytes: Blob,
+    path: &Path,
+    codec: Option<Codec>,
+    container: Container,
+) -> Result<(), LoadError> {
+    let elf = KernelElf::parse(bytes, path)?;
+    if k.btf.is_none() {
+        if let Some(btf) = elf.btf() {
+            k.btf = Some(Loaded {
+                value: btf,
+                from: Provenance {
+                    path: path.to_owned(),
+                    codec,
+                    container: match &container {
+                        Container::BzImage => {
+                            Container::ElfSection(".BTF (bzImage payload)".into())
+                        }
+                        _ => Container::ElfSection(".BTF".into()),
+                    },
+                },
+            });
+        }
+    }
+    k.elf = Some(Loaded {
+        value: elf,
+        from: Provenance {
+            path: path.to_owned(),
+            codec,
+            container,
+        },
+    });
+    Ok(())
+}
+
+fn file_display_name(path: &Path, k: &KernelInputs) -> String {
+    let file = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |f| f.to_string_lossy().into_owned(),
+    );
+    match k.elf.as_ref().and_then(|e| e.value.build_id_hex()) {
+        Some(id) => format!("{file} (build-id {})", &id[..id.len().min(12)]),
+        None => file,
+    }
+}
+
+/// Finds `dir/NAME` or `dir/NAME.{zst,xz,gz,bz2,lz4,lzma}` (the codec is then taken from
+/// the magic, not from the suffix).
+fn find(dir: &Path, names: &[&str]) -> Option<PathBuf> {
+    for name in names {
+        for suffix in ["", ".zst", ".xz", ".gz", ".bz2", ".lz4", ".lzma"] {
+            let p = dir.join(format!("{name}{suffix}"));
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// The first file in `dir` whose name ends with `suffix` (sorted, for determinism).
+fn find_suffix(dir: &Path, suffix: &str) -> Option<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.is_file()
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().ends_with(suffix))
+        })
+        .collect();
+    v.sort();
+    v.into_iter().next()
+}
+
+fn read_text<T>(
+    path: &Path,
+    limits: &Limits,
+    parse: impl FnOnce(&[u8], &Path) -> Result<T, LoadError>,
+) -> Result<Loaded<T>, LoadError> {
+    let (bytes, codec) = read_decompressed(path, limits)?;
+    let value = parse(&bytes, path)?;
+    Ok(Loaded {
+        value,
+        from: Provenance {
+            path: path.to_owned(),
+            codec,
+            container: Container::File,
+        },
+    })
+}
+
+fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
+    let mut k = KernelInputs {
+        name: dir
+            .canonicalize()
+            .ok()
+            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| dir.display().to_string()),
+        ..KernelInputs::default()
+    };
+    let limits = &opts.limits;
+    if let Some(p) = find(dir, &["System.map"]).or_else(|| find_suffix(dir, "System.map")) {
+        k.symbols = Some(read_text(&p, limits, SymbolTable::parse_system_map)?);
+    } else if let Some(p) = find(dir, &["kallsyms"]) {
+        k.symbols = Some(read_text(&p, limits, SymbolTable::parse_kallsyms)?);
+    }
+    if let Some(p) = find(dir, &["config", ".config"]) {
+        k.config = Some(read_text(&p, limits, KernelConfig::parse)?);
+    }
+    if let Some(p) = find(dir, &["available_filter_functions"]) {
+        k.filter_functions = Some(read_text(&p, limits, FilterFunctions::parse)?);
+    }
+    if let Some(p) = find(dir, &["kprobe_blacklist", "blacklist"]) {
+        k.kprobe_blacklist = Some(read_text(&p, limits, KprobeBlacklist::parse)?);
+    }
+    let btf_file = find(dir, &["vmlinux.btf", "btf"])
+        .or_else(|| find_suffix(dir, ".btf.tar.xz"))
+        .or_else(|| find_suffix(dir, ".btf"));
+    if let Some(p) = &btf_file {
+        read_image_or_btf(p, opts, &mut k)?;
+    }
+    let image = find(dir, &["vmlinux", "vmlinuz", "bzImage"]);
+    if let Some(p) = image {
+        let needed = k.btf.is_none() || (k.filter_functions.is_none() && k.symbols.is_some());
+        match opts.image {
+            ImagePolicy::Always => read_image_or_btf(&p, opts, &mut k)?,
+            ImagePolicy::IfNeeded if needed => read_image_or_btf(&p, opts, &mut k)?,
+            _ => k.notes.push(format!(
+                "{} not read: the folder's other files already give BTF and the ftrace list",
+                p.display()
+            )),
+        }
+    }
+    k.compute_ftrace();
+    if k.btf.is_none() && k.elf.is_none() && k.symbols.is_none() {
+        return Err(LoadError::Unrecognized {
+            path: dir.to_owned(),
+            message: "the folder has no BTF, vmlinux, vmlinuz, System.map or kallsyms".into(),
+        });
+    }
+    Ok(k)
+}
+
+fn open_running(opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
+    let mut k = KernelInputs {
+        name: std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .map(|s| s.trim().to_owned())
+            .unwrap_or_else(|_| RUNNING.to_owned()),
+        ..KernelInputs::default()
+    };
+    let limits = &opts.limits;
+    let btf = Path::new("/sys/kernel/btf/vmlinux");
+    match Blob::read(btf) {
+        Ok(b) if is_btf(&b) => {
+            k.btf = Some(Loaded {
+                value: b.whole(),
+                from: Provenance {
+                    path: btf.to_owned(),
+                    codec: None,
+                    container: Container::File,
+                },
+            })
+        }
+        Ok(_) => k.notes.push(format!("{}: not raw BTF", btf.display())),
+        Err(e) => k.notes.push(format!("no BTF: {e}")),
+    }
+    let optional = |k: &mut KernelInputs, what: &str, r: Result<(), LoadError>| {
+        if let Err(e) = r {
+            k.notes.push(format!("no {what}: {e}"));
+        }
+    };
+    let r = read_text(
+        Path::new("/proc/kallsyms"),
+        limits,
+        SymbolTable::parse_kallsyms,
+    )
+    .map(|s| {
+        if s.value.iter().all(|s| s.addr.0 == 0) {
+            k.notes
+                .push("/proc/kallsyms shows zero addresses (kptr_restrict): names only".into());
+        }
+        k.symbols = Some(s);
+    });
+    optional(&mut k, "kallsyms", r);
+    let config = [
+        "/proc/config.gz".to_owned(),
+        format!("/boot/config-{}", k.name),
+    ]
+    .into_iter()
+    .map(PathBuf::from)
+    .find(|p| p.is_file());
+    if let Some(p) = config {
+        let r = read_text(&p, limits, KernelConfig::parse).map(|c| k.config = Some(c));
+        optional(&mut k, "config", r);
+    }
+    let tracefs = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
+    let aff = tracefs
+        .iter()
+        .map(|d| Path::new(d).join("available_filter_functions"))
+        .find(|p| std::fs::File::open(p).is_ok());
+    match aff {
+        Some(p) => {
+            let r =
+                read_text(&p, limits, FilterFunctions::parse).map(|f| k.filter_functions = Some(f));
+            optional(&mut k, "ftrace list", r);
+        }
+        None => k
+            .notes
+            .push("no ftrace list: tracefs available_filter_functions is not readable".into()),
+    }
+    let bl = Path::new("/sys/kernel/debug/kprobes/blacklist");
+    if std::fs::File::open(bl).is_ok() {
+        let r = read_text(bl, limits, KprobeBlacklist::parse).map(|b| k.kprobe_blacklist = Some(b));
+        optional(&mut k, "kprobe blacklist", r);
+    }
+    Ok(k)
+}

@@ -1,0 +1,838 @@
+//! Kernel symbol and ftrace text inputs (System.map, /proc/kallsyms,
+//! available_filter_functions, kprobe blacklist, kernel config): fast parsers, compact
+//! storage, lookups by name and by address, and the naming helpers (compiler clones,
+//! syscall wrappers) the rules need.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+
+use crate::kernel::load::{Arch, FileOffset, LoadError};
+
+/// A kernel virtual address (link-time for System.map and ELF, KASLR-shifted for a live
+/// /proc/kallsyms).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct VirtAddr(pub u64);
+
+impl fmt::Display for VirtAddr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:#x}", self.0)
+    }
+}
+
+/// Where a [`SymbolTable`] was read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymbolFormat {
+    SystemMap,
+    Kallsyms,
+    /// An ELF `.symtab`.
+    Elf,
+}
+
+/// One symbol, borrowed from its table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Symbol<'a> {
+    pub name: &'a str,
+    pub addr: VirtAddr,
+    /// The `nm` type letter: `T`/`t` text, `W`/`w` weak, `D`/`d` data, `B`/`b` bss,
+    /// `R`/`r` read-only data, `A` absolute, ...
+    pub kind: u8,
+    /// `Some(size)` for ELF symbols; text formats carry no size.
+    pub size: Option<u64>,
+    /// The module for kallsyms lines with a `[module]` column.
+    pub module: Option<&'a str>,
+}
+
+impl Symbol<'_> {
+    /// Code: `t`, `T`, `w`, `W`.
+    pub fn is_text(&self) -> bool {
+        matches!(self.kind, b't' | b'T' | b'w' | b'W')
+    }
+
+    pub fn is_weak(&self) -> bool {
+        matches!(self.kind, b'w' | b'W' | b'v' | b'V')
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    addr: u64,
+    /// Byte range of the name in `SymbolTable::names`.
+    name_start: u32,
+    name_len: u32,
+    kind: u8,
+    /// 0 for vmlinux, else 1 + index into `modules`.
+    module: u32,
+    /// `u64::MAX` when unknown.
+    size: u64,
+}
+
+/// A symbol list, stored as one name arena and fixed-size entries (about 32 bytes per
+/// symbol plus the name), indexed by address and by name.
+pub struct SymbolTable {
+    format: SymbolFormat,
+    names: String,
+    /// In input order.
+    entries: Vec<Entry>,
+    /// Entry indices by (address, input order).
+    by_addr: Vec<u32>,
+    /// Entry indices by (name, input order).
+    by_name: Vec<u32>,
+    modules: Vec<String>,
+}
+
+impl fmt::Debug for SymbolTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SymbolTable")
+            .field("format", &self.format)
+            .field("symbols", &self.entries.len())
+            .field("modules", &self.modules.len())
+            .finish()
+    }
+}
+
+/// A symbol to add to a table built from something other than text (an ELF symtab).
+#[derive(Clone, Debug)]
+pub struct RawSymbol<'a> {
+    pub name: &'a str,
+    pub addr: u64,
+    pub kind: u8,
+    pub size: Option<u64>,
+}
+
+struct Builder {
+    names: String,
+    entries: Vec<Entry>,
+    modules: Vec<String>,
+    module_ids: HashMap<String, u32>,
+}
+
+impl Builder {
+    fn new(size_hint: usize, count_hint: usize) -> Builder {
+        Builder {
+            names: String::with_capacity(size_hint),
+            entries: Vec::with_capacity(count_hint),
+            modules: Vec::new(),
+            module_ids: HashMap::new(),
+        }
+    }
+
+    fn push(&mut self, name: &str, addr: u64, kind: u8, size: Option<u64>, module: Option<&str>) {
+        let module = match module {
+            None => 0,
+            Some(m) => match self.module_ids.get(m) {
+                Some(&id) => id,
+                None => {
+                    self.modules.push(m.to_owned());
+                    let id = self.modules.len() as u32;
+                    self.module_ids.insert(m.to_owned(), id);
+                    id
+                }
+            },
+        };
+        let name_start = self.names.len() as u32;
+        self.names.push_str(name);
+        self.entries.push(Entry {
+            addr,
+            name_start,
+            name_len: name.len() as u32,
+            kind,
+            module,
+            size: size.unwrap_or(u64::MAX),
+        });
+    }
+
+    fn finish(self, format: SymbolFormat) -> SymbolTable {
+        let mut t = SymbolTable {
+            format,
+            names: self.names,
+            entries: self.entries,
+            by_addr: Vec::new(),
+            by_name: Vec::new(),
+            modules: self.modules,
+        };
+        let n = t.entries.len() as u32;
+        let mut by_addr: Vec<u32> = (0..n).collect();
+        // Stable: equal addresses keep input order, which kallsyms' tie-break uses.
+        by_addr.sort_by_key(|&i| t.entries[i as usize].addr);
+        let mut by_name: Vec<u32> = (0..n).collect();
+        by_name.sort_by(|&a, &b| t.name_of(a).cmp(t.name_of(b)));
+        t.by_addr = by_addr;
+        t.by_name = by_name;
+        t
+    }
+}
+
+impl SymbolTable {
+    /// Parses a System.map (`nm -n` output: `ADDRESS TYPE NAME`).
+    pub fn parse_system_map(text: &[u8], path: &Path) -> Result<SymbolTable, LoadError> {
+        parse_nm_like(text, path, SymbolFormat::SystemMap)
+    }
+
+    /// Parses /proc/kallsyms (`ADDRESS TYPE NAME[\t[MODULE]]`). With `kptr_restrict`
+    /// all addresses read as zero; they are kept as zero.
+    pub fn parse_kallsyms(text: &[u8], path: &Path) -> Result<SymbolTable, LoadError> {
+        parse_nm_like(text, path, SymbolFormat::Kallsyms)
+    }
+
+    /// Builds a table from ELF symbols (or any other source), in the given order.
+    pub fn from_raw<'a>(symbols: impl IntoIterator<Item = RawSymbol<'a>>) -> SymbolTable {
+        let mut b = Builder::new(0, 0);
+        for s in symbols {
+            b.push(s.name, s.addr, s.kind, s.size, None);
+        }
+        b.finish(SymbolFormat::Elf)
+    }
+
+    pub fn format(&self) -> SymbolFormat {
+        self.format
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The modules named in a kallsyms `[module]` column, in order of appearance.
+    pub fn modules(&self) -> &[String] {
+        &self.modules
+    }
+
+    fn name_of(&self, i: u32) -> &str {
+        let e = &self.entries[i as usize];
+        &self.names[e.name_start as usize..(e.name_start + e.name_len) as usize]
+    }
+
+    fn symbol(&self, i: u32) -> Symbol<'_> {
+        let e = &self.entries[i as usize];
+        Symbol {
+            name: self.name_of(i),
+            addr: VirtAddr(e.addr),
+            kind: e.kind,
+            size: (e.size != u64::MAX).then_some(e.size),
+            module: match e.module {
+                0 => None,
+                m => self.modules.get(m as usize - 1).map(String::as_str),
+            },
+        }
+    }
+
+    /// All symbols in input order.
+    pub fn iter(&self) -> impl Iterator<Item = Symbol<'_>> + '_ {
+        (0..self.entries.len() as u32).map(|i| self.symbol(i))
+    }
+
+    /// All symbols in address order (aliases in input order).
+    pub fn iter_by_addr(&self) -> impl Iterator<Item = Symbol<'_>> + '_ {
+        self.by_addr.iter().map(|&i| self.symbol(i))
+    }
+
+    /// Every symbol called `name` (static functions of the same name in different
+    /// files each have one), in input order.
+    pub fn by_name<'s>(&'s self, name: &str) -> impl Iterator<Item = Symbol<'s>> + 's {
+        let lo = self.by_name.partition_point(|&i| self.name_of(i) < name);
+        let hi = lo + self.by_name[lo..].partition_point(|&i| self.name_of(i) == name);
+        self.by_name[lo..hi].iter().map(|&i| self.symbol(i))
+    }
+
+    /// The first symbol called `name`.
+    pub fn first(&self, name: &str) -> Option<Symbol<'_>> {
+        self.by_name(name).next()
+    }
+
+    /// The address of the first symbol called `name`.
+    pub fn addr_of(&self, name: &str) -> Option<VirtAddr> {
+        self.first(name).map(|s| s.addr)
+    }
+
+    /// The symbol `kallsyms_lookup()` would name `addr` with: the greatest address at
+    /// or below `addr` among the symbols `accept` takes, and among aliases there the one
+    /// scripts/kallsyms sorts first (non-weak, then not a linker-script `__start_*`
+    /// style name, then fewer leading underscores, then input order).
+    pub fn lookup_with(
+        &self,
+        addr: VirtAddr,
+        accept: impl Fn(&Symbol<'_>) -> bool,
+    ) -> Option<Symbol<'_>> {
+        let mut hi = self
+            .by_addr
+            .partition_point(|&i| self.entries[i as usize].addr <= addr.0);
+        // Walk down to the greatest accepted address.
+        let found_addr = loop {
+            if hi == 0 {
+                return None;
+            }
+            hi -= 1;
+            let s = self.symbol(self.by_addr[hi]);
+            if accept(&s) {
+                break s.addr.0;
+            }
+        };
+        let mut best: Option<Symbol<'_>> = None;
+        let mut j = hi + 1;
+        while j > 0 {
+            j -= 1;
+            let s = self.symbol(self.by_addr[j]);
+            if s.addr.0 != found_addr {
+                break;
+            }
+            if !accept(&s) {
+                continue;
+            }
+            // Walking backwards: on an equal key the earlier (in input order) wins.
+            best = match best {
+                Some(b) if kallsyms_rank(&b) < kallsyms_rank(&s) => Some(b),
+                _ => Some(s),
+            };
+        }
+        best
+    }
+
+    /// [`Self::lookup_with`] over code symbols only.
+    pub fn lookup_text(&self, addr: VirtAddr) -> Option<Symbol<'_>> {
+        self.lookup_with(addr, |s| s.is_text())
+    }
+
+    /// The STT_FUNC-style containing symbol: the greatest code symbol at or below
+    /// `addr` whose `[addr, addr+size)` holds it (ELF tables only; text formats have no
+    /// sizes, use [`Self::lookup_text`]).
+    pub fn containing(&self, addr: VirtAddr) -> Option<Symbol<'_>> {
+        self.lookup_with(addr, |s| {
+            s.is_text()
+                && s.size
+                    .is_some_and(|size| addr.0 < s.addr.0.saturating_add(size))
+        })
+    }
+}
+
+/// scripts/kallsyms.c `compare_symbols()` after the address: smaller is preferred.
+fn kallsyms_rank(s: &Symbol<'_>) -> (bool, bool, usize) {
+    let underscores = s.name.bytes().take_while(|&b| b == b'_').count();
+    (
+        s.is_weak(),
+        may_be_linker_script_provided(s.name),
+        underscores,
+    )
+}
+
+/// scripts/kallsyms.c `may_be_linker_script_provide_symbol()`.
+fn may_be_linker_script_provided(name: &str) -> bool {
+    let b = name.as_bytes();
+    if b.len() < 8 || !name.starts_with("__") {
+        return false;
+    }
+    let rest = &name[2..];
+    rest.starts_with("start_")
+        || rest.starts_with("stop_")
+        || rest.starts_with("end_")
+        || name.ends_with("_start")
+        || name.ends_with("_end")
+}
+
+/// Iterates lines with their 1-based number and byte offset; a final line without
+/// a newline is included; `\r` before the newline is dropped.
+fn lines(text: &[u8]) -> impl Iterator<Item = (usize, usize, &[u8])> + '_ {
+    let mut pos = 0usize;
+    let mut no = 0usize;
+    std::iter::from_fn(move || {
+        if pos >= text.len() {
+            return None;
+        }
+        let start = pos;
+        let end = memchr::memchr(b'\n', &text[pos..]).map_or(text.len(), |i| pos + i);
+        pos = end + 1;
+        no += 1;
+        let mut line = &text[start..end];
+        if let [rest @ .., b'\r'] = line {
+            line = rest;
+        }
+        Some((no, start, line))
+    })
+}
+
+fn text_err(path: &Path, line: usize, offset: usize, message: impl Into<String>) -> LoadError {
+    LoadError::Text {
+        path: path.to_owned(),
+        line,
+        offset: FileOffset(offset as u64),
+        message: message.into(),
+    }
+}
+
+fn parse_hex(s: &[u8]) -> Option<u64> {
+    let s = s.strip_prefix(b"0x").unwrap_or(s);
+    if s.is_empty() || s.len() > 16 {
+        return None;
+    }
+    let mut v = 0u64;
+    for &c in s {
+        let d = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            b'A'..=b'F' => c - b'A' + 10,
+            _ => return None,
+        };
+        v = (v << 4) | u64::from(d);
+    }
+    Some(v)
+}
+
+fn utf8<'a>(s: &'a [u8], path: &Path, line: usize, offset: usize) -> Result<&'a str, LoadError> {
+    std::str::from_utf8(s).map_err(|_| text_err(path, line, offset, "name is not UTF-8"))
+}
+
+fn parse_nm_like(text: &[u8], path: &Path, format: SymbolFormat) -> Result<SymbolTable, LoadError> {
+    // About 40 bytes per line in practice; the hint is bounded by the input size.
+    let mut b = Builder::new(text.len() / 2, text.len() / 40);
+    for (no, off, line) in lines(text) {
+        if line.is_empty() {
+            continue;
+        }
+        let bad = |m: &str| text_err(path, no, off, format!("{m}: expected `ADDRESS TYPE NAME`"));
+        let sp1 = memchr::memchr(b' ', line).ok_or_else(|| bad("no space"))?;
+        let addr = parse_hex(&line[..sp1]).ok_or_else(|| bad("bad address"))?;
+        let rest = &line[sp1 + 1..];
+        let (&kind, rest) = rest.split_first().ok_or_else(|| bad("no type"))?;
+        let rest = rest.strip_prefix(b" ").ok_or_else(|| bad("no name"))?;
+        let (name, module) = match memchr::memchr(b'\t', rest) {
+            Some(tab) => {
+                let m = &rest[tab + 1..];
+                let m = m
+                    .strip_prefix(b"[")
+                    .and_then(|m| m.strip_suffix(b"]"))
+                    .ok_or_else(|| bad("module column is not `[name]`"))?;
+                (&rest[..tab], Some(utf8(m, path, no, off)?))
+            }
+            None => (rest, None),
+        };
+        if name.is_empty() {
+            return Err(bad("empty name"));
+        }
+        b.push(utf8(name, path, no, off)?, addr, kind, None, module);
+    }
+    Ok(b.finish(format))
+}
+
+/// A compact list of names with duplicates kept and a sorted index for lookups.
+#[derive(Default)]
+struct NameList {
+    names: String,
+    /// (start, len, module id: 0 = none, else 1 + index)
+    entries: Vec<(u32, u32, u32)>,
+    sorted: Vec<u32>,
+    modules: Vec<String>,
+}
+
+impl NameList {
+    fn name(&self, i: u32) -> &str {
+        let (s, l, _) = self.entries[i as usize];
+        &self.names[s as usize..(s + l) as usize]
+    }
+
+    fn module(&self, i: u32) -> Option<&str> {
+        match self.entries[i as usize].2 {
+            0 => None,
+            m => self.modules.get(m as usize - 1).map(String::as_str),
+        }
+    }
+
+    fn push(&mut self, name: &str, module: Option<&str>) {
+        let m = match module {
+            None => 0,
+            Some(m) => match self.modules.iter().rposition(|x| x == m) {
+                Some(i) => i as u32 + 1,
+                None => {
+                    self.modules.push(m.to_owned());
+                    self.modules.len() as u32
+                }
+            },
+        };
+        let s = self.names.len() as u32;
+        self.names.push_str(name);
+        self.entries.push((s, name.len() as u32, m));
+    }
+
+    fn index(&mut self) {
+        let mut sorted: Vec<u32> = (0..self.entries.len() as u32).collect();
+        sorted.sort_by(|&a, &b| self.name(a).cmp(self.name(b)));
+        self.sorted = sorted;
+    }
+
+    fn range(&self, name: &str) -> std::ops::Range<usize> {
+        let lo = self.sorted.partition_point(|&i| self.name(i) < name);
+        let hi = lo + self.sorted[lo..].partition_point(|&i| self.name(i) == name);
+        lo..hi
+    }
+}
+
+/// `available_filter_functions`: the functions ftrace can attach to, in the kernel's
+/// order, one line per traceable call site. A name appears once per traceable function
+/// that has it (static functions in different files), so counts matter.
+/// `__ftrace_invalid_address___N` lines are not functions and are only counted.
+pub struct FilterFunctions {
+    list: NameList,
+    invalid: usize,
+}
+
+impl fmt::Debug for FilterFunctions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FilterFunctions")
+            .field("lines", &self.list.entries.len())
+            .field("invalid", &self.invalid)
+            .finish()
+    }
+}
+
+/// The placeholder the kernel prints for the mcount entry of an overridden weak function.
+pub const FTRACE_INVALID_PREFIX: &str = "__ftrace_invalid_address___";
+
+impl FilterFunctions {
+    /// Parses the tracefs file: `NAME` or `NAME [MODULE]` per line.
+    pub fn parse(text: &[u8], path: &Path) -> Result<FilterFunctions, LoadError> {
+        let mut list = NameList {
+            names: String::with_capacity(text.len()),
+            entries: Vec::with_capacity(text.len() / 16),
+            ..NameList::default()
+        };
+        let mut invalid = 0;
+        for (no, off, line) in lines(text) {
+            if line.is_empty() {
+                continue;
+            }
+            let line = utf8(line, path, no, off)?;
+            let (name, module) = match line.split_once(' ') {
+                Some((n, m)) => {
+                    let m = m
+                        .strip_prefix('[')
+                        .and_then(|m| m.strip_suffix(']'))
+                        .ok_or_else(|| {
+                            text_err(path, no, off, "expected `NAME` or `NAME [MODULE]`")
+                        })?;
+                    (n, Some(m))
+                }
+                None => (line, None),
+            };
+            if name.starts_with(FTRACE_INVALID_PREFIX) {
+                invalid += 1;
+                continue;
+            }
+            list.push(name, module);
+        }
+        list.index();
+        Ok(FilterFunctions { list, invalid })
+    }
+
+    /// Builds the list from names in order (e.g. computed from an ELF's mcount table).
+    pub fn from_names<'a>(names: impl IntoIterator<Item = &'a str>) -> FilterFunctions {
+        let mut list = NameList::default();
+        let mut invalid = 0;
+        for n in names {
+            if n.starts_with(FTRACE_INVALID_PREFIX) {
+                invalid += 1;
+            } else {
+                list.push(n, None);
+            }
+        }
+        list.index();
+        FilterFunctions { list, invalid }
+    }
+
+    /// Lines that name a function (invalid-address lines excluded).
+    pub fn len(&self) -> usize {
+        self.list.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.entries.is_empty()
+    }
+
+    /// The number of `__ftrace_invalid_address___N` lines skipped.
+    pub fn invalid_lines(&self) -> usize {
+        self.invalid
+    }
+
+    /// How many traceable functions are called `name`.
+    pub fn count(&self, name: &str) -> usize {
+        self.list.range(name).len()
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.count(name) > 0
+    }
+
+    /// `(name, module)` in file order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, Option<&str>)> + '_ {
+        (0..self.list.entries.len() as u32).map(|i| (self.list.name(i), self.list.module(i)))
+    }
+
+    /// The number of different names.
+    pub fn distinct(&self) -> usize {
+        let s = &self.list.sorted;
+        (0..s.len())
+            .filter(|&k| k == 0 || self.list.name(s[k - 1]) != self.list.name(s[k]))
+            .count()
+    }
+}
+
+/// One line of /sys/kernel/debug/kprobes/blacklist.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlacklistEntry {
+    pub start: VirtAddr,
+    /// Exclusive.
+    pub end: VirtAddr,
+    pub name: String,
+    pub module: Option<String>,
+}
+
+/// The kprobe blacklist: functions and address ranges kprobes refuse.
+#[derive(Debug, Default)]
+pub struct KprobeBlacklist {
+    entries: Vec<BlacklistEntry>,
+    by_name: HashMap<String, Vec<usize>>,
+}
+
+impl KprobeBlacklist {
+    /// Parses `0xSTART-0xEND\tNAME` lines (an optional `\t[MODULE]` or ` [MODULE]` may
+    /// follow the name).
+    pub fn parse(text: &[u8], path: &Path) -> Result<KprobeBlacklist, LoadError> {
+        let mut bl = KprobeBlacklist::default();
+        for (no, off, line) in lines(text) {
+            if line.is_empty() {
+                continue;
+            }
+            let bad = || text_err(path, no, off, "expected `0xSTART-0xEND<TAB>NAME`");
+            let line = utf8(line, path, no, off)?;
+            let (range, rest) = line.split_once('\t').ok_or_else(bad)?;
+            let (s, e) = range.split_once('-').ok_or_else(bad)?;
+            let start = parse_hex(s.as_bytes()).ok_or_else(bad)?;
+            let end = parse_hex(e.as_bytes()).ok_or_else(bad)?;
+            let (name, module) = match rest.split_once(['\t', ' ']) {
+                Some((n, m)) => {
+                    let m = m.strip_prefix('[').and_then(|m| m.strip_suffix(']'));
+                    (n, Some(m.ok_or_else(bad)?.to_owned()))
+                }
+                None => (rest, None),
+            };
+            bl.by_name
+                .entry(name.to_owned())
+                .or_default()
+                .push(bl.entries.len());
+            bl.entries.push(BlacklistEntry {
+                start: VirtAddr(start),
+                end: VirtAddr(end),
+                name: name.to_owned(),
+                module,
+            });
+        }
+        Ok(bl)
+    }
+
+    pub fn entries(&self) -> &[BlacklistEntry] {
+        &self.entries
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn contains_name(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
+
+    /// The entries whose `[start, end)` holds `addr`.
+    pub fn covering(&self, addr: VirtAddr) -> impl Iterator<Item = &BlacklistEntry> + '_ {
+        self.entries
+            .iter()
+            .filter(move |e| e.start <= addr && addr < e.end)
+    }
+}
+
+/// A value in a kernel `.config`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConfigValue {
+    Yes,
+    Module,
+    /// `# CONFIG_X is not set`
+    NotSet,
+    /// Numbers and strings, as written (strings keep their quotes).
+    Other(String),
+}
+
+/// A kernel `.config` (also /proc/config.gz once decompressed).
+#[derive(Debug, Default)]
+pub struct KernelConfig {
+    values: HashMap<String, ConfigValue>,
+}
+
+impl KernelConfig {
+    /// Parses `CONFIG_X=y|m|VALUE` and `# CONFIG_X is not set`; other comments and
+    /// blank lines are skipped.
+    pub fn parse(text: &[u8], path: &Path) -> Result<KernelConfig, LoadError> {
+        let mut values = HashMap::new();
+        for (no, off, line) in lines(text) {
+            if line.is_empty() {
+                continue;
+            }
+            let line = utf8(line, path, no, off)?;
+            if let Some(c) = line.strip_prefix("# ") {
+                if let Some(name) = c.strip_suffix(" is not set") {
+                    if name.starts_with("CONFIG_") {
+                        values.insert(name.to_owned(), ConfigValue::NotSet);
+                    }
+                }
+                continue;
+            }
+            if line.starts_with('#') {
+                continue;
+            }
+            let (name, value) = line.split_once('=').ok_or_else(|| {
+                text_err(
+                    path,
+                    no,
+                    off,
+                    "expected `CONFIG_NAME=VALUE` or a `#` comment",
+                )
+            })?;
+            let value = match value {
+                "y" => ConfigValue::Yes,
+                "m" => ConfigValue::Module,
+                "n" => ConfigValue::NotSet,
+                v => ConfigValue::Other(v.to_owned()),
+            };
+            values.insert(name.to_owned(), value);
+        }
+        Ok(KernelConfig { values })
+    }
+
+    /// The value of `name`, with or without the `CONFIG_` prefix.
+    pub fn get(&self, name: &str) -> Option<&ConfigValue> {
+        if name.starts_with("CONFIG_") {
+            self.values.get(name)
+        } else {
+            self.values.get(&format!("CONFIG_{name}"))
+        }
+    }
+
+    /// `=y` or `=m`.
+    pub fn is_enabled(&self, name: &str) -> bool {
+        matches!(self.get(name), Some(ConfigValue::Yes | ConfigValue::Module))
+    }
+
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// The architecture the config builds for, if it says.
+    pub fn arch(&self) -> Option<Arch> {
+        if self.is_enabled("X86_64") {
+            Some(Arch::X86_64)
+        } else if self.is_enabled("X86_32") {
+            Some(Arch::X86_32)
+        } else {
+            None
+        }
+    }
+
+    /// How far a function's ftrace call site may sit from its symbol
+    /// (`FTRACE_MCOUNT_MAX_OFFSET`): 4 bytes after ENDBR with `CONFIG_X86_KERNEL_IBT`.
+    pub fn ftrace_max_offset(&self) -> u64 {
+        if self.is_enabled("X86_KERNEL_IBT") {
+            4
+        } else {
+            0
+        }
+    }
+}
+
+/// A compiler-made copy of a function (GCC's IPA clones and split parts).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CloneKind {
+    /// `.isra.N`: parameters scalarised or removed.
+    Isra,
+    /// `.constprop.N`: constant arguments propagated in.
+    Constprop,
+    /// `.part.N`: a partially inlined tail.
+    Part,
+    /// `.cold`: the unlikely-path part.
+    Cold,
+    /// `.llvm.N` (Clang ThinLTO promotion).
+    Llvm,
+    /// Any other `.suffix`.
+    Other,
+}
+
+/// Splits a kallsyms name into its base name and the clone suffixes after it:
+/// `finish_task_switch.isra.0` gives `("finish_task_switch", [Isra])`,
+/// `foo.constprop.0.isra.0` gives `("foo", [Constprop, Isra])`.
+pub fn clone_base(name: &str) -> (&str, Vec<CloneKind>) {
+    let Some(dot) = name.find('.') else {
+        return (name, Vec::new());
+    };
+    let (base, suffix) = name.split_at(dot);
+    let mut kinds = Vec::new();
+    for part in suffix[1..].split('.') {
+        if part.is_empty() || part.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        kinds.push(match part {
+            "isra" => CloneKind::Isra,
+            "constprop" => CloneKind::Constprop,
+            "part" => CloneKind::Part,
+            "cold" => CloneKind::Cold,
+            "llvm" => CloneKind::Llvm,
+            _ => CloneKind::Other,
+        });
+    }
+    (base, kinds)
+}
+
+/// Whether `name` is a compiler clone of some function (has a `.` suffix).
+pub fn is_clone(name: &str) -> bool {
+    name.contains('.')
+}
+
+/// The layer of the syscall machinery a symbol belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyscallWrapper {
+    /// `__x64_sys_X`: the x86-64 entry, takes `struct pt_regs *`.
+    X64,
+    /// `__ia32_sys_X`: the 32-bit compat entry, takes `struct pt_regs *`.
+    Ia32,
+    /// `__ia32_compat_sys_X` / `__x64_compat_sys_X`.
+    Compat,
+    /// `__se_sys_X`: sign-extending shim with `long` arguments.
+    SignExtend,
+    /// `__do_sys_X`: the body with the real argument types.
+    Do,
+    /// `sys_X`: the plain name (i386 and older kernels).
+    Plain,
+}
+
+/// Recognises syscall wrapper names: `__x64_sys_read` gives `(X64, "read")`.
+pub fn syscall_name(name: &str) -> Option<(SyscallWrapper, &str)> {
+    const PREFIXES: &[(&str, SyscallWrapper)] = &[
+        ("__x64_sys_", SyscallWrapper::X64),
+        ("__ia32_sys_", SyscallWrapper::Ia32),
+        ("__ia32_compat_sys_", SyscallWrapper::Compat),
+        ("__x64_compat_sys_", SyscallWrapper::Compat),
+        ("__se_sys_", SyscallWrapper::SignExtend),
+        ("__do_sys_", SyscallWrapper::Do),
+        ("sys_", SyscallWrapper::Plain),
+    ];
+    PREFIXES.iter().find_map(|&(p, w)| {
+        name.strip_prefix(p)
+            .filter(|rest| !rest.is_empty())
+            .map(|rest| (w, rest))
+    })
+}

@@ -1,0 +1,229 @@
+//! `kernel::load::open` on every fixture folder, single files, a BTFHub tarball, split
+//! module BTF and the running kernel.
+
+mod load_common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use fevlint::kernel::load::{
+    open, open_with, Arch, ArchSource, Codec, Container, ImagePolicy, Limits, LoadError,
+    OpenOptions,
+};
+use fevlint::kernel::symbols::SymbolFormat;
+use load_common::{kernel_dir, kernel_file};
+
+fn tempdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fevlint-open-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("mkdir");
+    d
+}
+
+#[test]
+fn debian_amd64_folders() {
+    for (kernel, btf_len, aff_lines, bl) in [
+        ("6.1.0-47-amd64", 4_350_808, 38_162, 425),
+        ("6.1.0-56-amd64", 4_359_789, 38_252, 427),
+    ] {
+        let k = open(&kernel_dir(kernel)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(k.name, kernel);
+        assert_eq!(k.arch, Some((Arch::X86_64, ArchSource::Config)));
+        let btf = k.btf.as_ref().expect("btf");
+        assert_eq!(btf.value.len(), btf_len);
+        assert_eq!(&btf.value[..2], &[0x9f, 0xeb]);
+        assert_eq!(btf.from.codec, Some(Codec::Zstd));
+        assert_eq!(btf.from.container, Container::File);
+        assert!(btf.from.path.ends_with("vmlinux.btf.zst"));
+        let syms = k.symbols.as_ref().expect("System.map");
+        assert_eq!(syms.value.format(), SymbolFormat::SystemMap);
+        let ff = k.filter_functions.as_ref().expect("aff");
+        assert_eq!(ff.value.len() + ff.value.invalid_lines(), aff_lines);
+        assert_eq!(k.kprobe_blacklist.as_ref().map(|b| b.value.len()), Some(bl));
+        assert!(k.config.is_some());
+        assert!(k.elf.is_none());
+    }
+}
+
+#[test]
+fn folder_6_12_skips_its_vmlinuz_unless_asked() {
+    let dir = kernel_dir("6.12.117+deb12-amd64");
+    let k = open(&dir).expect("opens");
+    assert!(k.elf.is_none());
+    assert!(
+        k.notes.iter().any(|n| n.contains("vmlinuz not read")),
+        "{:?}",
+        k.notes
+    );
+    assert_eq!(k.btf.as_ref().map(|b| b.value.len()), Some(4_918_287));
+
+    let opts = OpenOptions {
+        image: ImagePolicy::Always,
+        ..OpenOptions::default()
+    };
+    let k = open_with(&dir, &opts).expect("opens");
+    let elf = k.elf.as_ref().expect("vmlinuz read");
+    assert_eq!(elf.from.container, Container::BzImage);
+    assert_eq!(elf.from.codec, Some(Codec::Zstd));
+    assert_eq!(k.arch, Some((Arch::X86_64, ArchSource::ElfHeader)));
+    // The folder's own BTF file wins over the image's section; they are equal anyway.
+    assert!(k
+        .btf
+        .as_ref()
+        .is_some_and(|b| b.from.path.ends_with("vmlinux.btf.zst")));
+    assert!(*k.btf.as_ref().expect("btf").value == *elf.value.btf().expect(".BTF"));
+}
+
+#[test]
+fn i386_folder_has_no_btf() {
+    let k = open(&kernel_dir("6.1.0-50-686-pae")).expect("opens");
+    assert!(k.btf.is_none());
+    assert_eq!(k.arch, Some((Arch::X86_32, ArchSource::Config)));
+    assert!(k.symbols.is_some() && k.filter_functions.is_some());
+}
+
+#[test]
+fn running_snapshot_folder_6_18() {
+    let k = open(&kernel_dir("6.18.44-fc-v769")).expect("opens");
+    assert_eq!(k.btf.as_ref().map(|b| b.value.len()), Some(5_519_912));
+    let syms = k.symbols.as_ref().expect("kallsyms");
+    assert_eq!(syms.value.format(), SymbolFormat::Kallsyms);
+    assert_eq!(syms.value.len(), 122_159);
+    assert!(k.filter_functions.is_none());
+    assert!(k.kprobe_blacklist.is_none());
+    assert_eq!(k.arch.map(|a| a.0), Some(Arch::X86_64));
+}
+
+#[test]
+fn single_files() {
+    let dir = kernel_dir("6.12.117+deb12-amd64");
+    let k = open(&dir.join("vmlinuz")).expect("vmlinuz");
+    assert_eq!(k.arch, Some((Arch::X86_64, ArchSource::ElfHeader)));
+    assert_eq!(k.name, "vmlinuz (build-id 764949bbe8b7)");
+    let btf = k.btf.as_ref().expect(".BTF");
+    assert!(matches!(btf.from.container, Container::ElfSection(_)));
+    assert_eq!(btf.value.len(), 4_918_287);
+
+    let k = open(&dir.join("vmlinux.btf.zst")).expect("btf");
+    assert_eq!(k.btf.as_ref().and_then(|b| b.from.codec), Some(Codec::Zstd));
+    assert!(k.arch.is_none());
+
+    // Plain, uncompressed BTF and an uncompressed ELF vmlinux.
+    let tmp = tempdir("single");
+    let (_, btf) = kernel_file("6.1.0-56-amd64", "vmlinux.btf");
+    std::fs::write(tmp.join("vmlinux.btf"), &btf).expect("write");
+    let k = open(&tmp.join("vmlinux.btf")).expect("raw btf");
+    assert_eq!(k.btf.as_ref().map(|b| b.from.codec), Some(None));
+    assert_eq!(*k.btf.as_ref().expect("btf").value, *btf);
+    std::fs::remove_dir_all(&tmp).ok();
+}
+
+#[test]
+fn folder_with_image_and_system_map_computes_the_ftrace_list() {
+    let src = kernel_dir("6.12.117+deb12-amd64");
+    let tmp = tempdir("compute");
+    for f in ["vmlinuz", "System.map.zst", "config.zst"] {
+        std::fs::copy(src.join(f), tmp.join(f)).expect("copy");
+    }
+    let k = open(&tmp).expect("opens");
+    assert!(k.elf.is_some(), "image needed: no BTF file");
+    let ff = k.filter_functions.as_ref().expect("computed");
+    assert_eq!(
+        ff.from.container,
+        Container::Computed("computed from the mcount table")
+    );
+    assert_eq!(ff.value.len(), 42_862);
+    assert_eq!(ff.value.distinct(), 42_514);
+    assert!(k
+        .btf
+        .as_ref()
+        .is_some_and(|b| matches!(b.from.container, Container::ElfSection(_))));
+    std::fs::remove_dir_all(&tmp).ok();
+}
+
+#[test]
+fn btfhub_tarball_is_read_in_memory() {
+    let (_, btf) = kernel_file("6.1.0-56-amd64", "vmlinux.btf");
+    let mut tar = tar::Builder::new(Vec::new());
+    let mut h = tar::Header::new_gnu();
+    h.set_size(btf.len() as u64);
+    h.set_mode(0o644);
+    h.set_cksum();
+    tar.append_data(&mut h, "6.1.0-56-amd64.btf", &btf[..])
+        .expect("tar");
+    let tar = tar.into_inner().expect("tar");
+    let mut xz =
+        lzma_rust2::XzWriter::new(Vec::new(), lzma_rust2::XzOptions::with_preset(1)).expect("xz");
+    xz.write_all(&tar).expect("xz");
+    let xz = xz.finish().expect("xz");
+
+    let tmp = tempdir("btfhub");
+    let p = tmp.join("6.1.0-56-amd64.btf.tar.xz");
+    std::fs::write(&p, xz).expect("write");
+    let k = open(&p).expect("opens");
+    let b = k.btf.as_ref().expect("btf");
+    assert_eq!(b.from.codec, Some(Codec::Xz));
+    assert_eq!(
+        b.from.container,
+        Container::TarMember("6.1.0-56-amd64.btf".into())
+    );
+    assert_eq!(*b.value, *btf);
+    // No file was extracted next to it.
+    assert_eq!(std::fs::read_dir(&tmp).expect("dir").count(), 1);
+
+    // A folder holding only the tarball works too.
+    let k = open(&tmp).expect("folder");
+    assert!(k.btf.is_some());
+    std::fs::remove_dir_all(&tmp).ok();
+}
+
+#[test]
+fn module_btf_on_top() {
+    let dir = kernel_dir("6.1.0-56-amd64");
+    let mut k = open(&dir.join("vmlinux.btf.zst")).expect("opens");
+    // Any BTF blob stands in for a module's split BTF here: what is checked is the
+    // reading, not the split semantics (that is the BTF parser's).
+    k.add_module_btf(
+        &kernel_dir("6.1.0-47-amd64").join("vmlinux.btf.zst"),
+        &Limits::default(),
+    )
+    .expect("module btf");
+    assert_eq!(k.module_btf.len(), 1);
+    assert_eq!(k.module_btf[0].from.codec, Some(Codec::Zstd));
+    let err = k
+        .add_module_btf(&dir.join("config.zst"), &Limits::default())
+        .expect_err("not btf");
+    assert!(matches!(err, LoadError::Unrecognized { .. }), "{err}");
+}
+
+#[test]
+fn the_running_kernel() {
+    let k = open(Path::new("running")).expect("running never fails as a whole");
+    assert!(!k.name.is_empty());
+    if std::fs::read("/sys/kernel/btf/vmlinux").is_ok() {
+        let b = k.btf.as_ref().expect("btf");
+        assert_eq!(&b.value[..2], &[0x9f, 0xeb]);
+        assert_eq!(b.from.path, Path::new("/sys/kernel/btf/vmlinux"));
+    } else {
+        assert!(
+            k.notes.iter().any(|n| n.starts_with("no BTF")),
+            "{:?}",
+            k.notes
+        );
+    }
+    if std::fs::read("/proc/kallsyms").is_ok() {
+        assert!(k.symbols.as_ref().is_some_and(|s| !s.value.is_empty()));
+    }
+}
+
+#[test]
+fn unusable_inputs_are_errors() {
+    let tmp = tempdir("bad");
+    let err = open(&tmp).expect_err("empty folder");
+    assert!(matches!(err, LoadError::Unrecognized { .. }), "{err}");
+    std::fs::write(tmp.join("random"), b"random bytes that are nothing").expect("write");
+    let err = open(&tmp.join("random")).expect_err("random");
+    assert!(err.to_string().contains("random"), "{err}");
+    let err = open(&tmp.join("missing")).expect_err("missing");
+    assert!(matches!(err, LoadError::Io { .. }), "{err}");
+    std::fs::remove_dir_all(&tmp).ok();
+}

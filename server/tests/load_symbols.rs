@@ -1,0 +1,242 @@
+//! Text inputs (System.map, kallsyms, ftrace lists, kprobe blacklist, config) on the
+//! real fixture files, with the counts their SOURCE.md records.
+
+mod load_common;
+
+use std::path::Path;
+
+use fevlint::kernel::load::{Arch, LoadError};
+use fevlint::kernel::symbols::{
+    clone_base, syscall_name, CloneKind, ConfigValue, FilterFunctions, KernelConfig,
+    KprobeBlacklist, SymbolFormat, SymbolTable, SyscallWrapper, VirtAddr,
+};
+use load_common::kernel_file;
+
+#[test]
+fn available_filter_functions_counts_match_source_md() {
+    // (kernel, lines, invalid lines, distinct names, names on more than one line)
+    let want = [
+        ("6.1.0-47-amd64", 38162, 597, 37261, 187),
+        ("6.1.0-56-amd64", 38252, 597, 37350, 188),
+        ("6.12.117+deb12-amd64", 42862, 0, 42514, 213),
+        ("6.1.0-50-686-pae", 35078, 305, 34528, 148),
+    ];
+    for (kernel, lines, invalid, distinct, repeated) in want {
+        let (path, text) = kernel_file(kernel, "available_filter_functions");
+        let ff = FilterFunctions::parse(&text, &path).expect("parses");
+        assert_eq!(ff.len() + ff.invalid_lines(), lines, "{kernel}");
+        assert_eq!(ff.invalid_lines(), invalid, "{kernel}");
+        assert_eq!(ff.distinct(), distinct, "{kernel}");
+        let mut names: Vec<&str> = ff.iter().map(|(n, _)| n).collect();
+        names.sort_unstable();
+        names.dedup();
+        let rep = names.iter().filter(|n| ff.count(n) > 1).count();
+        assert_eq!(rep, repeated, "{kernel}");
+        assert!(ff.iter().all(|(_, m)| m.is_none()));
+    }
+    let (path, text) = kernel_file("6.1.0-56-amd64", "available_filter_functions");
+    let ff = FilterFunctions::parse(&text, &path).expect("parses");
+    assert_eq!(ff.count("type_show"), 17);
+    assert!(ff.contains("vfs_read"));
+    assert!(ff.contains("finish_task_switch.isra.0"));
+    assert!(!ff.contains("finish_task_switch"));
+    assert!(!ff.contains("__ftrace_invalid_address___4"));
+}
+
+#[test]
+fn filter_functions_with_modules_and_errors() {
+    let p = Path::new("aff");
+    let ff = FilterFunctions::parse(
+        b"vfs_read\n__ftrace_invalid_address___12\nfoo [ext4]\nfoo\r\nbar [xfs]\n",
+        p,
+    )
+    .expect("parses");
+    assert_eq!(ff.len(), 4);
+    assert_eq!(ff.invalid_lines(), 1);
+    assert_eq!(ff.count("foo"), 2);
+    let v: Vec<_> = ff.iter().collect();
+    assert_eq!(v[1], ("foo", Some("ext4")));
+    assert_eq!(v[2], ("foo", None));
+    let err = FilterFunctions::parse(b"ok\nbad line here\n", p).expect_err("bad module");
+    match err {
+        LoadError::Text { line, offset, .. } => {
+            assert_eq!(line, 2);
+            assert_eq!(offset.0, 3);
+        }
+        e => panic!("{e}"),
+    }
+}
+
+#[test]
+fn system_map_lookups_on_6_1_0_56() {
+    let (path, text) = kernel_file("6.1.0-56-amd64", "System.map");
+    let map = SymbolTable::parse_system_map(&text, &path).expect("parses");
+    assert_eq!(map.format(), SymbolFormat::SystemMap);
+    let lines = text.iter().filter(|&&b| b == b'\n').count();
+    assert_eq!(map.len(), lines);
+    let vfs_read = map.first("vfs_read").expect("vfs_read");
+    assert_eq!(vfs_read.kind, b'T');
+    // An address inside vfs_read names vfs_read.
+    let inside = map
+        .lookup_text(VirtAddr(vfs_read.addr.0 + 10))
+        .expect("some symbol");
+    assert_eq!(inside.name, "vfs_read");
+    // Static duplicates: several addresses for one name.
+    let type_show: Vec<_> = map.by_name("type_show").collect();
+    assert!(type_show.len() >= 17, "{}", type_show.len());
+    let mut addrs: Vec<_> = type_show.iter().map(|s| s.addr).collect();
+    addrs.dedup();
+    assert_eq!(addrs.len(), type_show.len());
+    // The mcount table bounds the ftrace computation needs.
+    assert!(map.addr_of("__start_mcount_loc").is_some());
+    assert!(map.addr_of("__stop_mcount_loc").is_some());
+    assert!(map.first("no_such_symbol_anywhere").is_none());
+    assert!(map.lookup_text(VirtAddr(0)).is_none());
+}
+
+#[test]
+fn system_map_pfx_symbols_6_12_and_i386_width() {
+    let (path, text) = kernel_file("6.12.117+deb12-amd64", "System.map");
+    let map = SymbolTable::parse_system_map(&text, &path).expect("parses");
+    assert_eq!(
+        map.iter().filter(|s| s.name.starts_with("__pfx_")).count(),
+        51656
+    );
+
+    let (path, text) = kernel_file("6.1.0-50-686-pae", "System.map");
+    let map = SymbolTable::parse_system_map(&text, &path).expect("parses");
+    let max = map.iter().map(|s| s.addr.0).max().expect("non-empty");
+    assert!(max <= u64::from(u32::MAX), "{max:#x}");
+}
+
+#[test]
+fn kallsyms_6_18() {
+    let (path, text) = kernel_file("6.18.44-fc-v769", "kallsyms");
+    let ks = SymbolTable::parse_kallsyms(&text, &path).expect("parses");
+    assert_eq!(ks.len(), 122159);
+    assert_eq!(
+        ks.iter().filter(|s| s.name.starts_with("__pfx_")).count(),
+        57848
+    );
+    assert!(ks.modules().is_empty());
+    assert!(ks.first("vfs_read").is_some_and(|s| s.is_text()));
+}
+
+#[test]
+fn kallsyms_module_column() {
+    let text = b"ffffffff81000000 T _stext\nffffffffc0a01000 t ext4_foo\t[ext4]\n\
+ffffffffc0b00000 t xfs_bar\t[xfs]\nffffffffc0a02000 T ext4_baz\t[ext4]\n";
+    let ks = SymbolTable::parse_kallsyms(text, Path::new("kallsyms")).expect("parses");
+    assert_eq!(ks.modules(), ["ext4", "xfs"]);
+    assert_eq!(ks.first("ext4_baz").and_then(|s| s.module), Some("ext4"));
+    assert_eq!(ks.first("_stext").and_then(|s| s.module), None);
+    let err = SymbolTable::parse_kallsyms(b"ffffffff81000000 T a\nzzzz T b\n", Path::new("k"))
+        .expect_err("bad address");
+    assert_eq!(err.offset().map(|o| o.0), Some(21));
+    assert!(err.to_string().starts_with("k:2:"), "{err}");
+}
+
+#[test]
+fn kallsyms_alias_preference() {
+    // Same address: the weak one, the linker one and the more-underscored lose.
+    let text = b"0000000000001000 W weak_one\n0000000000001000 T __start_foo\n\
+0000000000001000 T __do_sys_fork\n0000000000001000 T __x64_sys_fork\n0000000000002000 T next\n";
+    let ks = SymbolTable::parse_system_map(text, Path::new("m")).expect("parses");
+    assert_eq!(
+        ks.lookup_text(VirtAddr(0x1004)).map(|s| s.name),
+        Some("__do_sys_fork")
+    );
+    assert_eq!(
+        ks.lookup_text(VirtAddr(0x2000)).map(|s| s.name),
+        Some("next")
+    );
+}
+
+#[test]
+fn kprobe_blacklists() {
+    for (kernel, lines) in [
+        ("6.1.0-47-amd64", 425),
+        ("6.1.0-56-amd64", 427),
+        ("6.12.117+deb12-amd64", 723),
+        ("6.1.0-50-686-pae", 247),
+    ] {
+        let (path, text) = kernel_file(kernel, "kprobe_blacklist");
+        let bl = KprobeBlacklist::parse(&text, &path).expect("parses");
+        assert_eq!(bl.len(), lines, "{kernel}");
+        assert!(bl.entries().iter().all(|e| e.start < e.end), "{kernel}");
+    }
+    let (path, text) = kernel_file("6.1.0-50-686-pae", "kprobe_blacklist");
+    let bl = KprobeBlacklist::parse(&text, &path).expect("parses");
+    let thunk = bl
+        .entries()
+        .iter()
+        .find(|e| e.name == "__x86_indirect_thunk_edi")
+        .expect("present");
+    assert_eq!(
+        (thunk.start, thunk.end),
+        (VirtAddr(0xc1933ee0), VirtAddr(0xc1da4000))
+    );
+    assert!(bl.contains_name("__x86_indirect_thunk_edi"));
+    assert_eq!(bl.covering(VirtAddr(0xc1933ee0)).count(), 1);
+    let err = KprobeBlacklist::parse(b"0x10-0x20 name\n", Path::new("bl")).expect_err("no tab");
+    assert!(matches!(err, LoadError::Text { line: 1, .. }), "{err}");
+}
+
+#[test]
+fn configs() {
+    let (path, text) = kernel_file("6.1.0-56-amd64", "config");
+    let c = KernelConfig::parse(&text, &path).expect("parses");
+    assert_eq!(c.get("CONFIG_DEBUG_INFO_BTF"), Some(&ConfigValue::Yes));
+    assert_eq!(c.get("DEBUG_INFO_BTF"), Some(&ConfigValue::Yes));
+    assert_eq!(c.arch(), Some(Arch::X86_64));
+    assert_eq!(c.ftrace_max_offset(), 0);
+    assert!(c.is_enabled("FUNCTION_TRACER"));
+
+    let (path, text) = kernel_file("6.1.0-50-686-pae", "config");
+    let c = KernelConfig::parse(&text, &path).expect("parses");
+    assert_eq!(c.get("DEBUG_INFO_BTF"), Some(&ConfigValue::NotSet));
+    assert_eq!(c.arch(), Some(Arch::X86_32));
+
+    let (path, text) = kernel_file("6.12.117+deb12-amd64", "config");
+    let c = KernelConfig::parse(&text, &path).expect("parses");
+    assert_eq!(c.ftrace_max_offset(), 4);
+
+    let (path, text) = kernel_file("6.18.44-fc-v769", "config");
+    let c = KernelConfig::parse(&text, &path).expect("parses");
+    assert_eq!(c.get("KPROBES"), Some(&ConfigValue::NotSet));
+    assert!(matches!(c.get("LOCALVERSION"), Some(ConfigValue::Other(_))));
+    assert!(c.len() > 1000);
+}
+
+#[test]
+fn clone_and_syscall_names() {
+    assert_eq!(
+        clone_base("finish_task_switch.isra.0"),
+        ("finish_task_switch", vec![CloneKind::Isra])
+    );
+    assert_eq!(
+        clone_base("foo.constprop.0.isra.0"),
+        ("foo", vec![CloneKind::Constprop, CloneKind::Isra])
+    );
+    assert_eq!(clone_base("bar.part.3"), ("bar", vec![CloneKind::Part]));
+    assert_eq!(clone_base("baz.cold"), ("baz", vec![CloneKind::Cold]));
+    assert_eq!(clone_base("vfs_read"), ("vfs_read", vec![]));
+    assert_eq!(
+        syscall_name("__x64_sys_read"),
+        Some((SyscallWrapper::X64, "read"))
+    );
+    assert_eq!(
+        syscall_name("__ia32_sys_read"),
+        Some((SyscallWrapper::Ia32, "read"))
+    );
+    assert_eq!(
+        syscall_name("__do_sys_fork"),
+        Some((SyscallWrapper::Do, "fork"))
+    );
+    assert_eq!(
+        syscall_name("__se_sys_openat"),
+        Some((SyscallWrapper::SignExtend, "openat"))
+    );
+    assert_eq!(syscall_name("vfs_read"), None);
+    assert_eq!(syscall_name("__x64_sys_"), None);
+}
