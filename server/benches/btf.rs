@@ -12,10 +12,7 @@ use fevlint::kernel::model::{TypeNamespace, TypeSource};
 fn once(path: &str, name: &str) -> Result<(), Box<dyn std::error::Error>> {
     let bytes = std::fs::read(path)?;
     let btf = Btf::parse(path, bytes)?;
-    let ty = *btf
-        .find_type(TypeNamespace::Struct, name)?
-        .first()
-        .ok_or("no such struct")?;
+    let ty = *btf.find_type(TypeNamespace::Struct, name)?.first().ok_or("no such struct")?;
     print!("{}", print_struct(&btf, ty)?);
     Ok(())
 }
@@ -33,17 +30,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         return once(path, name);
     }
-    let zst = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../fixtures/kernels/6.12.117+deb12-amd64/vmlinux.btf.zst"
-    );
+    let zst = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/kernels/6.12.117+deb12-amd64/vmlinux.btf.zst");
     let mut raw = Vec::new();
     ruzstd::decoding::StreamingDecoder::new(std::fs::File::open(zst)?)?.read_to_end(&mut raw)?;
     let raw: std::sync::Arc<[u8]> = raw.into();
-    println!(
-        "6.12.117 BTF: {} bytes (decompressed beforehand, not timed)",
-        raw.len()
-    );
+    println!("6.12.117 BTF: {} bytes (decompressed beforehand, not timed)", raw.len());
 
     let runs = 30;
     let (mut open, mut lookup, mut print, mut total) = (vec![], vec![], vec![], vec![]);
@@ -68,15 +59,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Btf::parse("6.12", raw.clone())?.own_type_count(),
         median(open)
     );
-    println!(
-        "  first find_type(struct file) (builds the struct index): {:?}",
-        median(lookup)
-    );
-    println!(
-        "  print_struct(file) ({} lines): {:?}",
-        text.lines().count(),
-        median(print)
-    );
+    println!("  first find_type(struct file) (builds the struct index): {:?}", median(lookup));
+    println!("  print_struct(file) ({} lines): {:?}", text.lines().count(), median(print));
     println!("  total: {:?}", median(total));
 
     // Warm lookups on one opened source.
@@ -89,16 +73,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::hint::black_box(btf.find_type(TypeNamespace::Struct, "file")?);
         std::hint::black_box(btf.functions("vfs_read")?);
     }
-    println!(
-        "  warm find_type(file) + functions(vfs_read): {:?} per pair",
-        t.elapsed() / n
-    );
+    println!("  warm find_type(file) + functions(vfs_read): {:?} per pair", t.elapsed() / n);
     let t = Instant::now();
     let names = btf.function_names()?;
-    println!(
-        "  function_names() ({} names, builds the FUNC index): {:?}",
-        names.len(),
-        t.elapsed()
-    );
+    println!("  function_names() ({} names, builds the FUNC index): {:?}", names.len(), t.elapsed());
     Ok(())
 }

@@ -38,21 +38,12 @@ fn time<T>(mut f: impl FnMut() -> T) -> (Duration, T) {
 }
 
 fn tool(args: &[&str], input: &Path) -> Option<Duration> {
-    let ok = Command::new(args[0])
-        .arg("--version")
-        .stdout(Stdio::null())
-        .status()
-        .ok()?;
+    let ok = Command::new(args[0]).arg("--version").stdout(Stdio::null()).status().ok()?;
     if !ok.success() {
         return None;
     }
     let (d, ok) = time(|| {
-        Command::new(args[0])
-            .args(&args[1..])
-            .arg(input)
-            .stdout(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
+        Command::new(args[0]).args(&args[1..]).arg(input).stdout(Stdio::null()).status().is_ok_and(|s| s.success())
     });
     ok.then_some(d)
 }
@@ -92,26 +83,15 @@ fn main() {
     // The payload without the kernel's 4-byte size trailer, for `zstd -d`.
     std::fs::write(&payload, &data[21_196..21_196 + 11_838_000 - 4]).expect("write");
     let r = tool(&["zstd", "-d", "-q", "-c"], &payload);
-    row(
-        "vmlinuz payload (zstd -22, 11.8 MB)",
-        elf.len(),
-        ours,
-        r.map(|d| ("zstd -d", d)),
-    );
+    row("vmlinuz payload (zstd -22, 11.8 MB)", elf.len(), ours, r.map(|d| ("zstd -d", d)));
 
     // 2. The BTF fixtures (zstd -19).
     for k in ["6.1.0-56-amd64", "6.12.117+deb12-amd64", "6.18.44-fc-v769"] {
         let p = fixtures().join(k).join("vmlinux.btf.zst");
         let z = std::fs::read(&p).expect("btf");
-        let (ours, out) =
-            time(|| decompress(&z, Codec::Zstd, &limits, Origin::file(&p)).expect("btf"));
+        let (ours, out) = time(|| decompress(&z, Codec::Zstd, &limits, Origin::file(&p)).expect("btf"));
         let r = tool(&["zstd", "-d", "-q", "-c"], &p);
-        row(
-            &format!("{k}/vmlinux.btf.zst"),
-            out.len(),
-            ours,
-            r.map(|d| ("zstd -d", d)),
-        );
+        row(&format!("{k}/vmlinux.btf.zst"), out.len(), ours, r.map(|d| ("zstd -d", d)));
     }
 
     // 3. xz with the x86 BCJ filter, made from the vmlinux with the kernel's own options
@@ -131,8 +111,7 @@ fn main() {
         }
     }
     if let Ok(x) = std::fs::read(&xz_path) {
-        let (ours, out) =
-            time(|| decompress(&x, Codec::Xz, &limits, Origin::file(&xz_path)).expect("xz"));
+        let (ours, out) = time(|| decompress(&x, Codec::Xz, &limits, Origin::file(&xz_path)).expect("xz"));
         assert_eq!(out, elf);
         let r = tool(&["xz", "-d", "-q", "-c", "-T1"], &xz_path);
         let label = format!("vmlinux xz --x86 ({:.1} MB)", x.len() as f64 / 1e6);

@@ -8,9 +8,7 @@ use std::time::Instant;
 
 use btf_common::{btf, raw_btf, source_stats, Builder, KERNELS};
 use fevlint::kernel::btf::{Btf, BtfKind, BtfTypeId};
-use fevlint::kernel::model::{
-    ForwardKind, ModelError, Qualifier, Type, TypeNamespace, TypeRef, TypeSource,
-};
+use fevlint::kernel::model::{ForwardKind, ModelError, Qualifier, Type, TypeNamespace, TypeRef, TypeSource};
 
 #[test]
 fn kind_counts_match_source_md() {
@@ -20,19 +18,10 @@ fn kind_counts_match_source_md() {
         let stat = |k: &str| stats.iter().find(|s| s.0 == k).map(|s| s.1).unwrap_or(0);
         assert_eq!(b.bytes().len() as u64, stat("bytes"), "{kernel}");
         assert_eq!(b.own_type_count() as u64, stat("types"), "{kernel}");
-        assert_eq!(
-            u64::from(b.header().str_len),
-            stat("strings_bytes"),
-            "{kernel}"
-        );
+        assert_eq!(u64::from(b.header().str_len), stat("strings_bytes"), "{kernel}");
         let counts = b.kind_counts().expect("counts");
         for kind in BtfKind::ALL {
-            assert_eq!(
-                counts[kind as usize - 1] as u64,
-                stat(kind.name()),
-                "{kernel} {}",
-                kind.name()
-            );
+            assert_eq!(counts[kind as usize - 1] as u64, stat(kind.name()), "{kernel} {}", kind.name());
         }
         assert_eq!(b.pointer_size(), 8, "{kernel}");
     }
@@ -49,19 +38,13 @@ fn every_type_decodes_in_every_kernel() {
                 Ok(_) => {
                     b.size_of(r).expect("size_of");
                 }
-                Err(ModelError::Malformed { what, .. }) if what.contains("not a C type") => {
-                    non_c += 1
-                }
+                Err(ModelError::Malformed { what, .. }) if what.contains("not a C type") => non_c += 1,
                 Err(e) => panic!("{kernel} {id}: {e}"),
             }
         }
         let s = source_stats(kernel);
         let stat = |k: &str| s.iter().find(|x| x.0 == k).map(|x| x.1).unwrap_or(0);
-        assert_eq!(
-            non_c as u64,
-            stat("VAR") + stat("DATASEC") + stat("DECL_TAG"),
-            "{kernel}"
-        );
+        assert_eq!(non_c as u64, stat("VAR") + stat("DATASEC") + stat("DECL_TAG"), "{kernel}");
     }
 }
 
@@ -71,76 +54,30 @@ fn struct_file_and_friends() {
     let hits = b.find_type(TypeNamespace::Struct, "file").expect("lookup");
     assert_eq!(hits.len(), 1);
     assert_eq!(b.size_of(hits[0]).expect("size"), Some(184));
-    let Type::Struct(c) = b.get(hits[0]).expect("get") else {
-        panic!("not a struct")
-    };
+    let Type::Struct(c) = b.get(hits[0]).expect("get") else { panic!("not a struct") };
     assert_eq!(c.name.as_deref(), Some("file"));
     assert_eq!(c.members.len(), 19);
-    let f_path = c
-        .members
-        .iter()
-        .find(|m| m.name.as_deref() == Some("f_path"))
-        .expect("f_path");
+    let f_path = c.members.iter().find(|m| m.name.as_deref() == Some("f_path")).expect("f_path");
     assert_eq!(f_path.bit_offset, 64 * 8);
     // Anonymous union of f_pos_lock / f_pipe.
-    assert!(c
-        .members
-        .iter()
-        .any(|m| m.name.is_none() && m.bit_offset == 80 * 8));
+    assert!(c.members.iter().any(|m| m.name.is_none() && m.bit_offset == 80 * 8));
 
     // Bitfields (kind_flag struct): sk_buff.cloned is 1 bit at byte 126 bit 0.
-    let skb = b
-        .find_type(TypeNamespace::Struct, "sk_buff")
-        .expect("lookup")[0];
-    let Type::Struct(c) = b.get(skb).expect("get") else {
-        panic!()
-    };
-    let cloned = c
-        .members
-        .iter()
-        .find(|m| m.name.as_deref() == Some("cloned"))
-        .expect("cloned");
+    let skb = b.find_type(TypeNamespace::Struct, "sk_buff").expect("lookup")[0];
+    let Type::Struct(c) = b.get(skb).expect("get") else { panic!() };
+    let cloned = c.members.iter().find(|m| m.name.as_deref() == Some("cloned")).expect("cloned");
     assert_eq!((cloned.bit_offset, cloned.bitfield_size), (126 * 8, 1));
 
-    assert!(b
-        .find_type(TypeNamespace::Struct, "no_such_struct_xyz")
-        .expect("lookup")
-        .is_empty());
-    assert!(b
-        .find_type(TypeNamespace::Union, "file")
-        .expect("lookup")
-        .is_empty());
+    assert!(b.find_type(TypeNamespace::Struct, "no_such_struct_xyz").expect("lookup").is_empty());
+    assert!(b.find_type(TypeNamespace::Union, "file").expect("lookup").is_empty());
     let u64t = b.find_type(TypeNamespace::Ordinary, "u64").expect("lookup");
     assert_eq!(b.size_of(u64t[0]).expect("size"), Some(8));
     let int = b.find_type(TypeNamespace::Ordinary, "int").expect("lookup");
-    assert!(matches!(
-        b.get(int[0]).expect("int"),
-        Type::Int {
-            size: 4,
-            signed: true,
-            is_char: false,
-            ..
-        }
-    ));
-    let uc = b
-        .find_type(TypeNamespace::Ordinary, "unsigned char")
-        .expect("lookup");
-    assert!(matches!(
-        b.get(uc[0]).expect("uc"),
-        Type::Int {
-            size: 1,
-            signed: false,
-            is_char: true,
-            ..
-        }
-    ));
-    let bool_t = b
-        .find_type(TypeNamespace::Ordinary, "_Bool")
-        .expect("lookup");
-    assert!(matches!(
-        b.get(bool_t[0]).expect("bool"),
-        Type::Int { is_bool: true, .. }
-    ));
+    assert!(matches!(b.get(int[0]).expect("int"), Type::Int { size: 4, signed: true, is_char: false, .. }));
+    let uc = b.find_type(TypeNamespace::Ordinary, "unsigned char").expect("lookup");
+    assert!(matches!(b.get(uc[0]).expect("uc"), Type::Int { size: 1, signed: false, is_char: true, .. }));
+    let bool_t = b.find_type(TypeNamespace::Ordinary, "_Bool").expect("lookup");
+    assert!(matches!(b.get(bool_t[0]).expect("bool"), Type::Int { is_bool: true, .. }));
 }
 
 #[test]
@@ -149,15 +86,8 @@ fn functions_keep_every_duplicate() {
     for (kernel, dups) in [("6.1.0-47-amd64", 498), ("6.1.0-56-amd64", 404)] {
         let b = btf(kernel);
         let ids = b.function_ids();
-        let mut names: Vec<&str> = ids
-            .iter()
-            .map(|&id| b.name(id).expect("name").expect("named"))
-            .collect();
-        let funcs = source_stats(kernel)
-            .iter()
-            .find(|s| s.0 == "FUNC")
-            .map(|s| s.1)
-            .expect("FUNC count");
+        let mut names: Vec<&str> = ids.iter().map(|&id| b.name(id).expect("name").expect("named")).collect();
+        let funcs = source_stats(kernel).iter().find(|s| s.0 == "FUNC").map(|s| s.1).expect("FUNC count");
         assert_eq!(names.len() as u64, funcs);
         names.sort_unstable();
         let mut dup_names = 0;
@@ -184,20 +114,12 @@ fn functions_keep_every_duplicate() {
     // pahole writes every vmlinux FUNC with linkage static (bpftool agrees:
     // `FUNC 'vfs_read' type_id=44123 linkage=static`), so BTF cannot tell here.
     assert!(f.is_static);
-    let names: Vec<_> = f
-        .proto
-        .params
-        .iter()
-        .map(|p| p.name.as_deref().unwrap_or(""))
-        .collect();
+    let names: Vec<_> = f.proto.params.iter().map(|p| p.name.as_deref().unwrap_or("")).collect();
     assert_eq!(names, ["file", "buf", "count", "pos"]);
     assert_eq!(b.size_of(f.proto.ret.expect("ret")).expect("size"), Some(8));
     // printk is variadic.
     assert!(b.functions("_printk").expect("printk")[0].proto.variadic);
-    assert!(b
-        .functions("definitely_not_a_function")
-        .expect("none")
-        .is_empty());
+    assert!(b.functions("definitely_not_a_function").expect("none").is_empty());
 }
 
 #[test]
@@ -210,12 +132,9 @@ fn newer_kinds_in_6_18() {
         match raw.kind {
             BtfKind::TypeTag => tag = Some(id),
             BtfKind::Enum64 => {
-                if let Type::Enum { size, values, .. } =
-                    b.get(TypeRef(u64::from(id.0))).expect("enum64")
-                {
+                if let Type::Enum { size, values, .. } = b.get(TypeRef(u64::from(id.0))).expect("enum64") {
                     assert_eq!(size, 8);
-                    enum64_signed_or_big |=
-                        values.iter().any(|v| v.1 > i128::from(u32::MAX) || v.1 < 0);
+                    enum64_signed_or_big |= values.iter().any(|v| v.1 > i128::from(u32::MAX) || v.1 < 0);
                 }
             }
             _ => {}
@@ -225,10 +144,7 @@ fn newer_kinds_in_6_18() {
     let tag = tag.expect("6.18 has a TYPE_TAG");
     assert!(matches!(
         b.get(TypeRef(u64::from(tag.0))).expect("tag"),
-        Type::Qualified {
-            qualifier: Qualifier::TypeTag,
-            ..
-        }
+        Type::Qualified { qualifier: Qualifier::TypeTag, .. }
     ));
 }
 
@@ -243,14 +159,7 @@ fn split_btf_continues_the_base() {
     // [n] PTR -> struct file; [n+1] STRUCT my_mod { struct file *f; int x; int y:3; }
     b.ty(0, 2, false, 0, file, &[]);
     let (name, f, x, y) = (b.str("my_mod"), b.str("f"), b.str("x"), b.str("y"));
-    b.ty(
-        name,
-        4,
-        true,
-        3,
-        16,
-        &[f, base_next, 0, x, int, 64, y, int, (3 << 24) | 96],
-    );
+    b.ty(name, 4, true, 3, 16, &[f, base_next, 0, x, int, 64, y, int, (3 << 24) | 96]);
     // [n+2] FUNC_PROTO int (struct my_mod *, ...); [n+3] PTR my_mod; [n+4] FUNC my_fn
     let p = b.str("m");
     b.ty(0, 13, false, 2, int, &[p, base_next + 3, 0, 0]);
@@ -259,34 +168,19 @@ fn split_btf_continues_the_base() {
     b.ty(fname, 12, false, 0, base_next + 2, &[]);
     let split = Btf::parse_split("my_mod.ko", b.build(), base.clone()).expect("split parses");
     assert_eq!(split.first_id(), BtfTypeId(base_next));
-    let my = split
-        .find_type(TypeNamespace::Struct, "my_mod")
-        .expect("lookup");
+    let my = split.find_type(TypeNamespace::Struct, "my_mod").expect("lookup");
     assert_eq!(my, [TypeRef(u64::from(base_next + 1))]);
-    let Type::Struct(c) = split.get(my[0]).expect("get") else {
-        panic!()
-    };
+    let Type::Struct(c) = split.get(my[0]).expect("get") else { panic!() };
     assert_eq!(c.members[2].bitfield_size, 3);
     assert_eq!(c.members[2].bit_offset, 96);
     // A base type through the split source.
-    assert_eq!(
-        split
-            .find_type(TypeNamespace::Struct, "file")
-            .expect("file"),
-        [TypeRef(u64::from(file))]
-    );
-    assert_eq!(
-        split.size_of(TypeRef(u64::from(file))).expect("size"),
-        Some(184)
-    );
+    assert_eq!(split.find_type(TypeNamespace::Struct, "file").expect("file"), [TypeRef(u64::from(file))]);
+    assert_eq!(split.size_of(TypeRef(u64::from(file))).expect("size"), Some(184));
     let fns = split.functions("vfs_read").expect("fns");
     assert_eq!(fns.len(), 2, "base vfs_read and the module's");
     assert!(fns[1].is_static && fns[1].proto.variadic);
     assert_eq!(fns[1].proto.params[0].name.as_deref(), Some("m"));
-    assert!(matches!(
-        split.get(TypeRef(u64::from(base_next + 5))),
-        Err(ModelError::NoSuchType { .. })
-    ));
+    assert!(matches!(split.get(TypeRef(u64::from(base_next + 5))), Err(ModelError::NoSuchType { .. })));
 }
 
 #[test]
@@ -299,14 +193,8 @@ fn cycles_are_too_deep_not_hangs() {
     b.ty(0, 3, false, 0, 0, &[3, 0, 4]); // [3] array of itself
     let _ = a;
     let btf = Btf::parse("cycle", b.build()).expect("parses");
-    assert!(matches!(
-        btf.size_of(TypeRef(1)),
-        Err(ModelError::TooDeep { .. })
-    ));
-    assert!(matches!(
-        btf.size_of(TypeRef(3)),
-        Err(ModelError::TooDeep { .. })
-    ));
+    assert!(matches!(btf.size_of(TypeRef(1)), Err(ModelError::TooDeep { .. })));
+    assert!(matches!(btf.size_of(TypeRef(3)), Err(ModelError::TooDeep { .. })));
     let e = fevlint::kernel::layout::type_name(&btf, TypeRef(3)).expect_err("cycle");
     assert!(matches!(e, ModelError::TooDeep { .. }), "{e}");
 }
@@ -320,28 +208,10 @@ fn forward_declarations_come_after_definitions() {
     b.ty(n, 7, true, 0, 0, &[]); // [3] union thing;
     b.ty(n, 6, false, 0, 4, &[]); // [4] enum thing; (no values)
     let btf = Btf::parse("fwd", b.build()).expect("parses");
-    assert_eq!(
-        btf.find_type(TypeNamespace::Struct, "thing").expect("s"),
-        [TypeRef(2), TypeRef(1)]
-    );
-    assert_eq!(
-        btf.find_type(TypeNamespace::Union, "thing").expect("u"),
-        [TypeRef(3)]
-    );
-    assert!(matches!(
-        btf.get(TypeRef(3)).expect("fwd"),
-        Type::Forward {
-            kind: ForwardKind::Union,
-            ..
-        }
-    ));
-    assert!(matches!(
-        btf.get(TypeRef(4)).expect("fwd"),
-        Type::Forward {
-            kind: ForwardKind::Enum,
-            ..
-        }
-    ));
+    assert_eq!(btf.find_type(TypeNamespace::Struct, "thing").expect("s"), [TypeRef(2), TypeRef(1)]);
+    assert_eq!(btf.find_type(TypeNamespace::Union, "thing").expect("u"), [TypeRef(3)]);
+    assert!(matches!(btf.get(TypeRef(3)).expect("fwd"), Type::Forward { kind: ForwardKind::Union, .. }));
+    assert!(matches!(btf.get(TypeRef(4)).expect("fwd"), Type::Forward { kind: ForwardKind::Enum, .. }));
     assert_eq!(btf.size_of(TypeRef(1)).expect("fwd"), None);
 }
 
@@ -395,10 +265,7 @@ fn malformed_headers_are_named_errors() {
     for (blob, want) in cases {
         let err = Btf::parse("bad.btf", blob).expect_err(want);
         let msg = err.to_string();
-        assert!(
-            msg.starts_with("bad.btf: ") && msg.contains(want) && msg.contains("offset 0x"),
-            "{msg}"
-        );
+        assert!(msg.starts_with("bad.btf: ") && msg.contains(want) && msg.contains("offset 0x"), "{msg}");
     }
     // A struct claiming 65535 members in a 12-byte section.
     let mut b = Builder::new();
@@ -431,10 +298,7 @@ fn damaged_real_blobs_never_panic() {
     let raw = raw_btf("6.12.117+deb12-amd64");
     let start = Instant::now();
     // Truncation: the header then claims more than there is.
-    for cut in (0..raw.len())
-        .step_by(raw.len() / 97)
-        .chain([1, 23, 24, 25, raw.len() - 1])
-    {
+    for cut in (0..raw.len()).step_by(raw.len() / 97).chain([1, 23, 24, 25, raw.len() - 1]) {
         let err = Btf::parse("cut", raw[..cut].to_vec()).expect_err("truncated blob must fail");
         assert!(matches!(err, ModelError::Malformed { .. }));
     }
@@ -443,25 +307,17 @@ fn damaged_real_blobs_never_panic() {
     let mut opened = 0;
     for round in 0..40 {
         let mut blob = raw.to_vec();
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         let pos = 24 + (seed >> 33) as usize % (blob.len() - 24);
         blob[pos] ^= [0xff, 0x80, 0x01, 0x7f][round % 4];
         if let Ok(b) = Btf::parse("flip", blob) {
             opened += 1;
             // Find the type the flip landed in (roughly: by scanning offsets).
-            let id = b
-                .own_ids()
-                .find(|id| b.raw(*id).map(|r| r.offset >= pos).unwrap_or(true))
-                .map_or(1, |i| i.0);
+            let id = b.own_ids().find(|id| b.raw(*id).map(|r| r.offset >= pos).unwrap_or(true)).map_or(1, |i| i.0);
             poke(&b, id);
         }
     }
-    assert!(
-        opened > 0,
-        "some flips land in data the parser cannot validate up front"
-    );
+    assert!(opened > 0, "some flips land in data the parser cannot validate up front");
     // Absurd vlen on a real STRUCT record: either past the end, or a misparse later.
     let b = btf("6.12.117+deb12-amd64");
     let file = b.find_type(TypeNamespace::Struct, "file").expect("file")[0];
@@ -472,11 +328,7 @@ fn damaged_real_blobs_never_panic() {
     if let Ok(b) = Btf::parse("vlen", blob) {
         poke(&b, file.0 as u32);
     }
-    assert!(
-        start.elapsed().as_secs() < 60,
-        "damaged input handled quickly: {:?}",
-        start.elapsed()
-    );
+    assert!(start.elapsed().as_secs() < 60, "damaged input handled quickly: {:?}", start.elapsed());
 }
 
 #[test]

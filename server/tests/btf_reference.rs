@@ -49,10 +49,7 @@ fn parse_raw(text: &str) -> Vec<RawBlock> {
             });
         } else if let Some(rest) = line.trim_start().strip_prefix('\'') {
             let (name, rest) = rest.split_once('\'').expect("member name");
-            out.last_mut()
-                .expect("block")
-                .items
-                .push((name.into(), kv(rest)));
+            out.last_mut().expect("block").items.push((name.into(), kv(rest)));
         }
     }
     out
@@ -66,42 +63,21 @@ fn struct_members_match_bpftool() {
         assert!(blocks.len() >= 200, "{kernel}: {} structs", blocks.len());
         let mut members = 0;
         for blk in &blocks {
-            let hits = b
-                .find_type(TypeNamespace::Struct, &blk.name)
-                .expect("lookup");
-            assert_eq!(
-                hits.first(),
-                Some(&TypeRef(blk.id)),
-                "{kernel} struct {}",
-                blk.name
-            );
-            let Type::Struct(c) = b.get(hits[0]).expect("get") else {
-                panic!("{kernel} {} not a struct", blk.name)
-            };
+            let hits = b.find_type(TypeNamespace::Struct, &blk.name).expect("lookup");
+            assert_eq!(hits.first(), Some(&TypeRef(blk.id)), "{kernel} struct {}", blk.name);
+            let Type::Struct(c) = b.get(hits[0]).expect("get") else { panic!("{kernel} {} not a struct", blk.name) };
             assert_eq!(c.size, blk.attrs["size"], "{kernel} {} size", blk.name);
-            assert_eq!(
-                c.members.len(),
-                blk.items.len(),
-                "{kernel} {} members",
-                blk.name
-            );
+            assert_eq!(c.members.len(), blk.items.len(), "{kernel} {} members", blk.name);
             for (m, (name, attrs)) in c.members.iter().zip(&blk.items) {
                 let ctx = format!("{kernel} {}.{name}", blk.name);
                 assert_eq!(m.name.as_deref().unwrap_or("(anon)"), name, "{ctx}");
                 assert_eq!(m.ty, TypeRef(attrs["type_id"]), "{ctx}");
                 assert_eq!(m.bit_offset, attrs["bits_offset"], "{ctx}");
-                assert_eq!(
-                    u64::from(m.bitfield_size),
-                    attrs.get("bitfield_size").copied().unwrap_or(0),
-                    "{ctx}"
-                );
+                assert_eq!(u64::from(m.bitfield_size), attrs.get("bitfield_size").copied().unwrap_or(0), "{ctx}");
                 members += 1;
             }
         }
-        eprintln!(
-            "{kernel}: {} structs, {members} members match bpftool",
-            blocks.len()
-        );
+        eprintln!("{kernel}: {} structs, {members} members match bpftool", blocks.len());
     }
 }
 
@@ -112,32 +88,19 @@ fn function_prototypes_match_bpftool() {
         let blocks = parse_raw(&reference(kernel, "functions.bpftool.txt.zst"));
         let mut by_name: BTreeMap<&str, Vec<(&RawBlock, &RawBlock)>> = BTreeMap::new();
         for pair in blocks.chunks(2) {
-            let [func, proto] = pair else {
-                panic!("FUNC without FUNC_PROTO")
-            };
-            assert_eq!(
-                (func.kind.as_str(), proto.kind.as_str()),
-                ("FUNC", "FUNC_PROTO")
-            );
+            let [func, proto] = pair else { panic!("FUNC without FUNC_PROTO") };
+            assert_eq!((func.kind.as_str(), proto.kind.as_str()), ("FUNC", "FUNC_PROTO"));
             assert_eq!(func.attrs["type_id"], proto.id);
             by_name.entry(&func.name).or_default().push((func, proto));
         }
-        assert!(
-            by_name.len() >= 1000,
-            "{kernel}: {} functions",
-            by_name.len()
-        );
+        assert!(by_name.len() >= 1000, "{kernel}: {} functions", by_name.len());
         let mut params = 0;
         for (name, want) in &by_name {
             let got = b.functions(name).expect("functions");
             assert_eq!(got.len(), want.len(), "{kernel} {name}: FUNC entries");
             for (f, (_, proto)) in got.iter().zip(want) {
                 let ctx = format!("{kernel} {name}");
-                assert_eq!(
-                    f.proto.ret.map_or(0, |r| r.0),
-                    proto.attrs["ret_type_id"],
-                    "{ctx} ret"
-                );
+                assert_eq!(f.proto.ret.map_or(0, |r| r.0), proto.attrs["ret_type_id"], "{ctx} ret");
                 let mut items: Vec<_> = proto.items.iter().collect();
                 let variadic = items.last().is_some_and(|(_, a)| a["type_id"] == 0);
                 if variadic {
@@ -152,10 +115,7 @@ fn function_prototypes_match_bpftool() {
                 }
             }
         }
-        eprintln!(
-            "{kernel}: {} functions, {params} parameters match bpftool",
-            by_name.len()
-        );
+        eprintln!("{kernel}: {} functions, {params} parameters match bpftool", by_name.len());
     }
 }
 
@@ -165,12 +125,8 @@ fn function_prototypes_match_bpftool() {
 fn function_prototypes_match_pfunct() {
     for kernel in KERNELS {
         let b = btf(kernel);
-        let list = std::fs::read_to_string(kernel_dir(kernel).join("reference/functions.list"))
-            .expect("list");
-        let mut want: Vec<String> = reference(kernel, "functions.pfunct.txt.zst")
-            .lines()
-            .map(String::from)
-            .collect();
+        let list = std::fs::read_to_string(kernel_dir(kernel).join("reference/functions.list")).expect("list");
+        let mut want: Vec<String> = reference(kernel, "functions.pfunct.txt.zst").lines().map(String::from).collect();
         let mut got = Vec::new();
         for name in list.lines() {
             for f in b.functions(name).expect("functions") {
@@ -179,15 +135,8 @@ fn function_prototypes_match_pfunct() {
         }
         want.sort();
         got.sort();
-        let missing: Vec<_> = want
-            .iter()
-            .filter(|w| got.binary_search(w).is_err())
-            .take(5)
-            .collect();
-        assert!(
-            missing.is_empty(),
-            "{kernel}: pfunct lines fevlint does not produce: {missing:#?}"
-        );
+        let missing: Vec<_> = want.iter().filter(|w| got.binary_search(w).is_err()).take(5).collect();
+        assert!(missing.is_empty(), "{kernel}: pfunct lines fevlint does not produce: {missing:#?}");
         assert_eq!(got, want, "{kernel}");
         eprintln!("{kernel}: {} prototypes identical to pfunct", got.len());
     }
@@ -199,10 +148,7 @@ fn pahole_blocks(text: &str) -> Vec<(String, String)> {
     let mut cur: Option<(String, String)> = None;
     for line in text.lines() {
         if cur.is_none() {
-            if let Some(name) = line
-                .strip_prefix("struct ")
-                .and_then(|l| l.strip_suffix(" {"))
-            {
+            if let Some(name) = line.strip_prefix("struct ").and_then(|l| l.strip_suffix(" {")) {
                 cur = Some((name.to_string(), String::new()));
             } else {
                 continue;
@@ -240,11 +186,7 @@ fn offsets(block: &str) -> Vec<(u64, Option<u64>, u64, String)> {
         let (Ok(off), Ok(size)) = (off.parse(), size.parse()) else {
             continue;
         };
-        let name = decl
-            .trim_end_matches(';')
-            .rsplit(|c: char| c.is_whitespace() || c == '*')
-            .next()
-            .unwrap_or("");
+        let name = decl.trim_end_matches(';').rsplit(|c: char| c.is_whitespace() || c == '*').next().unwrap_or("");
         out.push((off, bit, size, name.to_string()));
     }
     out
@@ -254,21 +196,14 @@ fn offsets(block: &str) -> Vec<(u64, Option<u64>, u64, String)> {
 /// whitespace runs, which shift with those attributes.
 fn strip_attributes(line: &str) -> String {
     let l = line.replace(" __attribute__((__packed__))", "");
-    (0..=12).map(|p| 1u64 << p).fold(l, |l, a| {
-        l.replace(&format!(" __attribute__((__aligned__({a})))"), "")
-    })
+    (0..=12).map(|p| 1u64 << p).fold(l, |l, a| l.replace(&format!(" __attribute__((__aligned__({a})))"), ""))
 }
 
 fn normalize(block: &str) -> String {
     block
         .lines()
         .filter(|l| !l.trim_start().starts_with("/* forced alignments"))
-        .map(|l| {
-            strip_attributes(l)
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
+        .map(|l| strip_attributes(l).split_whitespace().collect::<Vec<_>>().join(" "))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -312,9 +247,7 @@ fn layouts_match_pahole() {
             } else {
                 differ.push(name.clone());
                 // Both texts for `diff -u`, in the test's scratch directory.
-                let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-                    .join("btf-layouts")
-                    .join(kernel);
+                let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("btf-layouts").join(kernel);
                 std::fs::create_dir_all(&dir).expect("scratch dir");
                 std::fs::write(dir.join(format!("{name}.pahole")), want).expect("write");
                 std::fs::write(dir.join(format!("{name}.fevlint")), &got).expect("write");
@@ -324,19 +257,9 @@ fn layouts_match_pahole() {
             "{kernel}: {} structs, {lines} member lines with identical offsets/sizes; text identical {exact}, identical without alignment attributes {normalized}; differ: {differ:?}",
             blocks.len()
         );
-        assert!(
-            bad_offsets.is_empty(),
-            "{kernel}: offsets/sizes differ for {bad_offsets:?}"
-        );
-        let explained: Vec<_> = EXPLAINED
-            .iter()
-            .filter(|e| e.0 == kernel)
-            .map(|e| e.1.to_string())
-            .collect();
-        assert_eq!(
-            differ, explained,
-            "{kernel}: text differs (beyond {EXPLAINED:?})"
-        );
+        assert!(bad_offsets.is_empty(), "{kernel}: offsets/sizes differ for {bad_offsets:?}");
+        let explained: Vec<_> = EXPLAINED.iter().filter(|e| e.0 == kernel).map(|e| e.1.to_string()).collect();
+        assert_eq!(differ, explained, "{kernel}: text differs (beyond {EXPLAINED:?})");
     }
 }
 

@@ -8,9 +8,7 @@ use fevlint::kernel::load::decompress::{decompress, decompress_auto, detect};
 use fevlint::kernel::load::{Codec, Limits, LoadError, Origin};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures/compressed")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/compressed").join(name)
 }
 
 fn read(name: &str) -> Vec<u8> {
@@ -35,20 +33,14 @@ fn every_reference_sample_decodes_to_the_original() {
         let data = read(name);
         assert_eq!(detect(&data), Some(codec), "{name}");
         let path = fixture(name);
-        let got = decompress(&data, codec, &Limits::default(), Origin::file(&path))
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert!(
-            got == want,
-            "{name}: decoded {} bytes, differs from text.bin",
-            got.len()
-        );
+        let got =
+            decompress(&data, codec, &Limits::default(), Origin::file(&path)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(got == want, "{name}: decoded {} bytes, differs from text.bin", got.len());
     }
     // Plain bytes have no codec.
     assert_eq!(detect(&want), None);
     let p = fixture("text.bin");
-    assert!(decompress_auto(&want, &Limits::default(), Origin::file(&p))
-        .expect("ok")
-        .is_none());
+    assert!(decompress_auto(&want, &Limits::default(), Origin::file(&p)).expect("ok").is_none());
 }
 
 #[test]
@@ -57,10 +49,7 @@ fn the_x86_bcj_filter_is_applied() {
     // differ from text.bin in many places. Check the sample really uses the filter.
     let data = read("text.bin.x86.xz");
     let plain = read("text.bin.xz");
-    assert!(
-        data.len() + 2000 < plain.len(),
-        "BCJ sample should compress better"
-    );
+    assert!(data.len() + 2000 < plain.len(), "BCJ sample should compress better");
     let p = fixture("text.bin.x86.xz");
     let got = decompress(&data, Codec::Xz, &Limits::default(), Origin::file(&p)).expect("ok");
     assert_eq!(got, read("text.bin"));
@@ -69,10 +58,7 @@ fn the_x86_bcj_filter_is_applied() {
 fn zeros_compressed(codec: Codec, len: usize) -> Vec<u8> {
     let zeros = vec![0u8; len];
     match codec {
-        Codec::Zstd => ruzstd::encoding::compress_to_vec(
-            &zeros[..],
-            ruzstd::encoding::CompressionLevel::Fastest,
-        ),
+        Codec::Zstd => ruzstd::encoding::compress_to_vec(&zeros[..], ruzstd::encoding::CompressionLevel::Fastest),
         Codec::Gzip => {
             let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
             e.write_all(&zeros).expect("mem");
@@ -92,8 +78,7 @@ fn zeros_compressed(codec: Codec, len: usize) -> Vec<u8> {
         }
         Codec::Lzma => {
             let opts = lzma_rust2::LzmaOptions::with_preset(1);
-            let mut w =
-                lzma_rust2::LzmaWriter::new_use_header(Vec::new(), &opts, None).expect("mem");
+            let mut w = lzma_rust2::LzmaWriter::new_use_header(Vec::new(), &opts, None).expect("mem");
             w.write_all(&zeros).expect("mem");
             w.finish().expect("mem")
         }
@@ -109,14 +94,7 @@ fn zeros_compressed(codec: Codec, len: usize) -> Vec<u8> {
     }
 }
 
-const ALL: [Codec; 6] = [
-    Codec::Zstd,
-    Codec::Xz,
-    Codec::Gzip,
-    Codec::Bzip2,
-    Codec::Lz4Legacy,
-    Codec::Lzma,
-];
+const ALL: [Codec; 6] = [Codec::Zstd, Codec::Xz, Codec::Gzip, Codec::Bzip2, Codec::Lz4Legacy, Codec::Lzma];
 
 #[test]
 fn encoders_round_trip_multi_block() {
@@ -125,8 +103,8 @@ fn encoders_round_trip_multi_block() {
         let data = zeros_compressed(codec, 20 << 20);
         assert_eq!(detect(&data), Some(codec));
         let p = PathBuf::from(format!("zeros.{codec}"));
-        let got = decompress(&data, codec, &Limits::default(), Origin::file(&p))
-            .unwrap_or_else(|e| panic!("{codec}: {e}"));
+        let got =
+            decompress(&data, codec, &Limits::default(), Origin::file(&p)).unwrap_or_else(|e| panic!("{codec}: {e}"));
         assert_eq!(got.len(), 20 << 20, "{codec}");
         assert!(got.iter().all(|&b| b == 0), "{codec}");
     }
@@ -134,31 +112,16 @@ fn encoders_round_trip_multi_block() {
 
 #[test]
 fn a_decompression_bomb_hits_the_cap() {
-    let limits = Limits {
-        max_output: 1 << 20,
-    };
+    let limits = Limits { max_output: 1 << 20 };
     for codec in ALL {
         let data = zeros_compressed(codec, 16 << 20);
         let p = PathBuf::from(format!("bomb.{codec}"));
         let t = Instant::now();
-        let Err(err) = decompress(
-            &data,
-            codec,
-            &limits,
-            Origin {
-                path: &p,
-                base: 100,
-            },
-        ) else {
+        let Err(err) = decompress(&data, codec, &limits, Origin { path: &p, base: 100 }) else {
             panic!("{codec}: must hit the cap");
         };
         match &err {
-            LoadError::TooLarge {
-                path,
-                limit,
-                offset,
-                ..
-            } => {
+            LoadError::TooLarge { path, limit, offset, .. } => {
                 assert_eq!(path, &p);
                 assert_eq!(*limit, 1 << 20);
                 assert_eq!(offset.0, 100);
@@ -172,14 +135,11 @@ fn a_decompression_bomb_hits_the_cap() {
 
 #[test]
 fn exactly_the_cap_is_allowed() {
-    let limits = Limits {
-        max_output: 1 << 20,
-    };
+    let limits = Limits { max_output: 1 << 20 };
     for codec in ALL {
         let data = zeros_compressed(codec, 1 << 20);
         let p = PathBuf::from("exact");
-        let got = decompress(&data, codec, &limits, Origin::file(&p))
-            .unwrap_or_else(|e| panic!("{codec}: {e}"));
+        let got = decompress(&data, codec, &limits, Origin::file(&p)).unwrap_or_else(|e| panic!("{codec}: {e}"));
         assert_eq!(got.len(), 1 << 20);
     }
 }
@@ -187,29 +147,15 @@ fn exactly_the_cap_is_allowed() {
 fn expect_corrupt(name: &str, data: &[u8], codec: Codec) -> LoadError {
     let p = fixture(name);
     let t = Instant::now();
-    let Err(err) = decompress(
-        data,
-        codec,
-        &Limits::default(),
-        Origin {
-            path: &p,
-            base: 1000,
-        },
-    ) else {
+    let Err(err) = decompress(data, codec, &Limits::default(), Origin { path: &p, base: 1000 }) else {
         panic!("{name}: decoded without error");
     };
     assert!(t.elapsed().as_secs() < 5);
     assert_eq!(err.path(), p.as_path());
     let msg = err.to_string();
     assert!(msg.contains(name), "{msg}");
-    let off = err
-        .offset()
-        .unwrap_or_else(|| panic!("{name}: no offset in {msg}"))
-        .0;
-    assert!(
-        (1000..=1000 + data.len() as u64).contains(&off),
-        "{name}: offset {off} ({msg})"
-    );
+    let off = err.offset().unwrap_or_else(|| panic!("{name}: no offset in {msg}")).0;
+    assert!((1000..=1000 + data.len() as u64).contains(&off), "{name}: offset {off} ({msg})");
     err
 }
 
@@ -254,23 +200,11 @@ fn lz4_bad_block_size_and_kernel_trailer() {
     let p = fixture(name);
     let mut with = data.clone();
     with.extend_from_slice(&65536u32.to_le_bytes());
-    let got = decompress(
-        &with,
-        Codec::Lz4Legacy,
-        &Limits::default(),
-        Origin::file(&p),
-    )
-    .expect("trailer matches");
+    let got = decompress(&with, Codec::Lz4Legacy, &Limits::default(), Origin::file(&p)).expect("trailer matches");
     assert_eq!(got.len(), 65536);
     let mut wrong = data;
     wrong.extend_from_slice(&65535u32.to_le_bytes());
-    let err = decompress(
-        &wrong,
-        Codec::Lz4Legacy,
-        &Limits::default(),
-        Origin::file(&p),
-    )
-    .expect_err("trailer mismatch");
+    let err = decompress(&wrong, Codec::Lz4Legacy, &Limits::default(), Origin::file(&p)).expect_err("trailer mismatch");
     assert!(matches!(err, LoadError::SizeMismatch { .. }), "{err}");
 }
 

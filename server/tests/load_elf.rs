@@ -40,10 +40,7 @@ fn vmlinuz_extracts_to_the_vmlinux_with_btf_and_build_id() {
     let (_, elf) = vmlinux_612();
     assert_eq!(elf.data().len(), 57_647_116);
     assert_eq!(elf.arch(), Arch::X86_64);
-    assert_eq!(
-        elf.build_id_hex().as_deref(),
-        Some("764949bbe8b7a9241512fbf3b0d66d0ba34686a8")
-    );
+    assert_eq!(elf.build_id_hex().as_deref(), Some("764949bbe8b7a9241512fbf3b0d66d0ba34686a8"));
     let btf = elf.btf().expect(".BTF");
     assert_eq!(btf.len(), 4_918_287);
     let (_, want) = kernel_file(K612, "vmlinux.btf");
@@ -73,13 +70,7 @@ fn ftrace_list_from_vmlinuz_and_system_map_equals_the_fixture() {
     let (_, want) = kernel_file(K612, "available_filter_functions");
     let want: Vec<&str> = std::str::from_utf8(&want).expect("utf8").lines().collect();
     assert_eq!(names.len(), want.len());
-    let diffs: Vec<_> = names
-        .iter()
-        .zip(&want)
-        .enumerate()
-        .filter(|(_, (a, b))| a != b)
-        .take(5)
-        .collect();
+    let diffs: Vec<_> = names.iter().zip(&want).enumerate().filter(|(_, (a, b))| a != b).take(5).collect();
     assert!(diffs.is_empty(), "first differences: {diffs:?}");
 }
 
@@ -91,10 +82,7 @@ fn without_symbols_a_stripped_vmlinux_has_no_ftrace_table() {
 }
 
 fn gcc() -> bool {
-    Command::new("gcc")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+    Command::new("gcc").arg("--version").output().is_ok_and(|o| o.status.success())
 }
 
 const PROGRAM: &str = r#"
@@ -122,13 +110,7 @@ fn compile(dir: &Path) -> (PathBuf, PathBuf) {
     assert!(st.success());
     // Linked without -pg (no gcrt1/profiling runtime); non-PIE so the table holds
     // absolute addresses.
-    let st = Command::new("gcc")
-        .arg("-no-pie")
-        .arg("-o")
-        .arg(&exe)
-        .arg(&o)
-        .status()
-        .expect("gcc");
+    let st = Command::new("gcc").arg("-no-pie").arg("-o").arg(&exe).arg(&o).status().expect("gcc");
     assert!(st.success());
     (o, exe)
 }

@@ -7,8 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use fevlint::kernel::load::{
-    open, open_with, Arch, ArchSource, Codec, Container, ImagePolicy, Limits, LoadError,
-    OpenOptions,
+    open, open_with, Arch, ArchSource, Codec, Container, ImagePolicy, Limits, LoadError, OpenOptions,
 };
 use fevlint::kernel::symbols::SymbolFormat;
 use load_common::{kernel_dir, kernel_file};
@@ -21,10 +20,9 @@ fn tempdir(tag: &str) -> PathBuf {
 
 #[test]
 fn debian_amd64_folders() {
-    for (kernel, btf_len, aff_lines, bl) in [
-        ("6.1.0-47-amd64", 4_350_808, 38_162, 425),
-        ("6.1.0-56-amd64", 4_359_789, 38_252, 427),
-    ] {
+    for (kernel, btf_len, aff_lines, bl) in
+        [("6.1.0-47-amd64", 4_350_808, 38_162, 425), ("6.1.0-56-amd64", 4_359_789, 38_252, 427)]
+    {
         let k = open(&kernel_dir(kernel)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(k.name, kernel);
         assert_eq!(k.arch, Some((Arch::X86_64, ArchSource::Config)));
@@ -49,27 +47,17 @@ fn folder_6_12_skips_its_vmlinuz_unless_asked() {
     let dir = kernel_dir("6.12.117+deb12-amd64");
     let k = open(&dir).expect("opens");
     assert!(k.elf.is_none());
-    assert!(
-        k.notes.iter().any(|n| n.contains("vmlinuz not read")),
-        "{:?}",
-        k.notes
-    );
+    assert!(k.notes.iter().any(|n| n.contains("vmlinuz not read")), "{:?}", k.notes);
     assert_eq!(k.btf.as_ref().map(|b| b.value.len()), Some(4_918_287));
 
-    let opts = OpenOptions {
-        image: ImagePolicy::Always,
-        ..OpenOptions::default()
-    };
+    let opts = OpenOptions { image: ImagePolicy::Always, ..OpenOptions::default() };
     let k = open_with(&dir, &opts).expect("opens");
     let elf = k.elf.as_ref().expect("vmlinuz read");
     assert_eq!(elf.from.container, Container::BzImage);
     assert_eq!(elf.from.codec, Some(Codec::Zstd));
     assert_eq!(k.arch, Some((Arch::X86_64, ArchSource::ElfHeader)));
     // The folder's own BTF file wins over the image's section; they are equal anyway.
-    assert!(k
-        .btf
-        .as_ref()
-        .is_some_and(|b| b.from.path.ends_with("vmlinux.btf.zst")));
+    assert!(k.btf.as_ref().is_some_and(|b| b.from.path.ends_with("vmlinux.btf.zst")));
     assert!(*k.btf.as_ref().expect("btf").value == *elf.value.btf().expect(".BTF"));
 }
 
@@ -127,16 +115,10 @@ fn folder_with_image_and_system_map_computes_the_ftrace_list() {
     let k = open(&tmp).expect("opens");
     assert!(k.elf.is_some(), "image needed: no BTF file");
     let ff = k.filter_functions.as_ref().expect("computed");
-    assert_eq!(
-        ff.from.container,
-        Container::Computed("computed from the mcount table")
-    );
+    assert_eq!(ff.from.container, Container::Computed("computed from the mcount table"));
     assert_eq!(ff.value.len(), 42_862);
     assert_eq!(ff.value.distinct(), 42_514);
-    assert!(k
-        .btf
-        .as_ref()
-        .is_some_and(|b| matches!(b.from.container, Container::ElfSection(_))));
+    assert!(k.btf.as_ref().is_some_and(|b| matches!(b.from.container, Container::ElfSection(_))));
     std::fs::remove_dir_all(&tmp).ok();
 }
 
@@ -148,11 +130,9 @@ fn btfhub_tarball_is_read_in_memory() {
     h.set_size(btf.len() as u64);
     h.set_mode(0o644);
     h.set_cksum();
-    tar.append_data(&mut h, "6.1.0-56-amd64.btf", &btf[..])
-        .expect("tar");
+    tar.append_data(&mut h, "6.1.0-56-amd64.btf", &btf[..]).expect("tar");
     let tar = tar.into_inner().expect("tar");
-    let mut xz =
-        lzma_rust2::XzWriter::new(Vec::new(), lzma_rust2::XzOptions::with_preset(1)).expect("xz");
+    let mut xz = lzma_rust2::XzWriter::new(Vec::new(), lzma_rust2::XzOptions::with_preset(1)).expect("xz");
     xz.write_all(&tar).expect("xz");
     let xz = xz.finish().expect("xz");
 
@@ -162,10 +142,7 @@ fn btfhub_tarball_is_read_in_memory() {
     let k = open(&p).expect("opens");
     let b = k.btf.as_ref().expect("btf");
     assert_eq!(b.from.codec, Some(Codec::Xz));
-    assert_eq!(
-        b.from.container,
-        Container::TarMember("6.1.0-56-amd64.btf".into())
-    );
+    assert_eq!(b.from.container, Container::TarMember("6.1.0-56-amd64.btf".into()));
     assert_eq!(*b.value, *btf);
     // No file was extracted next to it.
     assert_eq!(std::fs::read_dir(&tmp).expect("dir").count(), 1);
@@ -182,16 +159,10 @@ fn module_btf_on_top() {
     let mut k = open(&dir.join("vmlinux.btf.zst")).expect("opens");
     // Any BTF blob stands in for a module's split BTF here: what is checked is the
     // reading, not the split semantics (that is the BTF parser's).
-    k.add_module_btf(
-        &kernel_dir("6.1.0-47-amd64").join("vmlinux.btf.zst"),
-        &Limits::default(),
-    )
-    .expect("module btf");
+    k.add_module_btf(&kernel_dir("6.1.0-47-amd64").join("vmlinux.btf.zst"), &Limits::default()).expect("module btf");
     assert_eq!(k.module_btf.len(), 1);
     assert_eq!(k.module_btf[0].from.codec, Some(Codec::Zstd));
-    let err = k
-        .add_module_btf(&dir.join("config.zst"), &Limits::default())
-        .expect_err("not btf");
+    let err = k.add_module_btf(&dir.join("config.zst"), &Limits::default()).expect_err("not btf");
     assert!(matches!(err, LoadError::Unrecognized { .. }), "{err}");
 }
 
@@ -204,11 +175,7 @@ fn the_running_kernel() {
         assert_eq!(&b.value[..2], &[0x9f, 0xeb]);
         assert_eq!(b.from.path, Path::new("/sys/kernel/btf/vmlinux"));
     } else {
-        assert!(
-            k.notes.iter().any(|n| n.starts_with("no BTF")),
-            "{:?}",
-            k.notes
-        );
+        assert!(k.notes.iter().any(|n| n.starts_with("no BTF")), "{:?}", k.notes);
     }
     if std::fs::read("/proc/kallsyms").is_ok() {
         assert!(k.symbols.as_ref().is_some_and(|s| !s.value.is_empty()));

@@ -14,9 +14,7 @@ use load_common::vmlinuz_612;
 const FAST: Duration = Duration::from_secs(10);
 
 fn compressed(name: &str) -> Vec<u8> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures/compressed")
-        .join(name);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/compressed").join(name);
     std::fs::read(p).expect("fixture")
 }
 
@@ -50,8 +48,7 @@ fn bzimage_payloads_in_every_codec() {
         let p = PathBuf::from(format!("bz.{file}"));
         let h = parse_header(&img, &p).expect("header");
         assert_eq!(h.codec, codec);
-        let (_, out) =
-            extract_vmlinux(&img, &p, &Limits::default()).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let (_, out) = extract_vmlinux(&img, &p, &Limits::default()).unwrap_or_else(|e| panic!("{file}: {e}"));
         assert_eq!(out, want, "{file}");
 
         // A wrong trailer is caught.
@@ -59,12 +56,8 @@ fn bzimage_payloads_in_every_codec() {
             let mut bad = payload.clone();
             let n = bad.len();
             bad[n - 4..].copy_from_slice(&1234u32.to_le_bytes());
-            let err = extract_vmlinux(&bzimage_with(&bad), &p, &Limits::default())
-                .expect_err("trailer mismatch");
-            assert!(
-                matches!(err, LoadError::SizeMismatch { .. }),
-                "{file}: {err}"
-            );
+            let err = extract_vmlinux(&bzimage_with(&bad), &p, &Limits::default()).expect_err("trailer mismatch");
+            assert!(matches!(err, LoadError::SizeMismatch { .. }), "{file}: {err}");
         }
     }
 }
@@ -104,16 +97,7 @@ fn corrupted_zstd_payload() {
     let err = extract_vmlinux(&data, &path, &Limits::default()).expect_err("corrupt");
     assert!(t.elapsed() < FAST, "{:?}", t.elapsed());
     let off = err.offset().expect("offset").0;
-    assert!(
-        matches!(
-            err,
-            LoadError::Corrupt {
-                codec: Codec::Zstd,
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert!(matches!(err, LoadError::Corrupt { codec: Codec::Zstd, .. }), "{err}");
     // The error points into the payload, at or after the damage's frame block.
     assert!((21_196..21_196 + 11_838_000).contains(&off), "{off} {err}");
     assert!(err.to_string().contains("vmlinuz"), "{err}");
@@ -123,24 +107,12 @@ fn corrupted_zstd_payload() {
 fn output_cap_on_the_real_vmlinuz() {
     let (path, data) = vmlinuz_612();
     let t = Instant::now();
-    let err = extract_vmlinux(
-        &data,
-        &path,
-        &Limits {
-            max_output: 8 << 20,
-        },
-    )
-    .expect_err("cap");
+    let err = extract_vmlinux(&data, &path, &Limits { max_output: 8 << 20 }).expect_err("cap");
     assert!(t.elapsed() < FAST);
     assert!(matches!(err, LoadError::TooLarge { .. }), "{err}");
     assert_eq!(err.offset().map(|o| o.0), Some(21_196));
     // And through open().
-    let opts = OpenOptions {
-        limits: Limits {
-            max_output: 8 << 20,
-        },
-        ..OpenOptions::default()
-    };
+    let opts = OpenOptions { limits: Limits { max_output: 8 << 20 }, ..OpenOptions::default() };
     let err = open_with(&path, &opts).expect_err("cap");
     assert!(matches!(err, LoadError::TooLarge { .. }), "{err}");
 }
@@ -177,14 +149,7 @@ fn random_bytes_everywhere() {
         random.push(x as u8);
     }
     let p = Path::new("random.bin");
-    for codec in [
-        Codec::Zstd,
-        Codec::Xz,
-        Codec::Gzip,
-        Codec::Bzip2,
-        Codec::Lz4Legacy,
-        Codec::Lzma,
-    ] {
+    for codec in [Codec::Zstd, Codec::Xz, Codec::Gzip, Codec::Bzip2, Codec::Lz4Legacy, Codec::Lzma] {
         // Give each decoder its magic followed by noise.
         let mut data = match codec {
             Codec::Zstd => vec![0x28, 0xb5, 0x2f, 0xfd],
@@ -192,20 +157,11 @@ fn random_bytes_everywhere() {
             Codec::Gzip => vec![0x1f, 0x8b, 8, 0],
             Codec::Bzip2 => b"BZh9".to_vec(),
             Codec::Lz4Legacy => vec![0x02, 0x21, 0x4c, 0x18],
-            Codec::Lzma => vec![
-                0x5d, 0, 0, 0x80, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-            ],
+            Codec::Lzma => vec![0x5d, 0, 0, 0x80, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
         };
         data.extend_from_slice(&random);
         let t = Instant::now();
-        let r = decompress(
-            &data,
-            codec,
-            &Limits {
-                max_output: 64 << 20,
-            },
-            Origin::file(p),
-        );
+        let r = decompress(&data, codec, &Limits { max_output: 64 << 20 }, Origin::file(p));
         assert!(t.elapsed() < FAST, "{codec}: {:?}", t.elapsed());
         let err = r.expect_err("noise is not a valid stream");
         assert_eq!(err.path(), p, "{codec}");

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use fevlint::kernel::load::{Arch, LoadError};
 use fevlint::kernel::symbols::{
-    clone_base, syscall_name, CloneKind, ConfigValue, FilterFunctions, KernelConfig,
-    KprobeBlacklist, SymbolFormat, SymbolTable, SyscallWrapper, VirtAddr,
+    clone_base, syscall_name, CloneKind, ConfigValue, FilterFunctions, KernelConfig, KprobeBlacklist, SymbolFormat,
+    SymbolTable, SyscallWrapper, VirtAddr,
 };
 use load_common::kernel_file;
 
@@ -46,11 +46,8 @@ fn available_filter_functions_counts_match_source_md() {
 #[test]
 fn filter_functions_with_modules_and_errors() {
     let p = Path::new("aff");
-    let ff = FilterFunctions::parse(
-        b"vfs_read\n__ftrace_invalid_address___12\nfoo [ext4]\nfoo\r\nbar [xfs]\n",
-        p,
-    )
-    .expect("parses");
+    let ff = FilterFunctions::parse(b"vfs_read\n__ftrace_invalid_address___12\nfoo [ext4]\nfoo\r\nbar [xfs]\n", p)
+        .expect("parses");
     assert_eq!(ff.len(), 4);
     assert_eq!(ff.invalid_lines(), 1);
     assert_eq!(ff.count("foo"), 2);
@@ -77,9 +74,7 @@ fn system_map_lookups_on_6_1_0_56() {
     let vfs_read = map.first("vfs_read").expect("vfs_read");
     assert_eq!(vfs_read.kind, b'T');
     // An address inside vfs_read names vfs_read.
-    let inside = map
-        .lookup_text(VirtAddr(vfs_read.addr.0 + 10))
-        .expect("some symbol");
+    let inside = map.lookup_text(VirtAddr(vfs_read.addr.0 + 10)).expect("some symbol");
     assert_eq!(inside.name, "vfs_read");
     // Static duplicates: several addresses for one name.
     let type_show: Vec<_> = map.by_name("type_show").collect();
@@ -98,10 +93,7 @@ fn system_map_lookups_on_6_1_0_56() {
 fn system_map_pfx_symbols_6_12_and_i386_width() {
     let (path, text) = kernel_file("6.12.117+deb12-amd64", "System.map");
     let map = SymbolTable::parse_system_map(&text, &path).expect("parses");
-    assert_eq!(
-        map.iter().filter(|s| s.name.starts_with("__pfx_")).count(),
-        51656
-    );
+    assert_eq!(map.iter().filter(|s| s.name.starts_with("__pfx_")).count(), 51656);
 
     let (path, text) = kernel_file("6.1.0-50-686-pae", "System.map");
     let map = SymbolTable::parse_system_map(&text, &path).expect("parses");
@@ -114,10 +106,7 @@ fn kallsyms_6_18() {
     let (path, text) = kernel_file("6.18.44-fc-v769", "kallsyms");
     let ks = SymbolTable::parse_kallsyms(&text, &path).expect("parses");
     assert_eq!(ks.len(), 122159);
-    assert_eq!(
-        ks.iter().filter(|s| s.name.starts_with("__pfx_")).count(),
-        57848
-    );
+    assert_eq!(ks.iter().filter(|s| s.name.starts_with("__pfx_")).count(), 57848);
     assert!(ks.modules().is_empty());
     assert!(ks.first("vfs_read").is_some_and(|s| s.is_text()));
 }
@@ -130,8 +119,8 @@ ffffffffc0b00000 t xfs_bar\t[xfs]\nffffffffc0a02000 T ext4_baz\t[ext4]\n";
     assert_eq!(ks.modules(), ["ext4", "xfs"]);
     assert_eq!(ks.first("ext4_baz").and_then(|s| s.module), Some("ext4"));
     assert_eq!(ks.first("_stext").and_then(|s| s.module), None);
-    let err = SymbolTable::parse_kallsyms(b"ffffffff81000000 T a\nzzzz T b\n", Path::new("k"))
-        .expect_err("bad address");
+    let err =
+        SymbolTable::parse_kallsyms(b"ffffffff81000000 T a\nzzzz T b\n", Path::new("k")).expect_err("bad address");
     assert_eq!(err.offset().map(|o| o.0), Some(21));
     assert!(err.to_string().starts_with("k:2:"), "{err}");
 }
@@ -142,24 +131,15 @@ fn kallsyms_alias_preference() {
     let text = b"0000000000001000 W weak_one\n0000000000001000 T __start_foo\n\
 0000000000001000 T __do_sys_fork\n0000000000001000 T __x64_sys_fork\n0000000000002000 T next\n";
     let ks = SymbolTable::parse_system_map(text, Path::new("m")).expect("parses");
-    assert_eq!(
-        ks.lookup_text(VirtAddr(0x1004)).map(|s| s.name),
-        Some("__do_sys_fork")
-    );
-    assert_eq!(
-        ks.lookup_text(VirtAddr(0x2000)).map(|s| s.name),
-        Some("next")
-    );
+    assert_eq!(ks.lookup_text(VirtAddr(0x1004)).map(|s| s.name), Some("__do_sys_fork"));
+    assert_eq!(ks.lookup_text(VirtAddr(0x2000)).map(|s| s.name), Some("next"));
 }
 
 #[test]
 fn kprobe_blacklists() {
-    for (kernel, lines) in [
-        ("6.1.0-47-amd64", 425),
-        ("6.1.0-56-amd64", 427),
-        ("6.12.117+deb12-amd64", 723),
-        ("6.1.0-50-686-pae", 247),
-    ] {
+    for (kernel, lines) in
+        [("6.1.0-47-amd64", 425), ("6.1.0-56-amd64", 427), ("6.12.117+deb12-amd64", 723), ("6.1.0-50-686-pae", 247)]
+    {
         let (path, text) = kernel_file(kernel, "kprobe_blacklist");
         let bl = KprobeBlacklist::parse(&text, &path).expect("parses");
         assert_eq!(bl.len(), lines, "{kernel}");
@@ -167,15 +147,8 @@ fn kprobe_blacklists() {
     }
     let (path, text) = kernel_file("6.1.0-50-686-pae", "kprobe_blacklist");
     let bl = KprobeBlacklist::parse(&text, &path).expect("parses");
-    let thunk = bl
-        .entries()
-        .iter()
-        .find(|e| e.name == "__x86_indirect_thunk_edi")
-        .expect("present");
-    assert_eq!(
-        (thunk.start, thunk.end),
-        (VirtAddr(0xc1933ee0), VirtAddr(0xc1da4000))
-    );
+    let thunk = bl.entries().iter().find(|e| e.name == "__x86_indirect_thunk_edi").expect("present");
+    assert_eq!((thunk.start, thunk.end), (VirtAddr(0xc1933ee0), VirtAddr(0xc1da4000)));
     assert!(bl.contains_name("__x86_indirect_thunk_edi"));
     assert_eq!(bl.covering(VirtAddr(0xc1933ee0)).count(), 1);
     let err = KprobeBlacklist::parse(b"0x10-0x20 name\n", Path::new("bl")).expect_err("no tab");
@@ -210,33 +183,15 @@ fn configs() {
 
 #[test]
 fn clone_and_syscall_names() {
-    assert_eq!(
-        clone_base("finish_task_switch.isra.0"),
-        ("finish_task_switch", vec![CloneKind::Isra])
-    );
-    assert_eq!(
-        clone_base("foo.constprop.0.isra.0"),
-        ("foo", vec![CloneKind::Constprop, CloneKind::Isra])
-    );
+    assert_eq!(clone_base("finish_task_switch.isra.0"), ("finish_task_switch", vec![CloneKind::Isra]));
+    assert_eq!(clone_base("foo.constprop.0.isra.0"), ("foo", vec![CloneKind::Constprop, CloneKind::Isra]));
     assert_eq!(clone_base("bar.part.3"), ("bar", vec![CloneKind::Part]));
     assert_eq!(clone_base("baz.cold"), ("baz", vec![CloneKind::Cold]));
     assert_eq!(clone_base("vfs_read"), ("vfs_read", vec![]));
-    assert_eq!(
-        syscall_name("__x64_sys_read"),
-        Some((SyscallWrapper::X64, "read"))
-    );
-    assert_eq!(
-        syscall_name("__ia32_sys_read"),
-        Some((SyscallWrapper::Ia32, "read"))
-    );
-    assert_eq!(
-        syscall_name("__do_sys_fork"),
-        Some((SyscallWrapper::Do, "fork"))
-    );
-    assert_eq!(
-        syscall_name("__se_sys_openat"),
-        Some((SyscallWrapper::SignExtend, "openat"))
-    );
+    assert_eq!(syscall_name("__x64_sys_read"), Some((SyscallWrapper::X64, "read")));
+    assert_eq!(syscall_name("__ia32_sys_read"), Some((SyscallWrapper::Ia32, "read")));
+    assert_eq!(syscall_name("__do_sys_fork"), Some((SyscallWrapper::Do, "fork")));
+    assert_eq!(syscall_name("__se_sys_openat"), Some((SyscallWrapper::SignExtend, "openat")));
     assert_eq!(syscall_name("vfs_read"), None);
     assert_eq!(syscall_name("__x64_sys_"), None);
 }

@@ -15,10 +15,7 @@ pub const MAX_DEPTH: usize = 64;
 pub const CACHELINE: u64 = 64;
 
 fn too_deep(src: &dyn TypeSource, ty: TypeRef) -> ModelError {
-    ModelError::TooDeep {
-        source_name: src.describe(),
-        ty,
-    }
+    ModelError::TooDeep { source_name: src.describe(), ty }
 }
 
 /// Follows typedefs and qualifiers; returns the first other type and its ref.
@@ -56,12 +53,7 @@ fn join(left: &str, inner: &str) -> String {
     }
 }
 
-fn declare(
-    src: &dyn TypeSource,
-    ty: TypeRef,
-    inner: String,
-    depth: usize,
-) -> Result<String, ModelError> {
+fn declare(src: &dyn TypeSource, ty: TypeRef, inner: String, depth: usize) -> Result<String, ModelError> {
     if depth > MAX_DEPTH {
         return Err(too_deep(src, ty));
     }
@@ -73,9 +65,7 @@ fn declare(
             }
             declare(src, target, s, depth + 1)?
         }
-        Type::Array { element, len } => {
-            declare(src, element, format!("{inner}[{len}]"), depth + 1)?
-        }
+        Type::Array { element, len } => declare(src, element, format!("{inner}[{len}]"), depth + 1)?,
         Type::Function(proto) => {
             let mut params = Vec::new();
             for p in &proto.params {
@@ -115,9 +105,7 @@ fn declare(
 fn leaf_name(t: &Type) -> String {
     match t {
         Type::Void => "void".into(),
-        Type::Int { name, .. } | Type::Float { name, .. } | Type::Typedef { name, .. } => {
-            name.clone()
-        }
+        Type::Int { name, .. } | Type::Float { name, .. } | Type::Typedef { name, .. } => name.clone(),
         Type::Struct(c) => format!("struct {}", c.name.as_deref().unwrap_or("{...}")),
         Type::Union(c) => format!("union {}", c.name.as_deref().unwrap_or("{...}")),
         Type::Enum { name, .. } => format!("enum {}", name.as_deref().unwrap_or("{...}")),
@@ -130,9 +118,7 @@ fn leaf_name(t: &Type) -> String {
             format!("{k} {name}")
         }
         // Handled by `declare`; kept total for safety.
-        Type::Pointer { .. } | Type::Array { .. } | Type::Qualified { .. } | Type::Function(_) => {
-            "?".into()
-        }
+        Type::Pointer { .. } | Type::Array { .. } | Type::Qualified { .. } | Type::Function(_) => "?".into(),
     }
 }
 
@@ -181,11 +167,7 @@ impl MemberPath {
 /// anonymous structs, unions and arrays to the innermost member. Several answers for
 /// unions and for bitfields sharing a byte; one `Padding` answer for a gap; none when
 /// `offset` is past the end (except into a trailing flexible array).
-pub fn member_at(
-    src: &dyn TypeSource,
-    ty: TypeRef,
-    offset: u64,
-) -> Result<Vec<MemberPath>, ModelError> {
+pub fn member_at(src: &dyn TypeSource, ty: TypeRef, offset: u64) -> Result<Vec<MemberPath>, ModelError> {
     let mut out = Vec::new();
     let (_, t) = strip(src, ty)?;
     if let Type::Struct(c) | Type::Union(c) = &t {
@@ -225,9 +207,7 @@ fn walk_at(
             start < target + 8 && target < start.saturating_add(bits)
         } else if bits == 0 {
             // A trailing flexible array covers everything after it.
-            i + 1 == n
-                && matches!(strip(src, m.ty)?.1, Type::Array { len: 0, .. })
-                && target >= start
+            i + 1 == n && matches!(strip(src, m.ty)?.1, Type::Array { len: 0, .. }) && target >= start
         } else {
             start <= target && target < start.saturating_add(bits)
         };
@@ -249,13 +229,7 @@ fn walk_at(
                 size: (start + bits).div_ceil(8) - first,
                 bit_offset: start,
                 bitfield_size: m.bitfield_size,
-                place: if first == offset {
-                    Placement::Start
-                } else {
-                    Placement::Inside {
-                        delta: offset - first,
-                    }
-                },
+                place: if first == offset { Placement::Start } else { Placement::Inside { delta: offset - first } },
             });
         } else {
             descend(src, m.ty, start, offset, path, out, depth + 1)?;
@@ -306,9 +280,7 @@ fn descend(
     let (_, t) = strip(src, ty)?;
     let start = start_bits / 8;
     match t {
-        Type::Struct(c) | Type::Union(c) => {
-            walk_at(src, ty, &c, start_bits, offset, path, out, depth + 1)
-        }
+        Type::Struct(c) | Type::Union(c) => walk_at(src, ty, &c, start_bits, offset, path, out, depth + 1),
         Type::Array { element, .. } => {
             let es = src.size_of(element)?.unwrap_or(0);
             if es == 0 {
@@ -317,15 +289,7 @@ fn descend(
             let idx = (offset - start) / es;
             let saved = path.pop().unwrap_or_default();
             path.push(format!("{saved}[{idx}]"));
-            let r = descend(
-                src,
-                element,
-                start_bits + idx * es * 8,
-                offset,
-                path,
-                out,
-                depth + 1,
-            );
+            let r = descend(src, element, start_bits + idx * es * 8, offset, path, out, depth + 1);
             path.pop();
             path.push(saved);
             r
@@ -350,24 +314,14 @@ fn leaf(
         size: src.size_of(ty)?.unwrap_or(0),
         bit_offset: start_bits,
         bitfield_size: 0,
-        place: if start == offset {
-            Placement::Start
-        } else {
-            Placement::Inside {
-                delta: offset - start,
-            }
-        },
+        place: if start == offset { Placement::Start } else { Placement::Inside { delta: offset - start } },
     });
     Ok(())
 }
 
 /// Resolves `a.b.c` (or `a[2].b`) inside composite `ty`, looking through anonymous
 /// members as C does. `None` when a name does not exist or is not inside a composite.
-pub fn resolve_member(
-    src: &dyn TypeSource,
-    ty: TypeRef,
-    path: &str,
-) -> Result<Option<MemberPath>, ModelError> {
+pub fn resolve_member(src: &dyn TypeSource, ty: TypeRef, path: &str) -> Result<Option<MemberPath>, ModelError> {
     let mut cur = ty;
     let mut bits = 0u64;
     let mut names = Vec::new();
@@ -395,17 +349,11 @@ pub fn resolve_member(
             let Type::Array { element, .. } = strip(src, cur)?.1 else {
                 return Ok(None);
             };
-            bits += i
-                .saturating_mul(src.size_of(element)?.unwrap_or(0))
-                .saturating_mul(8);
+            bits += i.saturating_mul(src.size_of(element)?.unwrap_or(0)).saturating_mul(8);
             cur = element;
             rest = &stripped[end + 1..];
         }
-        found = Some(crate::kernel::model::Member {
-            ty: cur,
-            bit_offset: bits,
-            ..m
-        });
+        found = Some(crate::kernel::model::Member { ty: cur, bit_offset: bits, ..m });
     }
     let Some(m) = found else { return Ok(None) };
     let size = if m.bitfield_size != 0 {
@@ -464,42 +412,13 @@ fn find_named(
 /// pahole guesses it).
 pub fn print_struct(src: &dyn TypeSource, ty: TypeRef) -> Result<String, ModelError> {
     let (_, t) = strip(src, ty)?;
-    let mut p = Printer {
-        src,
-        out: String::new(),
-        cacheline: 0,
-    };
+    let mut p = Printer { src, out: String::new(), cacheline: 0 };
     match &t {
         Type::Struct(c) => {
-            p.class(
-                c,
-                ty,
-                &Conf {
-                    indent: 0,
-                    ts: 26,
-                    ns: 23,
-                    base: 0,
-                    top: true,
-                    suffix: None,
-                    in_union: false,
-                },
-                0,
-            )?;
+            p.class(c, ty, &Conf { indent: 0, ts: 26, ns: 23, base: 0, top: true, suffix: None, in_union: false }, 0)?;
         }
         Type::Union(c) => {
-            p.union(
-                c,
-                &Conf {
-                    indent: 0,
-                    ts: 26,
-                    ns: 21,
-                    base: 0,
-                    top: true,
-                    suffix: None,
-                    in_union: false,
-                },
-                0,
-            )?;
+            p.union(c, &Conf { indent: 0, ts: 26, ns: 21, base: 0, top: true, suffix: None, in_union: false }, 0)?;
         }
         _ => {
             return Err(ModelError::Malformed {
@@ -515,15 +434,8 @@ pub fn print_struct(src: &dyn TypeSource, ty: TypeRef) -> Result<String, ModelEr
 
 /// A function's prototype as `pfunct -P` prints it: `ssize_t vfs_read(struct file * file, ...);`
 /// (pahole's spacing, e.g. `const char  *`), for comparing with pahole's tools.
-pub fn pahole_prototype(
-    src: &dyn TypeSource,
-    f: &crate::kernel::model::FunctionInfo,
-) -> Result<String, ModelError> {
-    let p = Printer {
-        src,
-        out: String::new(),
-        cacheline: 0,
-    };
+pub fn pahole_prototype(src: &dyn TypeSource, f: &crate::kernel::model::FunctionInfo) -> Result<String, ModelError> {
+    let p = Printer { src, out: String::new(), cacheline: 0 };
     let ret = match f.proto.ret {
         Some(r) => p.tag_name(r, 0)?,
         None => "void".into(),
@@ -591,43 +503,26 @@ fn slots(src: &dyn TypeSource, c: &Composite) -> Result<Vec<Slot>, ModelError> {
         let bit_size = byte_size * 8;
         let (byte_offset, bitfield_offset) = if m.bitfield_size != 0
             && bit_size != 0
-            && matches!(
-                t,
-                Type::Int { .. } | Type::Enum { .. } | Type::Forward { .. }
-            ) {
+            && matches!(t, Type::Int { .. } | Type::Enum { .. } | Type::Forward { .. })
+        {
             let byte_offset = m.bit_offset / bit_size * bit_size / 8;
             (byte_offset, m.bit_offset - byte_offset * 8)
         } else {
             (m.bit_offset / 8, 0)
         };
-        out.push(Slot {
-            m: m.clone(),
-            byte_size,
-            byte_offset,
-            bitfield_offset,
-            bit_size,
-        });
+        out.push(Slot { m: m.clone(), byte_size, byte_offset, bitfield_offset, bit_size });
     }
     Ok(out)
 }
 
 /// pahole's `class__find_holes`: byte and bit holes between members, tail padding.
 fn find_holes(slots: &[Slot], size: u64) -> Holes {
-    let mut h = Holes {
-        hole: vec![0; slots.len()],
-        bit_hole: vec![0; slots.len()],
-        ..Holes::default()
-    };
+    let mut h = Holes { hole: vec![0; slots.len()], bit_hole: vec![0; slots.len()], ..Holes::default() };
     let (mut last_seen_bit, mut cur_bitfield_end, mut cur_bitfield_size) = (0u64, 0u64, 0u64);
     let mut in_bitfield = false;
     for (i, s) in slots.iter().enumerate() {
         let bit_start = s.m.bit_offset;
-        let bit_end = bit_start
-            + if s.m.bitfield_size != 0 {
-                u64::from(s.m.bitfield_size)
-            } else {
-                s.byte_size * 8
-            };
+        let bit_end = bit_start + if s.m.bitfield_size != 0 { u64::from(s.m.bitfield_size) } else { s.byte_size * 8 };
         let (mut bit_holes, mut byte_holes) = (0i64, 0i64);
         if in_bitfield {
             let bitfield_end = bit_start.min(cur_bitfield_end);
@@ -693,10 +588,7 @@ impl Printer<'_> {
             let pos = offset % CACHELINE;
             let bytes = offset - pos;
             if pos == 0 {
-                let _ = writeln!(
-                    self.out,
-                    "/* --- cacheline {line} boundary ({bytes} bytes) --- */"
-                );
+                let _ = writeln!(self.out, "/* --- cacheline {line} boundary ({bytes} bytes) --- */");
             } else {
                 let _ = writeln!(
                     self.out,
@@ -723,11 +615,7 @@ impl Printer<'_> {
                     return Ok("void *".into());
                 }
                 let t = self.src.get(target)?;
-                if let Type::Qualified {
-                    qualifier: Qualifier::Const,
-                    target: inner,
-                } = t
-                {
+                if let Type::Qualified { qualifier: Qualifier::Const, target: inner } = t {
                     if matches!(self.src.get(inner)?, Type::Pointer { .. }) {
                         return Ok(format!("{} const *", self.tag_name(inner, depth + 1)?));
                     }
@@ -759,11 +647,7 @@ impl Printer<'_> {
     }
 
     /// pahole's `ftype__fprintf_parms`.
-    fn params(
-        &self,
-        proto: &crate::kernel::model::Prototype,
-        depth: usize,
-    ) -> Result<String, ModelError> {
+    fn params(&self, proto: &crate::kernel::model::Prototype, depth: usize) -> Result<String, ModelError> {
         let mut parts = Vec::new();
         for p in &proto.params {
             let name = p.name.as_deref();
@@ -836,10 +720,7 @@ impl Printer<'_> {
                 // Type tags (`__rcu`) are skipped to find a function pointer.
                 for _ in 0..MAX_DEPTH {
                     match self.src.get(t)? {
-                        Type::Qualified {
-                            qualifier: Qualifier::TypeTag,
-                            target,
-                        } => t = target,
+                        Type::Qualified { qualifier: Qualifier::TypeTag, target } => t = target,
                         _ => break,
                     }
                 }
@@ -851,28 +732,17 @@ impl Printer<'_> {
                 format!("{} {name}", pad(&self.tag_name(ty, depth + 1)?, ts))
             }
             Type::Function(proto) => self.ftype(&proto, Some(name), false, ts, depth + 1)?,
-            Type::Qualified {
-                qualifier: Qualifier::Const,
-                target,
-            } => {
-                format!(
-                    "const {}",
-                    self.type_decl(target, name, ts - 6, last, at, depth + 1)?
-                )
+            Type::Qualified { qualifier: Qualifier::Const, target } => {
+                format!("const {}", self.type_decl(target, name, ts - 6, last, at, depth + 1)?)
             }
-            Type::Qualified {
-                qualifier: Qualifier::TypeTag,
-                target,
-            } => self.type_decl(target, name, ts, last, at, depth + 1)?,
+            Type::Qualified { qualifier: Qualifier::TypeTag, target } => {
+                self.type_decl(target, name, ts, last, at, depth + 1)?
+            }
             Type::Array { element, len } => {
                 let (first, is_last, in_union) = last;
                 let mut elem = element;
                 if len == 0 {
-                    if let Type::Qualified {
-                        qualifier: Qualifier::Const,
-                        target,
-                    } = self.src.get(element)?
-                    {
+                    if let Type::Qualified { qualifier: Qualifier::Const, target } = self.src.get(element)? {
                         elem = target;
                     }
                 }
@@ -907,14 +777,8 @@ impl Printer<'_> {
                     format!("{inner}[]")
                 }
             }
-            Type::Struct(c) => format!(
-                "struct {} {name}",
-                pad(c.name.as_deref().unwrap_or(""), ts - 7)
-            ),
-            Type::Union(c) => format!(
-                "union {} {name}",
-                pad(c.name.as_deref().unwrap_or(""), ts - 6)
-            ),
+            Type::Struct(c) => format!("struct {} {name}", pad(c.name.as_deref().unwrap_or(""), ts - 7)),
+            Type::Union(c) => format!("union {} {name}", pad(c.name.as_deref().unwrap_or(""), ts - 6)),
             Type::Enum { name: n, .. } => {
                 format!("enum {} {name}", pad(n.as_deref().unwrap_or(""), ts - 5))
             }
@@ -932,33 +796,16 @@ impl Printer<'_> {
 
     /// pahole's `class_member__fprintf`: one member line (or an inline block).
     #[allow(clippy::too_many_arguments)]
-    fn member(
-        &mut self,
-        s: &Slot,
-        conf: &Conf<'_>,
-        first: bool,
-        last: bool,
-        depth: usize,
-    ) -> Result<(), ModelError> {
+    fn member(&mut self, s: &Slot, conf: &Conf<'_>, first: bool, last: bool, depth: usize) -> Result<(), ModelError> {
         let offset = conf.base + s.byte_offset;
         self.cacheline_boundary(offset, conf.indent);
         let m = &s.m;
-        if let Type::Enum {
-            name: None,
-            size,
-            signed,
-            values,
-        } = self.src.get(m.ty)?
-        {
+        if let Type::Enum { name: None, size, signed, values } = self.src.get(m.ty)? {
             // pahole's `enumeration__fprintf` for an anonymous enum member.
             let width = values.iter().map(|v| v.0.len()).max().unwrap_or(0);
             self.out.push_str("enum {\n");
             for (n, v) in &values {
-                let v = if signed {
-                    (*v as i64).to_string()
-                } else {
-                    (*v as u64).to_string()
-                };
+                let v = if signed { (*v as i64).to_string() } else { (*v as u64).to_string() };
                 let _ = writeln!(self.out, "{}\t{n:<width$} = {v},", tabs(conf.indent));
             }
             let _ = write!(self.out, "{}}}", tabs(conf.indent));
@@ -1007,24 +854,14 @@ impl Printer<'_> {
             return Ok(());
         }
         let name = m.name.as_deref().unwrap_or("");
-        let mut line = self.type_decl(
-            m.ty,
-            name,
-            conf.ts,
-            (first, last, conf.in_union),
-            (conf, offset),
-            depth + 1,
-        )?;
+        let mut line = self.type_decl(m.ty, name, conf.ts, (first, last, conf.in_union), (conf, offset), depth + 1)?;
         if m.bitfield_size != 0 {
             let _ = write!(line, ":{}", m.bitfield_size);
         }
         line.push(';');
         // A block printed inline (array of an anonymous struct) leaves no room: one space.
-        let spacing = if line.contains('\n') {
-            1
-        } else {
-            (conf.ts + conf.ns - line.chars().count() as i64).max(1) as usize
-        };
+        let spacing =
+            if line.contains('\n') { 1 } else { (conf.ts + conf.ns - line.chars().count() as i64).max(1) as usize };
         self.out.push_str(&line);
         let _ = write!(self.out, "{:spacing$}/* {offset:5}", " ");
         if m.bitfield_size != 0 {
@@ -1071,13 +908,7 @@ impl Printer<'_> {
         Ok(())
     }
 
-    fn class(
-        &mut self,
-        c: &Composite,
-        ty: TypeRef,
-        conf: &Conf<'_>,
-        depth: usize,
-    ) -> Result<(), ModelError> {
+    fn class(&mut self, c: &Composite, ty: TypeRef, conf: &Conf<'_>, depth: usize) -> Result<(), ModelError> {
         if depth > MAX_DEPTH {
             return Err(too_deep(self.src, ty));
         }
@@ -1100,8 +931,7 @@ impl Printer<'_> {
         let slots = slots(self.src, c)?;
         let holes = find_holes(&slots, c.size);
         let mut newline = false;
-        let (mut sum_bytes, mut sum_bits, mut sum_holes, mut sum_bit_holes) =
-            (0u64, 0u64, 0u64, 0u64);
+        let (mut sum_bytes, mut sum_bits, mut sum_holes, mut sum_bit_holes) = (0u64, 0u64, 0u64, 0u64);
         let (mut nr_paddings, mut sum_paddings) = (0u64, 0u64);
         if holes.pre_bit_hole > 0 {
             newline = true;
@@ -1138,40 +968,24 @@ impl Printer<'_> {
                     // pahole makes the bit hole explicit as an unnamed bitfield.
                     let mut width = holes.bit_hole[i - 1];
                     if l.byte_offset != s.byte_offset {
-                        let _ = writeln!(
-                            self.out,
-                            "\n{}/* Force alignment to the next boundary: */",
-                            tabs(ind)
-                        );
+                        let _ = writeln!(self.out, "\n{}/* Force alignment to the next boundary: */", tabs(ind));
                         width = 0;
                     }
                     let ty_name = self.tag_name(s.m.ty, depth + 1)?;
-                    let _ = writeln!(
-                        self.out,
-                        "{}{} :{width};",
-                        tabs(ind),
-                        pad(&ty_name, inner.ts)
-                    );
+                    let _ = writeln!(self.out, "{}{} :{width};", tabs(ind), pad(&ty_name, inner.ts));
                 }
                 if last_size != 0 {
                     let combined_prev = s.byte_offset < l.byte_offset
-                        || (s.byte_offset == l.byte_offset
-                            && l.m.bitfield_size == 0
-                            && s.m.bitfield_size != 0);
-                    let combined_next = !combined_prev
-                        && s.byte_offset > l.byte_offset
-                        && s.byte_offset - l.byte_offset < last_size;
+                        || (s.byte_offset == l.byte_offset && l.m.bitfield_size == 0 && s.m.bitfield_size != 0);
+                    let combined_next =
+                        !combined_prev && s.byte_offset > l.byte_offset && s.byte_offset - l.byte_offset < last_size;
                     if combined_prev || combined_next {
                         if !newline {
                             self.out.push('\n');
                         }
                         newline = true;
                         let which = if combined_prev { "previous" } else { "next" };
-                        let _ = writeln!(
-                            self.out,
-                            "{}/* Bitfield combined with {which} fields */",
-                            tabs(ind)
-                        );
+                        let _ = writeln!(self.out, "{}/* Bitfield combined with {which} fields */", tabs(ind));
                     }
                 }
             }
@@ -1206,12 +1020,7 @@ impl Printer<'_> {
                 }
                 newline = true;
                 let b = holes.bit_hole[i];
-                let _ = write!(
-                    self.out,
-                    "\n{}/* XXX {b} bit{} hole, try to pack */",
-                    tabs(ind),
-                    plural(b)
-                );
+                let _ = write!(self.out, "\n{}/* XXX {b} bit{} hole, try to pack */", tabs(ind), plural(b));
                 sum_bit_holes += b;
             }
             if holes.hole[i] > 0 {
@@ -1220,12 +1029,7 @@ impl Printer<'_> {
                 }
                 newline = true;
                 let b = holes.hole[i];
-                let _ = write!(
-                    self.out,
-                    "\n{}/* XXX {b} byte{} hole, try to pack */",
-                    tabs(ind),
-                    plural(b)
-                );
+                let _ = write!(self.out, "\n{}/* XXX {b} byte{} hole, try to pack */", tabs(ind), plural(b));
                 sum_holes += b;
             }
             self.out.push('\n');
@@ -1238,40 +1042,25 @@ impl Printer<'_> {
                 None => last_size = s.byte_size,
                 Some(_) if last_size == 0 => last_size = s.byte_size,
                 Some(l) if l.byte_offset != s.byte_offset => last_size = s.byte_size,
-                Some(l) if l.m.bitfield_size == 0 && s.m.bitfield_size != 0 => {
-                    last_size = s.byte_size
-                }
+                Some(l) if l.m.bitfield_size == 0 && s.m.bitfield_size != 0 => last_size = s.byte_size,
                 Some(_) => {}
             }
             last = Some(s);
         }
         if conf.top {
             let cachelines = c.size.div_ceil(CACHELINE);
-            let _ = writeln!(
-                self.out,
-                "\n{}/* size: {}, cachelines: {cachelines}, members: {} */",
-                tabs(ind),
-                c.size,
-                n
-            );
+            let _ =
+                writeln!(self.out, "\n{}/* size: {}, cachelines: {cachelines}, members: {} */", tabs(ind), c.size, n);
             if sum_holes > 0 || sum_bit_holes > 0 {
                 if sum_bytes > 0 {
                     let _ = write!(self.out, "{}/* sum members: {sum_bytes}", tabs(ind));
                     if sum_holes > 0 {
-                        let _ = write!(
-                            self.out,
-                            ", holes: {}, sum holes: {sum_holes}",
-                            holes.nr_holes
-                        );
+                        let _ = write!(self.out, ", holes: {}, sum holes: {sum_holes}", holes.nr_holes);
                     }
                     self.out.push_str(" */\n");
                 }
                 if sum_bits > 0 {
-                    let _ = write!(
-                        self.out,
-                        "{}/* sum bitfield members: {sum_bits} bits",
-                        tabs(ind)
-                    );
+                    let _ = write!(self.out, "{}/* sum bitfield members: {sum_bits} bits", tabs(ind));
                     if sum_bit_holes > 0 {
                         let _ = write!(
                             self.out,
@@ -1288,34 +1077,17 @@ impl Printer<'_> {
                 let _ = writeln!(self.out, "{}/* padding: {} */", tabs(ind), holes.padding);
             }
             if nr_paddings > 0 {
-                let _ = writeln!(
-                    self.out,
-                    "{}/* paddings: {nr_paddings}, sum paddings: {sum_paddings} */",
-                    tabs(ind)
-                );
+                let _ = writeln!(self.out, "{}/* paddings: {nr_paddings}, sum paddings: {sum_paddings} */", tabs(ind));
             }
             if holes.bit_padding > 0 {
-                let _ = writeln!(
-                    self.out,
-                    "{}/* bit_padding: {} bits */",
-                    tabs(ind),
-                    holes.bit_padding
-                );
+                let _ = writeln!(self.out, "{}/* bit_padding: {} bits */", tabs(ind), holes.bit_padding);
             }
             let last_line = c.size % CACHELINE;
             if last_line != 0 {
-                let _ = writeln!(
-                    self.out,
-                    "{}/* last cacheline: {last_line} bytes */",
-                    tabs(ind)
-                );
+                let _ = writeln!(self.out, "{}/* last cacheline: {last_line} bytes */", tabs(ind));
             }
-            let accounted = sum_bytes * 8
-                + sum_bits
-                + sum_holes * 8
-                + sum_bit_holes
-                + holes.padding * 8
-                + holes.bit_padding;
+            let accounted =
+                sum_bytes * 8 + sum_bits + sum_holes * 8 + sum_bit_holes + holes.padding * 8 + holes.bit_padding;
             if c.size * 8 != accounted && n != 0 {
                 let diff = c.size as i64 * 8 - accounted as i64;
                 let _ = writeln!(
@@ -1335,11 +1107,7 @@ impl Printer<'_> {
     }
 }
 
-fn slots_checked(
-    src: &dyn TypeSource,
-    c: &Composite,
-    depth: usize,
-) -> Result<Vec<Slot>, ModelError> {
+fn slots_checked(src: &dyn TypeSource, c: &Composite, depth: usize) -> Result<Vec<Slot>, ModelError> {
     if depth > MAX_DEPTH {
         return Err(too_deep(src, TypeRef(0)));
     }

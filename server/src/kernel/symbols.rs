@@ -252,14 +252,8 @@ impl SymbolTable {
     /// or below `addr` among the symbols `accept` takes, and among aliases there the one
     /// scripts/kallsyms sorts first (non-weak, then not a linker-script `__start_*`
     /// style name, then fewer leading underscores, then input order).
-    pub fn lookup_with(
-        &self,
-        addr: VirtAddr,
-        accept: impl Fn(&Symbol<'_>) -> bool,
-    ) -> Option<Symbol<'_>> {
-        let mut hi = self
-            .by_addr
-            .partition_point(|&i| self.entries[i as usize].addr <= addr.0);
+    pub fn lookup_with(&self, addr: VirtAddr, accept: impl Fn(&Symbol<'_>) -> bool) -> Option<Symbol<'_>> {
+        let mut hi = self.by_addr.partition_point(|&i| self.entries[i as usize].addr <= addr.0);
         // Walk down to the greatest accepted address.
         let found_addr = loop {
             if hi == 0 {
@@ -300,22 +294,14 @@ impl SymbolTable {
     /// `addr` whose `[addr, addr+size)` holds it (ELF tables only; text formats have no
     /// sizes, use [`Self::lookup_text`]).
     pub fn containing(&self, addr: VirtAddr) -> Option<Symbol<'_>> {
-        self.lookup_with(addr, |s| {
-            s.is_text()
-                && s.size
-                    .is_some_and(|size| addr.0 < s.addr.0.saturating_add(size))
-        })
+        self.lookup_with(addr, |s| s.is_text() && s.size.is_some_and(|size| addr.0 < s.addr.0.saturating_add(size)))
     }
 }
 
 /// scripts/kallsyms.c `compare_symbols()` after the address: smaller is preferred.
 fn kallsyms_rank(s: &Symbol<'_>) -> (bool, bool, usize) {
     let underscores = s.name.bytes().take_while(|&b| b == b'_').count();
-    (
-        s.is_weak(),
-        may_be_linker_script_provided(s.name),
-        underscores,
-    )
+    (s.is_weak(), may_be_linker_script_provided(s.name), underscores)
 }
 
 /// scripts/kallsyms.c `may_be_linker_script_provide_symbol()`.
@@ -354,12 +340,7 @@ fn lines(text: &[u8]) -> impl Iterator<Item = (usize, usize, &[u8])> + '_ {
 }
 
 fn text_err(path: &Path, line: usize, offset: usize, message: impl Into<String>) -> LoadError {
-    LoadError::Text {
-        path: path.to_owned(),
-        line,
-        offset: FileOffset(offset as u64),
-        message: message.into(),
-    }
+    LoadError::Text { path: path.to_owned(), line, offset: FileOffset(offset as u64), message: message.into() }
 }
 
 fn parse_hex(s: &[u8]) -> Option<u64> {
@@ -508,9 +489,7 @@ impl FilterFunctions {
                     let m = m
                         .strip_prefix('[')
                         .and_then(|m| m.strip_suffix(']'))
-                        .ok_or_else(|| {
-                            text_err(path, no, off, "expected `NAME` or `NAME [MODULE]`")
-                        })?;
+                        .ok_or_else(|| text_err(path, no, off, "expected `NAME` or `NAME [MODULE]`"))?;
                     (n, Some(m))
                 }
                 None => (line, None),
@@ -571,9 +550,7 @@ impl FilterFunctions {
     /// The number of different names.
     pub fn distinct(&self) -> usize {
         let s = &self.list.sorted;
-        (0..s.len())
-            .filter(|&k| k == 0 || self.list.name(s[k - 1]) != self.list.name(s[k]))
-            .count()
+        (0..s.len()).filter(|&k| k == 0 || self.list.name(s[k - 1]) != self.list.name(s[k])).count()
     }
 }
 
@@ -616,10 +593,7 @@ impl KprobeBlacklist {
                 }
                 None => (rest, None),
             };
-            bl.by_name
-                .entry(name.to_owned())
-                .or_default()
-                .push(bl.entries.len());
+            bl.by_name.entry(name.to_owned()).or_default().push(bl.entries.len());
             bl.entries.push(BlacklistEntry {
                 start: VirtAddr(start),
                 end: VirtAddr(end),
@@ -648,9 +622,7 @@ impl KprobeBlacklist {
 
     /// The entries whose `[start, end)` holds `addr`.
     pub fn covering(&self, addr: VirtAddr) -> impl Iterator<Item = &BlacklistEntry> + '_ {
-        self.entries
-            .iter()
-            .filter(move |e| e.start <= addr && addr < e.end)
+        self.entries.iter().filter(move |e| e.start <= addr && addr < e.end)
     }
 }
 
@@ -692,14 +664,9 @@ impl KernelConfig {
             if line.starts_with('#') {
                 continue;
             }
-            let (name, value) = line.split_once('=').ok_or_else(|| {
-                text_err(
-                    path,
-                    no,
-                    off,
-                    "expected `CONFIG_NAME=VALUE` or a `#` comment",
-                )
-            })?;
+            let (name, value) = line
+                .split_once('=')
+                .ok_or_else(|| text_err(path, no, off, "expected `CONFIG_NAME=VALUE` or a `#` comment"))?;
             let value = match value {
                 "y" => ConfigValue::Yes,
                 "m" => ConfigValue::Module,
@@ -830,9 +797,5 @@ pub fn syscall_name(name: &str) -> Option<(SyscallWrapper, &str)> {
         ("__do_sys_", SyscallWrapper::Do),
         ("sys_", SyscallWrapper::Plain),
     ];
-    PREFIXES.iter().find_map(|&(p, w)| {
-        name.strip_prefix(p)
-            .filter(|rest| !rest.is_empty())
-            .map(|rest| (w, rest))
-    })
+    PREFIXES.iter().find_map(|&(p, w)| name.strip_prefix(p).filter(|rest| !rest.is_empty()).map(|rest| (w, rest)))
 }

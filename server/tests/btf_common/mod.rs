@@ -9,17 +9,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use fevlint::kernel::btf::Btf;
 
 /// The four kernels with BTF, oldest first.
-pub const KERNELS: [&str; 4] = [
-    "6.1.0-47-amd64",
-    "6.1.0-56-amd64",
-    "6.12.117+deb12-amd64",
-    "6.18.44-fc-v769",
-];
+pub const KERNELS: [&str; 4] = ["6.1.0-47-amd64", "6.1.0-56-amd64", "6.12.117+deb12-amd64", "6.18.44-fc-v769"];
 
 pub fn kernel_dir(kernel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures/kernels")
-        .join(kernel)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels").join(kernel)
 }
 
 /// Decompresses a `.zst` fixture with ruzstd.
@@ -28,8 +21,7 @@ pub fn unzstd(path: &std::path::Path) -> Vec<u8> {
     let mut dec = ruzstd::decoding::StreamingDecoder::new(std::io::BufReader::new(file))
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut out = Vec::new();
-    dec.read_to_end(&mut out)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    dec.read_to_end(&mut out).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     out
 }
 
@@ -53,21 +45,11 @@ pub fn raw_btf(kernel: &str) -> Arc<[u8]> {
 pub fn btf(kernel: &str) -> Arc<Btf> {
     static CACHE: Cache<Arc<Btf>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    if let Some((_, b)) = cache
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .find(|(k, _)| k == kernel)
-    {
+    if let Some((_, b)) = cache.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(k, _)| k == kernel) {
         return b.clone();
     }
-    let parsed = Arc::new(
-        Btf::parse(format!("{kernel}/vmlinux.btf"), raw_btf(kernel)).expect("real BTF parses"),
-    );
-    cache
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push((kernel.to_string(), parsed.clone()));
+    let parsed = Arc::new(Btf::parse(format!("{kernel}/vmlinux.btf"), raw_btf(kernel)).expect("real BTF parses"));
+    cache.lock().unwrap_or_else(|e| e.into_inner()).push((kernel.to_string(), parsed.clone()));
     parsed
 }
 
@@ -81,20 +63,12 @@ pub struct Builder {
 
 impl Builder {
     pub fn new() -> Builder {
-        Builder {
-            types: Vec::new(),
-            strs: vec![0],
-            str_base: 0,
-        }
+        Builder { types: Vec::new(), strs: vec![0], str_base: 0 }
     }
 
     /// A split blob whose strings continue after `base_str_len` bytes of base strings.
     pub fn split(base_str_len: u32) -> Builder {
-        Builder {
-            types: Vec::new(),
-            strs: vec![0],
-            str_base: base_str_len,
-        }
+        Builder { types: Vec::new(), strs: vec![0], str_base: base_str_len }
     }
 
     pub fn str(&mut self, s: &str) -> u32 {
@@ -105,15 +79,7 @@ impl Builder {
     }
 
     /// Appends one type record and its extra words.
-    pub fn ty(
-        &mut self,
-        name_off: u32,
-        kind: u32,
-        kind_flag: bool,
-        vlen: u32,
-        size_or_type: u32,
-        extra: &[u32],
-    ) {
+    pub fn ty(&mut self, name_off: u32, kind: u32, kind_flag: bool, vlen: u32, size_or_type: u32, extra: &[u32]) {
         let info = (u32::from(kind_flag) << 31) | (kind << 24) | vlen;
         for w in [name_off, info, size_or_type].iter().chain(extra) {
             self.types.extend_from_slice(&w.to_le_bytes());
@@ -125,13 +91,7 @@ impl Builder {
         out.extend_from_slice(&0xEB9Fu16.to_le_bytes());
         out.push(1);
         out.push(0);
-        for w in [
-            24u32,
-            0,
-            self.types.len() as u32,
-            self.types.len() as u32,
-            self.strs.len() as u32,
-        ] {
+        for w in [24u32, 0, self.types.len() as u32, self.types.len() as u32, self.strs.len() as u32] {
             out.extend_from_slice(&w.to_le_bytes());
         }
         out.extend_from_slice(&self.types);
@@ -144,10 +104,7 @@ impl Builder {
 pub fn source_stats(kernel: &str) -> Vec<(String, u64)> {
     let text = std::fs::read_to_string(kernel_dir(kernel).join("SOURCE.md")).expect("SOURCE.md");
     let mut out = Vec::new();
-    for line in text
-        .lines()
-        .filter(|l| l.starts_with("bytes=") || l.starts_with("INT="))
-    {
+    for line in text.lines().filter(|l| l.starts_with("bytes=") || l.starts_with("INT=")) {
         for pair in line.split_whitespace() {
             if let Some((k, v)) = pair.split_once('=') {
                 if let Ok(v) = v.parse() {

@@ -75,10 +75,7 @@ impl NameIndex {
     pub fn candidates(&self, name: &str) -> impl Iterator<Item = BtfTypeId> + '_ {
         let h = hash_name(name.as_bytes());
         let start = self.entries.partition_point(|e| e.0 < h);
-        self.entries[start..]
-            .iter()
-            .take_while(move |e| e.0 == h)
-            .map(|e| BtfTypeId(e.1))
+        self.entries[start..].iter().take_while(move |e| e.0 == h).map(|e| BtfTypeId(e.1))
     }
 
     pub fn ids(&self) -> impl Iterator<Item = BtfTypeId> + '_ {

@@ -95,25 +95,16 @@ impl Btf {
         match &base {
             None => {
                 if strs.first() != Some(&0) {
-                    return Err(malformed(
-                        str_start,
-                        "string section does not start with NUL".into(),
-                    ));
+                    return Err(malformed(str_start, "string section does not start with NUL".into()));
                 }
             }
             Some(b) if b.header.endian != header.endian => {
-                return Err(malformed(
-                    0,
-                    "split BTF and its base differ in byte order".into(),
-                ));
+                return Err(malformed(0, "split BTF and its base differ in byte order".into()));
             }
             Some(_) => {}
         }
         if !strs.is_empty() && strs.last() != Some(&0) {
-            return Err(malformed(
-                str_end - 1,
-                "string section does not end with NUL".into(),
-            ));
+            return Err(malformed(str_end - 1, "string section does not end with NUL".into()));
         }
         let (first_id, first_str) = match &base {
             None => (1, 0),
@@ -132,26 +123,16 @@ impl Btf {
                 .ok_or_else(|| malformed(off, "truncated type record".into()))?;
             let (kind, _, vlen) = RawType::decode_info(info);
             let kind = BtfKind::from_raw(kind).ok_or_else(|| {
-                malformed(
-                    off,
-                    format!(
-                        "unknown BTF kind {kind} for type id {}",
-                        first_id as usize + offsets.len()
-                    ),
-                )
+                malformed(off, format!("unknown BTF kind {kind} for type id {}", first_id as usize + offsets.len()))
             })?;
             let len = TYPE_RECORD_LEN + kind.extra_len(vlen);
             if type_end - off < len {
                 return Err(malformed(
                     off,
-                    format!(
-                        "{} with vlen {vlen} runs past the end of the type section",
-                        kind.name()
-                    ),
+                    format!("{} with vlen {vlen} runs past the end of the type section", kind.name()),
                 ));
             }
-            let rec =
-                u32::try_from(off).map_err(|_| malformed(off, "blob larger than 4 GiB".into()))?;
+            let rec = u32::try_from(off).map_err(|_| malformed(off, "blob larger than 4 GiB".into()))?;
             offsets.push(rec);
             off += len;
         }
@@ -220,25 +201,15 @@ impl Btf {
     }
 
     fn malformed(&self, offset: usize, what: impl Into<String>) -> ModelError {
-        ModelError::Malformed {
-            source_name: self.source_name.clone(),
-            offset: offset as u64,
-            what: what.into(),
-        }
+        ModelError::Malformed { source_name: self.source_name.clone(), offset: offset as u64, what: what.into() }
     }
 
     fn no_such(&self, id: BtfTypeId) -> ModelError {
-        ModelError::NoSuchType {
-            source_name: self.source_name.clone(),
-            ty: TypeRef(u64::from(id.0)),
-        }
+        ModelError::NoSuchType { source_name: self.source_name.clone(), ty: TypeRef(u64::from(id.0)) }
     }
 
     pub(crate) fn too_deep(&self, id: BtfTypeId) -> ModelError {
-        ModelError::TooDeep {
-            source_name: self.source_name.clone(),
-            ty: TypeRef(u64::from(id.0)),
-        }
+        ModelError::TooDeep { source_name: self.source_name.clone(), ty: TypeRef(u64::from(id.0)) }
     }
 
     /// The blob that defines `id` (self or a base) and the record's offset in it.
@@ -265,17 +236,8 @@ impl Btf {
         };
         let name_off = word(0)?;
         let (kind, kind_flag, vlen) = RawType::decode_info(word(4)?);
-        let kind = BtfKind::from_raw(kind)
-            .ok_or_else(|| owner.malformed(off, format!("unknown BTF kind {kind}")))?;
-        Ok(RawType {
-            id,
-            kind,
-            kind_flag,
-            vlen,
-            name_off: StrOffset(name_off),
-            size_or_type: word(8)?,
-            offset: off,
-        })
+        let kind = BtfKind::from_raw(kind).ok_or_else(|| owner.malformed(off, format!("unknown BTF kind {kind}")))?;
+        Ok(RawType { id, kind, kind_flag, vlen, name_off: StrOffset(name_off), size_or_type: word(8)?, offset: off })
     }
 
     /// The `i`th u32 of the extra data after the record of `raw` (bounds checked at
@@ -283,8 +245,7 @@ impl Btf {
     pub(crate) fn extra_u32(&self, raw: &RawType, i: usize) -> Result<u32, ModelError> {
         let owner = self.locate(raw.id)?.0;
         let at = raw.offset + TYPE_RECORD_LEN + 4 * i;
-        read_u32(owner.bytes(), at, owner.header.endian)
-            .ok_or_else(|| owner.malformed(at, "truncated type data"))
+        read_u32(owner.bytes(), at, owner.header.endian).ok_or_else(|| owner.malformed(at, "truncated type data"))
     }
 
     /// The NUL-terminated string at `off` of the combined (base + split) string section.
@@ -292,24 +253,17 @@ impl Btf {
         if off.0 < self.first_str {
             return match &self.base {
                 Some(base) => base.string(off),
-                None => Err(self.malformed(
-                    self.str_start,
-                    format!("string offset {} out of range", off.0),
-                )),
+                None => Err(self.malformed(self.str_start, format!("string offset {} out of range", off.0))),
             };
         }
         let local = (off.0 - self.first_str) as usize;
         let strs = &self.bytes()[self.str_start..self.str_start + self.header.str_len as usize];
-        let tail = strs.get(local..).ok_or_else(|| {
-            self.malformed(
-                self.str_start,
-                format!("string offset {} out of range", off.0),
-            )
-        })?;
+        let tail = strs
+            .get(local..)
+            .ok_or_else(|| self.malformed(self.str_start, format!("string offset {} out of range", off.0)))?;
         // The section ends with NUL (checked at open), so a terminator exists.
         let end = tail.iter().position(|&b| b == 0).unwrap_or(tail.len());
-        std::str::from_utf8(&tail[..end])
-            .map_err(|_| self.malformed(self.str_start + local, "string is not UTF-8"))
+        std::str::from_utf8(&tail[..end]).map_err(|_| self.malformed(self.str_start + local, "string is not UTF-8"))
     }
 
     /// The name of a type, `None` for anonymous types and void.
@@ -339,11 +293,9 @@ impl Btf {
             }
             let raw = self.raw(id)?;
             match raw.kind {
-                BtfKind::Typedef
-                | BtfKind::Volatile
-                | BtfKind::Const
-                | BtfKind::Restrict
-                | BtfKind::TypeTag => id = BtfTypeId(raw.size_or_type),
+                BtfKind::Typedef | BtfKind::Volatile | BtfKind::Const | BtfKind::Restrict | BtfKind::TypeTag => {
+                    id = BtfTypeId(raw.size_or_type)
+                }
                 _ => return Ok(id),
             }
         }
@@ -368,13 +320,7 @@ impl Btf {
     /// libbpf's rule: the size of the first `long`-like integer; pointers themselves do
     /// not carry a size in BTF.
     fn guess_pointer_size(&self) -> Option<u32> {
-        const LONGS: [&str; 5] = [
-            "long",
-            "long int",
-            "unsigned long",
-            "long unsigned int",
-            "unsigned long int",
-        ];
+        const LONGS: [&str; 5] = ["long", "long int", "unsigned long", "long unsigned int", "unsigned long int"];
         for id in self.own_ids() {
             let raw = self.raw(id).ok()?;
             if raw.kind != BtfKind::Int {
@@ -392,23 +338,12 @@ impl Btf {
 /// Validates `struct btf_header` and the section bounds; errors carry (offset, what).
 fn parse_header(bytes: &[u8]) -> Result<Header, (usize, String)> {
     if bytes.len() < HEADER_LEN {
-        return Err((
-            0,
-            format!("{} bytes is too short for a BTF header", bytes.len()),
-        ));
+        return Err((0, format!("{} bytes is too short for a BTF header", bytes.len())));
     }
     let endian = match [bytes[0], bytes[1]] {
         [0x9f, 0xeb] => Endian::Little,
         [0xeb, 0x9f] => Endian::Big,
-        m => {
-            return Err((
-                0,
-                format!(
-                    "bad magic {:#06x}, expected {BTF_MAGIC:#06x}",
-                    u16::from_le_bytes(m)
-                ),
-            ))
-        }
+        m => return Err((0, format!("bad magic {:#06x}, expected {BTF_MAGIC:#06x}", u16::from_le_bytes(m)))),
     };
     let version = bytes[2];
     if version != 1 {
@@ -428,10 +363,7 @@ fn parse_header(bytes: &[u8]) -> Result<Header, (usize, String)> {
     };
     let hdr_len = header.hdr_len as usize;
     if hdr_len < HEADER_LEN || hdr_len > bytes.len() {
-        return Err((
-            4,
-            format!("header length {hdr_len} outside 24..={}", bytes.len()),
-        ));
+        return Err((4, format!("header length {hdr_len} outside 24..={}", bytes.len())));
     }
     // A newer, longer header is acceptable only if the fields we do not know are zero.
     if let Some(pos) = bytes[HEADER_LEN..hdr_len].iter().position(|&b| b != 0) {
@@ -441,26 +373,13 @@ fn parse_header(bytes: &[u8]) -> Result<Header, (usize, String)> {
     let (t_off, t_len) = (u64::from(header.type_off), u64::from(header.type_len));
     let (s_off, s_len) = (u64::from(header.str_off), u64::from(header.str_len));
     if t_off % 4 != 0 {
-        return Err((
-            8,
-            format!("type section offset {t_off} is not 4-byte aligned"),
-        ));
+        return Err((8, format!("type section offset {t_off} is not 4-byte aligned")));
     }
     if t_off + t_len > body {
-        return Err((
-            12,
-            format!(
-                "type section {t_off}+{t_len} runs past the end ({body} bytes after the header)"
-            ),
-        ));
+        return Err((12, format!("type section {t_off}+{t_len} runs past the end ({body} bytes after the header)")));
     }
     if s_off + s_len > body {
-        return Err((
-            20,
-            format!(
-                "string section {s_off}+{s_len} runs past the end ({body} bytes after the header)"
-            ),
-        ));
+        return Err((20, format!("string section {s_off}+{s_len} runs past the end ({body} bytes after the header)")));
     }
     if t_off < s_off + s_len && s_off < t_off + t_len {
         return Err((16, "type and string sections overlap".into()));

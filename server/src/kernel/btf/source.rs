@@ -4,8 +4,8 @@ use super::index::Namespace;
 use super::raw::{INT_BOOL, INT_CHAR, INT_SIGNED};
 use super::{Btf, BtfKind, BtfTypeId, RawType, StrOffset, MAX_CHAIN};
 use crate::kernel::model::{
-    Composite, ForwardKind, FunctionInfo, Member, ModelError, Param, Prototype, Qualifier, Type,
-    TypeNamespace, TypeRef, TypeSource,
+    Composite, ForwardKind, FunctionInfo, Member, ModelError, Param, Prototype, Qualifier, Type, TypeNamespace,
+    TypeRef, TypeSource,
 };
 
 /// BTF FUNC linkage (`btf_func_linkage`), kept in the FUNC's vlen.
@@ -21,19 +21,12 @@ impl Btf {
     pub fn id_of(&self, ty: TypeRef) -> Result<BtfTypeId, ModelError> {
         u32::try_from(ty.0)
             .map(BtfTypeId)
-            .map_err(|_| ModelError::NoSuchType {
-                source_name: self.source_name.clone(),
-                ty,
-            })
+            .map_err(|_| ModelError::NoSuchType { source_name: self.source_name.clone(), ty })
     }
 
     fn opt_name(&self, off: StrOffset) -> Result<Option<String>, ModelError> {
         let s = self.string(off)?;
-        Ok(if s.is_empty() {
-            None
-        } else {
-            Some(s.to_string())
-        })
+        Ok(if s.is_empty() { None } else { Some(s.to_string()) })
     }
 
     /// Members of a STRUCT or UNION, with bit offsets and bitfield widths decoded the
@@ -45,11 +38,8 @@ impl Btf {
             let name_off = StrOffset(self.extra_u32(raw, 3 * i)?);
             let ty = self.extra_u32(raw, 3 * i + 1)?;
             let offset = self.extra_u32(raw, 3 * i + 2)?;
-            let (mut bit_offset, mut bitfield_size) = if raw.kind_flag {
-                (u64::from(offset & 0xff_ffff), offset >> 24)
-            } else {
-                (u64::from(offset), 0)
-            };
+            let (mut bit_offset, mut bitfield_size) =
+                if raw.kind_flag { (u64::from(offset & 0xff_ffff), offset >> 24) } else { (u64::from(offset), 0) };
             if !raw.kind_flag && ty != 0 {
                 let target = self.raw(BtfTypeId(ty))?;
                 if target.kind == BtfKind::Int {
@@ -61,12 +51,7 @@ impl Btf {
                     }
                 }
             }
-            out.push(Member {
-                name: self.opt_name(name_off)?,
-                ty: TypeRef(u64::from(ty)),
-                bit_offset,
-                bitfield_size,
-            });
+            out.push(Member { name: self.opt_name(name_off)?, ty: TypeRef(u64::from(ty)), bit_offset, bitfield_size });
         }
         Ok(out)
     }
@@ -74,14 +59,9 @@ impl Btf {
     /// The prototype of a FUNC_PROTO. A last parameter with type 0 means `...`.
     pub fn prototype(&self, raw: &RawType) -> Result<Prototype, ModelError> {
         if raw.kind != BtfKind::FuncProto {
-            return Err(self.malformed(
-                raw.offset,
-                format!(
-                    "type id {} is {}, not FUNC_PROTO",
-                    raw.id.0,
-                    raw.kind.name()
-                ),
-            ));
+            return Err(
+                self.malformed(raw.offset, format!("type id {} is {}, not FUNC_PROTO", raw.id.0, raw.kind.name()))
+            );
         }
         let mut params = Vec::with_capacity(usize::from(raw.vlen));
         let mut variadic = false;
@@ -90,25 +70,15 @@ impl Btf {
             let ty = self.extra_u32(raw, 2 * i + 1)?;
             if ty == 0 {
                 if i + 1 != usize::from(raw.vlen) {
-                    return Err(self.malformed(
-                        raw.offset,
-                        format!("FUNC_PROTO {} has a void parameter {i}", raw.id.0),
-                    ));
+                    return Err(self.malformed(raw.offset, format!("FUNC_PROTO {} has a void parameter {i}", raw.id.0)));
                 }
                 variadic = true;
                 continue;
             }
-            params.push(Param {
-                name: self.opt_name(name_off)?,
-                ty: TypeRef(u64::from(ty)),
-            });
+            params.push(Param { name: self.opt_name(name_off)?, ty: TypeRef(u64::from(ty)) });
         }
         let ret = (raw.size_or_type != 0).then_some(TypeRef(u64::from(raw.size_or_type)));
-        Ok(Prototype {
-            ret,
-            params,
-            variadic,
-        })
+        Ok(Prototype { ret, params, variadic })
     }
 
     fn enum_values(&self, raw: &RawType) -> Result<Vec<(String, i128)>, ModelError> {
@@ -116,21 +86,13 @@ impl Btf {
         for i in 0..usize::from(raw.vlen) {
             let (name_off, value) = if raw.kind == BtfKind::Enum {
                 let v = self.extra_u32(raw, 2 * i + 1)?;
-                let v = if raw.kind_flag {
-                    i128::from(v as i32)
-                } else {
-                    i128::from(v)
-                };
+                let v = if raw.kind_flag { i128::from(v as i32) } else { i128::from(v) };
                 (self.extra_u32(raw, 2 * i)?, v)
             } else {
                 let lo = u64::from(self.extra_u32(raw, 3 * i + 1)?);
                 let hi = u64::from(self.extra_u32(raw, 3 * i + 2)?);
                 let v = (hi << 32) | lo;
-                let v = if raw.kind_flag {
-                    i128::from(v as i64)
-                } else {
-                    i128::from(v)
-                };
+                let v = if raw.kind_flag { i128::from(v as i64) } else { i128::from(v) };
                 (self.extra_u32(raw, 3 * i)?, v)
             };
             values.push((self.string(StrOffset(name_off))?.to_string(), value));
@@ -144,10 +106,7 @@ impl Btf {
             0 => Ok(Linkage::Static),
             1 => Ok(Linkage::Global),
             2 => Ok(Linkage::Extern),
-            n => Err(self.malformed(
-                raw.offset,
-                format!("FUNC {} has unknown linkage {n}", raw.id.0),
-            )),
+            n => Err(self.malformed(raw.offset, format!("FUNC {} has unknown linkage {n}", raw.id.0))),
         }
     }
 
@@ -181,10 +140,7 @@ impl Btf {
                     name,
                 }
             }
-            BtfKind::Float => Type::Float {
-                name: name()?,
-                size: raw.size_or_type,
-            },
+            BtfKind::Float => Type::Float { name: name()?, size: raw.size_or_type },
             BtfKind::Ptr => Type::Pointer { target },
             BtfKind::Array => Type::Array {
                 element: TypeRef(u64::from(self.extra_u32(&raw, 0)?)),
@@ -204,10 +160,7 @@ impl Btf {
             }
             // An enum without values is how BTF writes `enum x;` (libbpf does the same).
             BtfKind::Enum | BtfKind::Enum64 if raw.vlen == 0 && raw.name_off.0 != 0 => {
-                Type::Forward {
-                    name: name()?,
-                    kind: ForwardKind::Enum,
-                }
+                Type::Forward { name: name()?, kind: ForwardKind::Enum }
             }
             BtfKind::Enum | BtfKind::Enum64 => Type::Enum {
                 name: self.opt_name(raw.name_off)?,
@@ -217,45 +170,20 @@ impl Btf {
             },
             BtfKind::Fwd => Type::Forward {
                 name: name()?,
-                kind: if raw.kind_flag {
-                    ForwardKind::Union
-                } else {
-                    ForwardKind::Struct
-                },
+                kind: if raw.kind_flag { ForwardKind::Union } else { ForwardKind::Struct },
             },
-            BtfKind::Typedef => Type::Typedef {
-                name: name()?,
-                target,
-            },
-            BtfKind::Const => Type::Qualified {
-                qualifier: Qualifier::Const,
-                target,
-            },
-            BtfKind::Volatile => Type::Qualified {
-                qualifier: Qualifier::Volatile,
-                target,
-            },
-            BtfKind::Restrict => Type::Qualified {
-                qualifier: Qualifier::Restrict,
-                target,
-            },
-            BtfKind::TypeTag => Type::Qualified {
-                qualifier: Qualifier::TypeTag,
-                target,
-            },
+            BtfKind::Typedef => Type::Typedef { name: name()?, target },
+            BtfKind::Const => Type::Qualified { qualifier: Qualifier::Const, target },
+            BtfKind::Volatile => Type::Qualified { qualifier: Qualifier::Volatile, target },
+            BtfKind::Restrict => Type::Qualified { qualifier: Qualifier::Restrict, target },
+            BtfKind::TypeTag => Type::Qualified { qualifier: Qualifier::TypeTag, target },
             BtfKind::FuncProto => Type::Function(self.prototype(&raw)?),
             // A FUNC is a function of its prototype's type.
-            BtfKind::Func => {
-                Type::Function(self.prototype(&self.raw(BtfTypeId(raw.size_or_type))?)?)
-            }
+            BtfKind::Func => Type::Function(self.prototype(&self.raw(BtfTypeId(raw.size_or_type))?)?),
             BtfKind::Var | BtfKind::Datasec | BtfKind::DeclTag => {
                 return Err(self.malformed(
                     raw.offset,
-                    format!(
-                        "type id {} is a {}, which is not a C type",
-                        id.0,
-                        raw.kind.name()
-                    ),
+                    format!("type id {} is a {}, which is not a C type", id.0, raw.kind.name()),
                 ))
             }
         })
@@ -276,9 +204,10 @@ impl Btf {
                 let elem = BtfTypeId(self.extra_u32(&raw, 0)?);
                 let n = u64::from(self.extra_u32(&raw, 2)?);
                 match self.size_at_depth(elem, depth + 1)? {
-                    Some(s) => Some(s.checked_mul(n).ok_or_else(|| {
-                        self.malformed(raw.offset, format!("array {} size overflows", id.0))
-                    })?),
+                    Some(s) => Some(
+                        s.checked_mul(n)
+                            .ok_or_else(|| self.malformed(raw.offset, format!("array {} size overflows", id.0)))?,
+                    ),
                     None => None,
                 }
             }
@@ -295,8 +224,8 @@ impl Btf {
             Some(b) => b.function_ids(),
             None => Vec::new(),
         };
-        let index = self.indexes[Namespace::Func as usize]
-            .get_or_init(|| super::NameIndex::build(self, Namespace::Func));
+        let index =
+            self.indexes[Namespace::Func as usize].get_or_init(|| super::NameIndex::build(self, Namespace::Func));
         let start = ids.len();
         ids.extend(index.ids());
         ids[start..].sort_unstable();
@@ -309,11 +238,7 @@ impl TypeSource for Btf {
         let mb = self.bytes().len() as f64 / 1e6;
         match &self.base {
             None => format!("BTF ({mb:.1} MB, {} types)", self.own_type_count()),
-            Some(b) => format!(
-                "split BTF ({mb:.1} MB, {} types) on {}",
-                self.own_type_count(),
-                b.describe()
-            ),
+            Some(b) => format!("split BTF ({mb:.1} MB, {} types) on {}", self.own_type_count(), b.describe()),
         }
     }
 
@@ -335,8 +260,8 @@ impl TypeSource for Btf {
         let mut hits = Vec::new();
         for id in self.lookup(ns, name)? {
             let raw = self.raw(id)?;
-            let is_fwd = raw.kind == BtfKind::Fwd
-                || (matches!(raw.kind, BtfKind::Enum | BtfKind::Enum64) && raw.vlen == 0);
+            let is_fwd =
+                raw.kind == BtfKind::Fwd || (matches!(raw.kind, BtfKind::Enum | BtfKind::Enum64) && raw.vlen == 0);
             hits.push((is_fwd, TypeRef(u64::from(id.0))));
         }
         // Complete definitions first, each group in id order (the sort is stable).
@@ -345,10 +270,7 @@ impl TypeSource for Btf {
     }
 
     fn functions(&self, name: &str) -> Result<Vec<FunctionInfo>, ModelError> {
-        self.lookup(Namespace::Func, name)?
-            .into_iter()
-            .map(|id| self.function_info(&self.raw(id)?))
-            .collect()
+        self.lookup(Namespace::Func, name)?.into_iter().map(|id| self.function_info(&self.raw(id)?)).collect()
     }
 
     fn function_names(&self) -> Result<Vec<String>, ModelError> {

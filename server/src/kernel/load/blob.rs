@@ -30,16 +30,11 @@ impl Blob {
     /// Reads `path`, mapping it when it is large. The result is the file's bytes as they
     /// are; nothing is decompressed here.
     pub fn read(path: &Path) -> Result<Blob, LoadError> {
-        let io = |source| LoadError::Io {
-            path: path.to_owned(),
-            source,
-        };
+        let io = |source| LoadError::Io { path: path.to_owned(), source };
         let mut file = File::open(path).map_err(io)?;
         let meta = file.metadata().map_err(io)?;
         if meta.is_file() && meta.len() >= MMAP_THRESHOLD {
-            return map(&file)
-                .map(|m| Blob(Arc::new(Inner::Mapped(m))))
-                .map_err(io);
+            return map(&file).map(|m| Blob(Arc::new(Inner::Mapped(m)))).map_err(io);
         }
         // Small files and special files (procfs, sysfs report size 0 or 4096): read to
         // the end; the size hint is only a hint.
@@ -58,18 +53,12 @@ impl Blob {
         if range.start > range.end || range.end > self.len() {
             return None;
         }
-        Some(BlobSlice {
-            blob: self.clone(),
-            range,
-        })
+        Some(BlobSlice { blob: self.clone(), range })
     }
 
     /// The whole blob as a slice.
     pub fn whole(&self) -> BlobSlice {
-        BlobSlice {
-            blob: self.clone(),
-            range: 0..self.len(),
-        }
+        BlobSlice { blob: self.clone(), range: 0..self.len() }
     }
 }
 

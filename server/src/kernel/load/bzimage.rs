@@ -54,13 +54,7 @@ pub fn parse_header(data: &[u8], path: &Path) -> Result<BzImageHeader, LoadError
         message,
     };
     if data.len() < INIT_SIZE + 4 {
-        return Err(err(
-            data.len(),
-            format!(
-                "file is {} bytes, too short for a boot-protocol header",
-                data.len()
-            ),
-        ));
+        return Err(err(data.len(), format!("file is {} bytes, too short for a boot-protocol header", data.len())));
     }
     if !is_bzimage(data) {
         return Err(err(HEADER_MAGIC, "no `HdrS` boot-protocol magic".into()));
@@ -69,11 +63,7 @@ pub fn parse_header(data: &[u8], path: &Path) -> Result<BzImageHeader, LoadError
     if version < MIN_PROTOCOL {
         return Err(err(
             VERSION,
-            format!(
-                "boot protocol {}.{:02} has no payload fields (need 2.08 or later)",
-                version >> 8,
-                version & 0xff
-            ),
+            format!("boot protocol {}.{:02} has no payload fields (need 2.08 or later)", version >> 8, version & 0xff),
         ));
     }
     if le16(data, BOOT_FLAG) != Some(0xAA55) {
@@ -112,16 +102,8 @@ pub fn parse_header(data: &[u8], path: &Path) -> Result<BzImageHeader, LoadError
             return Err(err(start as usize, what));
         }
     };
-    let trailer_size = if codec == Codec::Gzip {
-        None
-    } else {
-        le32(payload, payload.len().saturating_sub(4))
-    };
-    let init_size = if version >= 0x020a {
-        le32(data, INIT_SIZE)
-    } else {
-        None
-    };
+    let trailer_size = if codec == Codec::Gzip { None } else { le32(payload, payload.len().saturating_sub(4)) };
+    let init_size = if version >= 0x020a { le32(data, INIT_SIZE) } else { None };
     Ok(BzImageHeader {
         protocol: ((version >> 8) as u8, version as u8),
         setup_sects,
@@ -136,11 +118,7 @@ pub fn parse_header(data: &[u8], path: &Path) -> Result<BzImageHeader, LoadError
 
 /// Decompresses the payload of a bzImage: the ELF vmlinux (stripped in distribution
 /// images). The `size_append` trailer is removed before decoding and checked after.
-pub fn extract_vmlinux(
-    data: &[u8],
-    path: &Path,
-    limits: &Limits,
-) -> Result<(BzImageHeader, Vec<u8>), LoadError> {
+pub fn extract_vmlinux(data: &[u8], path: &Path, limits: &Limits) -> Result<(BzImageHeader, Vec<u8>), LoadError> {
     let header = parse_header(data, path)?;
     let start = header.payload_file_offset as usize;
     let mut end = start + header.payload_length as usize;
@@ -149,10 +127,7 @@ pub fn extract_vmlinux(
         // otherwise).
         end -= 4;
     }
-    let origin = Origin {
-        path,
-        base: start as u64,
-    };
+    let origin = Origin { path, base: start as u64 };
     let elf = decompress::decompress(&data[start..end], header.codec, limits, origin)?;
     if let Some(size) = header.trailer_size {
         if size as usize != elf.len() {
@@ -160,10 +135,7 @@ pub fn extract_vmlinux(
                 path: path.to_owned(),
                 codec: header.codec,
                 offset: FileOffset((start + header.payload_length as usize - 4) as u64),
-                message: format!(
-                    "payload decompressed to {} bytes but its trailer says {size}",
-                    elf.len()
-                ),
+                message: format!("payload decompressed to {} bytes but its trailer says {size}", elf.len()),
             });
         }
     }

@@ -103,8 +103,7 @@ pub fn detect_unsupported(data: &[u8]) -> Option<UnsupportedCodec> {
 /// decoder: a valid lc/lp/pb byte, a dictionary size of 2^n or 2^n + 2^(n-1) (or
 /// all ones), and an uncompressed size that is unknown (all ones) or below 256 GiB.
 fn looks_like_lzma_alone(data: &[u8]) -> bool {
-    let (Some(&props), Some(dict), Some(size)) = (data.first(), le32(data, 1), le64(data, 5))
-    else {
+    let (Some(&props), Some(dict), Some(size)) = (data.first(), le32(data, 1), le64(data, 5)) else {
         return false;
     };
     if props >= 9 * 5 * 5 {
@@ -133,9 +132,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits {
-            max_output: 2 << 30,
-        }
+        Limits { max_output: 2 << 30 }
     }
 }
 
@@ -174,42 +171,30 @@ impl<'a> Origin<'a> {
 /// Decompresses `data`, which must be entirely a `codec` stream (several concatenated
 /// streams are accepted where the format allows them; anything else after the stream
 /// is an error). For the kernel's trailing 4-byte size see [`super::bzimage`].
-pub fn decompress(
-    data: &[u8],
-    codec: Codec,
-    limits: &Limits,
-    origin: Origin<'_>,
-) -> Result<Vec<u8>, LoadError> {
+pub fn decompress(data: &[u8], codec: Codec, limits: &Limits, origin: Origin<'_>) -> Result<Vec<u8>, LoadError> {
     // Kernel images compress 3-5x; start there and let the vector grow past it.
-    let hint = (data.len() as u64)
-        .saturating_mul(5)
-        .min(limits.max_output)
-        .min(1 << 30);
+    let hint = (data.len() as u64).saturating_mul(5).min(limits.max_output).min(1 << 30);
     let mut out = Vec::with_capacity(hint as usize);
     match codec {
         Codec::Zstd => zstd(data, limits, origin, &mut out)?,
         Codec::Xz => {
             let mem_kb = mem_limit_kb(limits);
             stream(data, codec, limits, origin, &mut out, |r| {
-                Ok(Box::new(lzma_rust2::XzReader::new_mem_limit(
-                    r, true, mem_kb,
-                )))
+                Ok(Box::new(lzma_rust2::XzReader::new_mem_limit(r, true, mem_kb)))
             })?
         }
         Codec::Lzma => {
             let mem_kb = mem_limit_kb(limits);
             stream(data, codec, limits, origin, &mut out, |r| {
-                Ok(Box::new(lzma_rust2::LzmaReader::new_mem_limit(
-                    r, mem_kb, None,
-                )?))
+                Ok(Box::new(lzma_rust2::LzmaReader::new_mem_limit(r, mem_kb, None)?))
             })?;
         }
-        Codec::Gzip => stream(data, codec, limits, origin, &mut out, |r| {
-            Ok(Box::new(flate2::bufread::MultiGzDecoder::new(r)))
-        })?,
-        Codec::Bzip2 => stream(data, codec, limits, origin, &mut out, |r| {
-            Ok(Box::new(bzip2::bufread::MultiBzDecoder::new(r)))
-        })?,
+        Codec::Gzip => {
+            stream(data, codec, limits, origin, &mut out, |r| Ok(Box::new(flate2::bufread::MultiGzDecoder::new(r))))?
+        }
+        Codec::Bzip2 => {
+            stream(data, codec, limits, origin, &mut out, |r| Ok(Box::new(bzip2::bufread::MultiBzDecoder::new(r))))?
+        }
         Codec::Lz4Legacy => {
             lz4_legacy(data, limits, origin, &mut out)?;
         }
@@ -262,11 +247,9 @@ fn stream<'d>(
     };
     let consumed = data.len() - rest.len();
     match result {
-        Ok(false) if consumed < data.len() => Err(origin.corrupt(
-            codec,
-            consumed,
-            "trailing bytes after the end of the stream",
-        )),
+        Ok(false) if consumed < data.len() => {
+            Err(origin.corrupt(codec, consumed, "trailing bytes after the end of the stream"))
+        }
         Ok(false) => Ok(()),
         Ok(true) => Err(origin.too_large(codec, limits)),
         Err(e) => Err(origin.corrupt(codec, consumed, describe(&e))),
@@ -288,12 +271,7 @@ fn read_capped(r: &mut dyn Read, limit: u64, out: &mut Vec<u8>) -> io::Result<bo
     Ok(out.len() as u64 - start > limit)
 }
 
-fn zstd(
-    data: &[u8],
-    limits: &Limits,
-    origin: Origin<'_>,
-    out: &mut Vec<u8>,
-) -> Result<(), LoadError> {
+fn zstd(data: &[u8], limits: &Limits, origin: Origin<'_>, out: &mut Vec<u8>) -> Result<(), LoadError> {
     let codec = Codec::Zstd;
     let mut pos = 0usize;
     // ruzstd reserves the whole window up front, so the header's claim is bounded:
@@ -305,11 +283,8 @@ fn zstd(
             return Err(origin.corrupt(codec, pos, "trailing bytes after the last frame"));
         };
         if magic & ZSTD_SKIPPABLE_MASK == ZSTD_SKIPPABLE {
-            let len = le32(data, pos + 4)
-                .ok_or_else(|| origin.corrupt(codec, pos, "truncated skippable frame"))?;
-            let end = pos
-                .checked_add(8 + len as usize)
-                .filter(|&e| e <= data.len());
+            let len = le32(data, pos + 4).ok_or_else(|| origin.corrupt(codec, pos, "truncated skippable frame"))?;
+            let end = pos.checked_add(8 + len as usize).filter(|&e| e <= data.len());
             pos = end.ok_or_else(|| origin.corrupt(codec, pos, "truncated skippable frame"))?;
             continue;
         }
@@ -320,17 +295,14 @@ fn zstd(
         let room = limits.max_output - out.len() as u64;
         let frame_start = pos;
         let result = (|| -> Result<bool, String> {
-            let mut dec =
-                ruzstd::decoding::StreamingDecoder::new_with_max_window_size(&mut rest, max_window)
-                    .map_err(|e| e.to_string())?;
+            let mut dec = ruzstd::decoding::StreamingDecoder::new_with_max_window_size(&mut rest, max_window)
+                .map_err(|e| e.to_string())?;
             let over = read_capped(&mut dec, room, out).map_err(|e| describe(&e))?;
             if over {
                 return Ok(true);
             }
             let d = &dec.decoder;
-            if let (Some(want), Some(got)) =
-                (d.get_checksum_from_data(), d.get_calculated_checksum())
-            {
+            if let (Some(want), Some(got)) = (d.get_checksum_from_data(), d.get_calculated_checksum()) {
                 if want != got {
                     return Err(format!("frame checksum {got:#010x} != stored {want:#010x}"));
                 }
@@ -355,12 +327,7 @@ fn zstd(
 /// decompressing to 8 MiB (the last one to less). A repeated magic starts a new frame.
 /// The kernel appends the 4-byte uncompressed size; four bytes left at the end are taken
 /// as that size and checked.
-fn lz4_legacy(
-    data: &[u8],
-    limits: &Limits,
-    origin: Origin<'_>,
-    out: &mut Vec<u8>,
-) -> Result<(), LoadError> {
+fn lz4_legacy(data: &[u8], limits: &Limits, origin: Origin<'_>, out: &mut Vec<u8>) -> Result<(), LoadError> {
     let codec = Codec::Lz4Legacy;
     if le32(data, 0) != Some(LZ4_LEGACY_MAGIC) {
         return Err(origin.corrupt(codec, 0, "no lz4 legacy magic"));
@@ -383,10 +350,7 @@ fn lz4_legacy(
                     path: origin.path.to_owned(),
                     codec,
                     offset: FileOffset(origin.base + pos as u64),
-                    message: format!(
-                        "trailing size {n} does not match the {} bytes decompressed",
-                        out.len()
-                    ),
+                    message: format!("trailing size {n} does not match the {} bytes decompressed", out.len()),
                 });
             }
             break;
@@ -405,9 +369,7 @@ fn lz4_legacy(
         out.resize(old + cap, 0);
         match lz4_flex::block::decompress_into(block, &mut out[old..]) {
             Ok(got) => out.truncate(old + got),
-            Err(lz4_flex::block::DecompressError::OutputTooSmall { .. })
-                if cap < LZ4_LEGACY_BLOCK =>
-            {
+            Err(lz4_flex::block::DecompressError::OutputTooSmall { .. }) if cap < LZ4_LEGACY_BLOCK => {
                 return Err(origin.too_large(codec, limits));
             }
             Err(e) => return Err(origin.corrupt(codec, start, e)),
@@ -442,15 +404,8 @@ pub fn is_tar(data: &[u8]) -> bool {
 /// Finds the one member of an in-memory tar archive whose name ends with `suffix` (e.g.
 /// `.btf` in a BTFHub `.btf.tar.xz`) and returns its name and byte range in `data`.
 /// Nothing is written to disk.
-pub fn tar_member(
-    data: &[u8],
-    suffix: &str,
-    path: &Path,
-) -> Result<(String, std::ops::Range<usize>), LoadError> {
-    let err = |message: String| LoadError::Tar {
-        path: path.to_owned(),
-        message,
-    };
+pub fn tar_member(data: &[u8], suffix: &str, path: &Path) -> Result<(String, std::ops::Range<usize>), LoadError> {
+    let err = |message: String| LoadError::Tar { path: path.to_owned(), message };
     let mut archive = tar::Archive::new(data);
     let entries = archive.entries().map_err(|e| err(e.to_string()))?;
     let mut found = Vec::new();
@@ -459,11 +414,7 @@ pub fn tar_member(
         if !entry.header().entry_type().is_file() {
             continue;
         }
-        let name = entry
-            .path()
-            .map_err(|e| err(e.to_string()))?
-            .display()
-            .to_string();
+        let name = entry.path().map_err(|e| err(e.to_string()))?.display().to_string();
         if name.ends_with(suffix) {
             let start = entry.raw_file_position() as usize;
             let len = entry.size() as usize;
@@ -480,11 +431,7 @@ pub fn tar_member(
         _ => Err(err(format!(
             "{} members named *{suffix}: {}",
             found.len(),
-            found
-                .iter()
-                .map(|f| f.0.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            found.iter().map(|f| f.0.as_str()).collect::<Vec<_>>().join(", ")
         ))),
     }
 }

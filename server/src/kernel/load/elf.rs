@@ -92,10 +92,7 @@ impl KernelElf {
             (elf::EM_386, false) => Arch::X86_32,
             (m, c) => {
                 return Err(err(
-                    format!(
-                        "e_machine {m} ({}-bit) is not an x86 kernel",
-                        if c { 64 } else { 32 }
-                    ),
+                    format!("e_machine {m} ({}-bit) is not an x86 kernel", if c { 64 } else { 32 }),
                     Some(0x12),
                 ))
             }
@@ -130,9 +127,7 @@ impl KernelElf {
     }
 
     pub fn build_id_hex(&self) -> Option<String> {
-        self.build_id
-            .as_ref()
-            .map(|b| b.iter().map(|x| format!("{x:02x}")).collect())
+        self.build_id.as_ref().map(|b| b.iter().map(|x| format!("{x:02x}")).collect())
     }
 
     pub fn sections(&self) -> &[SectionInfo] {
@@ -170,9 +165,7 @@ impl KernelElf {
     /// Whether `.rela.debug_*` sections exist (Debian `-dbg`, `--emit-relocs`). The debug
     /// sections are already relocated: a DWARF reader must not apply these.
     pub fn has_debug_relocations(&self) -> bool {
-        self.sections
-            .iter()
-            .any(|s| s.name.starts_with(".rela.debug_"))
+        self.sections.iter().any(|s| s.name.starts_with(".rela.debug_"))
     }
 
     /// The `.symtab`, if the image is not stripped.
@@ -191,11 +184,8 @@ impl KernelElf {
                 && end <= s.addr.0.saturating_add(s.size)
         })?;
         let r = s.file_range.as_ref()?;
-        let start = r
-            .start
-            .checked_add(usize::try_from(addr.0 - s.addr.0).ok()?)?;
-        self.data
-            .get(start..start.checked_add(usize::try_from(len).ok()?)?)
+        let start = r.start.checked_add(usize::try_from(addr.0 - s.addr.0).ok()?)?;
+        self.data.get(start..start.checked_add(usize::try_from(len).ok()?)?)
     }
 
     /// Reads the ftrace call-site table.
@@ -216,11 +206,7 @@ impl KernelElf {
             message,
         };
         let own = self.symbols.as_ref();
-        let find = |name: &str| {
-            symbols
-                .and_then(|s| s.addr_of(name))
-                .or_else(|| own.and_then(|s| s.addr_of(name)))
-        };
+        let find = |name: &str| symbols.and_then(|s| s.addr_of(name)).or_else(|| own.and_then(|s| s.addr_of(name)));
         let width = self.arch.pointer_size() as usize;
         let table: &[u8] = match (find("__start_mcount_loc"), find("__stop_mcount_loc")) {
             (Some(start), Some(stop)) => {
@@ -228,10 +214,7 @@ impl KernelElf {
                     return Err(err(format!("__stop_mcount_loc {stop} < __start_mcount_loc {start}"), None));
                 }
                 self.read_virt(start, stop.0 - start.0).ok_or_else(|| {
-                    err(
-                        format!("mcount table {start}..{stop} is not in any section with file contents"),
-                        None,
-                    )
+                    err(format!("mcount table {start}..{stop} is not in any section with file contents"), None)
                 })?
             }
             _ => match self.section("__mcount_loc") {
@@ -246,25 +229,22 @@ impl KernelElf {
                 }
                 Some(s) => {
                     let r = s.file_range.clone().ok_or_else(|| err("__mcount_loc has no contents".into(), None))?;
-                    self.data.get(r.clone()).ok_or_else(|| err("__mcount_loc is past the end of the file".into(), Some(r.start)))?
+                    self.data
+                        .get(r.clone())
+                        .ok_or_else(|| err("__mcount_loc is past the end of the file".into(), Some(r.start)))?
                 }
-                None => {
-                    return Err(err(
-                        "no ftrace table: neither __start_mcount_loc/__stop_mcount_loc symbols nor a __mcount_loc section"
-                            .into(),
-                        None,
-                    ))
-                }
+                None => return Err(err(
+                    "no ftrace table: neither __start_mcount_loc/__stop_mcount_loc symbols nor a __mcount_loc section"
+                        .into(),
+                    None,
+                )),
             },
         };
         let init = match (find("__init_begin"), find("__init_end")) {
             (Some(b), Some(e)) => b.0..e.0,
             _ => 0..0,
         };
-        let mut out = FtraceSites {
-            entries: table.len() / width,
-            ..FtraceSites::default()
-        };
+        let mut out = FtraceSites { entries: table.len() / width, ..FtraceSites::default() };
         out.sites.reserve(out.entries);
         for chunk in table.chunks_exact(width) {
             let a = match width {
@@ -291,21 +271,13 @@ impl KernelElf {
 /// `__ftrace_invalid_address___<offset>` line. With `None`, the site is named by the
 /// ELF function whose `[value, value+size)` contains it (needs symbol sizes), and a
 /// site in no function is skipped.
-pub fn ftrace_function_names(
-    sites: &[VirtAddr],
-    symbols: &SymbolTable,
-    max_offset: Option<u64>,
-) -> Vec<String> {
+pub fn ftrace_function_names(sites: &[VirtAddr], symbols: &SymbolTable, max_offset: Option<u64>) -> Vec<String> {
     let mut out = Vec::with_capacity(sites.len());
     for &site in sites {
         match max_offset {
             Some(max) => match symbols.lookup_text(site) {
                 Some(s) if site.0 - s.addr.0 <= max => out.push(s.name.to_owned()),
-                Some(s) => out.push(format!(
-                    "{}{}",
-                    crate::kernel::symbols::FTRACE_INVALID_PREFIX,
-                    site.0 - s.addr.0
-                )),
+                Some(s) => out.push(format!("{}{}", crate::kernel::symbols::FTRACE_INVALID_PREFIX, site.0 - s.addr.0)),
                 None => {}
             },
             None => {
@@ -350,20 +322,13 @@ fn parse_generic<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> ParseResu
             let end = off
                 .checked_add(size)
                 .filter(|&end| end <= data.len() as u64)
-                .ok_or_else(|| {
-                    (
-                        format!("section {name} ({off}+{size}) runs past the end of the file"),
-                        Some(off),
-                    )
-                })?;
+                .ok_or_else(|| (format!("section {name} ({off}+{size}) runs past the end of the file"), Some(off)))?;
             Some(off as usize..end as usize)
         };
         if build_id.is_none() && sh.sh_type(endian) == elf::SHT_NOTE {
             if let Some(mut notes) = sh.notes(endian, data).map_err(e)? {
                 while let Some(note) = notes.next().map_err(e)? {
-                    if note.name() == elf::ELF_NOTE_GNU
-                        && note.n_type(endian) == elf::NT_GNU_BUILD_ID
-                    {
+                    if note.name() == elf::ELF_NOTE_GNU && note.n_type(endian) == elf::NT_GNU_BUILD_ID {
                         build_id = Some(note.desc().to_vec());
                         break;
                     }
@@ -419,11 +384,7 @@ fn parse_generic<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> ParseResu
 }
 
 /// The letter `nm` prints for an ELF symbol.
-fn nm_letter<S: Sym<Endian = Endianness>>(
-    sym: &S,
-    endian: Endianness,
-    sections: &[SectionInfo],
-) -> u8 {
+fn nm_letter<S: Sym<Endian = Endianness>>(sym: &S, endian: Endianness, sections: &[SectionInfo]) -> u8 {
     let shndx = sym.st_shndx(endian);
     let bind = sym.st_bind();
     let lower = match shndx {

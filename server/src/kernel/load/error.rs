@@ -28,50 +28,22 @@ pub enum LoadError {
         source: io::Error,
     },
     #[error("{path}: corrupt {codec} stream at or before byte {offset}: {message}")]
-    Corrupt {
-        path: PathBuf,
-        codec: Codec,
-        offset: FileOffset,
-        message: String,
-    },
+    Corrupt { path: PathBuf, codec: Codec, offset: FileOffset, message: String },
     #[error(
         "{path}: {codec} stream starting at byte {offset} decompresses to more than the limit of \
          {limit} bytes (a decompression bomb, or raise the limit)"
     )]
-    TooLarge {
-        path: PathBuf,
-        codec: Codec,
-        offset: FileOffset,
-        limit: u64,
-    },
+    TooLarge { path: PathBuf, codec: Codec, offset: FileOffset, limit: u64 },
     #[error("{path}: {codec} stream at byte {offset}: {message}")]
-    SizeMismatch {
-        path: PathBuf,
-        codec: Codec,
-        offset: FileOffset,
-        message: String,
-    },
+    SizeMismatch { path: PathBuf, codec: Codec, offset: FileOffset, message: String },
     #[error("{path}: bzImage: {message} (byte {offset})")]
-    BzImage {
-        path: PathBuf,
-        offset: FileOffset,
-        message: String,
-    },
+    BzImage { path: PathBuf, offset: FileOffset, message: String },
     #[error("{path}: ELF: {message}{}", fmt_offset(*.offset))]
-    Elf {
-        path: PathBuf,
-        offset: Option<FileOffset>,
-        message: String,
-    },
+    Elf { path: PathBuf, offset: Option<FileOffset>, message: String },
     #[error("{path}: tar: {message}")]
     Tar { path: PathBuf, message: String },
     #[error("{path}:{line}: {message} (byte {offset})")]
-    Text {
-        path: PathBuf,
-        line: usize,
-        offset: FileOffset,
-        message: String,
-    },
+    Text { path: PathBuf, line: usize, offset: FileOffset, message: String },
     #[error("{path}: not a kernel input fevlint can read: {message}")]
     Unrecognized { path: PathBuf, message: String },
 }

@@ -10,9 +10,7 @@ use super::decompress::{self, Codec, Limits, Origin};
 use super::elf::{ftrace_function_names, is_elf, KernelElf};
 use super::error::LoadError;
 use super::Arch;
-use crate::kernel::symbols::{
-    FilterFunctions, KernelConfig, KprobeBlacklist, SymbolFormat, SymbolTable,
-};
+use crate::kernel::symbols::{FilterFunctions, KernelConfig, KprobeBlacklist, SymbolFormat, SymbolTable};
 
 /// When to decompress and parse a kernel image (vmlinux/vmlinuz) found in a folder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -148,11 +146,7 @@ impl KernelInputs {
         }
         self.module_btf.push(Loaded {
             value: bytes.whole(),
-            from: Provenance {
-                path: path.to_owned(),
-                codec,
-                container: Container::File,
-            },
+            from: Provenance { path: path.to_owned(), codec, container: Container::File },
         });
         Ok(())
     }
@@ -225,39 +219,21 @@ fn read_decompressed(path: &Path, limits: &Limits) -> Result<(Blob, Option<Codec
 }
 
 /// A single file that is a kernel image or BTF: fills `btf` and/or `elf`.
-fn read_image_or_btf(
-    path: &Path,
-    opts: &OpenOptions,
-    k: &mut KernelInputs,
-) -> Result<(), LoadError> {
+fn read_image_or_btf(path: &Path, opts: &OpenOptions, k: &mut KernelInputs) -> Result<(), LoadError> {
     let raw = Blob::read(path)?;
-    let prov = |codec, container| Provenance {
-        path: path.to_owned(),
-        codec,
-        container,
-    };
+    let prov = |codec, container| Provenance { path: path.to_owned(), codec, container };
     // A bzImage first: its boot sector is not a compression magic, and its payload
     // must be found through the header, not by scanning.
     if bzimage::is_bzimage(&raw) {
         let (h, elf) = bzimage::extract_vmlinux(&raw, path, &opts.limits)?;
-        return set_elf(
-            k,
-            Blob::from_vec(elf),
-            path,
-            Some(h.codec),
-            Container::BzImage,
-        );
+        return set_elf(k, Blob::from_vec(elf), path, Some(h.codec), Container::BzImage);
     }
-    let (bytes, codec) = match decompress::decompress_auto(&raw, &opts.limits, Origin::file(path))?
-    {
+    let (bytes, codec) = match decompress::decompress_auto(&raw, &opts.limits, Origin::file(path))? {
         Some((codec, out)) => (Blob::from_vec(out), Some(codec)),
         None => (raw, None),
     };
     if is_btf(&bytes) {
-        k.btf = Some(Loaded {
-            value: bytes.whole(),
-            from: prov(codec, Container::File),
-        });
+        k.btf = Some(Loaded { value: bytes.whole(), from: prov(codec, Container::File) });
         return Ok(());
     }
     if is_elf(&bytes) {
@@ -275,19 +251,14 @@ fn read_image_or_btf(
                 message: format!("member {member} is not raw BTF (no 0xEB9F magic)"),
             });
         }
-        k.btf = Some(Loaded {
-            value: slice,
-            from: prov(codec, Container::TarMember(member)),
-        });
+        k.btf = Some(Loaded { value: slice, from: prov(codec, Container::TarMember(member)) });
         return Ok(());
     }
     Err(LoadError::Unrecognized {
         path: path.to_owned(),
         message: format!(
             "{}not BTF, ELF, bzImage or a tar archive (starts with {:02x?})",
-            codec
-                .map(|c| format!("decompressed with {c}, but "))
-                .unwrap_or_default(),
+            codec.map(|c| format!("decompressed with {c}, but ")).unwrap_or_default(),
             &bytes[..bytes.len().min(8)]
         ),
     })
@@ -309,31 +280,19 @@ fn set_elf(
                     path: path.to_owned(),
                     codec,
                     container: match &container {
-                        Container::BzImage => {
-                            Container::ElfSection(".BTF (bzImage payload)".into())
-                        }
+                        Container::BzImage => Container::ElfSection(".BTF (bzImage payload)".into()),
                         _ => Container::ElfSection(".BTF".into()),
                     },
                 },
             });
         }
     }
-    k.elf = Some(Loaded {
-        value: elf,
-        from: Provenance {
-            path: path.to_owned(),
-            codec,
-            container,
-        },
-    });
+    k.elf = Some(Loaded { value: elf, from: Provenance { path: path.to_owned(), codec, container } });
     Ok(())
 }
 
 fn file_display_name(path: &Path, k: &KernelInputs) -> String {
-    let file = path.file_name().map_or_else(
-        || path.display().to_string(),
-        |f| f.to_string_lossy().into_owned(),
-    );
+    let file = path.file_name().map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().into_owned());
     match k.elf.as_ref().and_then(|e| e.value.build_id_hex()) {
         Some(id) => format!("{file} (build-id {})", &id[..id.len().min(12)]),
         None => file,
@@ -359,11 +318,7 @@ fn find_suffix(dir: &Path, suffix: &str) -> Option<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.is_file()
-                && p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().ends_with(suffix))
-        })
+        .filter(|p| p.is_file() && p.file_name().is_some_and(|n| n.to_string_lossy().ends_with(suffix)))
         .collect();
     v.sort();
     v.into_iter().next()
@@ -376,14 +331,7 @@ fn read_text<T>(
 ) -> Result<Loaded<T>, LoadError> {
     let (bytes, codec) = read_decompressed(path, limits)?;
     let value = parse(&bytes, path)?;
-    Ok(Loaded {
-        value,
-        from: Provenance {
-            path: path.to_owned(),
-            codec,
-            container: Container::File,
-        },
-    })
+    Ok(Loaded { value, from: Provenance { path: path.to_owned(), codec, container: Container::File } })
 }
 
 fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
@@ -451,11 +399,7 @@ fn open_running(opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
         Ok(b) if is_btf(&b) => {
             k.btf = Some(Loaded {
                 value: b.whole(),
-                from: Provenance {
-                    path: btf.to_owned(),
-                    codec: None,
-                    container: Container::File,
-                },
+                from: Provenance { path: btf.to_owned(), codec: None, container: Container::File },
             })
         }
         Ok(_) => k.notes.push(format!("{}: not raw BTF", btf.display())),
@@ -466,26 +410,17 @@ fn open_running(opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
             k.notes.push(format!("no {what}: {e}"));
         }
     };
-    let r = read_text(
-        Path::new("/proc/kallsyms"),
-        limits,
-        SymbolTable::parse_kallsyms,
-    )
-    .map(|s| {
+    let r = read_text(Path::new("/proc/kallsyms"), limits, SymbolTable::parse_kallsyms).map(|s| {
         if s.value.iter().all(|s| s.addr.0 == 0) {
-            k.notes
-                .push("/proc/kallsyms shows zero addresses (kptr_restrict): names only".into());
+            k.notes.push("/proc/kallsyms shows zero addresses (kptr_restrict): names only".into());
         }
         k.symbols = Some(s);
     });
     optional(&mut k, "kallsyms", r);
-    let config = [
-        "/proc/config.gz".to_owned(),
-        format!("/boot/config-{}", k.name),
-    ]
-    .into_iter()
-    .map(PathBuf::from)
-    .find(|p| p.is_file());
+    let config = ["/proc/config.gz".to_owned(), format!("/boot/config-{}", k.name)]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file());
     if let Some(p) = config {
         let r = read_text(&p, limits, KernelConfig::parse).map(|c| k.config = Some(c));
         optional(&mut k, "config", r);
@@ -497,13 +432,10 @@ fn open_running(opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
         .find(|p| std::fs::File::open(p).is_ok());
     match aff {
         Some(p) => {
-            let r =
-                read_text(&p, limits, FilterFunctions::parse).map(|f| k.filter_functions = Some(f));
+            let r = read_text(&p, limits, FilterFunctions::parse).map(|f| k.filter_functions = Some(f));
             optional(&mut k, "ftrace list", r);
         }
-        None => k
-            .notes
-            .push("no ftrace list: tracefs available_filter_functions is not readable".into()),
+        None => k.notes.push("no ftrace list: tracefs available_filter_functions is not readable".into()),
     }
     let bl = Path::new("/sys/kernel/debug/kprobes/blacklist");
     if std::fs::File::open(bl).is_ok() {
