@@ -1,6 +1,7 @@
 //! Command-line interface: clap commands, thin. Each command calls one analysis function.
 
 mod check;
+mod kernel;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
@@ -20,6 +21,9 @@ struct Cli {
 enum Command {
     /// Check scripts: files, directories (recursively, `*.fev`) or `-` for stdin.
     Check(check::CheckArgs),
+    /// Inspect a kernel: `info`, `fn NAME`, `type 'struct file'`, `at 'struct file' 40`.
+    #[command(subcommand)]
+    Kernel(kernel::KernelCommand),
     /// Print the documentation of a rule (or list all rules).
     Rule {
         /// Code (`S001`) or name (`syntax-error`).
@@ -56,6 +60,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Rule { code } => rule(code.as_deref()),
+        Command::Kernel(cmd) => kernel::run(&cmd),
     };
     match result {
         Ok(code) => code,

@@ -1,8 +1,12 @@
 //! Facts about a target kernel (functions, parameters, types, traceability), read from
 //! BTF, DWARF, symbol maps and ftrace lists. Never sees a syntax node.
 
+pub mod abi;
 pub mod btf;
+pub mod facts;
 pub mod layout;
 pub mod load;
 pub mod model;
 pub mod symbols;
+
+pub use facts::{FunctionFacts, Kernel, KernelError, Trace};

@@ -120,3 +120,9 @@ impl fmt::Debug for BlobSlice {
         write!(f, "BlobSlice({:?} of {:?})", self.range, self.blob)
     }
 }
+
+impl AsRef<[u8]> for BlobSlice {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}

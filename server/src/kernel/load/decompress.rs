@@ -24,6 +24,8 @@ pub enum Codec {
 }
 
 impl Codec {
+    pub const ALL: [Codec; 6] = [Codec::Zstd, Codec::Xz, Codec::Gzip, Codec::Bzip2, Codec::Lz4Legacy, Codec::Lzma];
+
     pub fn name(self) -> &'static str {
         match self {
             Codec::Zstd => "zstd",

@@ -6,6 +6,7 @@
 
 pub mod blob;
 pub mod bzimage;
+pub mod cache;
 pub mod decompress;
 pub mod elf;
 pub mod error;
@@ -14,7 +15,10 @@ pub mod open;
 pub use blob::{Blob, BlobSlice};
 pub use decompress::{Codec, Limits, Origin};
 pub use error::{FileOffset, LoadError};
-pub use open::{open, open_with, ArchSource, Container, ImagePolicy, KernelInputs, Loaded, OpenOptions, Provenance};
+pub use open::{
+    open, open_with, read_symbols, ArchSource, Container, DeferredSymbols, ImagePolicy, KernelInputs, Loaded,
+    OpenOptions, Provenance,
+};
 
 /// The instruction set of a kernel, where it can be told (ELF header, config, pointer
 /// width of the symbol addresses).

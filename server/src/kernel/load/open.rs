@@ -27,6 +27,9 @@ pub enum ImagePolicy {
 pub struct OpenOptions {
     pub limits: Limits,
     pub image: ImagePolicy,
+    /// Leave a folder's System.map/kallsyms unread (see [`KernelInputs::deferred_symbols`])
+    /// when nothing else needs it now: parsing it is the slowest part of opening.
+    pub defer_symbols: bool,
 }
 
 /// What wrapped a piece of data inside its file.
@@ -103,6 +106,25 @@ pub struct KernelInputs {
     pub kprobe_blacklist: Option<Loaded<KprobeBlacklist>>,
     /// Things worth telling the user (a file skipped, a tracefs file not readable).
     pub notes: Vec<String>,
+    /// A symbol file found but not read yet (`OpenOptions::defer_symbols`): read it with
+    /// [`read_symbols`] when needed.
+    pub deferred_symbols: Option<DeferredSymbols>,
+}
+
+/// A System.map or kallsyms file left for later.
+#[derive(Clone, Debug)]
+pub struct DeferredSymbols {
+    pub path: PathBuf,
+    pub kallsyms: bool,
+}
+
+/// Reads a deferred symbol file.
+pub fn read_symbols(d: &DeferredSymbols, limits: &Limits) -> Result<Loaded<SymbolTable>, LoadError> {
+    if d.kallsyms {
+        read_text(&d.path, limits, SymbolTable::parse_kallsyms)
+    } else {
+        read_text(&d.path, limits, SymbolTable::parse_system_map)
+    }
 }
 
 /// The keyword for the running kernel.
@@ -211,9 +233,15 @@ fn is_btf(data: &[u8]) -> bool {
 
 /// Reads a file and decompresses it if its magic says so (one level).
 fn read_decompressed(path: &Path, limits: &Limits) -> Result<(Blob, Option<Codec>), LoadError> {
+    if let Some((codec, blob)) = super::cache::get(path) {
+        return Ok((blob, Some(codec)));
+    }
     let raw = Blob::read(path)?;
     match decompress::decompress_auto(&raw, limits, Origin::file(path))? {
-        Some((codec, out)) => Ok((Blob::from_vec(out), Some(codec))),
+        Some((codec, out)) => {
+            super::cache::put(path, codec, &out);
+            Ok((Blob::from_vec(out), Some(codec)))
+        }
         None => Ok((raw, None)),
     }
 }
@@ -228,9 +256,15 @@ fn read_image_or_btf(path: &Path, opts: &OpenOptions, k: &mut KernelInputs) -> R
         let (h, elf) = bzimage::extract_vmlinux(&raw, path, &opts.limits)?;
         return set_elf(k, Blob::from_vec(elf), path, Some(h.codec), Container::BzImage);
     }
-    let (bytes, codec) = match decompress::decompress_auto(&raw, &opts.limits, Origin::file(path))? {
-        Some((codec, out)) => (Blob::from_vec(out), Some(codec)),
-        None => (raw, None),
+    let (bytes, codec) = match super::cache::get(path) {
+        Some((codec, blob)) => (blob, Some(codec)),
+        None => match decompress::decompress_auto(&raw, &opts.limits, Origin::file(path))? {
+            Some((codec, out)) => {
+                super::cache::put(path, codec, &out);
+                (Blob::from_vec(out), Some(codec))
+            }
+            None => (raw, None),
+        },
     };
     if is_btf(&bytes) {
         k.btf = Some(Loaded { value: bytes.whole(), from: prov(codec, Container::File) });
@@ -344,15 +378,23 @@ fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
         ..KernelInputs::default()
     };
     let limits = &opts.limits;
-    if let Some(p) = find(dir, &["System.map"]).or_else(|| find_suffix(dir, "System.map")) {
-        k.symbols = Some(read_text(&p, limits, SymbolTable::parse_system_map)?);
-    } else if let Some(p) = find(dir, &["kallsyms"]) {
-        k.symbols = Some(read_text(&p, limits, SymbolTable::parse_kallsyms)?);
+    let symbol_file = if let Some(p) = find(dir, &["System.map"]).or_else(|| find_suffix(dir, "System.map")) {
+        Some(DeferredSymbols { path: p, kallsyms: false })
+    } else {
+        find(dir, &["kallsyms"]).map(|p| DeferredSymbols { path: p, kallsyms: true })
+    };
+    let ftrace_list = find(dir, &["available_filter_functions"]);
+    // Without the ftrace list, the symbols are needed now to compute it from an image.
+    let defer = opts.defer_symbols && ftrace_list.is_some();
+    match symbol_file {
+        Some(d) if defer => k.deferred_symbols = Some(d),
+        Some(d) => k.symbols = Some(read_symbols(&d, limits)?),
+        None => {}
     }
     if let Some(p) = find(dir, &["config", ".config"]) {
         k.config = Some(read_text(&p, limits, KernelConfig::parse)?);
     }
-    if let Some(p) = find(dir, &["available_filter_functions"]) {
+    if let Some(p) = ftrace_list {
         k.filter_functions = Some(read_text(&p, limits, FilterFunctions::parse)?);
     }
     if let Some(p) = find(dir, &["kprobe_blacklist", "blacklist"]) {
@@ -377,7 +419,7 @@ fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
         }
     }
     k.compute_ftrace();
-    if k.btf.is_none() && k.elf.is_none() && k.symbols.is_none() {
+    if k.btf.is_none() && k.elf.is_none() && k.symbols.is_none() && k.deferred_symbols.is_none() {
         return Err(LoadError::Unrecognized {
             path: dir.to_owned(),
             message: "the folder has no BTF, vmlinux, vmlinuz, System.map or kallsyms".into(),

@@ -1,0 +1,239 @@
+//! One kernel, as the rules see it: its types (BTF or DWARF, behind [`TypeSource`]),
+//! its functions with their traceability decided from real ftrace data, and its
+//! architecture. Slow pieces (the symbol map, the clone index) load on first use.
+
+use super::btf::Btf;
+use super::load::{self, Arch, KernelInputs, Loaded, OpenOptions};
+use super::model::{FunctionInfo, ModelError, TypeSource};
+use super::symbols::{clone_base, syscall_name, FilterFunctions, KprobeBlacklist, SymbolTable, SyscallWrapper};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+/// Opening a kernel failed: the message names the file (and offset, where known).
+#[derive(Debug, thiserror::Error)]
+pub enum KernelError {
+    #[error(transparent)]
+    Load(#[from] load::LoadError),
+    #[error(transparent)]
+    Types(#[from] ModelError),
+}
+
+/// A target kernel.
+pub struct Kernel {
+    /// Display name: the folder name, `uname -r`, or the file with its build-id.
+    pub name: String,
+    /// What `--kernel` was given.
+    pub path: PathBuf,
+    pub arch: Arch,
+    /// How the architecture was decided.
+    pub arch_from: String,
+    types: Option<Arc<dyn TypeSource>>,
+    /// Where the types came from (`vmlinux.btf.zst (zstd)`).
+    pub types_from: Option<String>,
+    inputs: KernelInputs,
+    symbols: OnceLock<Option<Loaded<SymbolTable>>>,
+    clones: OnceLock<HashMap<String, Vec<String>>>,
+    names: OnceLock<Vec<String>>,
+    /// Things worth telling the user once (a missing piece, a deferred file that failed).
+    pub notes: Vec<String>,
+}
+
+impl std::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kernel").field("name", &self.name).field("arch", &self.arch).finish_non_exhaustive()
+    }
+}
+
+/// Whether ftrace can attach to a function, and what decided it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Trace {
+    /// Listed in the ftrace call-site table (`count` functions of that name).
+    Traceable { count: usize },
+    /// The function exists but has no ftrace call site (notrace, noinstr, `__init`,
+    /// inlined everywhere, built without `-pg`).
+    NotTraceable,
+    /// Only compiler clones of it are traceable, under their own names.
+    OnlyClones(Vec<String>),
+    /// The kernel has no ftrace list: cannot tell.
+    Unknown,
+}
+
+/// Everything known about one function name.
+#[derive(Clone, Debug)]
+pub struct FunctionFacts {
+    pub name: String,
+    /// Prototypes from the type source (several for duplicate static functions).
+    pub prototypes: Vec<FunctionInfo>,
+    pub trace: Trace,
+    /// The source that decided `trace` (`available_filter_functions (…/6.12…)`).
+    pub trace_from: Option<String>,
+    /// Traceable clones of this function (`name.isra.0`, …).
+    pub clones: Vec<String>,
+    /// Text symbols of that name in the symbol map, when it was consulted.
+    pub symbols: Option<usize>,
+    /// On the kprobe blacklist (kprobes refuse it; ftrace does not consult this list).
+    pub kprobe_blacklisted: bool,
+    /// Syscall wrapper layer and syscall name, when the name is one.
+    pub syscall: Option<(SyscallWrapper, String)>,
+}
+
+impl FunctionFacts {
+    /// The kernel knows the name in any form (types, ftrace list or symbols).
+    pub fn exists(&self) -> bool {
+        !self.prototypes.is_empty()
+            || matches!(self.trace, Trace::Traceable { .. } | Trace::OnlyClones(_))
+            || self.symbols.is_some_and(|n| n > 0)
+    }
+}
+
+impl Kernel {
+    /// Opens whatever `--kernel` names (see [`load::open_with`]).
+    pub fn open(path: &Path) -> Result<Kernel, KernelError> {
+        let opts = OpenOptions { defer_symbols: true, ..OpenOptions::default() };
+        let mut inputs = load::open_with(path, &opts)?;
+        let mut notes = inputs.notes.clone();
+        let (types, types_from): (Option<Arc<dyn TypeSource>>, Option<String>) = match &inputs.btf {
+            Some(b) => {
+                let btf = Btf::parse(b.from.to_string(), b.value.clone())?;
+                (Some(Arc::new(btf)), Some(format!("BTF from {}", b.from)))
+            }
+            None => {
+                notes.push("no type information (no BTF or DWARF): type and layout checks are off".to_owned());
+                (None, None)
+            }
+        };
+        let (arch, arch_from) = match (&inputs.arch, &types) {
+            (Some((a, how)), _) => (*a, format!("{how:?}")),
+            (None, Some(t)) if t.pointer_size() == 4 => (Arch::X86_32, "BTF pointer size".to_owned()),
+            (None, Some(_)) => (Arch::X86_64, "BTF pointer size".to_owned()),
+            (None, None) => {
+                notes.push("architecture unknown: assuming x86_64".to_owned());
+                (Arch::X86_64, "assumed".to_owned())
+            }
+        };
+        if inputs.filter_functions.is_none() {
+            notes.push("no available_filter_functions or mcount table: traceability is not checked".to_owned());
+        }
+        let symbols = OnceLock::new();
+        if inputs.deferred_symbols.is_none() {
+            let _ = symbols.set(inputs.symbols.take());
+        }
+        Ok(Kernel {
+            name: inputs.name.clone(),
+            path: path.to_owned(),
+            arch,
+            arch_from,
+            types,
+            types_from,
+            inputs,
+            symbols,
+            clones: OnceLock::new(),
+            names: OnceLock::new(),
+            notes,
+        })
+    }
+
+    /// The type source, when the kernel has one.
+    pub fn types(&self) -> Option<&dyn TypeSource> {
+        self.types.as_deref()
+    }
+
+    pub fn pointer_size(&self) -> u32 {
+        self.arch.pointer_size()
+    }
+
+    pub fn inputs(&self) -> &KernelInputs {
+        &self.inputs
+    }
+
+    pub fn filter_functions(&self) -> Option<&Loaded<FilterFunctions>> {
+        self.inputs.filter_functions.as_ref()
+    }
+
+    pub fn kprobe_blacklist(&self) -> Option<&Loaded<KprobeBlacklist>> {
+        self.inputs.kprobe_blacklist.as_ref()
+    }
+
+    /// The symbol map, read on first use.
+    pub fn symbols(&self) -> Option<&Loaded<SymbolTable>> {
+        self.symbols
+            .get_or_init(|| {
+                let d = self.inputs.deferred_symbols.as_ref()?;
+                load::read_symbols(d, &load::Limits::default()).ok()
+            })
+            .as_ref()
+    }
+
+    /// Traceable clones by base name (`finish_task_switch` → `finish_task_switch.isra.0`).
+    fn clone_index(&self) -> &HashMap<String, Vec<String>> {
+        self.clones.get_or_init(|| {
+            let mut map: HashMap<String, Vec<String>> = HashMap::new();
+            if let Some(ff) = self.filter_functions() {
+                for (name, _) in ff.value.iter() {
+                    if name.contains('.') {
+                        let (base, _) = clone_base(name);
+                        let v = map.entry(base.to_owned()).or_default();
+                        if !v.iter().any(|n| n == name) {
+                            v.push(name.to_owned());
+                        }
+                    }
+                }
+            }
+            map
+        })
+    }
+
+    /// What the kernel knows about a function name.
+    pub fn function(&self, name: &str) -> Result<FunctionFacts, ModelError> {
+        let prototypes = match self.types() {
+            Some(t) => t.functions(name)?,
+            None => Vec::new(),
+        };
+        let clones = self.clone_index().get(name).cloned().unwrap_or_default();
+        let (trace, trace_from) = match self.filter_functions() {
+            Some(ff) => {
+                let count = ff.value.count(name);
+                let trace = if count > 0 {
+                    Trace::Traceable { count }
+                } else if !clones.is_empty() {
+                    Trace::OnlyClones(clones.clone())
+                } else {
+                    Trace::NotTraceable
+                };
+                (trace, Some(format!("available_filter_functions ({})", ff.from)))
+            }
+            None => (Trace::Unknown, None),
+        };
+        // The symbol map settles existence when neither types nor ftrace know the name.
+        let known = !prototypes.is_empty() || !matches!(trace, Trace::NotTraceable | Trace::Unknown);
+        let symbols =
+            if known { None } else { self.symbols().map(|s| s.value.by_name(name).filter(|s| s.is_text()).count()) };
+        let kprobe_blacklisted = self.kprobe_blacklist().is_some_and(|b| b.value.contains_name(name));
+        let syscall = syscall_name(name).map(|(w, n)| (w, n.to_owned()));
+        Ok(FunctionFacts {
+            name: name.to_owned(),
+            prototypes,
+            trace,
+            trace_from,
+            clones,
+            symbols,
+            kprobe_blacklisted,
+            syscall,
+        })
+    }
+
+    /// Every function name the kernel knows (types and ftrace list), sorted, for
+    /// suggestions and completion.
+    pub fn function_names(&self) -> &[String] {
+        self.names.get_or_init(|| {
+            let mut names: Vec<String> = self.types().and_then(|t| t.function_names().ok()).unwrap_or_default();
+            if let Some(ff) = self.filter_functions() {
+                names.extend(ff.value.iter().map(|(n, _)| n.to_owned()));
+            }
+            names.sort_unstable();
+            names.dedup();
+            names
+        })
+    }
+}

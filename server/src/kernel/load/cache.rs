@@ -1,0 +1,135 @@
+//! On-disk cache of decompressed kernel files, so a kernel opens in milliseconds after
+//! the first time: the decompressed bytes are stored once and memory-mapped afterwards.
+//!
+//! Keyed by the source file's canonical path, length and modification time. Each entry
+//! is a payload file plus a small header file written after it (both atomically, through
+//! a temporary name and `rename`); the header carries the payload's length and CRC-32, so
+//! a torn or corrupted entry is detected and rebuilt. Any cache failure falls back to
+//! decompressing: the cache can only make things faster.
+//!
+//! Location: `$FEVLINT_CACHE_DIR`, else `$XDG_CACHE_HOME/fevlint`, else
+//! `~/.cache/fevlint`; `FEVLINT_NO_CACHE=1` turns it off.
+
+use super::blob::Blob;
+use super::decompress::Codec;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+const MAGIC: &[u8; 8] = b"FEVBLOB1";
+/// Entries smaller than this are not worth a file.
+const MIN_SIZE: usize = 64 * 1024;
+
+/// The cache directory, or `None` when disabled.
+pub fn dir() -> Option<PathBuf> {
+    if std::env::var_os("FEVLINT_NO_CACHE").is_some_and(|v| v != "0") {
+        return None;
+    }
+    if let Some(d) = std::env::var_os("FEVLINT_CACHE_DIR") {
+        return Some(PathBuf::from(d));
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(d).join("fevlint"));
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/fevlint"))
+}
+
+/// Identity of a source file: what makes a cached decompression valid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stamp {
+    key: u64,
+    len: u64,
+    mtime_ns: u64,
+}
+
+fn stamp(path: &Path) -> Option<Stamp> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mtime_ns = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos() as u64;
+    let canonical = path.canonicalize().ok()?;
+    let mut key = fnv1a(canonical.as_os_str().as_encoded_bytes());
+    key = fnv1a_extend(key, &meta.len().to_le_bytes());
+    key = fnv1a_extend(key, &mtime_ns.to_le_bytes());
+    Some(Stamp { key, len: meta.len(), mtime_ns })
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    fnv1a_extend(0xcbf2_9ce4_8422_2325, bytes)
+}
+
+fn fnv1a_extend(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+fn codec_id(c: Codec) -> u8 {
+    Codec::ALL.iter().position(|&x| x == c).map_or(255, |i| i as u8)
+}
+
+fn paths(dir: &Path, s: Stamp) -> (PathBuf, PathBuf) {
+    (dir.join(format!("{:016x}.bin", s.key)), dir.join(format!("{:016x}.hdr", s.key)))
+}
+
+fn header(s: Stamp, codec: Codec, payload: &[u8]) -> Vec<u8> {
+    let mut h = Vec::with_capacity(48);
+    h.extend_from_slice(MAGIC);
+    h.extend_from_slice(&s.len.to_le_bytes());
+    h.extend_from_slice(&s.mtime_ns.to_le_bytes());
+    h.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    h.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    h.push(codec_id(codec));
+    h
+}
+
+/// The cached decompression of `path`, if there is a valid one.
+pub fn get(path: &Path) -> Option<(Codec, Blob)> {
+    let dir = dir()?;
+    let s = stamp(path)?;
+    let (bin, hdr) = paths(&dir, s);
+    let h = std::fs::read(&hdr).ok()?;
+    if h.len() != 37 || &h[..8] != MAGIC {
+        return None;
+    }
+    let word = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().unwrap_or_default());
+    if word(8) != s.len || word(16) != s.mtime_ns {
+        return None;
+    }
+    let codec = *Codec::ALL.get(usize::from(h[36]))?;
+    let blob = Blob::read(&bin).ok()?;
+    let crc = u32::from_le_bytes(h[32..36].try_into().unwrap_or_default());
+    if blob.len() as u64 != word(24) || crc32fast::hash(&blob) != crc {
+        return None;
+    }
+    Some((codec, blob))
+}
+
+/// Stores a decompression; failures are ignored (the cache is an optimisation).
+pub fn put(path: &Path, codec: Codec, payload: &[u8]) {
+    if payload.len() < MIN_SIZE {
+        return;
+    }
+    let (Some(dir), Some(s)) = (dir(), stamp(path)) else { return };
+    if std::fs::create_dir_all(&dir).is_err() {
+        return;
+    }
+    let (bin, hdr) = paths(&dir, s);
+    // Payload first, header last: a header only exists for a complete payload.
+    if write_atomic(&bin, payload).is_ok() {
+        let _ = write_atomic(&hdr, &header(s, codec, payload));
+    }
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let mut f = std::fs::File::create(&tmp)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    drop(f);
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
