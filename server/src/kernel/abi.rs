@@ -242,7 +242,9 @@ fn locate_i386(src: &dyn TypeSource, proto: &Prototype) -> Result<Vec<ParamLoc>,
                     }
                     None
                 };
-                if !(composite || float || proto.variadic) || composite {
+                // Floats use no general registers; a struct on the stack still uses up
+                // its words of registers (GCC's function_arg_advance_32) [inferred].
+                if composite || (!float && !proto.variadic) {
                     nregs = nregs.saturating_sub(words);
                     regno = (regno + words).min(regs.len());
                     if nregs == 0 {
