@@ -2,12 +2,24 @@
 //! diagnostics out. Never fails: everything wrong with the input is a diagnostic.
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::kernel::load::Arch;
+use crate::kernel::Kernel;
 use crate::rules::{self, Context};
 use crate::syntax::{Parser, Span, Target};
 
 /// Checks one script given as raw bytes. Invalid UTF-8 is replaced (and reported), so the
 /// returned text is what the spans index.
 pub fn check_bytes(parser: &mut Parser, bytes: Vec<u8>, target: Target) -> (String, Vec<Diagnostic>) {
+    check_bytes_with(parser, bytes, target, &[])
+}
+
+/// [`check_bytes`] against kernels.
+pub fn check_bytes_with(
+    parser: &mut Parser,
+    bytes: Vec<u8>,
+    target: Target,
+    kernels: &[&Kernel],
+) -> (String, Vec<Diagnostic>) {
     let (text, bad_utf8) = match String::from_utf8(bytes) {
         Ok(text) => (text, None),
         Err(e) => {
@@ -15,7 +27,7 @@ pub fn check_bytes(parser: &mut Parser, bytes: Vec<u8>, target: Target) -> (Stri
             (String::from_utf8_lossy(e.as_bytes()).into_owned(), Some(at))
         }
     };
-    let mut diagnostics = check_text(parser, &text, target);
+    let mut diagnostics = check_with_kernels(parser, &text, target, kernels);
     if let Some(at) = bad_utf8 {
         let end = crate::render::char_span(&text, Span::new(at, at + 1)).end;
         diagnostics.insert(
@@ -34,10 +46,38 @@ pub fn check_bytes(parser: &mut Parser, bytes: Vec<u8>, target: Target) -> (Stri
     (text, diagnostics)
 }
 
-/// Checks one script.
+/// Checks one script against no kernel.
 pub fn check_text(parser: &mut Parser, text: &str, target: Target) -> Vec<Diagnostic> {
+    check_with_kernels(parser, text, target, &[])
+}
+
+/// The parser target for a kernel: its slot limit and pointer size.
+pub fn target_for(kernel: &Kernel) -> Target {
+    match kernel.arch {
+        Arch::X86_64 => Target::X86_64,
+        Arch::X86_32 => Target::X86_32,
+    }
+}
+
+/// Checks one script: file rules once (for the first kernel's architecture, else
+/// `target`), kernel rules once per kernel, each labelled with its kernel.
+pub fn check_with_kernels(parser: &mut Parser, text: &str, target: Target, kernels: &[&Kernel]) -> Vec<Diagnostic> {
+    let target = kernels.first().map_or(target, |k| target_for(k));
     let lines = parser.lines(text, target);
-    rules::check(&Context { text, lines: &lines, target })
+    let mut out = rules::check(&Context::new(text, &lines, target, None), true);
+    for k in kernels {
+        let kt = target_for(k);
+        let klines;
+        let lines = if kt == target {
+            &lines
+        } else {
+            klines = parser.lines(text, kt);
+            &klines
+        };
+        out.extend(rules::check(&Context::new(text, lines, kt, Some(k)), false));
+    }
+    rules::sort(&mut out);
+    out
 }
 
 /// Definitions (non-blank, non-comment lines) in a text.

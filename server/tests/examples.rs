@@ -26,6 +26,9 @@ fn examples_are_clean() {
             }
         }
         let diags = check_text(&mut parser, &text, Target::X86_64);
+        // spec.fev collects the documentation's examples, several per function.
+        let spec = path.ends_with("spec.fev");
+        let diags: Vec<_> = diags.iter().filter(|d| !(spec && d.code == "N101")).collect();
         assert!(diags.is_empty(), "{}: {diags:?}", path.display());
         assert!(
             !parser.parse(&text, Target::X86_64, None).tree.root_node().has_error(),

@@ -2,8 +2,19 @@
 //! stays quiet on `Use instead`; `docs/rules/*.md` is generated from the docs and must
 //! not be stale (regenerate with `UPDATE_EXPECT=1 cargo test --test rules_doc`).
 
+use fevlint::kernel::Kernel;
 use fevlint::rules::{doc_examples, REGISTRY};
 use fevlint::syntax::{Parser, Target};
+use std::sync::OnceLock;
+
+/// Kernel rules run their examples against the Debian 6.12 fixture.
+fn kernel() -> &'static Kernel {
+    static K: OnceLock<Kernel> = OnceLock::new();
+    K.get_or_init(|| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels/6.12.117+deb12-amd64");
+        Kernel::open(&path).expect("6.12 fixture opens")
+    })
+}
 
 /// Expands the doc notation for bytes Markdown cannot show: `\0` is a NUL byte and
 /// `{N × "s"}` is `s` repeated N times.
@@ -25,8 +36,9 @@ fn every_rule_fires_on_its_example_and_not_on_the_fix() {
     for rule in REGISTRY {
         let (example, instead) = doc_examples(rule.doc);
         assert!(!example.is_empty() && !instead.is_empty(), "{}: doc needs Example and Use instead", rule.code);
+        let kernels: Vec<&Kernel> = if rule.needs_kernel() { vec![kernel()] } else { Vec::new() };
         let fired = |text: &str| {
-            fevlint::analysis::check_text(&mut Parser::new(), &expand(text), Target::X86_64)
+            fevlint::analysis::check_with_kernels(&mut Parser::new(), &expand(text), Target::X86_64, &kernels)
                 .iter()
                 .any(|d| d.code == rule.code)
         };

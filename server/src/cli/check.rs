@@ -17,7 +17,11 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
-    /// Target architecture for slot limits and number widths.
+    /// A kernel to check against (repeatable): a fixture-style folder, BTF (plain or
+    /// compressed), vmlinux, vmlinuz, a BTFHub tarball, or `running`.
+    #[arg(long = "kernel", short = 'k', value_name = "KERNEL")]
+    kernels: Vec<PathBuf>,
+    /// Target architecture for slot limits and number widths (default: the kernel's, else x86_64).
     #[arg(long, value_enum, default_value_t = Arch::X86_64)]
     arch: Arch,
     /// Colour: auto (when stdout is a terminal), always, never.
@@ -31,6 +35,15 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         Arch::X86_32 => crate::syntax::Target::X86_32,
     };
     let files = collect(&args.paths)?;
+    let mut kernels = Vec::with_capacity(args.kernels.len());
+    for path in &args.kernels {
+        let k = crate::kernel::Kernel::open(path).with_context(|| format!("cannot open kernel {}", path.display()))?;
+        for note in &k.notes {
+            eprintln!("note: kernel {}: {note}", k.name);
+        }
+        kernels.push(k);
+    }
+    let kernel_refs: Vec<&crate::kernel::Kernel> = kernels.iter().collect();
     let mut parser = crate::syntax::Parser::new();
     let mut reports = Vec::with_capacity(files.len());
     for input in files {
@@ -45,7 +58,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
                 (path.display().to_string(), bytes)
             }
         };
-        let (text, diagnostics) = analysis::check_bytes(&mut parser, bytes, target);
+        let (text, diagnostics) = analysis::check_bytes_with(&mut parser, bytes, target, &kernel_refs);
         reports.push(FileReport { name, text, diagnostics });
     }
     let color = match args.color.as_str() {

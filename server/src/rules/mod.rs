@@ -5,14 +5,31 @@
 //! Rules produce `Diagnostic`s with byte spans; they never render or speak LSP.
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::kernel::Kernel;
 use crate::syntax::{LineParse, Parsed, Target};
+use std::sync::OnceLock;
 
+pub mod resolve;
+
+mod a301_slot_not_parameter;
+mod a302_slot_beyond_parameters;
+mod k201_unknown_function;
+mod k202_not_traceable;
+mod k203_ambiguous_function;
+mod n101_duplicate_event;
+mod n102_duplicate_field;
 mod s001_syntax_error;
 mod s002_too_many_slots;
 mod s003_ignored_offset;
 mod s004_line_too_long;
 mod s005_nul_byte;
 mod s006_uncounted_slot;
+mod t401_size_mismatch;
+mod t402_string_not_char_pointer;
+mod t403_symbol_not_pointer;
+mod t404_offset_not_member;
+mod t405_deref_non_pointer;
+mod t406_address_not_value;
 
 /// What a rule may look at.
 #[derive(Debug)]
@@ -21,12 +38,42 @@ pub struct Context<'a> {
     /// What the kernel makes of each line.
     pub lines: &'a [LineParse],
     pub target: Target,
+    /// The kernel checked against, if any.
+    pub kernel: Option<&'a Kernel>,
+    /// Per line: the definition resolved against the kernel (computed on first use).
+    resolutions: OnceLock<Vec<Option<resolve::Resolution>>>,
 }
 
-impl Context<'_> {
+impl<'a> Context<'a> {
+    pub fn new(text: &'a str, lines: &'a [LineParse], target: Target, kernel: Option<&'a Kernel>) -> Context<'a> {
+        Context { text, lines, target, kernel, resolutions: OnceLock::new() }
+    }
+
     /// The definitions (blank and comment lines skipped).
     pub fn definitions(&self) -> impl Iterator<Item = (&LineParse, &Parsed)> {
         self.lines.iter().filter_map(|l| l.parsed.as_ref().map(|p| (l, p)))
+    }
+
+    /// Accepted definitions with their resolution on the kernel.
+    pub fn resolved(&self) -> impl Iterator<Item = (&LineParse, &Parsed, &resolve::Resolution)> {
+        let all = self.resolutions.get_or_init(|| {
+            self.lines
+                .iter()
+                .map(|l| {
+                    let k = self.kernel?;
+                    let p = l.parsed.as_ref().filter(|p| p.rejection.is_none())?;
+                    resolve::resolve(k, p, self.target).ok().flatten()
+                })
+                .collect()
+        });
+        self.lines.iter().zip(all).filter_map(|(l, r)| Some((l, l.parsed.as_ref()?, r.as_ref()?)))
+    }
+
+    /// A diagnostic about the kernel being checked.
+    pub fn kernel_diagnostic(&self, rule: &Rule, span: crate::syntax::Span, message: impl Into<String>) -> Diagnostic {
+        let mut d = Diagnostic::new(rule, span, message);
+        d.kernel = self.kernel.map(|k| k.name.clone());
+        d
     }
 }
 
@@ -41,28 +88,59 @@ pub struct Rule {
     pub check: fn(&Context<'_>, &mut Vec<Diagnostic>),
 }
 
+impl Rule {
+    /// Rules that read a kernel run once per kernel; the others once per file.
+    pub fn needs_kernel(&self) -> bool {
+        matches!(self.code.as_bytes().first(), Some(b'K' | b'A' | b'T' | b'D'))
+    }
+}
+
 /// Every rule, sorted by code.
 pub static REGISTRY: &[&Rule] = &[
+    &a301_slot_not_parameter::RULE,
+    &a302_slot_beyond_parameters::RULE,
+    &k201_unknown_function::RULE,
+    &k202_not_traceable::RULE,
+    &k203_ambiguous_function::RULE,
+    &n101_duplicate_event::RULE,
+    &n102_duplicate_field::RULE,
     &s001_syntax_error::RULE,
     &s002_too_many_slots::RULE,
     &s003_ignored_offset::RULE,
     &s004_line_too_long::RULE,
     &s005_nul_byte::RULE,
     &s006_uncounted_slot::RULE,
+    &t401_size_mismatch::RULE,
+    &t402_string_not_char_pointer::RULE,
+    &t403_symbol_not_pointer::RULE,
+    &t404_offset_not_member::RULE,
+    &t405_deref_non_pointer::RULE,
+    &t406_address_not_value::RULE,
 ];
 
 pub fn by_code(code: &str) -> Option<&'static Rule> {
     REGISTRY.iter().copied().find(|r| r.code.eq_ignore_ascii_case(code) || r.name == code)
 }
 
-/// Runs every rule and returns the diagnostics in a stable order (position, then code).
-pub fn check(cx: &Context<'_>) -> Vec<Diagnostic> {
+/// Runs the rules that fit the context (kernel rules only with a kernel, file rules only
+/// without one unless `file_rules`) and returns diagnostics in a stable order.
+pub fn check(cx: &Context<'_>, file_rules: bool) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for rule in REGISTRY {
-        (rule.check)(cx, &mut out);
+        let run = if rule.needs_kernel() { cx.kernel.is_some() } else { file_rules };
+        if run {
+            (rule.check)(cx, &mut out);
+        }
     }
-    out.sort_by(|a, b| (a.span.start, a.span.end, a.code).cmp(&(b.span.start, b.span.end, b.code)));
+    sort(&mut out);
     out
+}
+
+/// Position, then code, then kernel: the order every output uses.
+pub fn sort(diags: &mut [Diagnostic]) {
+    diags.sort_by(|a, b| {
+        (a.span.start, a.span.end, a.code, &a.kernel).cmp(&(b.span.start, b.span.end, b.code, &b.kernel))
+    });
 }
 
 /// The `Example` and `Use instead` code blocks of a rule's doc, for the doc tests.

@@ -11,6 +11,7 @@ pub mod kinds;
 pub mod lex;
 pub mod machine;
 pub mod tree;
+pub mod walk;
 
 pub use machine::{Atom, Field, Parsed, Target};
 

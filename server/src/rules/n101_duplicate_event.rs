@@ -1,0 +1,53 @@
+//! N101 duplicate-event: one function defined twice in a file.
+
+use super::{Context, Rule};
+use crate::diagnostic::{Diagnostic, Severity};
+use std::collections::HashMap;
+
+pub static RULE: Rule = Rule {
+    code: "N101",
+    name: "duplicate-event",
+    severity: Severity::Error,
+    doc: r#"# N101 duplicate-event
+
+## What it does
+Finds a function that two definitions of the same script use.
+
+## Why is this bad?
+Each definition creates the event `functions/<function>`. The second one cannot be
+registered (an event of that name exists) and the write fails; the fields of the second
+line are never recorded.
+
+## Example
+```fev
+vfs_read(x64 file)
+vfs_read(x64 file, x64 buf)
+```
+
+## Use instead
+```fev
+vfs_read(x64 file, x64 buf)
+```
+"#,
+    check,
+};
+
+fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let mut first: HashMap<&str, u32> = HashMap::new();
+    for (line, parsed) in cx.definitions() {
+        if parsed.rejection.is_some() {
+            continue;
+        }
+        let Some((name, span)) = &parsed.function else { continue };
+        match first.get(name.as_str()) {
+            Some(&at) => out.push(
+                Diagnostic::new(&RULE, *span, format!("`{name}` already has an event (line {})", at + 1))
+                    .note("the kernel names events after the function: this write fails and its fields are never recorded")
+                    .note("help: merge the fields into one definition"),
+            ),
+            None => {
+                first.insert(name, line.number);
+            }
+        }
+    }
+}

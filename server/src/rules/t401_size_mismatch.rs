@@ -1,0 +1,65 @@
+//! T401 size-mismatch.
+
+use super::resolve::Problem;
+use super::{Context, Rule};
+use crate::diagnostic::{Diagnostic, Severity};
+
+pub static RULE: Rule = Rule {
+    code: "T401",
+    name: "size-mismatch",
+    severity: Severity::Warning,
+    doc: r#"# T401 size-mismatch
+
+## What it does
+Compares the size of each field's type with the size of the value it reads (the
+parameter, or the member a redirect reaches), and the signedness.
+
+## Why is this bad?
+A smaller field keeps only the low bytes (a pointer or `loff_t` cut to 32 bits); a
+larger one reads past the value into the next member; a signed/unsigned mismatch
+prints huge numbers for small negative ones.
+
+## Example
+```fev
+vfs_read(x64 file, x64 buf, u32 count)
+```
+
+## Use instead
+```fev
+vfs_read(x64 file, x64 buf, u64 count)
+```
+"#,
+    check,
+};
+
+fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for (_, _, r) in cx.resolved() {
+        for m in r.fields.iter() {
+            for p in &m.problems {
+                if let Some(d) = diagnostic(cx, p) {
+                    out.push(d);
+                }
+            }
+        }
+    }
+}
+
+fn diagnostic(cx: &Context<'_>, p: &Problem) -> Option<Diagnostic> {
+    match p {
+        Problem::SizeMismatch { span, expr, ty, value_size, field_size, detail } => Some(
+            cx.kernel_diagnostic(&RULE, *span, format!("a {field_size}-byte field {detail}"))
+                .note(format!("`{expr}` is `{ty}` ({value_size} byte{})", if *value_size == 1 { "" } else { "s" }))
+                .note(format!("help: use a {value_size}-byte type such as `{}`", suggest(*value_size))),
+        ),
+        _ => None,
+    }
+}
+
+fn suggest(size: u64) -> &'static str {
+    match size {
+        1 => "u8",
+        2 => "u16",
+        4 => "u32",
+        _ => "u64",
+    }
+}

@@ -1,0 +1,59 @@
+//! T402 string-not-char-pointer.
+
+use super::resolve::Problem;
+use super::{Context, Rule};
+use crate::diagnostic::{Diagnostic, Severity};
+
+pub static RULE: Rule = Rule {
+    code: "T402",
+    name: "string-not-char-pointer",
+    severity: Severity::Error,
+    doc: r#"# T402 string-not-char-pointer
+
+## What it does
+Checks that `string` and `char[N]` fields read from a `char *` or a `char[]` member.
+
+## Why is this bad?
+`string` copies bytes up to a NUL from the address it computes: from anything else it
+prints garbage (or nothing), and from a pointer to a struct it leaks raw memory.
+
+## Example
+```fev
+vfs_read(string file)
+```
+
+## Use instead
+```fev
+vfs_read(x64 file)
+```
+"#,
+    check,
+};
+
+fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for (_, parsed, r) in cx.resolved() {
+        for (i, m) in r.fields.iter().enumerate() {
+            let field_type = parsed.fields.get(i).map(|f| f.type_string()).unwrap_or_default();
+            for p in &m.problems {
+                if let Some(d) = diagnostic(cx, p, &field_type) {
+                    out.push(d);
+                }
+            }
+        }
+    }
+}
+
+fn diagnostic(cx: &Context<'_>, p: &Problem, field_type: &str) -> Option<Diagnostic> {
+    match p {
+        Problem::StringNotChar { span, expr, ty } => Some(
+            cx.kernel_diagnostic(
+                &RULE,
+                *span,
+                format!("`{}` reads a string from `{expr}`, which is `{ty}`", field_type),
+            )
+            .note("strings are copied from a `char *` value or a `char[]` member")
+            .note("help: follow the pointer to a `char *` member first, or record the value with `x64`"),
+        ),
+        _ => None,
+    }
+}
