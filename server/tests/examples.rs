@@ -26,9 +26,10 @@ fn examples_are_clean() {
             }
         }
         let diags = check_text(&mut parser, &text, Target::X86_64);
-        // spec.fev collects the documentation's examples, several per function.
+        // spec.fev collects the documentation's examples: several per function, and the
+        // doc's own `x64 skb | int skb[32]` repeats a field name.
         let spec = path.ends_with("spec.fev");
-        let diags: Vec<_> = diags.iter().filter(|d| !(spec && d.code == "N101")).collect();
+        let diags: Vec<_> = diags.iter().filter(|d| !(spec && matches!(d.code, "N101" | "N102"))).collect();
         assert!(diags.is_empty(), "{}: {diags:?}", path.display());
         assert!(
             !parser.parse(&text, Target::X86_64, None).tree.root_node().has_error(),

@@ -272,7 +272,7 @@ impl TypeWalker<'_> {
                 if esize == 0 {
                     return Ok(None);
                 }
-                if delta % esize != 0 {
+                if !delta.is_multiple_of(esize) {
                     self.out.problems.push(Problem::OffsetNotMember {
                         span,
                         container: container.clone(),
@@ -317,7 +317,7 @@ impl TypeWalker<'_> {
         let mut out = Vec::new();
         let (_, t) = layout::strip(self.src, obj)?;
         if let Type::Struct(c) | Type::Union(c) = &t {
-            let before = c.members.iter().filter(|m| m.bit_offset / 8 <= delta).next_back();
+            let before = c.members.iter().rfind(|m| m.bit_offset / 8 <= delta);
             let after = c.members.iter().find(|m| m.bit_offset / 8 > delta);
             for m in [before, after].into_iter().flatten() {
                 let size = self.src.size_of(m.ty)?.unwrap_or(0);
