@@ -160,4 +160,12 @@ pub trait TypeSource: Send + Sync + fmt::Debug {
     fn function_names(&self) -> Result<Vec<String>, ModelError>;
     /// Pointer size in bytes (8 on x86_64, 4 on x86_32).
     fn pointer_size(&self) -> u32;
+    /// Structs and unions whose first member (at offset 0) is `ty`: the kernel's embedding
+    /// idiom (`struct tcp_sock` starts with `struct inet_connection_sock`, which starts
+    /// with … `struct sock`). Explains offsets past the end of a pointer's declared type
+    /// when code casts it (`tcp_sk(sk)`, `container_of`). Sources that cannot answer
+    /// cheaply return nothing.
+    fn embedders(&self, _ty: TypeRef) -> Result<Vec<TypeRef>, ModelError> {
+        Ok(Vec::new())
+    }
 }

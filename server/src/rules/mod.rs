@@ -30,6 +30,7 @@ mod t403_symbol_not_pointer;
 mod t404_offset_not_member;
 mod t405_deref_non_pointer;
 mod t406_address_not_value;
+mod t407_via_container;
 
 /// What a rule may look at.
 #[derive(Debug)]
@@ -116,6 +117,7 @@ pub static REGISTRY: &[&Rule] = &[
     &t404_offset_not_member::RULE,
     &t405_deref_non_pointer::RULE,
     &t406_address_not_value::RULE,
+    &t407_via_container::RULE,
 ];
 
 pub fn by_code(code: &str) -> Option<&'static Rule> {

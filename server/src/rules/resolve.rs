@@ -89,6 +89,9 @@ pub enum Problem {
     SymbolNotPointer { span: Span, expr: String, ty: String },
     /// T406: the field records an address, not the value there.
     AddressNotValue { span: Span, expr: String, member: Option<String> },
+    /// T407: an offset past the end of the declared type is a member of a struct that
+    /// embeds it at offset 0 (the code casts: `tcp_sk(sk)`).
+    ViaContainer { span: Span, declared: String, container: String, member: String, others: Vec<String> },
 }
 
 /// Resolves a definition's fields. `None` when the kernel has no such function or no
@@ -215,6 +218,20 @@ impl TypeWalker<'_> {
                 let paths = layout::member_at(self.src, obj, delta)?;
                 let nearby = self.nearby(obj, delta)?;
                 let Some(first) = paths.first() else {
+                    if let Some((container, path)) = self.through_container(obj, delta, want, span)? {
+                        let cexpr = format!("(({} *){expr})", self.type_name(container));
+                        let member_expr = Self::member_expr(&cexpr, &path);
+                        self.out.steps.push(Access {
+                            span,
+                            container: self.container_name(container),
+                            member: path.dotted(),
+                            offset: path.offset,
+                            size: path.size,
+                            ty: self.type_name(path.ty),
+                            expr: member_expr.clone(),
+                        });
+                        return Ok(Some((path, member_expr)));
+                    }
                     let size = self.src.size_of(obj)?.unwrap_or(0);
                     self.out.problems.push(Problem::OffsetNotMember {
                         span,
@@ -310,6 +327,73 @@ impl TypeWalker<'_> {
             expr: member_expr.clone(),
         });
         Ok(Some((path, member_expr)))
+    }
+
+    /// An offset past the end of `obj`: the member it is in a struct that embeds `obj`
+    /// at offset 0, searched breadth-first through nested embeddings.
+    fn through_container(
+        &mut self,
+        obj: TypeRef,
+        delta: u64,
+        want: u64,
+        span: Span,
+    ) -> Result<Option<(TypeRef, MemberPath)>, ModelError> {
+        let mut queue = std::collections::VecDeque::from([(obj, 0u32)]);
+        let mut seen = std::collections::HashSet::from([obj]);
+        let mut found: Vec<(TypeRef, MemberPath)> = Vec::new();
+        while let Some((t, depth)) = queue.pop_front() {
+            if depth >= 6 || seen.len() > 256 {
+                break;
+            }
+            for c in self.src.embedders(t)? {
+                if !seen.insert(c) {
+                    continue;
+                }
+                queue.push_back((c, depth + 1));
+                if self.src.size_of(c)?.is_some_and(|size| size > delta) {
+                    let paths = layout::member_at(self.src, c, delta)?;
+                    if let Some(p) = paths
+                        .iter()
+                        .find(|p| p.place == Placement::Start && p.size == want)
+                        .or_else(|| paths.iter().find(|p| p.place == Placement::Start))
+                    {
+                        found.push((c, p.clone()));
+                    }
+                }
+            }
+        }
+        // Prefer the container whose member has exactly the size read.
+        found.sort_by_key(|(_, p)| p.size != want);
+        let Some((container, path)) = found.first().cloned() else { return Ok(None) };
+        let others =
+            found[1..].iter().take(4).map(|(c, p)| format!("`{}` in `{}`", p.dotted(), self.type_name(*c))).collect();
+        self.out.problems.push(Problem::ViaContainer {
+            span,
+            declared: self.type_name(obj),
+            container: self.type_name(container),
+            member: path.dotted(),
+            others,
+        });
+        Ok(Some((container, path)))
+    }
+
+    /// A read of `size` bytes starting at element `path` of a byte array (`char sa_data[]`,
+    /// `u8 cb[48]`) that stays inside the array: raw bytes, not an over-read.
+    fn inside_byte_array(&self, obj: TypeRef, path: &MemberPath, size: u64) -> Result<bool, ModelError> {
+        let Some((last, parent)) = path.names.split_last() else { return Ok(false) };
+        // Element paths read `name[i]` (or `[i]` for a nested array).
+        let Some((array_name, _)) = last.rsplit_once('[') else { return Ok(false) };
+        if path.size != 1 {
+            return Ok(false);
+        }
+        let mut names = parent.to_vec();
+        if !array_name.is_empty() {
+            names.push(array_name.to_owned());
+        }
+        let joined = names.join(".");
+        let Some(array) = layout::resolve_member(self.src, obj, &joined)? else { return Ok(false) };
+        Ok(matches!(layout::strip(self.src, array.ty)?.1, Type::Array { .. })
+            && path.offset + size <= array.offset + array.size)
     }
 
     /// Up to two members around an offset, for help text.
@@ -547,7 +631,7 @@ impl Walk for TypeWalker<'_> {
             self.out.problems.push(Problem::DerefNonPointer { span, expr: mexpr, ty: self.type_name(path.ty), array });
             return Ok(TVal::Lost);
         }
-        if !pointer_read {
+        if !pointer_read && !self.inside_byte_array(obj, &path, u64::from(size))? {
             self.check_size(path.ty, &mexpr, span)?;
         }
         Ok(TVal::Val { ty: path.ty, expr: mexpr })

@@ -46,6 +46,8 @@ pub struct Btf {
     first_str: u32,
     pointer_size: u32,
     indexes: [OnceLock<NameIndex>; Namespace::COUNT],
+    /// Member type id → composites holding it at offset 0 (built on first use).
+    embedders: OnceLock<std::collections::HashMap<u32, Vec<u32>>>,
 }
 
 impl fmt::Debug for Btf {
@@ -151,6 +153,7 @@ impl Btf {
             first_str,
             pointer_size,
             indexes: Default::default(),
+            embedders: OnceLock::new(),
         };
         btf.pointer_size = btf.guess_pointer_size().unwrap_or(btf.pointer_size);
         Ok(btf)

@@ -233,7 +233,56 @@ impl Btf {
     }
 }
 
+impl Btf {
+    /// Member type → composites that start with it, over this BTF and its base.
+    fn embedder_index(&self) -> &std::collections::HashMap<u32, Vec<u32>> {
+        self.embedders.get_or_init(|| {
+            let mut map: std::collections::HashMap<u32, Vec<u32>> = std::collections::HashMap::new();
+            let first = self.base.as_ref().map_or(self.first_id, |b| b.first_id);
+            for id in first..self.next_id() {
+                let Ok(raw) = self.raw(BtfTypeId(id)) else { continue };
+                if !matches!(raw.kind, BtfKind::Struct | BtfKind::Union) || raw.vlen == 0 {
+                    continue;
+                }
+                let Ok(members) = self.members(&raw) else { continue };
+                for m in members.iter().take_while(|m| m.bit_offset == 0) {
+                    // Look through typedefs and qualifiers to the embedded composite.
+                    let mut t = m.ty.0 as u32;
+                    for _ in 0..8 {
+                        match self.raw(BtfTypeId(t)) {
+                            Ok(r)
+                                if matches!(
+                                    r.kind,
+                                    BtfKind::Typedef
+                                        | BtfKind::Const
+                                        | BtfKind::Volatile
+                                        | BtfKind::Restrict
+                                        | BtfKind::TypeTag
+                                ) =>
+                            {
+                                t = r.size_or_type
+                            }
+                            _ => break,
+                        }
+                    }
+                    map.entry(t).or_default().push(id);
+                }
+            }
+            map
+        })
+    }
+}
+
 impl TypeSource for Btf {
+    fn embedders(&self, ty: TypeRef) -> Result<Vec<TypeRef>, ModelError> {
+        let id = u32::try_from(ty.0).unwrap_or(u32::MAX);
+        Ok(self
+            .embedder_index()
+            .get(&id)
+            .map(|v| v.iter().map(|&i| TypeRef(u64::from(i))).collect())
+            .unwrap_or_default())
+    }
+
     fn describe(&self) -> String {
         let mb = self.bytes().len() as f64 / 1e6;
         match &self.base {

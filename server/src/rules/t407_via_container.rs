@@ -1,0 +1,56 @@
+//! T407 via-container: an offset past the end of the declared type, read as a member of
+//! a struct that embeds it.
+
+use super::resolve::Problem;
+use super::{Context, Rule};
+use crate::diagnostic::{Diagnostic, Severity};
+
+pub static RULE: Rule = Rule {
+    code: "T407",
+    name: "via-container",
+    severity: Severity::Info,
+    doc: r#"# T407 via-container
+
+## What it does
+When an offset lands past the end of a pointer's declared type, looks for structs that
+embed that type at offset 0 (`struct tcp_sock` starts with `struct
+inet_connection_sock`, which starts with `struct inet_sock`, which starts with `struct
+sock`) and, if the offset is a member there, says which one and keeps checking the rest
+of the field through that struct.
+
+## Why is this bad?
+It is not wrong by itself: kernel code casts (`tcp_sk(sk)`, `container_of`) and scripts
+follow. But the cast is an assumption the prototype does not show: if the function is
+ever called with another kind of object (a UDP socket), the field reads unrelated
+memory. The diagnostic records the assumption; suppress it with
+`# fevlint: ignore[T407]` once checked.
+
+## Example
+```fev
+tcp_retransmit_skb(x64 sk, u32 snd_una+1500[0])
+```
+
+## Use instead
+```fev
+tcp_retransmit_skb(x64 sk, x64 skb, int segs)
+```
+"#,
+    check,
+};
+
+fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for (_, _, r) in cx.resolved() {
+        for m in &r.fields {
+            for p in &m.problems {
+                let Problem::ViaContainer { span, declared, container, member, others } = p else { continue };
+                let mut d = cx
+                    .kernel_diagnostic(&RULE, *span, format!("past the end of `{declared}`: read as `{member}` of `{container}`, which embeds it"))
+                    .note(format!("this assumes the `{declared}` is the start of a `{container}` (a cast the prototype does not show)"));
+                if !others.is_empty() {
+                    d = d.note(format!("also possible: {}", others.join(", ")));
+                }
+                out.push(d);
+            }
+        }
+    }
+}
