@@ -40,6 +40,12 @@ pub fn check_text(parser: &mut Parser, text: &str, target: Target) -> Vec<Diagno
     rules::check(&Context { text, lines: &lines, target })
 }
 
+/// Checks a script already parsed (the language server keeps its `Parse` between
+/// edits); the same diagnostics as [`check_text`] on `text`.
+pub fn check_parse(parse: &crate::syntax::Parse, text: &str) -> Vec<Diagnostic> {
+    rules::check(&Context { text, lines: &parse.lines, target: parse.target })
+}
+
 /// Definitions (non-blank, non-comment lines) in a text.
 pub fn count_definitions(text: &str) -> usize {
     crate::syntax::lex::lines(text)

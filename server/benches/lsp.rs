@@ -1,0 +1,2 @@
+//! LSP benchmark (written below).
+fn main() {}
