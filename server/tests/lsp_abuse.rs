@@ -250,7 +250,7 @@ fn ten_thousand_hostile_edits_and_the_server_still_agrees_with_check_text() {
                 continue;
             }
             let nlines = lines(&text).len() as u64;
-            let mut pos = |rng: &mut Rng| -> (u64, u64) {
+            let pos = |rng: &mut Rng| -> (u64, u64) {
                 let line = match rng.below(20) {
                     0 => nlines + rng.below(3),
                     1 => u64::from(u32::MAX),
