@@ -80,6 +80,17 @@ pub fn check_with_kernels(parser: &mut Parser, text: &str, target: Target, kerne
     out
 }
 
+/// Checks a script already parsed (the language server keeps its `Parse` between
+/// edits); the same diagnostics as [`check_text`] on `text`.
+pub fn check_parse(parse: &crate::syntax::Parse, text: &str) -> Vec<Diagnostic> {
+    rules::check(&Context::new(text, &parse.lines, parse.target, None), true)
+}
+
+/// The kernel rules for a script already parsed, against one kernel (labelled with it).
+pub fn check_parse_kernel(parse: &crate::syntax::Parse, text: &str, kernel: &Kernel) -> Vec<Diagnostic> {
+    rules::check(&Context::new(text, &parse.lines, parse.target, Some(kernel)), false)
+}
+
 /// Definitions (non-blank, non-comment lines) in a text.
 pub fn count_definitions(text: &str) -> usize {
     crate::syntax::lex::lines(text)

@@ -29,6 +29,12 @@ enum Command {
         /// Code (`S001`) or name (`syntax-error`).
         code: Option<String>,
     },
+    /// Run the language server on stdin/stdout.
+    Lsp {
+        /// Accepted and ignored (editor clients pass it); stdio is the only transport.
+        #[arg(long)]
+        stdio: bool,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -61,6 +67,7 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Rule { code } => rule(code.as_deref()),
         Command::Kernel(cmd) => kernel::run(&cmd),
+        Command::Lsp { stdio: _ } => return crate::lsp::run(),
     };
     match result {
         Ok(code) => code,

@@ -27,7 +27,7 @@ memory. The diagnostic records the assumption; suppress it with
 
 ## Example
 ```fev
-tcp_retransmit_skb(x64 sk, u32 snd_una+1500[0])
+tcp_retransmit_skb(x64 sk | u32 snd_cwnd+1500[0])
 ```
 
 ## Use instead

@@ -1,0 +1,2 @@
+-- *.fev files are function-event scripts.
+vim.filetype.add({ extension = { fev = 'fev' } })

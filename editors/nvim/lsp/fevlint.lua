@@ -1,0 +1,9 @@
+-- Neovim >= 0.11 native LSP config for `fevlint lsp`, enabled by plugin/fevlint.lua.
+-- Set $FEVLINT to use a fevlint binary that is not on PATH. Settings (arch, kernels,
+-- ignore) come from fevlint.toml; `init_options`/`settings` here override them.
+---@type vim.lsp.Config
+return {
+  cmd = { vim.env.FEVLINT or 'fevlint', 'lsp' },
+  filetypes = { 'fev' },
+  root_markers = { 'fevlint.toml', '.git' },
+}

@@ -1,0 +1,81 @@
+//! Fixes for diagnostics: S003 (drop the ignored offset, or move it into the address)
+//! and, for every rule, a suppression comment above the line.
+
+use super::Edit;
+use crate::diagnostic::Diagnostic;
+use crate::syntax::machine::{AbsValue, Source};
+use crate::syntax::{Parse, Span};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    pub title: String,
+    /// The diagnostic it fixes (index into the slice passed to [`fixes`]).
+    pub diagnostic: usize,
+    pub edits: Vec<Edit>,
+    /// The one fix an editor may apply without asking.
+    pub preferred: bool,
+}
+
+/// Fixes for the diagnostics touching `range`.
+pub fn fixes(parse: &Parse, text: &str, diagnostics: &[Diagnostic], range: Span) -> Vec<Fix> {
+    let mut out = Vec::new();
+    for (i, d) in diagnostics.iter().enumerate() {
+        let touches = d.span.start <= range.end && range.start <= d.span.end;
+        if !touches {
+            continue;
+        }
+        if d.code == "S003" {
+            s003(parse, text, d, i, &mut out);
+        }
+        if let Some(line) = parse.line_at(d.span.start) {
+            let start = line.line.span.start;
+            let indent: String =
+                text[start..line.line.span.end].chars().take_while(|c| *c == ' ' || *c == '\t').collect();
+            out.push(Fix {
+                title: format!("Suppress {} on this line", d.code),
+                diagnostic: i,
+                edits: vec![Edit {
+                    span: Span::new(start, start),
+                    text: format!("{indent}# fevlint: ignore[{}]\n", d.code),
+                }],
+                preferred: false,
+            });
+        }
+    }
+    out
+}
+
+fn s003(parse: &Parse, text: &str, d: &Diagnostic, index: usize, out: &mut Vec<Fix>) {
+    let written = d.span.text(text);
+    out.push(Fix {
+        title: format!("Remove `{written}`, which the kernel ignores"),
+        diagnostic: index,
+        edits: vec![Edit { span: d.span, text: String::new() }],
+        preferred: true,
+    });
+    // What the author probably meant: the offset added to the address.
+    let Some(parsed) = parse.line_at(d.span.start).and_then(|l| l.parsed.as_ref()) else { return };
+    for f in &parsed.fields {
+        let Source::Absolute { value: AbsValue::Address(addr), value_span, ignored } = &f.source else { continue };
+        if !ignored.iter().any(|r| d.span.contains(r.span().start)) {
+            continue;
+        }
+        let sum = ignored
+            .iter()
+            .map(|r| match r {
+                crate::syntax::machine::Redirect::Plus { value, .. } => *value,
+                crate::syntax::machine::Redirect::Index { .. } => 0,
+            })
+            .fold(0u64, u64::wrapping_add);
+        let Some(new) = addr.checked_add(sum) else { continue };
+        out.push(Fix {
+            title: format!("Move `{written}` into the address ({new:#x})"),
+            diagnostic: index,
+            edits: vec![
+                Edit { span: d.span, text: String::new() },
+                Edit { span: *value_span, text: format!("{new:#x}") },
+            ],
+            preferred: false,
+        });
+    }
+}

@@ -1,0 +1,144 @@
+//! Settings: `fevlint.toml` found upward from the file, then `initializationOptions`,
+//! then `workspace/didChangeConfiguration` (each later layer overrides per key).
+//!
+//! ```toml
+//! arch = "x86_64"            # or "x86_32": the parser's slot limit and `long` size
+//! kernels = ["fixtures/kernels/6.12.117"]   # relative to this file; loaded by the kernel layer
+//! ignore = ["S003"]          # rule codes not reported
+//! ```
+//! JSON layers take the same keys, at the top level or under `"fevlint"`.
+
+use crate::syntax::Target;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+pub const FILE_NAME: &str = "fevlint.toml";
+
+/// What applies to one document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    pub target: Target,
+    /// Kernels to check against (stored; the kernel layer loads them).
+    pub kernels: Vec<PathBuf>,
+    /// Rule codes not reported.
+    pub ignore: Vec<String>,
+    /// The `fevlint.toml` that contributed, if any.
+    pub file: Option<PathBuf>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { target: Target::X86_64, kernels: Vec::new(), ignore: Vec::new(), file: None }
+    }
+}
+
+/// One layer: only the keys it sets.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Layer {
+    pub arch: Option<String>,
+    pub kernels: Option<Vec<PathBuf>>,
+    pub ignore: Option<Vec<String>>,
+}
+
+pub fn target(arch: &str) -> Option<Target> {
+    match arch {
+        "x86_64" | "x86-64" | "amd64" => Some(Target::X86_64),
+        "x86_32" | "x86-32" | "i386" | "i686" => Some(Target::X86_32),
+        _ => None,
+    }
+}
+
+impl Layer {
+    /// A JSON layer (`initializationOptions`, `settings`), with or without `"fevlint"`.
+    pub fn from_json(value: &serde_json::Value) -> Result<Layer, String> {
+        let value = value.get("fevlint").unwrap_or(value);
+        if value.is_null() {
+            return Ok(Layer::default());
+        }
+        serde_json::from_value(value.clone()).map_err(|e| e.to_string())
+    }
+
+    /// A `fevlint.toml`; relative kernel paths are taken from its folder.
+    pub fn from_toml(text: &str, dir: &Path) -> Result<Layer, String> {
+        let mut layer: Layer = toml::from_str(text).map_err(|e| e.to_string())?;
+        if let Some(k) = &mut layer.kernels {
+            for p in k.iter_mut() {
+                if p.is_relative() {
+                    *p = dir.join(&*p);
+                }
+            }
+        }
+        Ok(layer)
+    }
+
+    /// Applies this layer over `s`; an unknown `arch` is an error and changes nothing.
+    pub fn apply(&self, s: &mut Settings) -> Result<(), String> {
+        if let Some(arch) = &self.arch {
+            s.target = target(arch).ok_or_else(|| format!("unknown arch `{arch}` (expected x86_64 or x86_32)"))?;
+        }
+        if let Some(k) = &self.kernels {
+            s.kernels.clone_from(k);
+        }
+        if let Some(i) = &self.ignore {
+            s.ignore.clone_from(i);
+        }
+        Ok(())
+    }
+}
+
+/// The nearest `fevlint.toml` at or above `dir`.
+pub fn find_file(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors().map(|d| d.join(FILE_NAME)).find(|p| p.is_file())
+}
+
+/// Resolves the settings of a document at `path` (none for unsaved buffers) from the
+/// file layer and the client's layers; problems are returned as messages to log.
+pub fn resolve(path: Option<&Path>, client: &[&Layer]) -> (Settings, Vec<String>) {
+    let mut s = Settings::default();
+    let mut problems = Vec::new();
+    if let Some(file) = path.and_then(Path::parent).and_then(find_file) {
+        let dir = file.parent().unwrap_or(Path::new("."));
+        match std::fs::read_to_string(&file).map_err(|e| e.to_string()).and_then(|t| Layer::from_toml(&t, dir)) {
+            Ok(layer) => {
+                if let Err(e) = layer.apply(&mut s) {
+                    problems.push(format!("{}: {e}", file.display()));
+                }
+            }
+            Err(e) => problems.push(format!("{}: {e}", file.display())),
+        }
+        s.file = Some(file);
+    }
+    for layer in client {
+        if let Err(e) = layer.apply(&mut s) {
+            problems.push(format!("client settings: {e}"));
+        }
+    }
+    (s, problems)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layers_override_per_key() {
+        let dir = std::env::temp_dir().join(format!("fevlint-config-{}", std::process::id()));
+        let sub = dir.join("a/b");
+        std::fs::create_dir_all(&sub).expect("mkdir");
+        std::fs::write(dir.join(FILE_NAME), "arch = \"x86_32\"\nkernels = [\"k/6.12\"]\n").expect("write");
+        let (s, problems) = resolve(Some(&sub.join("x.fev")), &[]);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(s.target, Target::X86_32);
+        assert_eq!(s.kernels, vec![dir.join("k/6.12")]);
+        let init = Layer::from_json(&serde_json::json!({"fevlint": {"arch": "x86_64"}})).expect("json");
+        let (s, _) = resolve(Some(&sub.join("x.fev")), &[&init]);
+        assert_eq!(s.target, Target::X86_64);
+        assert_eq!(s.kernels, vec![dir.join("k/6.12")], "kernels kept from the file");
+        let bad = Layer::from_json(&serde_json::json!({"arch": "arm64"})).expect("json");
+        let (s, problems) = resolve(Some(&sub.join("x.fev")), &[&bad]);
+        assert_eq!(s.target, Target::X86_32, "an unknown arch changes nothing");
+        assert_eq!(problems.len(), 1);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

@@ -1,0 +1,93 @@
+//! The one place where LSP positions (line, UTF-16 code unit) meet byte offsets.
+//!
+//! Positions from the client are clamped, never trusted: a line past the end means the
+//! end of the document, a character past the end of its line means the end of that line
+//! (before its line break), and a character inside a surrogate pair means the start of
+//! that character. Lines break at LF, CRLF and CR, as the protocol counts them.
+
+use ropey::Rope;
+use tower_lsp_server::ls_types::{Position, Range};
+
+use crate::syntax::Span;
+
+/// Byte offset of a client position, clamped into the document.
+pub fn offset(rope: &Rope, pos: Position) -> usize {
+    let line = pos.line as usize;
+    if line >= rope.len_lines() {
+        return rope.len_bytes();
+    }
+    let slice = rope.line(line);
+    let mut chars = slice.len_chars();
+    // Not past the line break: `\n`, `\r\n` or `\r`.
+    if chars > 0 && slice.char(chars - 1) == '\n' {
+        chars -= 1;
+    }
+    if chars > 0 && slice.char(chars - 1) == '\r' {
+        chars -= 1;
+    }
+    let units = slice.char_to_utf16_cu(chars);
+    let cu = (pos.character as usize).min(units);
+    // Inside a surrogate pair ropey answers the char holding that code unit.
+    let ch = slice.utf16_cu_to_char(cu).min(chars);
+    rope.char_to_byte(rope.line_to_char(line) + ch)
+}
+
+/// Client position of a byte offset (clamped; an offset inside a UTF-8 sequence means
+/// the character holding it).
+pub fn position(rope: &Rope, offset: usize) -> Position {
+    let offset = offset.min(rope.len_bytes());
+    let ch = rope.byte_to_char(offset);
+    let line = rope.char_to_line(ch);
+    let start = rope.line_to_char(line);
+    let character = rope.char_to_utf16_cu(ch) - rope.char_to_utf16_cu(start);
+    Position::new(u32::try_from(line).unwrap_or(u32::MAX), u32::try_from(character).unwrap_or(u32::MAX))
+}
+
+pub fn range(rope: &Rope, span: Span) -> Range {
+    Range::new(position(rope, span.start), position(rope, span.end.max(span.start)))
+}
+
+/// Byte span of a client range; a reversed range is read as empty at its start.
+pub fn span(rope: &Rope, range: Range) -> Span {
+    let start = offset(rope, range.start);
+    let end = offset(rope, range.end).max(start);
+    Span::new(start, end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(line: u32, character: u32) -> Position {
+        Position::new(line, character)
+    }
+
+    #[test]
+    fn clamps_and_counts_utf16() {
+        // 'é' is 2 bytes, 1 unit; '😀' is 4 bytes, 2 units (a surrogate pair).
+        let rope = Rope::from_str("aé😀b\r\nx\n");
+        assert_eq!(offset(&rope, p(0, 0)), 0);
+        assert_eq!(offset(&rope, p(0, 2)), 3);
+        assert_eq!(offset(&rope, p(0, 3)), 3, "inside the surrogate pair: the start of the emoji");
+        assert_eq!(offset(&rope, p(0, 4)), 7);
+        assert_eq!(offset(&rope, p(0, 5)), 8, "end of line, before \\r\\n");
+        assert_eq!(offset(&rope, p(0, u32::MAX)), 8);
+        assert_eq!(offset(&rope, p(1, 1)), 11);
+        assert_eq!(offset(&rope, p(2, 0)), 12, "the empty last line");
+        assert_eq!(offset(&rope, p(u32::MAX, 7)), 12);
+        assert_eq!(position(&rope, 7), p(0, 4));
+        assert_eq!(position(&rope, 5), p(0, 2), "inside a UTF-8 sequence: the char holding it");
+        assert_eq!(position(&rope, 1000), p(2, 0));
+        for off in 0..=12 {
+            let back = offset(&rope, position(&rope, off));
+            assert!(back <= off, "{off} -> {back}");
+        }
+    }
+
+    #[test]
+    fn lone_cr_breaks_a_line_as_lsp_says() {
+        let rope = Rope::from_str("a\rb");
+        assert_eq!(offset(&rope, p(1, 0)), 2);
+        assert_eq!(position(&rope, 2), p(1, 0));
+    }
+}

