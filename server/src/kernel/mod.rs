@@ -2,6 +2,7 @@
 //! BTF, DWARF, symbol maps and ftrace lists. Never sees a syntax node.
 
 pub mod btf;
+pub mod dwarf;
 pub mod layout;
 pub mod load;
 pub mod model;
