@@ -38,7 +38,11 @@ fn main() -> anyhow::Result<()> {
             eprintln!("{} definition(s) of {name}", fns.len());
             for f in &fns {
                 let decl = f.decl.as_ref().map(|(f, l)| format!("{f}:{l}")).unwrap_or_default();
-                eprintln!("  {}  // {decl}{}", layout::pahole_prototype(&dw, f)?, if f.is_static { " static" } else { "" });
+                eprintln!(
+                    "  {}  // {decl}{}",
+                    layout::pahole_prototype(&dw, f)?,
+                    if f.is_static { " static" } else { "" }
+                );
             }
         }
         ("index", []) => {

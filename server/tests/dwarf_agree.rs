@@ -69,12 +69,8 @@ fn one(src: &dyn TypeSource, ns: TypeNamespace, name: &str) -> TypeRef {
 }
 
 fn proto(src: &dyn TypeSource, f: &FunctionInfo) -> String {
-    let params: Vec<String> = f
-        .proto
-        .params
-        .iter()
-        .map(|p| format!("{:?}: {}", p.name, type_name(src, p.ty).expect("param type")))
-        .collect();
+    let params: Vec<String> =
+        f.proto.params.iter().map(|p| format!("{:?}: {}", p.name, type_name(src, p.ty).expect("param type"))).collect();
     let ret = f.proto.ret.map_or("void".into(), |r| type_name(src, r).expect("ret"));
     format!("{ret} {}({}{})", f.name, params.join(", "), if f.proto.variadic { ", ..." } else { "" })
 }
@@ -87,7 +83,9 @@ fn agree(extra: &[&str], expect_version: u16) {
     assert_eq!(dw.version(), expect_version, "gcc {extra:?} should emit DWARF {expect_version}");
     let named = btf_named(&btf);
     // The fixture's own types must all be there (guards against an empty comparison).
-    for want in ["bits", "nested", "arrays", "callbacks", "quals", "holder", "value", "color", "sign", "big", "chained_t"] {
+    for want in
+        ["bits", "nested", "arrays", "callbacks", "quals", "holder", "value", "color", "sign", "big", "chained_t"]
+    {
         assert!(named.iter().any(|(_, n)| n == want), "BTF lacks {want}");
     }
     let mut compared = 0;
@@ -107,7 +105,15 @@ fn agree(extra: &[&str], expect_version: u16) {
                     hits.iter()
                         .map(|h| {
                             let t = type_name(src, h.ty).expect("ty");
-                            format!("{} {t} {} {} {}:{} {:?}", h.dotted(), h.offset, h.size, h.bit_offset, h.bitfield_size, h.place)
+                            format!(
+                                "{} {t} {} {} {}:{} {:?}",
+                                h.dotted(),
+                                h.offset,
+                                h.size,
+                                h.bit_offset,
+                                h.bitfield_size,
+                                h.place
+                            )
                         })
                         .collect()
                 };
@@ -134,14 +140,20 @@ fn agree(extra: &[&str], expect_version: u16) {
 
     // Multi-dimensional arrays: DWARF keeps the dimensions, pahole 1.24 flattens them.
     let (d, b) = (one(&dw, TypeNamespace::Struct, "grid"), one(&btf, TypeNamespace::Struct, "grid"));
-    assert_eq!(shape(&dw, d), "Some(\"grid\") size 56 [Some(\"cells\") int[3][4] @0:0, Some(\"tail\") long int @384:0]");
+    assert_eq!(
+        shape(&dw, d),
+        "Some(\"grid\") size 56 [Some(\"cells\") int[3][4] @0:0, Some(\"tail\") long int @384:0]"
+    );
     assert_eq!(shape(&btf, b), "Some(\"grid\") size 56 [Some(\"cells\") int[12] @0:0, Some(\"tail\") long int @384:0]");
     let Type::Struct(c) = dw.get(d).expect("grid") else { panic!("grid is not a struct") };
     let Type::Array { element, len: 3 } = dw.get(c.members[0].ty).expect("cells") else { panic!("cells") };
     assert!(matches!(dw.get(element).expect("row"), Type::Array { len: 4, .. }));
     assert_eq!(dw.size_of(element).expect("row size"), Some(16));
     let at = member_at(&dw, d, 4 * 6 + 1).expect("member_at");
-    assert_eq!(at.iter().map(|h| (h.dotted(), h.offset, h.size)).collect::<Vec<_>>(), [("cells[1][2]".to_string(), 24, 4)]);
+    assert_eq!(
+        at.iter().map(|h| (h.dotted(), h.offset, h.size)).collect::<Vec<_>>(),
+        [("cells[1][2]".to_string(), 24, 4)]
+    );
 
     // Functions: every BTF FUNC has a DWARF definition with the same prototype. Linkage
     // is not compared: pahole 1.24 writes every FUNC as static; DWARF knows better.
@@ -172,10 +184,7 @@ fn agree(extra: &[&str], expect_version: u16) {
     got.sort();
     assert_eq!(
         got,
-        [
-            "int helper(Some(\"x\"): int)",
-            "long int helper(Some(\"s\"): const char *, Some(\"n\"): unsigned int)"
-        ]
+        ["int helper(Some(\"x\"): int)", "long int helper(Some(\"s\"): const char *, Some(\"n\"): unsigned int)"]
     );
     assert!(helpers.iter().all(|f| f.is_static));
     for f in ["main", "shared_fn", "take_struct", "grid_sum"] {

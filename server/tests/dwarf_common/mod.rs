@@ -16,8 +16,11 @@ pub fn fixtures() -> PathBuf {
 /// A fresh directory under the target dir, removed and recreated.
 pub fn scratch(tag: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("dwarf-{tag}-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "dwarf-{tag}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     dir

@@ -20,7 +20,12 @@ enum Step {
 }
 
 impl Dwarf {
-    fn attr<'a>(&self, at: DieOffset, e: &Entry<'_, 'a>, name: dw::DwAt) -> Result<Option<AttributeValue<R<'a>>>, ModelError> {
+    fn attr<'a>(
+        &self,
+        at: DieOffset,
+        e: &Entry<'_, 'a>,
+        name: dw::DwAt,
+    ) -> Result<Option<AttributeValue<R<'a>>>, ModelError> {
         e.attr_value(name).map_err(|err| self.gimli_error(at, err))
     }
 
@@ -34,7 +39,13 @@ impl Dwarf {
         d.attr_string(unit, v).map(|s| s.slice()).map_err(|e| self.gimli_error(at, e))
     }
 
-    fn name<'a>(&self, d: &gimli::Dwarf<R<'a>>, unit: &Unit<'a>, at: DieOffset, e: &Entry<'_, 'a>) -> Result<Option<String>, ModelError> {
+    fn name<'a>(
+        &self,
+        d: &gimli::Dwarf<R<'a>>,
+        unit: &Unit<'a>,
+        at: DieOffset,
+        e: &Entry<'_, 'a>,
+    ) -> Result<Option<String>, ModelError> {
         match self.attr(at, e, dw::DW_AT_name)? {
             Some(v) => Ok(Some(String::from_utf8_lossy(self.string(d, unit, at, v)?).into_owned())),
             None => Ok(None),
@@ -42,7 +53,12 @@ impl Dwarf {
     }
 
     /// Resolves a reference attribute value to a DIE, checking it stays in bounds.
-    pub(crate) fn reference(&self, u: &UnitEntry, at: DieOffset, v: AttributeValue<R<'_>>) -> Result<DieOffset, ModelError> {
+    pub(crate) fn reference(
+        &self,
+        u: &UnitEntry,
+        at: DieOffset,
+        v: AttributeValue<R<'_>>,
+    ) -> Result<DieOffset, ModelError> {
         match v {
             AttributeValue::UnitRef(UnitOffset(o)) => {
                 let abs = u.offset.checked_add(o as u64).filter(|&a| a < u.end);
@@ -57,9 +73,9 @@ impl Dwarf {
                 }
                 Ok(DieOffset::info(o.0 as u64))
             }
-            AttributeValue::DebugTypesRef(sig) => self
-                .signature(sig.0)
-                .ok_or_else(|| self.malformed(at, format!("unknown type signature {:#x}", sig.0))),
+            AttributeValue::DebugTypesRef(sig) => {
+                self.signature(sig.0).ok_or_else(|| self.malformed(at, format!("unknown type signature {:#x}", sig.0)))
+            }
             other => Err(self.malformed(at, format!("unsupported reference form {other:?}"))),
         }
     }
@@ -122,9 +138,12 @@ impl Dwarf {
                     None => dw::DW_ATE_signed,
                 };
                 match enc {
-                    dw::DW_ATE_float | dw::DW_ATE_complex_float | dw::DW_ATE_decimal_float => Type::Float { name, size },
+                    dw::DW_ATE_float | dw::DW_ATE_complex_float | dw::DW_ATE_decimal_float => {
+                        Type::Float { name, size }
+                    }
                     _ => Type::Int {
-                        is_char: matches!(enc, dw::DW_ATE_signed_char | dw::DW_ATE_unsigned_char) || name.ends_with("char"),
+                        is_char: matches!(enc, dw::DW_ATE_signed_char | dw::DW_ATE_unsigned_char)
+                            || name.ends_with("char"),
                         is_bool: enc == dw::DW_ATE_boolean,
                         signed: matches!(enc, dw::DW_ATE_signed | dw::DW_ATE_signed_char),
                         size,
@@ -142,10 +161,9 @@ impl Dwarf {
             dw::DW_TAG_atomic_type | dw::DW_TAG_immutable_type | dw::DW_TAG_packed_type | dw::DW_TAG_shared_type => {
                 return Ok(Step::Follow(target()?));
             }
-            dw::DW_TAG_typedef => Type::Typedef {
-                name: self.name(&d, &unit, at, &e)?.unwrap_or_default(),
-                target: target()?.into(),
-            },
+            dw::DW_TAG_typedef => {
+                Type::Typedef { name: self.name(&d, &unit, at, &e)?.unwrap_or_default(), target: target()?.into() }
+            }
             dw::DW_TAG_structure_type | dw::DW_TAG_class_type | dw::DW_TAG_union_type => {
                 let is_union = tag == dw::DW_TAG_union_type;
                 let name = self.name(&d, &unit, at, &e)?;
@@ -211,9 +229,9 @@ impl Dwarf {
 
     fn byte_size(&self, at: DieOffset, e: &Entry<'_, '_>) -> Result<Option<u32>, ModelError> {
         match self.udata(at, e, dw::DW_AT_byte_size)? {
-            Some(s) => u32::try_from(s)
-                .map(Some)
-                .map_err(|_| self.malformed(at, format!("DW_AT_byte_size {s} is absurd"))),
+            Some(s) => {
+                u32::try_from(s).map(Some).map_err(|_| self.malformed(at, format!("DW_AT_byte_size {s} is absurd")))
+            }
             None => Ok(None),
         }
     }
@@ -256,9 +274,9 @@ impl Dwarf {
                 None => 0,
                 Some(AttributeValue::Exprloc(x)) => self.simple_location(m_at, x, unit.encoding())?,
                 Some(AttributeValue::Block(b)) => self.simple_location(m_at, gimli::Expression(b), unit.encoding())?,
-                Some(v) => v
-                    .udata_value()
-                    .ok_or_else(|| self.malformed(m_at, format!("member location of form {v:?}")))?,
+                Some(v) => {
+                    v.udata_value().ok_or_else(|| self.malformed(m_at, format!("member location of form {v:?}")))?
+                }
             };
             let overflow = || self.malformed(m_at, "member offset overflows");
             let bit_offset = if let Some(dbo) = self.udata(m_at, e, dw::DW_AT_data_bit_offset)? {
@@ -287,7 +305,12 @@ impl Dwarf {
 
     /// `DW_AT_data_member_location` as an expression: `DW_OP_plus_uconst N` or a
     /// constant, which is all C compilers emit.
-    fn simple_location(&self, at: DieOffset, x: gimli::Expression<R<'_>>, enc: gimli::Encoding) -> Result<u64, ModelError> {
+    fn simple_location(
+        &self,
+        at: DieOffset,
+        x: gimli::Expression<R<'_>>,
+        enc: gimli::Encoding,
+    ) -> Result<u64, ModelError> {
         let mut ops = x.operations(enc);
         let err = |e| self.gimli_error(at, e);
         let first = ops.next().map_err(err)?;
@@ -325,8 +348,8 @@ impl Dwarf {
             raw.push((name, v));
         }
         // Without an underlying type, a negative sdata value makes the enum signed.
-        let signed = declared_signed
-            .unwrap_or_else(|| raw.iter().any(|(_, v)| matches!(v, AttributeValue::Sdata(x) if *x < 0)));
+        let signed =
+            declared_signed.unwrap_or_else(|| raw.iter().any(|(_, v)| matches!(v, AttributeValue::Sdata(x) if *x < 0)));
         let mut values = Vec::with_capacity(raw.len());
         for (name, v) in raw {
             let value = match v {
@@ -523,9 +546,7 @@ impl Dwarf {
                     Some(s) => {
                         let mut total = s;
                         for &n in dims.get(r.dim()..).unwrap_or(&[]) {
-                            total = total
-                                .checked_mul(n)
-                                .ok_or_else(|| self.malformed(at, "array size overflows"))?;
+                            total = total.checked_mul(n).ok_or_else(|| self.malformed(at, "array size overflows"))?;
                         }
                         Some(total)
                     }
@@ -630,9 +651,7 @@ impl Dwarf {
         at: DieOffset,
     ) -> Result<Option<gimli::IncompleteLineProgram<R<'a>>>, ModelError> {
         let err = |e| self.gimli_error(at, e);
-        let raw = unit.entries_raw(None).map_err(err)?;
-        let off = raw.next_offset();
-        drop(raw);
+        let off = unit.entries_raw(None).map_err(err)?.next_offset();
         let root = unit.entry(off).map_err(err)?;
         let Some(AttributeValue::DebugLineRef(line)) = root.attr_value(dw::DW_AT_stmt_list).map_err(err)? else {
             return Ok(None);
@@ -645,10 +664,7 @@ impl Dwarf {
             Some(v) => d.attr_string(unit, v).ok(),
             None => None,
         };
-        d.debug_line
-            .program(line, unit.header.address_size(), comp_dir, comp_name)
-            .map(Some)
-            .map_err(err)
+        d.debug_line.program(line, unit.header.address_size(), comp_dir, comp_name).map(Some).map_err(err)
     }
 }
 

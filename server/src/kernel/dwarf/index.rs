@@ -225,10 +225,7 @@ pub fn build(dw: &Dwarf) -> Result<NameIndex, ModelError> {
     }
     let data: &[u8] = dw.elf().data();
     let units: Vec<&UnitEntry> = dw.units().iter().filter(|u| u.kind != UnitKind::Other).collect();
-    let entries = units
-        .par_iter()
-        .map(|u| index_unit(dw, u))
-        .try_reduce(Vec::new, |a, b| Ok(merge(data, a, b)))?;
+    let entries = units.par_iter().map(|u| index_unit(dw, u)).try_reduce(Vec::new, |a, b| Ok(merge(data, a, b)))?;
     Ok(NameIndex { entries })
 }
 
@@ -374,7 +371,11 @@ pub(crate) fn write_cache(dw: &Dwarf, idx: &NameIndex, path: &Path) -> std::io::
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir)?;
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    let tmp = dir.join(format!(".{}.{}.{nanos}.tmp", path.file_name().map_or("index".into(), |n| n.to_string_lossy()), std::process::id()));
+    let tmp = dir.join(format!(
+        ".{}.{}.{nanos}.tmp",
+        path.file_name().map_or("index".into(), |n| n.to_string_lossy()),
+        std::process::id()
+    ));
     let result = (|| {
         let mut w = BufWriter::new(fs::File::create(&tmp)?);
         let mut sum = Fnv64::new();

@@ -175,7 +175,8 @@ impl Dwarf {
     /// Reads the DWARF of an already parsed ELF: section ranges and unit headers only.
     pub fn new(elf: Arc<KernelElf>) -> Result<Dwarf, ModelError> {
         let source_name = elf.path().display().to_string();
-        let malformed = |offset: u64, what: String| ModelError::Malformed { source_name: source_name.clone(), offset, what };
+        let malformed =
+            |offset: u64, what: String| ModelError::Malformed { source_name: source_name.clone(), offset, what };
         // e_type at byte 16 (little-endian: KernelElf accepts only x86).
         let e_type = elf.data().get(16..18).map(|b| u16::from_le_bytes([b[0], b[1]]));
         if e_type == Some(object::elf::ET_REL) {
@@ -201,7 +202,10 @@ impl Dwarf {
         ] {
             let Some(info) = elf.section(id.name()) else { continue };
             if info.flags & SHF_COMPRESSED != 0 {
-                return Err(malformed(0, format!("{} is compressed (SHF_COMPRESSED), which is not supported", id.name())));
+                return Err(malformed(
+                    0,
+                    format!("{} is compressed (SHF_COMPRESSED), which is not supported", id.name()),
+                ));
             }
             if let Some(range) = elf.section_data(id.name()).map(|s| s.range()) {
                 sections.push((id, range));
@@ -260,12 +264,8 @@ impl Dwarf {
     pub(crate) fn gimli(&self) -> gimli::Dwarf<R<'_>> {
         let data: &[u8] = self.elf.data();
         let mut d = gimli::Dwarf::load(|id| -> Result<R<'_>, std::convert::Infallible> {
-            let bytes = self
-                .sections
-                .iter()
-                .find(|(s, _)| *s == id)
-                .and_then(|(_, r)| data.get(r.clone()))
-                .unwrap_or(&[]);
+            let bytes =
+                self.sections.iter().find(|(s, _)| *s == id).and_then(|(_, r)| data.get(r.clone())).unwrap_or(&[]);
             Ok(EndianSlice::new(bytes, LittleEndian))
         })
         .unwrap_or_default();
@@ -386,8 +386,7 @@ impl Dwarf {
             use gimli::Section as _;
             let rest = d.debug_types.reader().range_from(u.offset as usize..);
             let mut one = gimli::DebugTypes::from(rest).units();
-            let h = one.next().map_err(err)?.ok_or_else(|| self.malformed(at, "type unit vanished"))?;
-            h
+            one.next().map_err(err)?.ok_or_else(|| self.malformed(at, "type unit vanished"))?
         } else {
             d.debug_info.header_from_offset(gimli::DebugInfoOffset(u.offset as usize)).map_err(err)?
         };

@@ -158,9 +158,14 @@ impl Dwarf {
                     if let Some(o) = a.origin.filter(|&o| o < unit_len && o != off.0) {
                         let e = unit.entry(UnitOffset(o)).map_err(err)?;
                         a.name = e.attr_value(dw::DW_AT_name).map_err(err)?;
-                        a.external |= matches!(e.attr_value(dw::DW_AT_external).map_err(err)?, Some(AttributeValue::Flag(true)));
+                        a.external |=
+                            matches!(e.attr_value(dw::DW_AT_external).map_err(err)?, Some(AttributeValue::Flag(true)));
                         if a.decl_line == 0 {
-                            a.decl_line = e.attr_value(dw::DW_AT_decl_line).map_err(err)?.and_then(|v| v.udata_value()).unwrap_or(0);
+                            a.decl_line = e
+                                .attr_value(dw::DW_AT_decl_line)
+                                .map_err(err)?
+                                .and_then(|v| v.udata_value())
+                                .unwrap_or(0);
                             a.decl_file = e.attr_value(dw::DW_AT_decl_file).map_err(err)?.and_then(file_index);
                         }
                     }
