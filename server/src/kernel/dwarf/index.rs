@@ -97,6 +97,18 @@ fn same(data: &[u8], a: &Entry, b: &Entry) -> bool {
     a.key() == b.key() && a.name(data) == b.name(data)
 }
 
+/// Order by where the name lies, not what it says: the linker merges `.debug_str`, so
+/// equal names almost always share a position, and comparing integers is what makes
+/// deduplicating millions of repeated DIEs cheap. Names stored inline in `.debug_info`
+/// (gcc does that for very short ones) are caught by the final byte-wise pass.
+fn cmp_pos(a: &Entry, b: &Entry) -> Ordering {
+    (a.name_pos, a.name_len, a.key(), a.die).cmp(&(b.name_pos, b.name_len, b.key(), b.die))
+}
+
+fn same_pos(a: &Entry, b: &Entry) -> bool {
+    (a.name_pos, a.name_len, a.key()) == (b.name_pos, b.name_len, b.key())
+}
+
 /// Names → DIEs for a whole file, sorted by name.
 #[derive(Debug)]
 pub struct NameIndex {
@@ -225,7 +237,10 @@ pub fn build(dw: &Dwarf) -> Result<NameIndex, ModelError> {
     }
     let data: &[u8] = dw.elf().data();
     let units: Vec<&UnitEntry> = dw.units().iter().filter(|u| u.kind != UnitKind::Other).collect();
-    let entries = units.par_iter().map(|u| index_unit(dw, u)).try_reduce(Vec::new, |a, b| Ok(merge(data, a, b)))?;
+    let mut entries = units.par_iter().map(|u| index_unit(dw, u)).try_reduce(Vec::new, |a, b| Ok(merge(a, b)))?;
+    entries.par_sort_unstable_by(|a, b| cmp(data, a, b));
+    entries.dedup_by(|b, a| same(data, a, b));
+    entries.shrink_to_fit();
     Ok(NameIndex { entries })
 }
 
@@ -288,13 +303,13 @@ fn index_unit(dw: &Dwarf, u: &UnitEntry) -> Result<Vec<Entry>, ModelError> {
         });
         Ok(true)
     })?;
-    out.sort_unstable_by(|a, b| cmp(data, a, b));
-    out.dedup_by(|b, a| same(data, a, b));
+    out.sort_unstable_by(cmp_pos);
+    out.dedup_by(|b, a| same_pos(a, b));
     Ok(out)
 }
 
-/// Merges two sorted, deduplicated lists into one.
-fn merge(data: &[u8], a: Vec<Entry>, b: Vec<Entry>) -> Vec<Entry> {
+/// Merges two lists sorted and deduplicated by [`cmp_pos`] into one.
+fn merge(a: Vec<Entry>, b: Vec<Entry>) -> Vec<Entry> {
     if a.is_empty() {
         return b;
     }
@@ -305,7 +320,7 @@ fn merge(data: &[u8], a: Vec<Entry>, b: Vec<Entry>) -> Vec<Entry> {
     let (mut i, mut j) = (0, 0);
     while i < a.len() || j < b.len() {
         let next = match (a.get(i), b.get(j)) {
-            (Some(x), Some(y)) if cmp(data, x, y) != Ordering::Greater => {
+            (Some(x), Some(y)) if cmp_pos(x, y) != Ordering::Greater => {
                 i += 1;
                 *x
             }
@@ -319,7 +334,7 @@ fn merge(data: &[u8], a: Vec<Entry>, b: Vec<Entry>) -> Vec<Entry> {
             }
             (None, None) => break,
         };
-        if out.last().is_some_and(|l| same(data, l, &next)) {
+        if out.last().is_some_and(|l| same_pos(l, &next)) {
             continue;
         }
         out.push(next);
