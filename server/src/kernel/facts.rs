@@ -29,6 +29,9 @@ pub struct Kernel {
     /// How the architecture was decided.
     pub arch_from: String,
     types: Option<Arc<dyn TypeSource>>,
+    /// DWARF beside BTF (a `-dbg` vmlinux has both): BTF answers, DWARF adds declaration
+    /// file and line.
+    dwarf: Option<Arc<super::dwarf::Dwarf>>,
     /// Where the types came from (`vmlinux.btf.zst (zstd)`).
     pub types_from: Option<String>,
     inputs: KernelInputs,
@@ -93,15 +96,27 @@ impl Kernel {
         let opts = OpenOptions { defer_symbols: true, ..OpenOptions::default() };
         let mut inputs = load::open_with(path, &opts)?;
         let mut notes = inputs.notes.clone();
+        let mut dwarf = None;
         let (types, types_from): (Option<Arc<dyn TypeSource>>, Option<String>) = match &inputs.btf {
             Some(b) => {
                 let btf = Btf::parse(b.from.to_string(), b.value.clone())?;
+                if let Some(e) = inputs.elf.take_if(|e| e.value.has_dwarf()) {
+                    dwarf = super::dwarf::Dwarf::new(Arc::new(e.value)).ok().map(Arc::new);
+                }
                 (Some(Arc::new(btf)), Some(format!("BTF from {}", b.from)))
             }
-            None => {
-                notes.push("no type information (no BTF or DWARF): type and layout checks are off".to_owned());
-                (None, None)
-            }
+            None => match inputs.elf.take_if(|e| e.value.has_dwarf()) {
+                Some(e) => {
+                    // The ELF moves into the DWARF reader (it maps the debug sections).
+                    let desc = format!("DWARF from {}", e.from);
+                    let dwarf = super::dwarf::Dwarf::new(Arc::new(e.value))?;
+                    (Some(Arc::new(dwarf)), Some(desc))
+                }
+                None => {
+                    notes.push("no type information (no BTF or DWARF): type and layout checks are off".to_owned());
+                    (None, None)
+                }
+            },
         };
         let (arch, arch_from) = match (&inputs.arch, &types) {
             (Some((a, how)), _) => (*a, format!("{how:?}")),
@@ -125,6 +140,7 @@ impl Kernel {
             arch,
             arch_from,
             types,
+            dwarf,
             types_from,
             inputs,
             symbols,
@@ -186,10 +202,21 @@ impl Kernel {
 
     /// What the kernel knows about a function name.
     pub fn function(&self, name: &str) -> Result<FunctionFacts, ModelError> {
-        let prototypes = match self.types() {
+        let mut prototypes = match self.types() {
             Some(t) => t.functions(name)?,
             None => Vec::new(),
         };
+        if let Some(d) = &self.dwarf {
+            // Declaration lines from DWARF, matched by parameter names.
+            if let Ok(found) = d.functions(name) {
+                for p in prototypes.iter_mut().filter(|p| p.decl.is_none()) {
+                    let names = |f: &FunctionInfo| f.proto.params.iter().map(|x| x.name.clone()).collect::<Vec<_>>();
+                    if let Some(m) = found.iter().find(|f| names(f) == names(p)) {
+                        p.decl.clone_from(&m.decl);
+                    }
+                }
+            }
+        }
         let clones = self.clone_index().get(name).cloned().unwrap_or_default();
         let (trace, trace_from) = match self.filter_functions() {
             Some(ff) => {

@@ -149,6 +149,8 @@ pub fn open_with(path: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadEr
         let mut k = KernelInputs::default();
         read_image_or_btf(path, opts, &mut k)?;
         k.name = file_display_name(path, &k);
+        // A vmlinux with symbols carries its own ftrace call-site table.
+        k.compute_ftrace();
         k
     };
     k.settle_arch();
