@@ -9,6 +9,8 @@ use crate::kernel::Kernel;
 use crate::syntax::{LineParse, Parsed, Target};
 use std::sync::OnceLock;
 
+pub mod drift;
+pub mod meaning;
 pub mod resolve;
 
 mod a301_slot_not_parameter;
@@ -43,11 +45,75 @@ pub struct Context<'a> {
     pub kernel: Option<&'a Kernel>,
     /// Per line: the definition resolved against the kernel (computed on first use).
     resolutions: OnceLock<Vec<Option<resolve::Resolution>>>,
+    /// What drift rules compare the kernel with.
+    pub baseline: Option<Baseline<'a>>,
+    /// Per line: the changes since the baseline (computed on first use).
+    drift: OnceLock<Vec<Vec<drift::Change>>>,
+}
+
+/// The meaning a definition had before: on an older kernel, or as recorded in a lock.
+#[derive(Clone, Copy, Debug)]
+pub enum Baseline<'a> {
+    Kernel(&'a Kernel),
+    /// Lock entries for this file, by function name.
+    Lock { kernel: &'a str, entries: &'a [meaning::DefinitionMeaning] },
 }
 
 impl<'a> Context<'a> {
     pub fn new(text: &'a str, lines: &'a [LineParse], target: Target, kernel: Option<&'a Kernel>) -> Context<'a> {
-        Context { text, lines, target, kernel, resolutions: OnceLock::new() }
+        Context { text, lines, target, kernel, resolutions: OnceLock::new(), baseline: None, drift: OnceLock::new() }
+    }
+
+    /// The same context with a drift baseline.
+    pub fn with_baseline(mut self, baseline: Baseline<'a>) -> Context<'a> {
+        self.baseline = Some(baseline);
+        self
+    }
+
+    /// What each definition meant on the baseline, by line.
+    pub fn baseline_meanings(&self) -> Vec<Option<meaning::DefinitionMeaning>> {
+        self.lines
+            .iter()
+            .map(|l| {
+                let p = l.parsed.as_ref().filter(|p| p.rejection.is_none())?;
+                match self.baseline? {
+                    Baseline::Kernel(b) => {
+                        let t = crate::analysis::target_for(b);
+                        let r = resolve::resolve(b, p, t).ok().flatten()?;
+                        Some(meaning::summarize(b, p, &r, t))
+                    }
+                    Baseline::Lock { entries, .. } => {
+                        let name = &p.function.as_ref()?.0;
+                        entries.iter().find(|e| &e.function == name).cloned()
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// Changes of meaning since the baseline: `(line, parsed, changes)` for accepted
+    /// definitions with at least one change.
+    pub fn drift(&self) -> impl Iterator<Item = (&LineParse, &Parsed, &[drift::Change])> {
+        let all = self.drift.get_or_init(|| {
+            let Some(k) = self.kernel else { return Vec::new() };
+            let old = self.baseline_meanings();
+            let mut resolved: std::collections::HashMap<u32, &resolve::Resolution> = std::collections::HashMap::new();
+            for (l, _, r) in self.resolved() {
+                resolved.insert(l.number, r);
+            }
+            self.lines
+                .iter()
+                .zip(old)
+                .map(|(l, old)| {
+                    let (Some(p), Some(old), Some(r)) = (l.parsed.as_ref(), old, resolved.get(&l.number)) else {
+                        return Vec::new();
+                    };
+                    let new = meaning::summarize(k, p, r, self.target);
+                    drift::compare(self.text, p, &old, &new, k)
+                })
+                .collect()
+        });
+        self.lines.iter().zip(all).filter_map(|(l, c)| (!c.is_empty()).then(|| Some((l, l.parsed.as_ref()?, c.as_slice()))).flatten())
     }
 
     /// The definitions (blank and comment lines skipped).
@@ -94,6 +160,11 @@ impl Rule {
     pub fn needs_kernel(&self) -> bool {
         matches!(self.code.as_bytes().first(), Some(b'K' | b'A' | b'T' | b'D'))
     }
+
+    /// Drift rules compare a kernel with a baseline.
+    pub fn needs_baseline(&self) -> bool {
+        self.code.starts_with('D')
+    }
 }
 
 /// Every rule, sorted by code.
@@ -129,7 +200,13 @@ pub fn by_code(code: &str) -> Option<&'static Rule> {
 pub fn check(cx: &Context<'_>, file_rules: bool) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for rule in REGISTRY {
-        let run = if rule.needs_kernel() { cx.kernel.is_some() } else { file_rules };
+        let run = if rule.needs_baseline() {
+            cx.kernel.is_some() && cx.baseline.is_some()
+        } else if rule.needs_kernel() {
+            cx.kernel.is_some()
+        } else {
+            file_rules
+        };
         if run {
             (rule.check)(cx, &mut out);
         }

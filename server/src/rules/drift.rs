@@ -1,0 +1,161 @@
+//! What changed in a definition's meaning between a baseline (an older kernel, or the
+//! lock) and a target kernel, and the edits that restore the baseline meaning.
+
+use super::meaning::{DefinitionMeaning, ParamMeaning, StepSummary};
+use crate::kernel::layout;
+use crate::kernel::model::TypeNamespace;
+use crate::kernel::Kernel;
+use crate::syntax::machine::{fold_redirects, Parsed, Redirect, Source};
+use crate::syntax::Span;
+
+/// One change, with where it shows in the script.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// D501: the function is gone; `renames` are candidates found on the target.
+    FunctionGone { span: Span, renames: Vec<String> },
+    /// D502: the parameter a slot reads changed (or is gone).
+    Param { span: Span, old: ParamMeaning, new: Option<ParamMeaning> },
+    /// D503: a member a redirect meant is elsewhere (`new_offset`) or gone (`None`).
+    Member { span: Span, field: String, old: StepSummary, new_offset: Option<u64>, fix: Option<Edit> },
+    /// D504: the value a field records changed size, signedness or type.
+    Value { span: Span, field: String, old: String, new: String },
+}
+
+/// A text edit that restores the baseline meaning.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    pub span: Span,
+    pub replacement: String,
+}
+
+/// Compares a definition's meaning on the baseline with the target's.
+pub fn compare(text: &str, parsed: &Parsed, old: &DefinitionMeaning, new: &DefinitionMeaning, target: &Kernel) -> Vec<Change> {
+    let mut out = Vec::new();
+    let fspan = parsed.function.as_ref().map_or(Span::default(), |(_, s)| *s);
+    if old.exists && !new.exists {
+        out.push(Change::FunctionGone { span: fspan, renames: renames(target, &old.function) });
+        return out;
+    }
+    for op in &old.params {
+        let np = new.params.iter().find(|p| p.slot == op.slot);
+        let changed = match np {
+            None => true,
+            Some(np) => np.ty != op.ty || np.size != op.size || np.location != op.location || np.name != op.name,
+        };
+        if changed {
+            let span = parsed.fields.iter().find(|f| f.slot() == Some(op.slot)).map_or(fspan, |f| f.name_span);
+            out.push(Change::Param { span, old: op.clone(), new: np.cloned() });
+        }
+    }
+    for ((f, of), nf) in parsed.fields.iter().zip(&old.fields).zip(&new.fields) {
+        let pairs = match &f.source {
+            Source::Param { redirects, .. } => fold_redirects(redirects),
+            Source::Absolute { .. } => continue,
+        };
+        let indexed: Vec<_> = pairs.iter().filter(|p| p.index.is_some()).collect();
+        let mut moved = false;
+        for (i, os) in of.steps.iter().enumerate() {
+            let ns = nf.steps.get(i);
+            if ns.is_some_and(|ns| ns.container == os.container && ns.member == os.member && ns.offset == os.offset) {
+                continue;
+            }
+            let new_offset = member_offset(target, &os.container, &os.member);
+            if new_offset == Some(os.offset) && ns.is_some_and(|ns| ns.container != os.container) {
+                continue; // the container changed upstream; reported at that step
+            }
+            let Some(pair) = indexed.get(i) else { break };
+            let fix = new_offset.and_then(|no| retarget(text, f, pair.span, os.offset, no));
+            out.push(Change::Member { span: pair.span, field: f.name.clone(), old: os.clone(), new_offset, fix });
+            moved = true;
+            break; // later steps depend on this one
+        }
+        if moved {
+            continue;
+        }
+        let describe = |t: &Option<String>, s: Option<u64>, g: Option<bool>| {
+            format!(
+                "{}{}{}",
+                t.as_deref().unwrap_or("?"),
+                s.map(|s| format!(", {s} bytes")).unwrap_or_default(),
+                g.map(|g| if g { ", signed" } else { ", unsigned" }).unwrap_or_default()
+            )
+        };
+        let (o, n) = (
+            describe(&of.value_type, of.value_size, of.value_signed),
+            describe(&nf.value_type, nf.value_size, nf.value_signed),
+        );
+        if of.value.is_some() && nf.value.is_some() && (of.value_size != nf.value_size || of.value_signed != nf.value_signed) {
+            out.push(Change::Value { span: f.type_span, field: f.name.clone(), old: o, new: n });
+        }
+    }
+    out
+}
+
+/// Where `member` of `container` (`struct file`, `f_op`) is on the kernel.
+pub fn member_offset(kernel: &Kernel, container: &str, member: &str) -> Option<u64> {
+    let src = kernel.types()?;
+    let (ns, name) = match container.split_once(' ') {
+        Some(("struct", n)) => (TypeNamespace::Struct, n),
+        Some(("union", n)) => (TypeNamespace::Union, n),
+        _ => (TypeNamespace::Ordinary, container),
+    };
+    let ty = *src.find_type(ns, name).ok()?.first()?;
+    let path = member.trim_start_matches('.');
+    if path.is_empty() || path.starts_with('[') {
+        return None;
+    }
+    layout::resolve_member(src, ty, path).ok().flatten().map(|m| m.offset)
+}
+
+/// Rewrites the redirect pair at `span` so its offset goes from `old` to `new`: adjusts
+/// its last `+N` (or adds one before `[`). `None` when that cannot be done exactly.
+fn retarget(text: &str, f: &crate::syntax::machine::Field, span: Span, old: u64, new: u64) -> Option<Edit> {
+    let Source::Param { redirects, .. } = &f.source else { return None };
+    let in_pair: Vec<&Redirect> = redirects.iter().filter(|r| span.start <= r.span().start && r.span().end <= span.end).collect();
+    let delta = i128::from(new) - i128::from(old);
+    let last_plus = in_pair.iter().rev().find_map(|r| match r {
+        Redirect::Plus { value, span } => Some((*value, *span)),
+        Redirect::Index { .. } => None,
+    });
+    match last_plus {
+        Some((value, pspan)) => {
+            let v = i128::from(value) + delta;
+            if v < 0 {
+                return None;
+            }
+            // Keep the author's notation: hex stays hex.
+            let old_text = pspan.text(text);
+            let hex = old_text.contains("0x") || old_text.contains("0X");
+            let replacement = if v == 0 && in_pair.len() > 1 {
+                String::new()
+            } else if hex {
+                format!("+{v:#x}")
+            } else {
+                format!("+{v}")
+            };
+            Some(Edit { span: pspan, replacement })
+        }
+        None if delta > 0 => {
+            let first = in_pair.first()?.span();
+            Some(Edit { span: Span::new(first.start, first.start), replacement: format!("+{delta}") })
+        }
+        None => None,
+    }
+}
+
+/// Names on the target that likely replaced `name`.
+pub fn renames(k: &Kernel, name: &str) -> Vec<String> {
+    let exists = |n: &str| k.function(n).map(|f| f.exists()).unwrap_or(false);
+    let mut out = Vec::new();
+    for cand in [format!("{name}_noprof"), format!("__{name}"), format!("{name}_common")] {
+        if exists(&cand) {
+            out.push(cand);
+        }
+    }
+    if let Some(base) = name.strip_suffix("_noprof") {
+        if exists(base) {
+            out.push(base.to_owned());
+        }
+    }
+    out
+}

@@ -1,0 +1,151 @@
+//! What a definition means on one kernel, in a form that can be compared with another
+//! kernel and written to a lock file: the function's parameters at the used slots, and
+//! for each field the members its redirects reach and the value it records.
+
+use super::resolve::{MeaningKind, Resolution};
+use crate::kernel::layout;
+use crate::kernel::Kernel;
+use crate::syntax::machine::Parsed;
+use crate::syntax::Target;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DefinitionMeaning {
+    pub function: String,
+    /// The function exists on the kernel.
+    pub exists: bool,
+    /// `ssize_t vfs_read(struct file * file, …)`, when the kernel has types.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// Parameters of the slots the definition reads, by slot.
+    #[serde(default, rename = "param", skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<ParamMeaning>,
+    #[serde(default, rename = "field", skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<FieldSummary>,
+    /// Hash of the event's `format` layout (field names, types, offsets, sizes): the
+    /// event's version as consumers see it.
+    pub schema: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParamMeaning {
+    pub slot: u32,
+    pub name: Option<String>,
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub size: Option<u64>,
+    /// `rdi`, `rsi:rdx`, `stack+0`.
+    pub location: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldSummary {
+    pub name: String,
+    /// The field's type as written (`u32`, `char[16]`).
+    #[serde(rename = "type")]
+    pub field_type: String,
+    #[serde(default, rename = "step", skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepSummary>,
+    /// The C expression recorded (`file->f_op->read`), when followed to the end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_size: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_signed: Option<bool>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepSummary {
+    /// `struct file`.
+    pub container: String,
+    /// `f_op`, dotted for nested members.
+    pub member: String,
+    pub offset: u64,
+    pub size: u64,
+    #[serde(rename = "type")]
+    pub ty: String,
+}
+
+/// Summarises a resolution.
+pub fn summarize(kernel: &Kernel, parsed: &Parsed, r: &Resolution, target: Target) -> DefinitionMeaning {
+    let src = kernel.types();
+    let signature = match (&r.proto, src) {
+        (Some(p), Some(src)) => layout::pahole_prototype(src, p).ok(),
+        _ => None,
+    };
+    let mut slots: Vec<u32> = parsed.fields.iter().filter_map(|f| f.slot()).collect();
+    slots.sort_unstable();
+    slots.dedup();
+    let params = slots
+        .iter()
+        .filter_map(|&slot| {
+            let p = r.params.get(slot as usize)?;
+            let ty = src.and_then(|s| layout::type_name(s, p.ty).ok()).unwrap_or_default();
+            Some(ParamMeaning { slot, name: p.name.clone(), ty, size: p.size, location: p.loc.describe() })
+        })
+        .collect();
+    let fields = parsed
+        .fields
+        .iter()
+        .zip(r.fields.iter().map(Some).chain(std::iter::repeat(None)))
+        .map(|(f, m)| {
+            let steps = m
+                .map(|m| {
+                    m.steps
+                        .iter()
+                        .map(|a| StepSummary {
+                            container: a.container.clone(),
+                            member: a.member.clone(),
+                            offset: a.offset,
+                            size: a.size,
+                            ty: a.ty.clone(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let rec = m.and_then(|m| m.recorded.as_ref());
+            FieldSummary {
+                name: f.name.clone(),
+                field_type: f.type_string(),
+                steps,
+                value: rec.map(|v| v.expr.clone()),
+                value_type: rec.and_then(|v| v.ty.clone()),
+                value_size: rec.filter(|v| v.kind == MeaningKind::Value).and_then(|v| v.size),
+                value_signed: rec.and_then(|v| v.signed),
+            }
+        })
+        .collect();
+    DefinitionMeaning {
+        function: r.function.name.clone(),
+        exists: r.function.exists(),
+        signature,
+        params,
+        fields,
+        schema: schema_hash(parsed, target),
+    }
+}
+
+/// FNV-1a 64 of the event's `format` fields: `name type offset size signed` per field,
+/// laid out as the kernel lays out the record (`ALIGN(offset, size)` after the header).
+pub fn schema_hash(parsed: &Parsed, target: Target) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |s: &str| {
+        for b in s.bytes().chain([0]) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    let mut offset: u64 = 0;
+    for f in &parsed.fields {
+        let size = u64::from(f.elem_size(target).max(1));
+        let at = offset.div_ceil(size) * size;
+        let total = size * f.array.map_or(1, |(n, _)| n);
+        offset = at + total;
+        let ty = if f.atom == crate::syntax::Atom::String { "__data_loc char[]".to_owned() } else { f.type_string() };
+        eat(&format!("{} {ty} {at} {total} {}", f.name, f.atom.signed() && !f.unsigned));
+    }
+    format!("{h:016x}")
+}
