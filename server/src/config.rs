@@ -86,7 +86,16 @@ impl Config {
             }
             None => ConfigError::Unplaced { path: path.to_owned(), message },
         };
-        let raw: RawConfig = toml::from_str(text).map_err(|e| invalid(e.span(), e.message().trim().to_owned()))?;
+        // The toml crate's messages do not always name the key (`invalid type: …`):
+        // quote the line it points at.
+        let raw: RawConfig = toml::from_str(text).map_err(|e| {
+            let quoted = e.span().and_then(|s| {
+                let (line, _) = line_column(text, s.start);
+                let source = text.lines().nth(line - 1)?.trim_end();
+                Some(format!("\n  {line} | {source}"))
+            });
+            invalid(e.span(), format!("{}{}", e.message().trim(), quoted.unwrap_or_default()))
+        })?;
         let base = path.parent().unwrap_or(Path::new(""));
         let kernels =
             raw.kernels.iter().map(|k| if k == "running" { PathBuf::from(k) } else { base.join(k) }).collect();
