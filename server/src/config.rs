@@ -235,13 +235,15 @@ mod tests {
     #[test]
     fn errors_name_the_file_line_and_key() {
         let p = Path::new("/p/fevlint.toml");
-        let e = Config::parse(p, "select = [\"S\"]\nkernal = []\n").unwrap_err().to_string();
+        let e = Config::parse(p, "select = [\"S\"]\nkernal = []\n").expect_err("invalid").to_string();
         assert!(e.starts_with("/p/fevlint.toml:2:1: unknown field `kernal`"), "{e}");
-        let e = Config::parse(p, "ignore = [\"S\",\n  \"Q9\"]\n").unwrap_err().to_string();
+        let e = Config::parse(p, "ignore = [\"S\",\n  \"Q9\"]\n").expect_err("invalid").to_string();
         assert_eq!(e, "/p/fevlint.toml:2:3: `ignore`: unknown rule code or prefix `Q9` (see `fevlint rule`)");
-        let e = Config::parse(p, "[severity]\nT401 = \"fatal\"\n").unwrap_err().to_string();
+        let e = Config::parse(p, "[severity]\nT401 = \"fatal\"\n").expect_err("invalid").to_string();
         assert!(e.starts_with("/p/fevlint.toml:2:8: `severity.T401`: unknown severity `fatal`"), "{e}");
-        let e = Config::parse(p, "[severity]\nT401 = \"error\"\nsize-mismatch = \"info\"\n").unwrap_err().to_string();
+        let e = Config::parse(p, "[severity]\nT401 = \"error\"\nsize-mismatch = \"info\"\n")
+            .expect_err("invalid")
+            .to_string();
         assert!(e.contains("`T401` is set twice"), "{e}");
     }
 
