@@ -67,14 +67,7 @@ impl Config {
 
     /// The nearest `fevlint.toml` in `dir` or a folder above it.
     pub fn find(dir: &Path) -> Result<Option<Config>, ConfigError> {
-        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
-        for d in dir.ancestors() {
-            let candidate = d.join(FILE_NAME);
-            if candidate.is_file() {
-                return Config::load(&candidate).map(Some);
-            }
-        }
-        Ok(None)
+        nearest_file(dir).map(|p| Config::load(&p)).transpose()
     }
 
     /// Parses config text; `path` names the file in errors and anchors relative kernels.
@@ -130,6 +123,12 @@ impl Config {
     pub fn settings(&self) -> Settings {
         Settings { select: self.select.clone(), ignore: self.ignore.clone(), severity: self.severity.clone() }
     }
+}
+
+/// The path of the nearest `fevlint.toml` in `dir` (made absolute) or a folder above it.
+pub fn nearest_file(dir: &Path) -> Option<PathBuf> {
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
+    dir.ancestors().map(|d| d.join(FILE_NAME)).find(|p| p.is_file())
 }
 
 /// Validates a code prefix (`S`, `K2`, `T404`): it must match at least one rule code.

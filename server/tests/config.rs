@@ -172,3 +172,16 @@ fn bad_configs_exit_two_naming_the_file_the_key_and_the_line() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read missing.toml"));
 }
+
+#[test]
+fn the_library_finds_the_same_config_for_the_language_server() {
+    let dir = tmpdir("find");
+    write(&dir.join("fevlint.toml"), "select = [\"S\"]\n");
+    write(&dir.join("sub/fevlint.toml"), "kernels = [\"k\"]\n");
+    std::fs::create_dir_all(dir.join("sub/deeper")).expect("mkdir");
+    let found = fevlint::config::Config::find(&dir.join("sub/deeper")).expect("valid").expect("found");
+    assert_eq!(found.path, dir.join("sub/fevlint.toml"));
+    assert_eq!(found.kernels, [dir.join("sub/k")]);
+    let top = fevlint::config::Config::find(&dir).expect("valid").expect("found");
+    assert_eq!(top.settings().select, Some(vec!["S".to_owned()]));
+}

@@ -139,7 +139,7 @@ impl Configs {
     fn nearest(&mut self, dir: &Path) -> anyhow::Result<Option<&Config>> {
         let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
         if !self.by_dir.contains_key(&dir) {
-            let found = dir.ancestors().map(|d| d.join(config::FILE_NAME)).find(|p| p.is_file());
+            let found = config::nearest_file(&dir);
             if let Some(path) = &found {
                 if !self.loaded.contains_key(path) {
                     self.loaded.insert(path.clone(), Config::load(path)?);
