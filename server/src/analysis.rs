@@ -1,10 +1,12 @@
 //! One analysis entry point shared by the CLI and the language server: bytes or text in,
 //! diagnostics out. Never fails: everything wrong with the input is a diagnostic.
 
+use crate::config::Settings;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::kernel::load::Arch;
 use crate::kernel::Kernel;
 use crate::rules::{self, Context};
+use crate::suppress;
 use crate::syntax::{Parser, Span, Target};
 
 /// Checks one script given as raw bytes. Invalid UTF-8 is replaced (and reported), so the
@@ -20,6 +22,17 @@ pub fn check_bytes_with(
     target: Target,
     kernels: &[&Kernel],
 ) -> (String, Vec<Diagnostic>) {
+    check_bytes_with_settings(parser, bytes, target, kernels, &Settings::default())
+}
+
+/// [`check_bytes_with`] with a rule selection and severities (from `fevlint.toml`).
+pub fn check_bytes_with_settings(
+    parser: &mut Parser,
+    bytes: Vec<u8>,
+    target: Target,
+    kernels: &[&Kernel],
+    settings: &Settings,
+) -> (String, Vec<Diagnostic>) {
     let (text, bad_utf8) = match String::from_utf8(bytes) {
         Ok(text) => (text, None),
         Err(e) => {
@@ -27,22 +40,20 @@ pub fn check_bytes_with(
             (String::from_utf8_lossy(e.as_bytes()).into_owned(), Some(at))
         }
     };
-    let mut diagnostics = check_with_kernels(parser, &text, target, kernels);
+    let mut found = Vec::new();
     if let Some(at) = bad_utf8 {
         let end = crate::render::char_span(&text, Span::new(at, at + 1)).end;
-        diagnostics.insert(
-            0,
-            Diagnostic {
-                code: "S000",
-                name: "not-utf8",
-                severity: Severity::Warning,
-                span: Span::new(at, end),
-                message: format!("the file is not valid UTF-8 from byte {at}"),
-                notes: vec!["fevlint shows invalid bytes as U+FFFD; the kernel would see the raw bytes".to_owned()],
-                kernel: None,
-            },
-        );
+        found.push(Diagnostic {
+            code: "S000",
+            name: "not-utf8",
+            severity: Severity::Warning,
+            span: Span::new(at, end),
+            message: format!("the file is not valid UTF-8 from byte {at}"),
+            notes: vec!["fevlint shows invalid bytes as U+FFFD; the kernel would see the raw bytes".to_owned()],
+            kernel: None,
+        });
     }
+    let diagnostics = analyse(parser, &text, target, kernels, settings, found);
     (text, diagnostics)
 }
 
@@ -62,9 +73,34 @@ pub fn target_for(kernel: &Kernel) -> Target {
 /// Checks one script: file rules once (for the first kernel's architecture, else
 /// `target`), kernel rules once per kernel, each labelled with its kernel.
 pub fn check_with_kernels(parser: &mut Parser, text: &str, target: Target, kernels: &[&Kernel]) -> Vec<Diagnostic> {
+    check_with_settings(parser, text, target, kernels, &Settings::default())
+}
+
+/// [`check_with_kernels`] with a rule selection and severities (from `fevlint.toml`).
+pub fn check_with_settings(
+    parser: &mut Parser,
+    text: &str,
+    target: Target,
+    kernels: &[&Kernel],
+    settings: &Settings,
+) -> Vec<Diagnostic> {
+    analyse(parser, text, target, kernels, settings, Vec::new())
+}
+
+/// The enabled rules, then the suppression comments (and N103 for those that dropped
+/// nothing), then the severity overrides; sorted. `out` holds findings made before.
+fn analyse(
+    parser: &mut Parser,
+    text: &str,
+    target: Target,
+    kernels: &[&Kernel],
+    settings: &Settings,
+    mut out: Vec<Diagnostic>,
+) -> Vec<Diagnostic> {
+    let enabled = |r: &rules::Rule| settings.enabled(r.code);
     let target = kernels.first().map_or(target, |k| target_for(k));
     let lines = parser.lines(text, target);
-    let mut out = rules::check(&Context::new(text, &lines, target, None), true);
+    out.extend(rules::check_selected(&Context::new(text, &lines, target, None), true, &enabled));
     for k in kernels {
         let kt = target_for(k);
         let klines;
@@ -74,8 +110,18 @@ pub fn check_with_kernels(parser: &mut Parser, text: &str, target: Target, kerne
             klines = parser.lines(text, kt);
             &klines
         };
-        out.extend(rules::check(&Context::new(text, lines, kt, Some(k)), false));
+        out.extend(rules::check_selected(&Context::new(text, lines, kt, Some(k)), false, &enabled));
     }
+    let suppressions = suppress::parse(text);
+    if !suppressions.is_empty() {
+        let usage = suppress::apply(text, &suppressions, &mut out);
+        // Kernel rules ran only if there was a kernel: their silence proves nothing otherwise.
+        let ran =
+            |code: &str| rules::by_code(code).is_some_and(|r| enabled(r) && (!r.needs_kernel() || !kernels.is_empty()));
+        let all_ran = rules::REGISTRY.iter().all(|r| ran(r.code));
+        rules::n103_unused_suppression::report(&suppressions, &usage, &ran, all_ran, &mut out);
+    }
+    settings.apply(&mut out);
     rules::sort(&mut out);
     out
 }

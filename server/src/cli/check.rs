@@ -1,13 +1,28 @@
-//! `fevlint check`: find the scripts, analyse each, render, set the exit status.
+//! `fevlint check`: find the scripts and the config of each, analyse, render, set the exit
+//! status.
 
-use super::{Arch, Format, EXIT_FINDINGS};
+use super::{Arch, EXIT_FINDINGS};
 use crate::analysis;
+use crate::config::{self, Config};
 use crate::diagnostic::Severity;
+use crate::kernel::Kernel;
 use crate::render::{self, FileReport};
 use anyhow::Context as _;
+use std::collections::HashMap;
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+/// How `check` reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+    /// SARIF 2.1.0, for code-scanning services.
+    Sarif,
+    /// GitHub Actions workflow commands (annotations).
+    Github,
+}
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
@@ -21,44 +36,75 @@ pub struct CheckArgs {
     /// compressed), vmlinux, vmlinuz, a BTFHub tarball, or `running`.
     #[arg(long = "kernel", short = 'k', value_name = "KERNEL")]
     kernels: Vec<PathBuf>,
-    /// Target architecture for slot limits and number widths (default: the kernel's, else x86_64).
-    #[arg(long, value_enum, default_value_t = Arch::X86_64)]
-    arch: Arch,
+    /// Target architecture for slot limits and number widths (default: the kernel's, else
+    /// `arch` of fevlint.toml, else x86_64).
+    #[arg(long, value_enum)]
+    arch: Option<Arch>,
+    /// Use this config file instead of the nearest `fevlint.toml` above each script.
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
+    /// Rule code prefixes to enable, comma-separated (replaces `select` of the config).
+    #[arg(long, value_delimiter = ',', value_name = "PREFIXES")]
+    select: Option<Vec<String>>,
+    /// Rule code prefixes to disable, comma-separated (replaces `ignore` of the config).
+    #[arg(long, value_delimiter = ',', value_name = "PREFIXES")]
+    ignore: Option<Vec<String>>,
     /// Colour: auto (when stdout is a terminal), always, never.
     #[arg(long, default_value = "auto")]
     color: String,
 }
 
 pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
-    let target = match args.arch {
-        Arch::X86_64 => crate::syntax::Target::X86_64,
-        Arch::X86_32 => crate::syntax::Target::X86_32,
+    let prefixes = |list: &Option<Vec<String>>| -> anyhow::Result<Option<Vec<String>>> {
+        let Some(list) = list else { return Ok(None) };
+        let parsed: Result<Vec<String>, String> = list.iter().map(|p| config::parse_prefix(p)).collect();
+        parsed.map(Some).map_err(anyhow::Error::msg)
     };
+    let (select, ignore) = (prefixes(&args.select).context("--select")?, prefixes(&args.ignore).context("--ignore")?);
+    let explicit = args.config.as_deref().map(Config::load).transpose()?;
     let files = collect(&args.paths)?;
-    let mut kernels = Vec::with_capacity(args.kernels.len());
-    for path in &args.kernels {
-        let k = crate::kernel::Kernel::open(path).with_context(|| format!("cannot open kernel {}", path.display()))?;
-        for note in &k.notes {
-            eprintln!("note: kernel {}: {note}", k.name);
-        }
-        kernels.push(k);
-    }
-    let kernel_refs: Vec<&crate::kernel::Kernel> = kernels.iter().collect();
+    let mut configs = Configs::default();
+    let mut kernels = Kernels::default();
     let mut parser = crate::syntax::Parser::new();
     let mut reports = Vec::with_capacity(files.len());
     for input in files {
-        let (name, bytes) = match &input {
+        let (name, bytes, dir) = match &input {
             Input::Stdin => {
                 let mut buf = Vec::new();
                 std::io::stdin().read_to_end(&mut buf).context("cannot read standard input")?;
-                ("<stdin>".to_owned(), buf)
+                ("<stdin>".to_owned(), buf, PathBuf::from("."))
             }
             Input::File(path) => {
                 let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-                (path.display().to_string(), bytes)
+                let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+                (path.display().to_string(), bytes, dir.to_owned())
             }
         };
-        let (text, diagnostics) = analysis::check_bytes_with(&mut parser, bytes, target, &kernel_refs);
+        let config = match &explicit {
+            Some(c) => Some(c),
+            None => configs.nearest(&dir)?,
+        };
+        // Command-line flags override the config.
+        let kernel_paths =
+            if args.kernels.is_empty() { config.map_or(&[][..], |c| &c.kernels[..]) } else { &args.kernels[..] };
+        let kernel_refs = kernels.open(kernel_paths)?;
+        let arch = args.arch.map(|a| match a {
+            Arch::X86_64 => crate::kernel::load::Arch::X86_64,
+            Arch::X86_32 => crate::kernel::load::Arch::X86_32,
+        });
+        let target = match arch.or(config.and_then(|c| c.arch)) {
+            Some(crate::kernel::load::Arch::X86_32) => crate::syntax::Target::X86_32,
+            _ => crate::syntax::Target::X86_64,
+        };
+        let mut settings = config.map(Config::settings).unwrap_or_default();
+        if let Some(s) = &select {
+            settings.select = Some(s.clone());
+        }
+        if let Some(i) = &ignore {
+            settings.ignore = i.clone();
+        }
+        let (text, diagnostics) =
+            analysis::check_bytes_with_settings(&mut parser, bytes, target, &kernel_refs, &settings);
         reports.push(FileReport { name, text, diagnostics });
     }
     let color = match args.color.as_str() {
@@ -66,6 +112,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         "never" => false,
         _ => std::io::stdout().is_terminal(),
     };
+    let base = std::env::current_dir().unwrap_or_default();
     let out = match args.format {
         Format::Human => {
             let mut s = render::text::render(&reports, color);
@@ -73,10 +120,56 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
             s
         }
         Format::Json => render::json::render(&reports),
+        Format::Sarif => render::sarif::render(&reports, &base),
+        Format::Github => render::github::render(&reports, &base),
     };
     print!("{out}");
     let failed = reports.iter().flat_map(|r| &r.diagnostics).any(|d| d.severity == Severity::Error);
     Ok(if failed { ExitCode::from(EXIT_FINDINGS) } else { ExitCode::SUCCESS })
+}
+
+/// The nearest config of each folder, read once.
+#[derive(Default)]
+struct Configs {
+    by_dir: HashMap<PathBuf, Option<PathBuf>>,
+    loaded: HashMap<PathBuf, Config>,
+}
+
+impl Configs {
+    fn nearest(&mut self, dir: &Path) -> anyhow::Result<Option<&Config>> {
+        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
+        if !self.by_dir.contains_key(&dir) {
+            let found = config::nearest_file(&dir);
+            if let Some(path) = &found {
+                if !self.loaded.contains_key(path) {
+                    self.loaded.insert(path.clone(), Config::load(path)?);
+                }
+            }
+            self.by_dir.insert(dir.clone(), found);
+        }
+        Ok(self.by_dir.get(&dir).and_then(Option::as_ref).and_then(|p| self.loaded.get(p)))
+    }
+}
+
+/// Kernels opened once each, whichever configs name them.
+#[derive(Default)]
+struct Kernels {
+    open: HashMap<PathBuf, Kernel>,
+}
+
+impl Kernels {
+    fn open(&mut self, paths: &[PathBuf]) -> anyhow::Result<Vec<&Kernel>> {
+        for path in paths {
+            if !self.open.contains_key(path) {
+                let k = Kernel::open(path).with_context(|| format!("cannot open kernel {}", path.display()))?;
+                for note in &k.notes {
+                    eprintln!("note: kernel {}: {note}", k.name);
+                }
+                self.open.insert(path.clone(), k);
+            }
+        }
+        Ok(paths.iter().filter_map(|p| self.open.get(p)).collect())
+    }
 }
 
 fn summary(reports: &[FileReport]) -> String {

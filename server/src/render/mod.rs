@@ -1,7 +1,10 @@
-//! Output formats: human text (codespan-reporting) and JSON. Positions are computed
-//! here, from byte spans: 1-based lines, columns counted in characters.
+//! Output formats: human text (codespan-reporting), JSON, SARIF and GitHub workflow
+//! commands. Positions are computed here, from byte spans: 1-based lines, columns counted
+//! in characters (SARIF: UTF-16 code units, as its default `columnKind` says).
 
+pub mod github;
 pub mod json;
+pub mod sarif;
 pub mod text;
 
 use crate::diagnostic::Diagnostic;
@@ -40,6 +43,24 @@ impl LineIndex {
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
         let column = text[self.starts[line]..offset].chars().count() + 1;
         Position { line: line + 1, column }
+    }
+
+    /// Like [`LineIndex::position`], with the column counted in UTF-16 code units.
+    pub fn position_utf16(&self, text: &str, offset: usize) -> Position {
+        let offset = floor_char_boundary(text, offset);
+        let line = self.starts.partition_point(|&s| s <= offset) - 1;
+        let column = text[self.starts[line]..offset].encode_utf16().count() + 1;
+        Position { line: line + 1, column }
+    }
+}
+
+/// A file name as CI tools want it: relative to `base` (the working directory) when it
+/// lies below it, otherwise as given.
+pub fn relative_name(name: &str, base: &std::path::Path) -> String {
+    let path = std::path::Path::new(name);
+    match path.strip_prefix(base) {
+        Ok(rel) if path.is_absolute() => rel.display().to_string(),
+        _ => name.strip_prefix("./").unwrap_or(name).to_owned(),
     }
 }
 

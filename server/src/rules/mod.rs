@@ -20,6 +20,8 @@ mod k202_not_traceable;
 mod k203_ambiguous_function;
 mod n101_duplicate_event;
 mod n102_duplicate_field;
+pub(crate) mod n103_unused_suppression;
+mod n104_unknown_rule_in_suppression;
 mod s001_syntax_error;
 mod s002_too_many_slots;
 mod s003_ignored_offset;
@@ -176,6 +178,8 @@ pub static REGISTRY: &[&Rule] = &[
     &k203_ambiguous_function::RULE,
     &n101_duplicate_event::RULE,
     &n102_duplicate_field::RULE,
+    &n103_unused_suppression::RULE,
+    &n104_unknown_rule_in_suppression::RULE,
     &s001_syntax_error::RULE,
     &s002_too_many_slots::RULE,
     &s003_ignored_offset::RULE,
@@ -198,15 +202,21 @@ pub fn by_code(code: &str) -> Option<&'static Rule> {
 /// Runs the rules that fit the context (kernel rules only with a kernel, file rules only
 /// without one unless `file_rules`) and returns diagnostics in a stable order.
 pub fn check(cx: &Context<'_>, file_rules: bool) -> Vec<Diagnostic> {
+    check_selected(cx, file_rules, &|_| true)
+}
+
+/// [`check`] with only the rules `enabled` accepts.
+pub fn check_selected(cx: &Context<'_>, file_rules: bool, enabled: &dyn Fn(&Rule) -> bool) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for rule in REGISTRY {
-        let run = if rule.needs_baseline() {
+        let applicable = if rule.needs_baseline() {
             cx.kernel.is_some() && cx.baseline.is_some()
         } else if rule.needs_kernel() {
             cx.kernel.is_some()
         } else {
             file_rules
         };
+        let run = applicable && enabled(rule);
         if run {
             (rule.check)(cx, &mut out);
         }

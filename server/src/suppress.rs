@@ -1,0 +1,179 @@
+//! Suppression comments: `# fevlint: ignore[T404, N102]`, or a bare `# fevlint: ignore`
+//! for every rule, at the end of a definition line or on its own line directly above one.
+//! The kernel cuts each line at its first `#`, so a suppression never changes what the
+//! kernel sees. N103 reports suppressions that dropped nothing, N104 unknown codes.
+
+use crate::diagnostic::Diagnostic;
+use crate::rules::Rule;
+use crate::syntax::lex;
+use crate::syntax::Span;
+
+/// One `fevlint: ignore` directive.
+#[derive(Clone, Debug)]
+pub struct Suppression {
+    /// 0-based line of the comment.
+    pub line: u32,
+    /// The directive, from `fevlint:` to the closing `]` (or the end of `ignore`).
+    pub span: Span,
+    /// 0-based line whose diagnostics it drops; `None` for a suppression on its own line
+    /// that no definition follows directly.
+    pub target: Option<u32>,
+    /// The codes listed; `None` for a bare `ignore` (every rule).
+    pub codes: Option<Vec<Code>>,
+}
+
+/// A code (or rule name) listed in a suppression.
+#[derive(Clone, Debug)]
+pub struct Code {
+    pub text: String,
+    pub span: Span,
+    /// `None` when no rule has this code or name (N104).
+    pub rule: Option<&'static Rule>,
+}
+
+/// Diagnostics about suppressions themselves; no comment suppresses them.
+pub const UNSUPPRESSIBLE: [&str; 2] = ["N103", "N104"];
+
+/// Every suppression in a text, in line order.
+pub fn parse(text: &str) -> Vec<Suppression> {
+    let lines: Vec<lex::Line> = lex::lines(text).collect();
+    let blank = |l: &lex::Line| l.code.text(text).bytes().all(lex::is_space);
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(comment) = line.comment else { continue };
+        let Some((span, codes)) = directive(comment.text(text), comment.start) else { continue };
+        let target = if blank(line) {
+            // Own line: the next line that is not a comment line, if it is a definition.
+            lines[i + 1..]
+                .iter()
+                .position(|l| !(blank(l) && l.comment.is_some()))
+                .map(|j| i + 1 + j)
+                .filter(|&j| !blank(&lines[j]))
+        } else {
+            Some(i)
+        };
+        out.push(Suppression {
+            line: i as u32,
+            span,
+            target: target.map(|t| t as u32),
+            codes: codes.map(|list| {
+                list.into_iter().map(|(text, span)| Code { rule: crate::rules::by_code(&text), text, span }).collect()
+            }),
+        });
+    }
+    out
+}
+
+type Directive = (Span, Option<Vec<(String, Span)>>);
+
+/// Finds `fevlint: ignore[…]` after any `#` of a comment starting at byte `base`.
+fn directive(comment: &str, base: usize) -> Option<Directive> {
+    let skip_ws = |s: &str, mut at: usize| {
+        while s[at..].starts_with([' ', '\t']) {
+            at += 1;
+        }
+        at
+    };
+    for (hash, _) in comment.match_indices('#') {
+        let start = skip_ws(comment, hash + 1);
+        let Some(rest) = comment[start..].strip_prefix("fevlint:") else { continue };
+        let at = skip_ws(comment, comment.len() - rest.len());
+        let Some(rest) = comment[at..].strip_prefix("ignore") else { continue };
+        let after = comment.len() - rest.len();
+        match rest.chars().next() {
+            None | Some(' ' | '\t' | '#' | '\r') => return Some((Span::new(base + start, base + after), None)),
+            Some('[') => {
+                let Some(close) = rest.find(']') else { continue };
+                let mut codes = Vec::new();
+                let mut offset = after + 1;
+                for part in rest[1..close].split(',') {
+                    let lead = part.len() - part.trim_start().len();
+                    let code = part.trim();
+                    if !code.is_empty() {
+                        let s = base + offset + lead;
+                        codes.push((code.to_owned(), Span::new(s, s + code.len())));
+                    }
+                    offset += part.len() + 1;
+                }
+                if codes.is_empty() {
+                    continue;
+                }
+                return Some((Span::new(base + start, base + after + close + 1), Some(codes)));
+            }
+            Some(_) => continue,
+        }
+    }
+    None
+}
+
+/// What each suppression dropped: per suppression, one flag per listed code (one flag
+/// for a bare `ignore`).
+pub type Usage = Vec<Vec<bool>>;
+
+/// Drops the diagnostics the suppressions cover and records which suppression (and
+/// which code of it) dropped something.
+pub fn apply(text: &str, suppressions: &[Suppression], diagnostics: &mut Vec<Diagnostic>) -> Usage {
+    let mut usage: Usage = suppressions.iter().map(|s| vec![false; s.codes.as_ref().map_or(1, Vec::len)]).collect();
+    if suppressions.is_empty() {
+        return usage;
+    }
+    let starts: Vec<usize> = lex::lines(text).map(|l| l.span.start).collect();
+    diagnostics.retain(|d| {
+        if UNSUPPRESSIBLE.contains(&d.code) {
+            return true;
+        }
+        let line = (starts.partition_point(|&s| s <= d.span.start).max(1) - 1) as u32;
+        let mut keep = true;
+        for (s, used) in suppressions.iter().zip(usage.iter_mut()) {
+            if s.target != Some(line) {
+                continue;
+            }
+            match &s.codes {
+                None => {
+                    used[0] = true;
+                    keep = false;
+                }
+                Some(codes) => {
+                    for (c, u) in codes.iter().zip(used.iter_mut()) {
+                        if c.rule.is_some_and(|r| r.code == d.code) {
+                            *u = true;
+                            keep = false;
+                        }
+                    }
+                }
+            }
+        }
+        keep
+    });
+    usage
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(s: &Suppression, text: &str) -> Option<Vec<String>> {
+        s.codes.as_ref().map(|c| c.iter().map(|c| format!("{}={}", c.text, c.span.text(text))).collect())
+    }
+
+    #[test]
+    fn directives_and_their_targets() {
+        let text = "f(int a) # fevlint: ignore[T404, n102]\n\
+                    # fevlint: ignore\n# why\ng(int b)\n\
+                    #fevlint:ignore[ S001 ] reason # more\n\nh()\n\
+                    i() # fevlint: ignored\nj() # note # fevlint: ignore[]\nk() # x # fevlint: ignore[T999,]\n";
+        let got: Vec<_> = parse(text).iter().map(|s| (s.line, s.target, s.span.text(text), codes(s, text))).collect();
+        assert_eq!(
+            got,
+            [
+                (0, Some(0), "fevlint: ignore[T404, n102]", Some(vec!["T404=T404".into(), "n102=n102".into()])),
+                (1, Some(3), "fevlint: ignore", None),
+                (4, None, "fevlint:ignore[ S001 ]", Some(vec!["S001=S001".into()])),
+                (9, Some(9), "fevlint: ignore[T999,]", Some(vec!["T999=T999".into()])),
+            ]
+        );
+        let s = parse(text);
+        assert_eq!(s[0].codes.as_ref().map(|c| c[1].rule.map(|r| r.code)), Some(Some("N102")));
+        assert_eq!(s[3].codes.as_ref().map(|c| c[0].rule.is_none()), Some(true));
+    }
+}
