@@ -33,6 +33,18 @@ pub fn check_bytes_with_settings(
     kernels: &[&Kernel],
     settings: &Settings,
 ) -> (String, Vec<Diagnostic>) {
+    check_bytes_with_lock(parser, bytes, target, kernels, settings, None)
+}
+
+/// [`check_bytes_with_settings`] with a lock as the drift baseline.
+pub fn check_bytes_with_lock(
+    parser: &mut Parser,
+    bytes: Vec<u8>,
+    target: Target,
+    kernels: &[&Kernel],
+    settings: &Settings,
+    lock: LockBaseline<'_>,
+) -> (String, Vec<Diagnostic>) {
     let (text, bad_utf8) = match String::from_utf8(bytes) {
         Ok(text) => (text, None),
         Err(e) => {
@@ -53,7 +65,7 @@ pub fn check_bytes_with_settings(
             kernel: None,
         });
     }
-    let diagnostics = analyse(parser, &text, target, kernels, settings, found);
+    let diagnostics = analyse(parser, &text, target, kernels, settings, found, lock);
     (text, diagnostics)
 }
 
@@ -84,8 +96,11 @@ pub fn check_with_settings(
     kernels: &[&Kernel],
     settings: &Settings,
 ) -> Vec<Diagnostic> {
-    analyse(parser, text, target, kernels, settings, Vec::new())
+    analyse(parser, text, target, kernels, settings, Vec::new(), None)
 }
+
+/// A lock's entries for one file, with the name of the kernel they were resolved on.
+pub type LockBaseline<'a> = Option<(&'a str, &'a [crate::rules::meaning::DefinitionMeaning])>;
 
 /// The enabled rules, then the suppression comments (and N103 for those that dropped
 /// nothing), then the severity overrides; sorted. `out` holds findings made before.
@@ -96,12 +111,13 @@ fn analyse(
     kernels: &[&Kernel],
     settings: &Settings,
     mut out: Vec<Diagnostic>,
+    lock: Option<(&str, &[crate::rules::meaning::DefinitionMeaning])>,
 ) -> Vec<Diagnostic> {
     let enabled = |r: &rules::Rule| settings.enabled(r.code);
     let target = kernels.first().map_or(target, |k| target_for(k));
     let lines = parser.lines(text, target);
     out.extend(rules::check_selected(&Context::new(text, &lines, target, None), true, &enabled));
-    for k in kernels {
+    for (i, k) in kernels.iter().enumerate() {
         let kt = target_for(k);
         let klines;
         let lines = if kt == target {
@@ -110,7 +126,15 @@ fn analyse(
             klines = parser.lines(text, kt);
             &klines
         };
-        out.extend(rules::check_selected(&Context::new(text, lines, kt, Some(k)), false, &enabled));
+        let mut cx = Context::new(text, lines, kt, Some(k));
+        // Drift: the first kernel is the baseline of the others; a lock is the baseline
+        // of every kernel.
+        if let Some((kernel, entries)) = lock {
+            cx = cx.with_baseline(rules::Baseline::Lock { kernel, entries });
+        } else if i > 0 {
+            cx = cx.with_baseline(rules::Baseline::Kernel(kernels[0]));
+        }
+        out.extend(rules::check_selected(&cx, false, &enabled));
     }
     let suppressions = suppress::parse(text);
     if !suppressions.is_empty() {

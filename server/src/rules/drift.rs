@@ -29,7 +29,13 @@ pub struct Edit {
 }
 
 /// Compares a definition's meaning on the baseline with the target's.
-pub fn compare(text: &str, parsed: &Parsed, old: &DefinitionMeaning, new: &DefinitionMeaning, target: &Kernel) -> Vec<Change> {
+pub fn compare(
+    text: &str,
+    parsed: &Parsed,
+    old: &DefinitionMeaning,
+    new: &DefinitionMeaning,
+    target: &Kernel,
+) -> Vec<Change> {
     let mut out = Vec::new();
     let fspan = parsed.function.as_ref().map_or(Span::default(), |(_, s)| *s);
     if old.exists && !new.exists {
@@ -84,7 +90,10 @@ pub fn compare(text: &str, parsed: &Parsed, old: &DefinitionMeaning, new: &Defin
             describe(&of.value_type, of.value_size, of.value_signed),
             describe(&nf.value_type, nf.value_size, nf.value_signed),
         );
-        if of.value.is_some() && nf.value.is_some() && (of.value_size != nf.value_size || of.value_signed != nf.value_signed) {
+        if of.value.is_some()
+            && nf.value.is_some()
+            && (of.value_size != nf.value_size || of.value_signed != nf.value_signed)
+        {
             out.push(Change::Value { span: f.type_span, field: f.name.clone(), old: o, new: n });
         }
     }
@@ -111,7 +120,8 @@ pub fn member_offset(kernel: &Kernel, container: &str, member: &str) -> Option<u
 /// its last `+N` (or adds one before `[`). `None` when that cannot be done exactly.
 fn retarget(text: &str, f: &crate::syntax::machine::Field, span: Span, old: u64, new: u64) -> Option<Edit> {
     let Source::Param { redirects, .. } = &f.source else { return None };
-    let in_pair: Vec<&Redirect> = redirects.iter().filter(|r| span.start <= r.span().start && r.span().end <= span.end).collect();
+    let in_pair: Vec<&Redirect> =
+        redirects.iter().filter(|r| span.start <= r.span().start && r.span().end <= span.end).collect();
     let delta = i128::from(new) - i128::from(old);
     let last_plus = in_pair.iter().rev().find_map(|r| match r {
         Redirect::Plus { value, span } => Some((*value, *span)),

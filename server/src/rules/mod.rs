@@ -15,6 +15,11 @@ pub mod resolve;
 
 mod a301_slot_not_parameter;
 mod a302_slot_beyond_parameters;
+mod d501_function_gone;
+mod d502_signature_changed;
+mod d503_member_moved;
+mod d504_value_changed;
+mod d505_lock_mismatch;
 mod k201_unknown_function;
 mod k202_not_traceable;
 mod k203_ambiguous_function;
@@ -58,7 +63,10 @@ pub struct Context<'a> {
 pub enum Baseline<'a> {
     Kernel(&'a Kernel),
     /// Lock entries for this file, by function name.
-    Lock { kernel: &'a str, entries: &'a [meaning::DefinitionMeaning] },
+    Lock {
+        kernel: &'a str,
+        entries: &'a [meaning::DefinitionMeaning],
+    },
 }
 
 impl<'a> Context<'a> {
@@ -115,7 +123,10 @@ impl<'a> Context<'a> {
                 })
                 .collect()
         });
-        self.lines.iter().zip(all).filter_map(|(l, c)| (!c.is_empty()).then(|| Some((l, l.parsed.as_ref()?, c.as_slice()))).flatten())
+        self.lines
+            .iter()
+            .zip(all)
+            .filter_map(|(l, c)| (!c.is_empty()).then(|| Some((l, l.parsed.as_ref()?, c.as_slice()))).flatten())
     }
 
     /// The definitions (blank and comment lines skipped).
@@ -173,6 +184,11 @@ impl Rule {
 pub static REGISTRY: &[&Rule] = &[
     &a301_slot_not_parameter::RULE,
     &a302_slot_beyond_parameters::RULE,
+    &d501_function_gone::RULE,
+    &d502_signature_changed::RULE,
+    &d503_member_moved::RULE,
+    &d504_value_changed::RULE,
+    &d505_lock_mismatch::RULE,
     &k201_unknown_function::RULE,
     &k202_not_traceable::RULE,
     &k203_ambiguous_function::RULE,
@@ -264,4 +280,15 @@ pub fn doc_examples(doc: &str) -> (String, String) {
         }
     }
     (example, use_instead)
+}
+
+/// Display names of the baseline and the target for drift messages.
+pub fn drift_names(cx: &Context<'_>) -> (String, String) {
+    let target = cx.kernel.map_or_else(String::new, |k| k.name.clone());
+    let base = match cx.baseline {
+        Some(Baseline::Kernel(k)) => k.name.clone(),
+        Some(Baseline::Lock { kernel, .. }) => format!("the lock's {kernel}"),
+        None => String::new(),
+    };
+    (base, target)
 }

@@ -1,0 +1,65 @@
+//! D502 signature-changed: compares a definition's meaning on the baseline kernel with the target.
+
+use super::drift::Change;
+use super::{Context, Rule};
+use crate::diagnostic::{Diagnostic, Severity};
+
+pub static RULE: Rule = Rule {
+    code: "D502",
+    name: "signature-changed",
+    severity: Severity::Error,
+    doc: r#"# D502 signature-changed
+
+## What it does
+For every slot a definition reads, compares the parameter on the baseline kernel with the
+target's: name, C type, size and register. Also reports a slot whose parameter is gone.
+
+## Why is this bad?
+Slots are positions, not names: when a parameter is added, removed or reordered, the
+same slot reads a different value and the event keeps printing numbers that look fine.
+
+## Example
+```fev
+__alloc_pages(u32 gfp, u32 order)
+```
+
+## Use instead
+```fev
+vfs_read(x64 file)
+```
+"#,
+    check,
+};
+
+fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    if matches!(cx.baseline, Some(super::Baseline::Lock { .. })) {
+        return; // a lock baseline is reported by D505
+    }
+    let (base, target) = super::drift_names(cx);
+    for (_, _parsed, changes) in cx.drift() {
+        for c in changes {
+            #[allow(clippy::single_match)]
+            match c {
+                Change::Param { span, old, new } => {
+                    let was = format!("`{}` ({}, {})", old.name.as_deref().unwrap_or("?"), old.ty, old.location);
+                    let msg = match new {
+                        Some(n) => format!(
+                            "slot {} was {was} on {base}; on {target} it is `{}` ({}, {})",
+                            old.slot,
+                            n.name.as_deref().unwrap_or("?"),
+                            n.ty,
+                            n.location
+                        ),
+                        None => format!(
+                            "slot {} was {was} on {base}; on {target} the function has no such parameter",
+                            old.slot
+                        ),
+                    };
+                    out.push(cx.kernel_diagnostic(&RULE, *span, msg));
+                }
+                _ => {}
+            }
+        }
+    }
+    let _ = (&base, &target);
+}

@@ -1,0 +1,71 @@
+//! D503 member-moved: compares a definition's meaning on the baseline kernel with the target.
+
+use super::drift::Change;
+use super::{Context, Rule};
+use crate::diagnostic::{Diagnostic, Severity};
+
+pub static RULE: Rule = Rule {
+    code: "D503",
+    name: "member-moved",
+    severity: Severity::Error,
+    doc: r#"# D503 member-moved
+
+## What it does
+Follows each redirect on the baseline kernel to the member it meant (`file->f_op` at
+offset 40) and looks that member up on the target: reports members that moved (with
+the offset to use, which `fevlint fix` writes) or disappeared.
+
+## Why is this bad?
+The offset now lands on another member: the field reads the wrong thing and nothing
+fails. This is the drift that breaks scripts silently between kernel versions.
+
+## Example
+```fev
+vfs_read(symbol read+40[0]+16[0])
+```
+
+## Use instead
+```fev
+vfs_read(symbol read+16[0]+16[0])
+```
+"#,
+    check,
+};
+
+fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    if matches!(cx.baseline, Some(super::Baseline::Lock { .. })) {
+        return; // a lock baseline is reported by D505
+    }
+    let (base, target) = super::drift_names(cx);
+    for (_, _parsed, changes) in cx.drift() {
+        for c in changes {
+            #[allow(clippy::single_match)]
+            match c {
+                Change::Member { span, field, old, new_offset, fix } => {
+                    let msg = match new_offset {
+                        Some(n) => format!(
+                            "`{}.{}` moved from offset {} to {n} between {base} and {target}",
+                            old.container, old.member, old.offset
+                        ),
+                        None => format!(
+                            "`{}.{}` (offset {} on {base}) is gone on {target}",
+                            old.container, old.member, old.offset
+                        ),
+                    };
+                    let mut d = cx
+                        .kernel_diagnostic(&RULE, *span, msg)
+                        .note(format!("field `{field}` meant `{}` ({}) on {base}", old.member, old.ty));
+                    if let Some(f) = fix {
+                        d = d.note(format!(
+                            "help: write `{}` here (`fevlint fix` does it)",
+                            if f.replacement.is_empty() { "nothing".to_owned() } else { f.replacement.clone() }
+                        ));
+                    }
+                    out.push(d);
+                }
+                _ => {}
+            }
+        }
+    }
+    let _ = (&base, &target);
+}

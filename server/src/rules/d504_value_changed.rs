@@ -1,0 +1,55 @@
+//! D504 value-changed: compares a definition's meaning on the baseline kernel with the target.
+
+use super::drift::Change;
+use super::{Context, Rule};
+use crate::diagnostic::{Diagnostic, Severity};
+
+pub static RULE: Rule = Rule {
+    code: "D504",
+    name: "value-changed",
+    severity: Severity::Warning,
+    doc: r#"# D504 value-changed
+
+## What it does
+Compares the value each field records on the baseline kernel and on the target: its
+size and signedness.
+
+## Why is this bad?
+The same member keeps its name but changes width (a counter grown to 64 bits, an `int`
+become `unsigned`): the field truncates or misprints on the newer kernel.
+
+## Example
+```fev
+vfs_read(u64 file)
+```
+
+## Use instead
+```fev
+vfs_read(x64 file)
+```
+"#,
+    check,
+};
+
+fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    if matches!(cx.baseline, Some(super::Baseline::Lock { .. })) {
+        return; // a lock baseline is reported by D505
+    }
+    let (base, target) = super::drift_names(cx);
+    for (_, _parsed, changes) in cx.drift() {
+        for c in changes {
+            #[allow(clippy::single_match)]
+            match c {
+                Change::Value { span, field, old, new } => {
+                    out.push(cx.kernel_diagnostic(
+                        &RULE,
+                        *span,
+                        format!("`{field}` read {old} on {base}, {new} on {target}"),
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
+    let _ = (&base, &target);
+}
