@@ -235,7 +235,8 @@ struct Fixture {
 }
 
 /// Parses `#  ^^^ CODE message [note: n]…`; `None` when the line is no caret line.
-fn caret_line(line: &str) -> Option<Result<(usize, usize, String, String, Vec<String>), String>> {
+/// The expectation's `line` is left 0 for the caller to set.
+fn caret_line(line: &str) -> Option<Result<Expect, String>> {
     let body = line.strip_prefix('#')?;
     let trimmed = body.trim_start();
     let (at, marks) = match trimmed.strip_prefix('@') {
@@ -265,7 +266,7 @@ fn caret_line(line: &str) -> Option<Result<(usize, usize, String, String, Vec<St
     let mut parts = rest.split(" note: ");
     let message = parts.next().unwrap_or("").trim().to_owned();
     let notes = parts.map(|n| n.trim().to_owned()).collect();
-    Some(Ok((col, col + width, code.to_owned(), message, notes)))
+    Some(Ok(Expect { line: 0, start: col, end: col + width, code: code.to_owned(), message, notes }))
 }
 
 fn parse_fixture(text: &str) -> Result<Fixture, String> {
@@ -296,14 +297,15 @@ fn parse_fixture(text: &str) -> Result<Fixture, String> {
             }
         }
         match caret_line(l) {
-            Some(Ok((start, end, code, message, notes))) => {
+            Some(Ok(mut e)) => {
                 let Some(t) = target else {
                     return Err(format!("line {}: caret line before any line", i + 1));
                 };
-                if end > lines[t].len() {
+                if e.end > lines[t].len() {
                     return Err(format!("line {}: carets past the end of line {}", i + 1, t + 1));
                 }
-                expects.push(Expect { line: t, start, end, code, message, notes });
+                e.line = t;
+                expects.push(e);
             }
             Some(Err(e)) => return Err(format!("line {}: {e}", i + 1)),
             None => target = Some(i),
