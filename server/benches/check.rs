@@ -1,0 +1,118 @@
+//! Check benchmark: 1,000 definitions against the 6.12.117 kernel fixture, kernel load
+//! included, with a cold and a warm decompression cache. The script is the clean control
+//! script (fixtures/scripts/clean-6.12.fev) plus one-field definitions of other traceable
+//! functions of that kernel, each name used once. `--write FILE` only writes the script,
+//! for whole-process timing of the release binary with hyperfine (README-check.md).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use fevlint::analysis::{check_with_kernels, count_definitions};
+use fevlint::kernel::Kernel;
+use fevlint::syntax::{Parser, Target};
+
+const DEFINITIONS: usize = 1000;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
+}
+
+/// The clean script, then `name(x64 a0)` for further traceable names (in list order,
+/// skipping clones, repeated names and names the clean script uses) up to 1,000.
+fn script() -> Result<String, Box<dyn std::error::Error>> {
+    let clean = std::fs::read_to_string(fixtures().join("scripts/clean-6.12.fev"))?;
+    let mut text = clean.clone();
+    let used: std::collections::HashSet<&str> =
+        clean.lines().filter(|l| !l.starts_with('#')).filter_map(|l| l.split('(').next()).collect();
+    let mut list = String::new();
+    let aff = fixtures().join("kernels/6.12.117+deb12-amd64/available_filter_functions.zst");
+    ruzstd::decoding::StreamingDecoder::new(std::fs::File::open(aff)?)?.read_to_string(&mut list)?;
+    let mut count: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for name in list.lines() {
+        *count.entry(name).or_default() += 1;
+    }
+    let mut n = count_definitions(&text);
+    for name in list.lines() {
+        if n >= DEFINITIONS {
+            break;
+        }
+        if name.contains('.') || count[name] != 1 || used.contains(name) {
+            continue;
+        }
+        text.push_str(&format!("{name}(x64 a0)\n"));
+        n += 1;
+    }
+    Ok(text)
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// Opens the kernel and checks the script; returns (open, check) times and the count of
+/// diagnostics.
+fn run(text: &str) -> Result<(Duration, Duration, usize), Box<dyn std::error::Error>> {
+    let t0 = Instant::now();
+    let kernel = Kernel::open(&fixtures().join("kernels/6.12.117+deb12-amd64"))?;
+    let t1 = Instant::now();
+    let diags = check_with_kernels(&mut Parser::new(), text, Target::X86_64, &[&kernel]);
+    let t2 = Instant::now();
+    Ok((t1 - t0, t2 - t1, diags.len()))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let text = script()?;
+    if let Some(i) = args.iter().position(|a| a == "--write") {
+        let path = args.get(i + 1).ok_or("usage: check --write FILE")?;
+        std::fs::write(path, &text)?;
+        println!("wrote {path}: {} definitions", count_definitions(&text));
+        return Ok(());
+    }
+    println!("script: {} definitions, {} bytes", count_definitions(&text), text.len());
+
+    let base = std::env::temp_dir().join(format!("fevlint-bench-check-{}", std::process::id()));
+    let runs = 15;
+    // Cold: a fresh, empty decompression cache for every run.
+    let (mut open, mut check, mut total, mut diags) = (vec![], vec![], vec![], 0);
+    for i in 0..runs {
+        let dir = base.join(format!("cold-{i}"));
+        std::fs::create_dir_all(&dir)?;
+        std::env::set_var("FEVLINT_CACHE_DIR", &dir);
+        let (o, c, d) = run(&text)?;
+        open.push(o);
+        check.push(c);
+        total.push(o + c);
+        diags = d;
+    }
+    println!(
+        "cold cache (median of {runs}): open {:?}, check {:?}, total {:?}",
+        median(open),
+        median(check),
+        median(total)
+    );
+    println!("  diagnostics: {diags}");
+
+    // Warm: one cache directory, filled by a first run that is not counted.
+    let dir = base.join("warm");
+    std::fs::create_dir_all(&dir)?;
+    std::env::set_var("FEVLINT_CACHE_DIR", &dir);
+    run(&text)?;
+    let (mut open, mut check, mut total) = (vec![], vec![], vec![]);
+    for _ in 0..runs {
+        let (o, c, _) = run(&text)?;
+        open.push(o);
+        check.push(c);
+        total.push(o + c);
+    }
+    println!(
+        "warm cache (median of {runs}): open {:?}, check {:?}, total {:?}",
+        median(open),
+        median(check),
+        median(total)
+    );
+    std::fs::remove_dir_all(&base)?;
+    Ok(())
+}
