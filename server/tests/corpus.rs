@@ -3,7 +3,9 @@
 //! where it must not, against real kernels.
 //!
 //! A corpus file names its kernel in a header line `# kernel: <folder in
-//! fixtures/kernels>` (no header: the file rules run alone, for x86_64). Each line may be
+//! fixtures/kernels>` and, for drift, its baseline in `# baseline: <folder>` (the
+//! baseline's own findings are not expected; drift rules compare the two). Without a
+//! kernel header the file rules run alone, for x86_64. Each line may be
 //! followed by caret lines that state the diagnostics expected on it:
 //!
 //! ```text
@@ -44,155 +46,9 @@ struct KnownWrong {
 }
 
 const KNOWN_WRONG: &[KnownWrong] = &[
-    // FIXME(issue 4): S002 counts slots from 1 ("needs slot 7" for the seventh), while the
-    // spec (§2), `fevlint kernel fn` ("slot 0 rdi") and S006 ("ends slot 5" for the sixth)
-    // count from 0: the seventh slot is slot 6 (the fourth on x86_32 is slot 3).
-    KnownWrong {
-        file: "corpus/file-rules.fev",
-        line: "s002_",
-        lines: 2,
-        missing: &["S002 needs slot 6, but x86_64 passes only 6 arguments"],
-        extra: &["S002 this field needs slot 7, but x86_64 passes only 6 arguments"],
-    },
-    KnownWrong {
-        file: "corpus/6.1.0-50-686-pae.fev",
-        line: "(",
-        lines: 4,
-        missing: &["S002 needs slot 3, but x86_32 passes only 3 arguments"],
-        extra: &["S002 this field needs slot 4, but x86_32 passes only 3 arguments"],
-    },
-    // FIXME(issue 4): T401's help for a signed parameter read with an unsigned type
-    // repeats the type used: `u32 dfd` on `int dfd` gets "help: use a 4-byte type such as
-    // `u32`"; it should offer a signed type (`s32`/`int`). Only the note is wrong.
-    KnownWrong {
-        file: "corpus/6.12.117.fev",
-        line: "do_sys_openat2(u32 dfd)",
-        lines: 1,
-        missing: &["T401 a 4-byte field is signed but `u32` prints it as unsigned"],
-        extra: &["T401 a 4-byte field is signed but `u32` prints it as unsigned"],
-    },
-    // FIXME(issue 4): reads through `tcp_sk(sk)`: `struct tcp_sock` embeds `struct sock`
-    // at offset 0 (inet_connection_sock -> inet_sock -> sock), so offsets past the end of
-    // `struct sock` (776 bytes) are members of `struct tcp_sock` (snd_cwnd 1500, srtt_us
-    // 1728, total_retrans 2216, pahole). fevlint follows only the prototype's
-    // `struct sock *`; it should accept a member of a struct that embeds the pointee at
-    // offset 0 (and name it: `tcp_sock.snd_cwnd`).
-    KnownWrong {
-        file: "corpus/6.12.117.fev",
-        line: "tcp_retransmit_skb(u32 snd_cwnd+1500[0]",
-        lines: 1,
-        missing: &[],
-        extra: &[
-            "T404 offset 1500 of `struct sock` is past the end of `struct sock` (776 bytes)",
-            "T404 offset 1728 of `struct sock` is past the end of `struct sock` (776 bytes)",
-            "T404 offset 2216 of `struct sock` is past the end of `struct sock` (776 bytes)",
-        ],
-    },
-    // FIXME(issue 4): `tcp_v4_connect` casts `struct sockaddr *uaddr` to
-    // `struct sockaddr_in *` (sin_port at 2, __be16; sin_addr at 4, __be32). fevlint
-    // reads them as `sa_data_min[0]`/`[2]` (char) and reports over-reads; `sa_data` is
-    // opaque storage meant to be reinterpreted.
-    KnownWrong {
-        file: "corpus/6.12.117.fev",
-        line: "tcp_v4_connect(NULL, x16 dport+2[0]",
-        lines: 1,
-        missing: &[],
-        extra: &[
-            "T401 a 2-byte field reads 1 bytes past it (over-read)",
-            "T401 a 4-byte field reads 3 bytes past it (over-read)",
-        ],
-    },
-    // FIXME(issue 4): array fields copy `N x size` bytes from the address computed (spec §4,
-    // reference §4.4), but T404 does not check where that address lands: `x8[6] x+14`
-    // copies from inside `f_mode`, `x64[2] p+300` from past the end of `struct file`.
-    KnownWrong {
-        file: "corpus/6.12.117.fev",
-        line: "vfs_read(x8[6] x+14)",
-        lines: 1,
-        missing: &["T404 offset 14 of `struct file` is 2 bytes into `f_mode`"],
-        extra: &[],
-    },
-    KnownWrong {
-        file: "corpus/6.12.117.fev",
-        line: "vfs_read(x64[2] p+300)",
-        lines: 1,
-        missing: &["T404 offset 300 of `struct file` is past the end of `struct file` (184 bytes)"],
-        extra: &[],
-    },
-    // FIXME(issue 4): the same for the spec's `x8[6] perm_addr+16[0]+558` (and its four
-    // variants): the copy starts at `dev + 558`, inside `max_mtu` (556, 4 bytes) on 6.12
-    // and inside `tlsdev_ops` (552, 8 bytes) on 6.1; `perm_addr` is at 831 and 572.
-    KnownWrong {
-        file: "corpus/6.12.117.fev",
-        line: "perm_addr+",
-        lines: 5,
-        missing: &["T404 offset 558 of `struct net_device` is 2 bytes into `max_mtu`"],
-        extra: &[],
-    },
-    KnownWrong {
-        file: "corpus/6.1.0-56.fev",
-        line: "perm_addr+",
-        lines: 5,
-        missing: &["T404 offset 558 of `struct net_device` is 6 bytes into `tlsdev_ops`"],
-        extra: &[],
-    },
-    // FIXME(issue 4): `__x64_sys_openat(string path+104[0])` reads `regs->si`, an
-    // `unsigned long` that holds the user pointer (the kernel's address type; T403 accepts
-    // it for `symbol`), and copies the string from it: the way to read the path that
-    // K201's help for `SyS_openat` points to. T405 calls it a dereference of a non-pointer.
-    KnownWrong {
-        file: "corpus/6.1.0-56.fev",
-        line: "__x64_sys_openat(string path+104[0])",
-        lines: 1,
-        missing: &[],
-        extra: &["T405 `regs->si` is `long unsigned int`, not a pointer, but it is dereferenced"],
-    },
-    // FIXME(issue 4): false positives on the clean script, the same two cast cases as
-    // above, on the definitions of examples/net.fev: `tcp_sk(sk)` offsets
-    // (tcp_retransmit_skb, tcp_enter_loss) and `struct sockaddr *` read as
-    // `struct sockaddr_in` (tcp_v4_connect, inet_bind). Expected: no diagnostic.
-    KnownWrong {
-        file: "clean-6.12.fev",
-        line: "tcp_retransmit_skb(",
-        lines: 1,
-        missing: &[],
-        extra: &[
-            "T404 offset 1500 of `struct sock` is past the end of `struct sock` (776 bytes)",
-            "T404 offset 1728 of `struct sock` is past the end of `struct sock` (776 bytes)",
-            "T404 offset 2216 of `struct sock` is past the end of `struct sock` (776 bytes)",
-        ],
-    },
-    KnownWrong {
-        file: "clean-6.12.fev",
-        line: "tcp_enter_loss(",
-        lines: 1,
-        missing: &[],
-        extra: &[
-            "T404 offset 1500 of `struct sock` is past the end of `struct sock` (776 bytes)",
-            "T404 offset 1732 of `struct sock` is past the end of `struct sock` (776 bytes)",
-            "T404 offset 1540 of `struct sock` is past the end of `struct sock` (776 bytes)",
-        ],
-    },
-    KnownWrong {
-        file: "clean-6.12.fev",
-        line: "tcp_v4_connect(",
-        lines: 1,
-        missing: &[],
-        extra: &[
-            "T401 a 2-byte field reads 1 bytes past it (over-read)",
-            "T401 a 4-byte field reads 3 bytes past it (over-read)",
-        ],
-    },
-    KnownWrong {
-        file: "clean-6.12.fev",
-        line: "inet_bind(",
-        lines: 1,
-        missing: &[],
-        extra: &[
-            "T401 a 2-byte field reads 1 bytes past it (over-read)",
-            "T401 a 4-byte field reads 3 bytes past it (over-read)",
-        ],
-    },
+    // Empty: the 13 cases the corpus found (0-based S002 slots, T401 help for signed
+    // values, `tcp_sk()` casts, `sockaddr` byte reads, copies from bad addresses,
+    // `pt_regs` registers holding pointers) are fixed and pinned by the fixtures.
 ];
 
 /// Kernels are opened once per test binary (20-100 ms each).
@@ -225,6 +81,9 @@ struct Expect {
 /// A fixture split into lines, with the caret expectations taken out.
 struct Fixture {
     kernel: Option<String>,
+    /// `# baseline: <folder>`: drift rules compare `kernel` with this one; the
+    /// baseline's own findings are not part of the expectations.
+    baseline: Option<String>,
     /// `# check: per-definition`: each line is checked as a script of its own, so that
     /// the cases of one function do not draw N101 on each other.
     per_definition: bool,
@@ -279,6 +138,7 @@ fn parse_fixture(text: &str) -> Result<Fixture, String> {
         at += l.len();
     }
     let mut kernel = None;
+    let mut baseline = None;
     let mut per_definition = false;
     let mut expects = Vec::new();
     let mut target: Option<usize> = None;
@@ -288,6 +148,9 @@ fn parse_fixture(text: &str) -> Result<Fixture, String> {
                 return Err(format!("line {}: a second or late `# kernel:` header", i + 1));
             }
             kernel = Some(k.trim().to_owned());
+        }
+        if let Some(b) = l.strip_prefix("# baseline:") {
+            baseline = Some(b.trim().to_owned());
         }
         if let Some(mode) = l.strip_prefix("# check:") {
             match mode.trim() {
@@ -311,7 +174,7 @@ fn parse_fixture(text: &str) -> Result<Fixture, String> {
             None => target = Some(i),
         }
     }
-    Ok(Fixture { kernel, per_definition, line_starts, lines, expects })
+    Ok(Fixture { kernel, baseline, per_definition, line_starts, lines, expects })
 }
 
 fn line_of(fx: &Fixture, offset: usize) -> usize {
@@ -372,7 +235,9 @@ fn check_fixture(name: &str, text: &str, known: &[KnownWrong]) -> (Vec<String>, 
         Ok(fx) => fx,
         Err(e) => return (vec![format!("{name}: {e}")], Vec::new()),
     };
-    let kernels: Vec<&Kernel> = fx.kernel.iter().map(|k| kernel(k)).collect();
+    let kernels: Vec<&Kernel> = fx.baseline.iter().chain(fx.kernel.iter()).map(|k| kernel(k)).collect();
+    let baseline_name = fx.baseline.as_ref().map(|b| kernel(b).name.clone());
+    let keep = |d: &Diagnostic| baseline_name.is_none() || d.kernel != baseline_name;
     let mut parser = Parser::new();
     let diags = if fx.per_definition {
         let mut all = Vec::new();
@@ -380,7 +245,7 @@ fn check_fixture(name: &str, text: &str, known: &[KnownWrong]) -> (Vec<String>, 
             if line.trim_start().starts_with('#') || line.trim().is_empty() {
                 continue;
             }
-            for mut d in check_with_kernels(&mut parser, line, Target::X86_64, &kernels) {
+            for mut d in check_with_kernels(&mut parser, line, Target::X86_64, &kernels).into_iter().filter(keep) {
                 d.span.start += fx.line_starts[i];
                 d.span.end += fx.line_starts[i];
                 all.push(d);
@@ -388,7 +253,7 @@ fn check_fixture(name: &str, text: &str, known: &[KnownWrong]) -> (Vec<String>, 
         }
         all
     } else {
-        check_with_kernels(&mut parser, text, Target::X86_64, &kernels)
+        check_with_kernels(&mut parser, text, Target::X86_64, &kernels).into_iter().filter(keep).collect()
     };
     let mut failures = Vec::new();
     let mut used = Vec::new();

@@ -125,7 +125,8 @@ fn resolve_field(
     field: &Field,
     target: Target,
 ) -> Result<FieldMeaning, ModelError> {
-    let mut w = TypeWalker { src, params, field, ptr_size: target.ptr_size, out: FieldMeaning::default() };
+    let mut w =
+        TypeWalker { src, params, field, ptr_size: target.ptr_size, out: FieldMeaning::default(), last_add: None };
     let regs = abi::arg_registers(kernel.arch);
     if let Some(slot) = field.slot() {
         let register = regs.get(slot as usize).copied().unwrap_or("?");
@@ -179,6 +180,8 @@ struct TypeWalker<'a> {
     field: &'a Field,
     ptr_size: u32,
     out: FieldMeaning,
+    /// The span of the last `+N` applied (where an address-only result came from).
+    last_add: Option<Span>,
 }
 
 impl TypeWalker<'_> {
@@ -423,6 +426,27 @@ impl TypeWalker<'_> {
         })
     }
 
+    /// A pointer, or a register saved in `struct pt_regs` (an `unsigned long` that holds
+    /// whatever the register held: `regs->si` is the second syscall argument, often a
+    /// user pointer). Other `unsigned long`s (`i_ino`) are numbers.
+    fn address_like(&self, container: Option<TypeRef>, ty: TypeRef) -> Result<bool, ModelError> {
+        if self.is_pointer(ty)?.is_some() {
+            return Ok(true);
+        }
+        let register = match container {
+            Some(c) => {
+                matches!(layout::strip(self.src, c)?.1, Type::Struct(ref s) if s.name.as_deref() == Some("pt_regs"))
+            }
+            None => false,
+        };
+        Ok(register && matches!(self.src.get(ty)?, Type::Int { signed: false, size, .. } if size == self.ptr_size))
+    }
+
+    /// `regs->si`-style expressions: values read from a saved register.
+    fn is_register(&self, expr: &str) -> bool {
+        self.out.steps.last().is_some_and(|s| s.container.ends_with("struct pt_regs") && s.expr == expr)
+    }
+
     fn is_char(&self, ty: TypeRef) -> Result<bool, ModelError> {
         Ok(matches!(layout::strip(self.src, ty)?.1, Type::Int { is_char: true, .. } | Type::Int { size: 1, .. }))
     }
@@ -458,7 +482,8 @@ impl TypeWalker<'_> {
         let detail = if value_size > field_size {
             format!("reads only the low {field_size} of its {value_size} bytes (truncation)")
         } else if value_size < field_size {
-            format!("reads {} bytes past it (over-read)", field_size - value_size)
+            let n = field_size - value_size;
+            format!("reads {n} byte{} past it (over-read)", if n == 1 { "" } else { "s" })
         } else {
             let field_signed = atom.signed() && !self.field.unsigned;
             match self.signed(ty)? {
@@ -531,16 +556,18 @@ impl TypeWalker<'_> {
                 let (expr, ty, ok) = match &v {
                     TVal::Val { ty, expr } => {
                         let ok = match self.is_pointer(*ty)? {
-                            Some(t) => !chars || self.is_char(t)?,
-                            None => false,
+                            Some(t) => !chars || self.is_char(t)? || matches!(self.src.get(t)?, Type::Void),
+                            // An address kept in an `unsigned long`: what it points to is unknown.
+                            None => {
+                                expr.contains("->") && self.address_like(None, *ty).unwrap_or(false)
+                                    || self.is_register(expr)
+                            }
                         };
                         (expr.clone(), Some(*ty), ok)
                     }
                     TVal::Addr { obj, delta, expr } => {
-                        match layout::member_at(self.src, *obj, *delta)?
-                            .into_iter()
-                            .find(|p| p.place == Placement::Start)
-                        {
+                        let span = self.last_add.unwrap_or(type_span);
+                        match self.member(*obj, *delta, expr, span, 1)?.map(|(p, _)| p) {
                             Some(p) => {
                                 let (_, mt) = layout::strip(self.src, p.ty)?;
                                 // `member_at` names the innermost element (`comm[0]`): a copy
@@ -554,7 +581,8 @@ impl TypeWalker<'_> {
                                 let e = e.strip_suffix("[0]").map(str::to_owned).unwrap_or(e);
                                 (e, Some(p.ty), ok)
                             }
-                            None => (format!("{expr} + {delta}"), None, !chars),
+                            // `member` said why (T404, T407), or the layout is unknown.
+                            None => return Ok(()),
                         }
                     }
                     TVal::Lost => return Ok(()),
@@ -593,7 +621,8 @@ impl Walk for TypeWalker<'_> {
         Ok(TVal::Lost)
     }
 
-    fn add(&mut self, v: TVal, bytes: u64, _span: Span) -> Result<TVal, ModelError> {
+    fn add(&mut self, v: TVal, bytes: u64, span: Span) -> Result<TVal, ModelError> {
+        self.last_add = Some(span);
         Ok(match v {
             TVal::Val { ty, expr } => match self.is_pointer(ty)? {
                 Some(target) if !matches!(layout::strip(self.src, target)?.1, Type::Void) => {
@@ -611,7 +640,7 @@ impl Walk for TypeWalker<'_> {
         let Some((path, mexpr)) = self.member(obj, delta, &expr, span, u64::from(self.ptr_size))? else {
             return Ok(TVal::Lost);
         };
-        if self.is_pointer(path.ty)?.is_none() {
+        if !self.address_like(Some(obj), path.ty)? {
             let array = matches!(layout::strip(self.src, path.ty)?.1, Type::Array { .. });
             self.out.problems.push(Problem::DerefNonPointer { span, expr: mexpr, ty: self.type_name(path.ty), array });
             return Ok(TVal::Lost);
@@ -625,7 +654,7 @@ impl Walk for TypeWalker<'_> {
             return Ok(TVal::Lost);
         };
         let pointer_read = self.field.array.is_some() || self.field.atom == Atom::String;
-        if pointer_read && self.is_pointer(path.ty)?.is_none() {
+        if pointer_read && !self.address_like(Some(obj), path.ty)? {
             // Arrays and strings read a pointer here and copy from where it points.
             let array = matches!(layout::strip(self.src, path.ty)?.1, Type::Array { .. });
             self.out.problems.push(Problem::DerefNonPointer { span, expr: mexpr, ty: self.type_name(path.ty), array });

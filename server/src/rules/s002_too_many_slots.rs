@@ -44,9 +44,10 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             &RULE,
             r.at,
             format!(
-                "this field needs slot {}, but {arch} passes only {} arguments",
-                target.max_args + 1,
-                target.max_args
+                "this field needs slot {}, but {arch} passes only {} arguments (slots 0 to {})",
+                target.max_args,
+                target.max_args,
+                target.max_args.saturating_sub(1)
             ),
         );
         if let Some(kernel) = r.kernel_message(cx.text, target) {

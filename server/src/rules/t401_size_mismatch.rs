@@ -47,19 +47,32 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 fn diagnostic(cx: &Context<'_>, p: &Problem) -> Option<Diagnostic> {
     match p {
         Problem::SizeMismatch { span, expr, ty, value_size, field_size, detail } => Some(
-            cx.kernel_diagnostic(&RULE, *span, format!("a {field_size}-byte field {detail}"))
-                .note(format!("`{expr}` is `{ty}` ({value_size} byte{})", if *value_size == 1 { "" } else { "s" }))
-                .note(format!("help: use a {value_size}-byte type such as `{}`", suggest(*value_size))),
+            cx.kernel_diagnostic(
+                &RULE,
+                *span,
+                format!("{} {field_size}-byte field {detail}", if *field_size == 8 { "an" } else { "a" }),
+            )
+            .note(format!("`{expr}` is `{ty}` ({value_size} byte{})", if *value_size == 1 { "" } else { "s" }))
+            .note(match suggest(*value_size, detail.contains("is signed")) {
+                Some(t) => format!("help: use `{t}`"),
+                None => "help: read a member of it instead".to_owned(),
+            }),
         ),
         _ => None,
     }
 }
 
-fn suggest(size: u64) -> &'static str {
-    match size {
-        1 => "u8",
-        2 => "u16",
-        4 => "u32",
-        _ => "u64",
-    }
+/// A field type of that size and signedness.
+fn suggest(size: u64, signed: bool) -> Option<&'static str> {
+    Some(match (size, signed) {
+        (1, false) => "u8",
+        (2, false) => "u16",
+        (4, false) => "u32",
+        (8, false) => "u64",
+        (1, true) => "s8",
+        (2, true) => "s16",
+        (4, true) => "s32",
+        (8, true) => "s64",
+        _ => return None,
+    })
 }

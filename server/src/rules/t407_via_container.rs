@@ -8,7 +8,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 pub static RULE: Rule = Rule {
     code: "T407",
     name: "via-container",
-    severity: Severity::Info,
+    severity: Severity::Warning,
     doc: r#"# T407 via-container
 
 ## What it does
