@@ -167,3 +167,34 @@ pub fn count_definitions(text: &str) -> usize {
         .filter(|l| l.code.text(text).bytes().any(|b| !crate::syntax::lex::is_space(b)))
         .count()
 }
+
+/// What each accepted definition means on `kernel`: `(0-based line, definition text,
+/// meaning)`, for `fevlint lock`.
+pub fn meanings(
+    parser: &mut Parser,
+    text: &str,
+    kernel: &Kernel,
+) -> Vec<(u32, String, crate::rules::meaning::DefinitionMeaning)> {
+    let target = target_for(kernel);
+    let lines = parser.lines(text, target);
+    let cx = Context::new(text, &lines, target, Some(kernel));
+    cx.resolved()
+        .map(|(l, p, r)| {
+            let code = l.line.code.text(text).trim().to_owned();
+            (l.number, code, crate::rules::meaning::summarize(kernel, p, r, target))
+        })
+        .collect()
+}
+
+/// Changes of meaning between a baseline and `kernel`, per definition line.
+pub fn drift(
+    parser: &mut Parser,
+    text: &str,
+    kernel: &Kernel,
+    baseline: rules::Baseline<'_>,
+) -> Vec<(u32, Vec<crate::rules::drift::Change>)> {
+    let target = target_for(kernel);
+    let lines = parser.lines(text, target);
+    let cx = Context::new(text, &lines, target, Some(kernel)).with_baseline(baseline);
+    cx.drift().map(|(l, _, c)| (l.number, c.to_vec())).collect()
+}

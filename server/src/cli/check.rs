@@ -36,6 +36,10 @@ pub struct CheckArgs {
     /// compressed), vmlinux, vmlinuz, a BTFHub tarball, or `running`.
     #[arg(long = "kernel", short = 'k', value_name = "KERNEL")]
     kernels: Vec<PathBuf>,
+    /// A lock written by `fevlint lock`: report definitions whose meaning on the kernels
+    /// differs from the recorded one (D505).
+    #[arg(long)]
+    lock: Option<PathBuf>,
     /// Target architecture for slot limits and number widths (default: the kernel's, else
     /// `arch` of fevlint.toml, else x86_64).
     #[arg(long, value_enum)]
@@ -65,6 +69,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let files = collect(&args.paths)?;
     let mut configs = Configs::default();
     let mut kernels = Kernels::default();
+    let lock = args.lock.as_ref().map(|p| crate::lock::Lock::read(p)).transpose()?;
     let mut parser = crate::syntax::Parser::new();
     let mut reports = Vec::with_capacity(files.len());
     for input in files {
@@ -103,8 +108,10 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         if let Some(i) = &ignore {
             settings.ignore = i.clone();
         }
+        let entries = lock.as_ref().map(|l| l.for_file(&name)).unwrap_or_default();
+        let baseline = lock.as_ref().map(|l| (l.kernel.name.as_str(), entries.as_slice()));
         let (text, diagnostics) =
-            analysis::check_bytes_with_settings(&mut parser, bytes, target, &kernel_refs, &settings);
+            analysis::check_bytes_with_lock(&mut parser, bytes, target, &kernel_refs, &settings, baseline);
         reports.push(FileReport { name, text, diagnostics });
     }
     let color = match args.color.as_str() {
@@ -235,4 +242,16 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Script files named by `paths` (directories searched for `*.fev`); no stdin.
+pub(super) fn script_paths(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for input in collect(paths)? {
+        match input {
+            Input::File(p) => out.push(p),
+            Input::Stdin => anyhow::bail!("`-` (standard input) cannot be locked or fixed: name the files"),
+        }
+    }
+    Ok(out)
 }

@@ -1,6 +1,7 @@
 //! Command-line interface: clap commands, thin. Each command calls one analysis function.
 
 mod check;
+mod drift;
 mod kernel;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -24,6 +25,11 @@ enum Command {
     /// Inspect a kernel: `info`, `fn NAME`, `type 'struct file'`, `at 'struct file' 40`.
     #[command(subcommand)]
     Kernel(kernel::KernelCommand),
+    /// Record what each definition means on a kernel into `fevlint.lock`.
+    Lock(drift::LockArgs),
+    /// Rewrite offsets (and unambiguous renames) so definitions mean on a new kernel what
+    /// they meant on the old one (or in the lock); prints a unified diff.
+    Fix(drift::FixArgs),
     /// Print the documentation of a rule (or list all rules).
     Rule {
         /// Code (`S001`) or name (`syntax-error`).
@@ -67,6 +73,8 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Rule { code } => rule(code.as_deref()),
         Command::Kernel(cmd) => kernel::run(&cmd),
+        Command::Lock(args) => drift::lock(&args),
+        Command::Fix(args) => drift::fix(&args),
         Command::Lsp { stdio: _ } => return crate::lsp::run(),
     };
     match result {

@@ -150,6 +150,14 @@ impl Kernel {
         })
     }
 
+    /// Identifies this build: a checksum of the raw BTF, or `unknown`.
+    pub fn identity(&self) -> String {
+        match &self.inputs.btf {
+            Some(b) => format!("btf-crc32:{:08x}", crc32fast::hash(&b.value)),
+            None => "unknown".to_owned(),
+        }
+    }
+
     /// The type source, when the kernel has one.
     pub fn types(&self) -> Option<&dyn TypeSource> {
         self.types.as_deref()

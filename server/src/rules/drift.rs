@@ -62,7 +62,9 @@ pub fn compare(
         let mut moved = false;
         for (i, os) in of.steps.iter().enumerate() {
             let ns = nf.steps.get(i);
-            if ns.is_some_and(|ns| ns.container == os.container && ns.member == os.member && ns.offset == os.offset) {
+            // Same member, wherever it now is: the meaning is unchanged (this is what a
+            // fixed definition looks like).
+            if ns.is_some_and(|ns| ns.container == os.container && ns.member == os.member) {
                 continue;
             }
             let new_offset = member_offset(target, &os.container, &os.member);
@@ -103,6 +105,10 @@ pub fn compare(
 /// Where `member` of `container` (`struct file`, `f_op`) is on the kernel.
 pub fn member_offset(kernel: &Kernel, container: &str, member: &str) -> Option<u64> {
     let src = kernel.types()?;
+    let mut container = container.trim();
+    while let Some(rest) = container.strip_prefix("const ").or_else(|| container.strip_prefix("volatile ")) {
+        container = rest.trim_start();
+    }
     let (ns, name) = match container.split_once(' ') {
         Some(("struct", n)) => (TypeNamespace::Struct, n),
         Some(("union", n)) => (TypeNamespace::Union, n),

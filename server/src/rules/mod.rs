@@ -67,6 +67,12 @@ pub enum Baseline<'a> {
         kernel: &'a str,
         entries: &'a [meaning::DefinitionMeaning],
     },
+    /// Meanings by line number (what `fevlint fix` checks its rewrite against: the
+    /// original lines' meanings, even when a rename changed the function name).
+    Lines {
+        kernel: &'a str,
+        lines: &'a [Option<meaning::DefinitionMeaning>],
+    },
 }
 
 impl<'a> Context<'a> {
@@ -96,6 +102,7 @@ impl<'a> Context<'a> {
                         let name = &p.function.as_ref()?.0;
                         entries.iter().find(|e| &e.function == name).cloned()
                     }
+                    Baseline::Lines { lines, .. } => lines.get(l.number as usize).cloned().flatten(),
                 }
             })
             .collect()
@@ -288,6 +295,7 @@ pub fn drift_names(cx: &Context<'_>) -> (String, String) {
     let base = match cx.baseline {
         Some(Baseline::Kernel(k)) => k.name.clone(),
         Some(Baseline::Lock { kernel, .. }) => format!("the lock's {kernel}"),
+        Some(Baseline::Lines { kernel, .. }) => kernel.to_owned(),
         None => String::new(),
     };
     (base, target)
