@@ -196,7 +196,7 @@ fn plan(new: &Kernel, changes: &[Change]) -> (Vec<Edit>, Vec<String>) {
 
 /// Applies non-overlapping edits, last first.
 fn apply(text: &str, edits: &mut [Edit]) -> String {
-    edits.sort_by(|a, b| b.span.start.cmp(&a.span.start));
+    edits.sort_by_key(|e| std::cmp::Reverse(e.span.start));
     let mut out = text.to_owned();
     let mut floor = usize::MAX;
     for e in edits.iter() {
