@@ -28,7 +28,10 @@ fn only_lsp_speaks_lsp() {
         checked += 1;
         for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
             for banned in ["tower_lsp", "ls_types", "ropey", "utf16", "Uri"] {
-                assert!(!line.contains(banned), "{path}: only `lsp` may use `{banned}`: {line}");
+                // SARIF 2.1.0 counts columns in UTF-16 code units too: the renderer (and the
+                // line index it uses) may compute them.
+                let sarif = banned == "utf16" && (path.ends_with("render/sarif.rs") || path.ends_with("render/mod.rs"));
+                assert!(sarif || !line.contains(banned), "{path}: only `lsp` may use `{banned}`: {line}");
             }
         }
     }

@@ -10,10 +10,46 @@ use std::sync::OnceLock;
 /// Kernel rules run their examples against the Debian 6.12 fixture.
 fn kernel() -> &'static Kernel {
     static K: OnceLock<Kernel> = OnceLock::new();
-    K.get_or_init(|| {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels/6.12.117+deb12-amd64");
-        Kernel::open(&path).expect("6.12 fixture opens")
-    })
+    K.get_or_init(|| open("6.12.117+deb12-amd64"))
+}
+
+/// Drift rules compare Debian 6.1.0-56 (the baseline) with 6.12.
+fn baseline() -> &'static Kernel {
+    static K: OnceLock<Kernel> = OnceLock::new();
+    K.get_or_init(|| open("6.1.0-56-amd64"))
+}
+
+fn open(name: &str) -> Kernel {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels").join(name);
+    Kernel::open(&path).expect("fixture kernel opens")
+}
+
+/// The codes a script draws: drift rules against 6.1.0-56 → 6.12 (D505 through a lock
+/// made on 6.1.0-56), kernel rules on 6.12, file rules alone.
+fn codes(rule: &fevlint::rules::Rule, text: &str) -> Vec<&'static str> {
+    let mut parser = Parser::new();
+    let settings = fevlint::config::Settings::default();
+    let diags = if rule.code == "D505" {
+        let locked: Vec<_> =
+            fevlint::analysis::meanings(&mut parser, text, baseline()).into_iter().map(|(_, _, m)| m).collect();
+        let name = baseline().name.clone();
+        fevlint::analysis::check_bytes_with_lock(
+            &mut parser,
+            text.as_bytes().to_vec(),
+            Target::X86_64,
+            &[kernel()],
+            &settings,
+            Some((name.as_str(), locked.as_slice())),
+        )
+        .1
+    } else if rule.needs_baseline() {
+        fevlint::analysis::check_with_kernels(&mut parser, text, Target::X86_64, &[baseline(), kernel()])
+    } else if rule.needs_kernel() {
+        fevlint::analysis::check_with_kernels(&mut parser, text, Target::X86_64, &[kernel()])
+    } else {
+        fevlint::analysis::check_with_kernels(&mut parser, text, Target::X86_64, &[])
+    };
+    diags.iter().map(|d| d.code).collect()
 }
 
 /// Expands the doc notation for bytes Markdown cannot show: `\0` is a NUL byte and
@@ -36,12 +72,7 @@ fn every_rule_fires_on_its_example_and_not_on_the_fix() {
     for rule in REGISTRY {
         let (example, instead) = doc_examples(rule.doc);
         assert!(!example.is_empty() && !instead.is_empty(), "{}: doc needs Example and Use instead", rule.code);
-        let kernels: Vec<&Kernel> = if rule.needs_kernel() { vec![kernel()] } else { Vec::new() };
-        let fired = |text: &str| {
-            fevlint::analysis::check_with_kernels(&mut Parser::new(), &expand(text), Target::X86_64, &kernels)
-                .iter()
-                .any(|d| d.code == rule.code)
-        };
+        let fired = |text: &str| codes(rule, &expand(text)).contains(&rule.code);
         let _ = &mut parser;
         assert!(fired(&example), "{} does not fire on its Example:\n{example}", rule.code);
         assert!(!fired(&instead), "{} fires on its Use instead:\n{instead}", rule.code);

@@ -20,12 +20,12 @@ same slot reads a different value and the event keeps printing numbers that look
 
 ## Example
 ```fev
-__alloc_pages(u32 gfp, u32 order)
+__cancel_work(x64 work, u32 is_dwork)
 ```
 
 ## Use instead
 ```fev
-vfs_read(x64 file)
+__cancel_work(x64 work)
 ```
 "#,
     check,

@@ -46,7 +46,13 @@ pub fn compare(
         let np = new.params.iter().find(|p| p.slot == op.slot);
         let changed = match np {
             None => true,
-            Some(np) => np.ty != op.ty || np.size != op.size || np.location != op.location || np.name != op.name,
+            // Adding `const` to a parameter changes nothing a script reads.
+            Some(np) => {
+                unqualified(&np.ty) != unqualified(&op.ty)
+                    || np.size != op.size
+                    || np.location != op.location
+                    || np.name != op.name
+            }
         };
         if changed {
             let span = parsed.fields.iter().find(|f| f.slot() == Some(op.slot)).map_or(fspan, |f| f.name_span);
@@ -174,4 +180,9 @@ pub fn renames(k: &Kernel, name: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// A C type name without `const`/`volatile`.
+fn unqualified(ty: &str) -> String {
+    ty.split_whitespace().filter(|w| !matches!(*w, "const" | "volatile")).collect::<Vec<_>>().join(" ")
 }
