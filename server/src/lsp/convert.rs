@@ -100,23 +100,46 @@ pub fn hover(rope: &Rope, h: ide::Hover) -> lsp::Hover {
 
 pub fn completion(rope: &Rope, c: ide::Completion) -> lsp::CompletionItem {
     lsp::CompletionItem {
-        label: c.label.to_owned(),
         kind: Some(match c.kind {
             ide::CompletionKind::Type => lsp::CompletionItemKind::TYPE_PARAMETER,
             ide::CompletionKind::Keyword => lsp::CompletionItemKind::KEYWORD,
+            ide::CompletionKind::Function => lsp::CompletionItemKind::FUNCTION,
+            ide::CompletionKind::Parameter => lsp::CompletionItemKind::VARIABLE,
+            ide::CompletionKind::Member => lsp::CompletionItemKind::FIELD,
+            ide::CompletionKind::Value => lsp::CompletionItemKind::VALUE,
         }),
         detail: Some(c.detail),
-        documentation: Some(lsp::Documentation::MarkupContent(lsp::MarkupContent {
-            kind: lsp::MarkupKind::Markdown,
-            value: c.documentation,
-        })),
-        sort_text: Some(format!("{}{}", if c.preferred { 0 } else { 1 }, c.label)),
-        filter_text: Some(c.label.to_owned()),
+        documentation: (!c.documentation.is_empty()).then(|| {
+            lsp::Documentation::MarkupContent(lsp::MarkupContent {
+                kind: lsp::MarkupKind::Markdown,
+                value: c.documentation,
+            })
+        }),
+        sort_text: Some(format!("{}{:05}{}", if c.preferred { 0 } else { 1 }, c.rank, c.label)),
+        filter_text: Some(c.filter),
+        tags: c.deprecated.then(|| vec![lsp::CompletionItemTag::DEPRECATED]),
         text_edit: Some(lsp::CompletionTextEdit::Edit(lsp::TextEdit {
             range: position::range(rope, c.replace),
-            new_text: c.label.to_owned(),
+            new_text: c.insert,
         })),
+        label: c.label,
         ..Default::default()
+    }
+}
+
+pub fn inlay_hint(rope: &Rope, h: ide::InlayHint) -> lsp::InlayHint {
+    lsp::InlayHint {
+        position: position::position(rope, h.at),
+        label: lsp::InlayHintLabel::String(h.label),
+        kind: Some(lsp::InlayHintKind::TYPE),
+        text_edits: None,
+        tooltip: Some(lsp::InlayHintTooltip::MarkupContent(lsp::MarkupContent {
+            kind: lsp::MarkupKind::Markdown,
+            value: h.tooltip,
+        })),
+        padding_left: Some(true),
+        padding_right: None,
+        data: None,
     }
 }
 
