@@ -51,16 +51,21 @@ pub fn severity(s: Severity) -> lsp::DiagnosticSeverity {
 }
 
 /// A diagnostic for the client; notes become `relatedInformation` when the client
-/// shows it, else lines appended to the message.
+/// shows it, else lines appended to the message. With `label_kernel` (several kernels
+/// configured) a kernel diagnostic names its kernel in the message.
 pub fn diagnostic(
     rope: &Rope,
     uri: &lsp::Uri,
     d: &Diagnostic,
     docs: &RuleDocs,
     related_information: bool,
+    label_kernel: bool,
 ) -> lsp::Diagnostic {
     let range = position::range(rope, d.span);
     let mut message = d.message.clone();
+    if let Some(k) = d.kernel.as_deref().filter(|k| label_kernel && !message.contains(k)) {
+        message.push_str(&format!(" (on {k})"));
+    }
     let related = if related_information && !d.notes.is_empty() {
         Some(
             d.notes
