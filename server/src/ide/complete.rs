@@ -44,7 +44,14 @@ pub struct Completion {
 }
 
 impl Completion {
-    fn word(label: &'static str, kind: CompletionKind, detail: String, documentation: String, replace: Span, preferred: bool) -> Completion {
+    fn word(
+        label: &'static str,
+        kind: CompletionKind,
+        detail: String,
+        documentation: String,
+        replace: Span,
+        preferred: bool,
+    ) -> Completion {
         Completion {
             label: label.to_owned(),
             insert: label.to_owned(),

@@ -202,9 +202,16 @@ pub fn field_doc(kernels: &[&Kernel], parsed: &Parsed, index: usize, target: Tar
 #[derive(Clone, Debug)]
 pub enum Walked {
     /// A value of type `ty`, written `expr`.
-    Val { ty: TypeRef, expr: String },
+    Val {
+        ty: TypeRef,
+        expr: String,
+    },
     /// `delta` bytes into the object of type `obj` that `expr` points to.
-    Addr { obj: TypeRef, delta: u64, expr: String },
+    Addr {
+        obj: TypeRef,
+        delta: u64,
+        expr: String,
+    },
     Lost,
 }
 
@@ -412,7 +419,9 @@ fn context(parse: &Parse, text: &str, start: usize) -> Option<Context> {
             }
             parse_prefix(text, line_start, start, "fevlint_field)", target).map(|parsed| Context::FieldName { parsed })
         }
-        b']' => parse_prefix(text, line_start, start, "fevlint_field)", target).map(|parsed| Context::FieldName { parsed }),
+        b']' => {
+            parse_prefix(text, line_start, start, "fevlint_field)", target).map(|parsed| Context::FieldName { parsed })
+        }
         _ => None,
     }
 }
@@ -644,7 +653,8 @@ pub fn inlay_hints(parse: &Parse, range: Span, kernels: &[&Kernel]) -> Vec<Inlay
             let Ok(Some(r)) = resolve::resolve(k, parsed, parse.target) else { continue };
             for m in &r.fields {
                 for a in &m.steps {
-                    let tip = format!("`{}`: `{}`, offset {} of `{}`, {} bytes", a.expr, a.ty, a.offset, a.container, a.size);
+                    let tip =
+                        format!("`{}`: `{}`, offset {} of `{}`, {} bytes", a.expr, a.ty, a.offset, a.container, a.size);
                     let entry = (k.name.clone(), a.member.clone(), tip);
                     match at.iter_mut().find(|(e, _)| *e == a.span.end) {
                         Some((_, v)) => v.push(entry),
@@ -690,7 +700,8 @@ pub fn fixes(parse: &Parse, text: &str, d: &Diagnostic, index: usize, kernels: &
         "T406" => t406(parse, d, index, &mut out),
         "K201" => k201(d, index, &mut out),
         "T404" => {
-            let k: Vec<&Kernel> = kernels.iter().copied().filter(|k| d.kernel.as_ref().is_none_or(|n| *n == k.name)).collect();
+            let k: Vec<&Kernel> =
+                kernels.iter().copied().filter(|k| d.kernel.as_ref().is_none_or(|n| *n == k.name)).collect();
             if let Some(k) = k.first() {
                 let _ = t404(parse, text, d, index, k, &mut out);
             }

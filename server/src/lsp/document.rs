@@ -6,8 +6,8 @@ use crate::diagnostic::Diagnostic;
 use crate::lsp::config::Settings;
 use crate::syntax::{Parse, Parser};
 use ropey::Rope;
-use tower_lsp_server::ls_types::TextDocumentContentChangeEvent;
 use std::sync::Arc;
+use tower_lsp_server::ls_types::TextDocumentContentChangeEvent;
 use tree_sitter::{InputEdit, Point};
 
 pub struct Document {

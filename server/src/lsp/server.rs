@@ -625,7 +625,8 @@ impl LanguageServer for Backend {
                 // Function names are cut at a limit: the client asks again as the word grows.
                 let incomplete = found.iter().any(|c| c.kind == ide::CompletionKind::Function);
                 let items: Vec<CompletionItem> = found.into_iter().map(|c| convert::completion(&doc.rope, c)).collect();
-                (!items.is_empty()).then_some(CompletionResponse::List(CompletionList { is_incomplete: incomplete, items }))
+                (!items.is_empty())
+                    .then_some(CompletionResponse::List(CompletionList { is_incomplete: incomplete, items }))
             })
             .await
     }
@@ -693,7 +694,14 @@ impl LanguageServer for Backend {
                     .into_iter()
                     .map(|fix| {
                         let diagnostic = all.get(fix.diagnostic).map(|d| {
-                            convert::diagnostic(&doc.rope, &uri, d, &state.rule_docs, state.related_information, several)
+                            convert::diagnostic(
+                                &doc.rope,
+                                &uri,
+                                d,
+                                &state.rule_docs,
+                                state.related_information,
+                                several,
+                            )
                         });
                         let edits = fix.edits.iter().map(|e| convert::edit(&doc.rope, e)).collect();
                         CodeActionOrCommand::CodeAction(CodeAction {
