@@ -639,6 +639,9 @@ pub struct InlayHint {
     pub tooltip: String,
 }
 
+/// (kernel name, member, tooltip) of one redirect on one kernel.
+type Reached = (String, String, String);
+
 /// After each redirect that reaches a member, the member's name (per kernel when they
 /// differ), for definitions overlapping `range`.
 pub fn inlay_hints(parse: &Parse, range: Span, kernels: &[&Kernel]) -> Vec<InlayHint> {
@@ -648,7 +651,7 @@ pub fn inlay_hints(parse: &Parse, range: Span, kernels: &[&Kernel]) -> Vec<Inlay
             continue;
         }
         // span end -> per kernel (kernel, member, tooltip)
-        let mut at: Vec<(usize, Vec<(String, String, String)>)> = Vec::new();
+        let mut at: Vec<(usize, Vec<Reached>)> = Vec::new();
         for k in kernels {
             let Ok(Some(r)) = resolve::resolve(k, parsed, parse.target) else { continue };
             for m in &r.fields {
@@ -793,10 +796,10 @@ fn t404(
     let all = members(src, obj)?;
     let mut targets: Vec<&MemberInfo> = Vec::new();
     // The innermost member enclosing the offset, then the nearest starts either side.
-    if let Some(m) = all.iter().filter(|m| m.offset < delta && delta < m.offset + m.size.max(1)).last() {
+    if let Some(m) = all.iter().rfind(|m| m.offset < delta && delta < m.offset + m.size.max(1)) {
         targets.push(m);
     }
-    if let Some(m) = all.iter().filter(|m| m.offset < delta).last() {
+    if let Some(m) = all.iter().rfind(|m| m.offset < delta) {
         if !targets.iter().any(|t| t.offset == m.offset) {
             targets.push(m);
         }

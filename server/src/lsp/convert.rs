@@ -114,12 +114,10 @@ pub fn completion(rope: &Rope, c: ide::Completion) -> lsp::CompletionItem {
             ide::CompletionKind::Value => lsp::CompletionItemKind::VALUE,
         }),
         detail: Some(c.detail),
-        documentation: (!c.documentation.is_empty()).then(|| {
-            lsp::Documentation::MarkupContent(lsp::MarkupContent {
-                kind: lsp::MarkupKind::Markdown,
-                value: c.documentation,
-            })
-        }),
+        documentation: (!c.documentation.is_empty()).then_some(lsp::Documentation::MarkupContent(lsp::MarkupContent {
+            kind: lsp::MarkupKind::Markdown,
+            value: c.documentation,
+        })),
         sort_text: Some(format!("{}{:05}{}", if c.preferred { 0 } else { 1 }, c.rank, c.label)),
         filter_text: Some(c.filter),
         tags: c.deprecated.then(|| vec![lsp::CompletionItemTag::DEPRECATED]),
