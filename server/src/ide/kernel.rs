@@ -574,7 +574,13 @@ fn offsets(
             let Some(rel) = m.offset.checked_sub(delta) else { continue };
             let number = rel.to_string();
             let filter = if digits { number.clone() } else { m.name.clone() };
-            if !typed.is_empty() && fuzzy_rank(&filter, typed).is_none() {
+            // Offsets match by prefix (`4` → 40, 48), names fuzzily.
+            let keep = if digits {
+                number.starts_with(typed)
+            } else {
+                typed.is_empty() || fuzzy_rank(&filter, typed).is_some()
+            };
+            if !keep {
                 continue;
             }
             out.push(Completion {
@@ -820,4 +826,63 @@ fn t404(
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::Parser;
+
+    fn kernel() -> Kernel {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels/6.12.117+deb12-amd64");
+        Kernel::open(&path).expect("the 6.12.117 fixture opens")
+    }
+
+    fn parse(text: &str) -> Parse {
+        Parser::new().parse(text, Target::X86_64, None)
+    }
+
+    #[test]
+    fn t404_offers_the_enclosing_and_next_members_keeping_the_index() {
+        let k = kernel();
+        let text = "vfs_read(x64 file+41[0])\n";
+        let p = parse(text);
+        let diags = crate::analysis::check_parse_kernel(&p, text, &k);
+        let (i, d) = diags.iter().enumerate().find(|(_, d)| d.code == "T404").expect("T404");
+        let fixes = fixes(&p, text, d, i, &[&k]);
+        let shown: Vec<(&str, &str)> = fixes.iter().map(|f| (f.title.as_str(), f.edits[0].text.as_str())).collect();
+        assert_eq!(
+            shown,
+            [
+                ("Use offset 40: `f_inode` (struct inode *, 8 bytes)", "+40[0]"),
+                ("Use offset 48: `f_flags` (unsigned int, 4 bytes)", "+48[0]")
+            ]
+        );
+        assert_eq!(fixes[0].edits[0].span.text(text), "+41[0]");
+    }
+
+    #[test]
+    fn completion_follows_the_walk_in_a_half_typed_line() {
+        let k = kernel();
+        let text = "vfs_read(x64 file+40[0]+i_";
+        let p = parse(text);
+        let items = completions(&p, text, text.len(), &[&k]);
+        let labels: Vec<&str> = items.iter().map(|c| c.label.as_str()).take(3).collect();
+        assert_eq!(labels, ["i_mode (0, umode_t)", "i_opflags (2, short unsigned int)", "i_uid (4, kuid_t)"]);
+        assert_eq!((items[0].insert.as_str(), items[0].replace.text(text)), ("0", "i_"));
+        // Digits filter by offset.
+        let text = "vfs_read(x64 file+40[0]+4";
+        let p = parse(text);
+        let items = completions(&p, text, text.len(), &[&k]);
+        assert!(items.iter().all(|c| c.insert.starts_with('4')) && !items.is_empty());
+    }
+
+    #[test]
+    fn fuzzy_ranks_prefix_before_substring_before_subsequence() {
+        assert_eq!(fuzzy_rank("vfs_read", "vfs_r"), Some(0));
+        assert_eq!(fuzzy_rank("VFS_read", "vfs"), Some(1));
+        assert_eq!(fuzzy_rank("do_vfs_read", "vfs"), Some(2));
+        assert_eq!(fuzzy_rank("vfs_read", "vrd"), Some(3));
+        assert_eq!(fuzzy_rank("vfs_read", "xyz"), None);
+    }
 }
