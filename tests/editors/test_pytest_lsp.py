@@ -241,7 +241,7 @@ async def test_kernel_diagnostics_and_progress(client: LanguageClient):
     assert kinds == (["WorkDoneProgressBegin", "WorkDoneProgressEnd"] if supports_progress else [])
     # Where the client watches files for the server, fevlint.toml and the kernel are watched.
     caps = client_capabilities(client.editor).workspace.did_change_watched_files
-    globs = [w.glob_pattern for r in client.registrations for w in r.register_options["watchers"]]
+    globs = [w["globPattern"] for r in client.registrations for w in r.register_options["watchers"]]
     if caps and caps.dynamic_registration:
         assert globs[0] == "**/fevlint.toml" and globs[1].endswith("6.12.117+deb12-amd64/**"), globs
     else:
