@@ -100,5 +100,5 @@ fn pytest_lsp_as_vscode_and_neovim() {
     let (ok, output) = run(cmd, Duration::from_secs(180));
     assert!(ok, "pytest-lsp failed:\n{output}");
     // Both capability sets ran every test: nothing was skipped or deselected.
-    assert!(output.contains("12 passed") && !output.contains("skipped"), "pytest-lsp:\n{output}");
+    assert!(output.contains("22 passed") && !output.contains("skipped"), "pytest-lsp:\n{output}");
 }

@@ -3,6 +3,7 @@
 //! diagnostics, tagged with that version.
 
 use fevlint::diagnostic::{Diagnostic, Severity};
+use fevlint::kernel::Kernel;
 use fevlint::lsp::config::Settings;
 use fevlint::syntax::{Parse, Span};
 use serde_json::{json, Value};
@@ -14,7 +15,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 struct Fake(Arc<Mutex<Vec<String>>>);
 
 impl fevlint::lsp::KernelCheck for Fake {
-    fn check(&self, text: &str, _parse: &Parse, _settings: &Settings) -> Vec<Diagnostic> {
+    fn check(&self, text: &str, _parse: &Parse, _settings: &Settings, _kernels: &[Arc<Kernel>]) -> Vec<Diagnostic> {
         self.0.lock().expect("lock").push(text.to_owned());
         vec![Diagnostic {
             code: "K999",

@@ -17,6 +17,15 @@
 (defvar fev-test-checks nil)
 (defvar fev-test-failures nil)
 (defvar fev-test-report nil)
+(defvar fev-test-root default-directory "The repository root (the tests run from there).")
+
+(defun fev-test-codes-of (suffix)
+  "The last diagnostics published for the file ending in SUFFIX, as \"CODE@LINE:COL ...\"."
+  (let ((last (cl-find-if (lambda (p) (string-suffix-p suffix (plist-get p :uri))) fev-test-publish)))
+    (mapconcat (lambda (d)
+                 (let ((start (plist-get (plist-get d :range) :start)))
+                   (format "%s@%d:%d" (plist-get d :code) (plist-get start :line) (plist-get start :character))))
+               (and last (plist-get last :diagnostics)) " ")))
 
 (define-derived-mode fev-mode prog-mode "fev" (setq-local comment-start "# "))
 (add-to-list 'auto-mode-alist '("\\.fev\\'" . fev-mode))
@@ -119,6 +128,34 @@
           (goto-char (point-min)) (forward-line 2)
           (let ((line (buffer-substring-no-properties (line-beginning-position) (line-end-position))))
             (fev-test-check "fixed line" (equal line "do_IRQ(int counter=0xffffffff82354c18)") line))))
+      ;; Kernel-aware features: a folder whose fevlint.toml names the 6.12.117 fixture.
+      (let* ((kdir (expand-file-name "kernel" dir))
+             (kfile (expand-file-name "kernel.fev" kdir))
+             kserver)
+        (make-directory kdir t)
+        (with-temp-file (expand-file-name "fevlint.toml" kdir)
+          (insert (format "kernels = [%S]\n"
+                          (expand-file-name "fixtures/kernels/6.12.117+deb12-amd64" fev-test-root))))
+        (copy-file (expand-file-name "tests/editors/kernel/kernel.fev" fev-test-root) kfile)
+        (with-current-buffer (find-file-noselect kfile)
+          (condition-case err
+              (progn (apply #'eglot (eglot--guess-contact)) (setq kserver (eglot-current-server)))
+            (error (fev-test-check "connect (kernel)" nil err)))
+          (when (fev-test-check "eglot connected (kernel)" kserver)
+            (let ((fev-test-timeout 30))
+              (fev-test-wait (lambda () (equal (fev-test-codes-of "kernel/kernel.fev") "K201@1:0 T406@2:22"))))
+            (let ((codes (fev-test-codes-of "kernel/kernel.fev")))
+              (fev-test-check "kernel diagnostics K201 and T406" (equal codes "K201@1:0 T406@2:22") codes))
+            (let* ((hover (jsonrpc-request kserver :textDocument/hover
+                                           (list :textDocument (eglot--TextDocumentIdentifier)
+                                                 :position '(:line 2 :character 3))))
+                   (value (plist-get (plist-get hover :contents) :value)))
+              (push :kernel-hover fev-test-report) (push value fev-test-report)
+              (fev-test-check "kernel hover lists the registers"
+                              (and value (string-match-p (regexp-quote "slot 0 `rdi`: `struct file *` file") value)
+                                   (string-match-p (regexp-quote "slot 3 `rcx`") value))
+                              value))
+            (ignore-errors (eglot-shutdown kserver nil 3)))))
       (ignore-errors (eglot-shutdown server nil 3)))))
 
 (princ (json-serialize

@@ -141,4 +141,31 @@ local symbols = request('textDocument/documentSymbol', { textDocument = { uri = 
 report.symbols = vim.tbl_map(function(s) return s.name end, symbols)
 check('symbols', table.concat(report.symbols, ' ') == 'ip_rcv do_IRQ __vfs_read', report.symbols)
 
+-- Kernel-aware features: a second buffer in a folder whose fevlint.toml names the
+-- 6.12.117 fixture kernel.
+local kdir = vim.fn.tempname()
+vim.fn.mkdir(kdir, 'p')
+local root = vim.fn.getcwd()
+vim.fn.writefile({ 'kernels = ["' .. root .. '/fixtures/kernels/6.12.117+deb12-amd64"]' }, kdir .. '/fevlint.toml')
+vim.fn.writefile(vim.fn.readfile(root .. '/tests/editors/kernel/kernel.fev'), kdir .. '/kernel.fev')
+vim.cmd.edit(vim.fn.fnameescape(kdir .. '/kernel.fev'))
+local kbuf = vim.api.nvim_get_current_buf()
+vim.wait(timeout, function() return #vim.lsp.get_clients({ bufnr = kbuf, name = 'fevlint' }) > 0 end, 20)
+local function kcodes()
+  local out = {}
+  for _, d in ipairs(vim.diagnostic.get(kbuf)) do table.insert(out, d.code .. '@' .. d.lnum .. ':' .. d.col) end
+  table.sort(out)
+  return table.concat(out, ' ')
+end
+vim.wait(30000, function() return kcodes() == 'K201@1:0 T406@2:22' end, 50)
+check('kernel diagnostics K201 and T406', kcodes() == 'K201@1:0 T406@2:22', kcodes())
+local kclient = vim.lsp.get_clients({ bufnr = kbuf, name = 'fevlint' })[1]
+local kres = kclient and vim.lsp.buf_request_sync(kbuf, 'textDocument/hover',
+  { textDocument = { uri = vim.uri_from_bufnr(kbuf) }, position = { line = 2, character = 3 } }, timeout) or {}
+local khover = ((kres[kclient and kclient.id or 0] or {}).result or {}).contents
+local khv = khover and khover.value or ''
+report.kernel_hover = khv
+check('kernel hover lists the registers', khv:find('slot 0 `rdi`: `struct file *` file', 1, true) ~= nil
+  and khv:find('slot 3 `rcx`', 1, true) ~= nil, khv)
+
 finish()

@@ -26,6 +26,17 @@ URI = (HERE / "problems.fev").resolve().as_uri()
 )
 async def client(request, lsp_client: LanguageClient):
     lsp_client.editor = request.param
+    # What the real editors answer to the server's requests (pytest-lsp leaves them out).
+    lsp_client.registrations = []
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams):
+        lsp_client.registrations.extend(params.registrations)
+
+    @lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
+    def inlay_hint_refresh(params):
+        return None
+
     lsp_client.init_result = await lsp_client.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities(request.param),
@@ -190,3 +201,118 @@ async def test_unopened_documents_answer_empty(client: LanguageClient):
     other = types.TextDocumentIdentifier(uri=(HERE / "nope.fev").resolve().as_uri())
     assert await client.text_document_hover_async(types.HoverParams(text_document=other, position=types.Position(0, 0))) is None
     assert await client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=other)) is None
+
+
+# --- Kernel-aware features: tests/editors/kernel/fevlint.toml names the 6.12.117 fixture.
+
+KERNEL_FEV = HERE / "kernel" / "kernel.fev"
+KERNEL_URI = KERNEL_FEV.resolve().as_uri()
+KERNEL_TEXT = KERNEL_FEV.read_text()
+
+
+async def open_kernel_doc(client: LanguageClient):
+    """Opens kernel.fev and returns its diagnostics once the kernel's findings arrived."""
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=KERNEL_URI, language_id="fev", version=1, text=KERNEL_TEXT)
+        )
+    )
+    return await wait_kernel(client, 1)
+
+
+async def wait_kernel(client: LanguageClient, version, code="K201"):
+    while True:
+        params = await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 20)
+        if params.uri == KERNEL_URI and params.version == version and any(d.code == code for d in params.diagnostics):
+            return params.diagnostics
+
+
+def position(line, character):
+    return dict(text_document=types.TextDocumentIdentifier(uri=KERNEL_URI), position=types.Position(line, character))
+
+
+async def test_kernel_diagnostics_and_progress(client: LanguageClient):
+    diags = await open_kernel_doc(client)
+    assert summary(diags) == [("K201", 1, 0, 8), ("T406", 2, 22, 28)]
+    assert diags[0].code_description.href.endswith("/docs/rules/K201.md")
+    assert "6.12.117+deb12-amd64" in diags[0].message
+    supports_progress = bool(client_capabilities(client.editor).window.work_done_progress)
+    kinds = [type(v).__name__ for reports in client.progress_reports.values() for v in reports]
+    assert kinds == (["WorkDoneProgressBegin", "WorkDoneProgressEnd"] if supports_progress else [])
+    # Where the client watches files for the server, fevlint.toml and the kernel are watched.
+    caps = client_capabilities(client.editor).workspace.did_change_watched_files
+    globs = [w["globPattern"] for r in client.registrations for w in r.register_options["watchers"]]
+    if caps and caps.dynamic_registration:
+        assert globs[0] == "**/fevlint.toml" and globs[1].endswith("6.12.117+deb12-amd64/**"), globs
+    else:
+        assert globs == []
+
+
+async def test_kernel_hover(client: LanguageClient):
+    await open_kernel_doc(client)
+    function = await client.text_document_hover_async(types.HoverParams(**position(2, 3)))
+    text = function.contents.value
+    assert "ssize_t vfs_read(struct file * file, char * buf, size_t count, loff_t * pos);" in text
+    assert [line.split(":")[0] for line in text.splitlines() if line.startswith("- slot")] == [
+        "- slot 0 `rdi`", "- slot 1 `rsi`", "- slot 2 `rdx`", "- slot 3 `rcx`"
+    ]
+    assert "read by `symbol llseek`" in text
+    field = await client.text_document_hover_async(types.HoverParams(**position(2, 17)))
+    assert "records the address `&file->f_op->llseek`" in field.contents.value
+
+
+async def test_kernel_completion(client: LanguageClient):
+    await open_kernel_doc(client)
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=KERNEL_URI, version=2),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(3, 0), types.Position(3, 0)), text="vfs_rea\nvfs_read(x64 file+"
+                )
+            ],
+        )
+    )
+    functions = await client.text_document_completion_async(types.CompletionParams(**position(3, 7)))
+    assert functions.is_incomplete
+    first = sorted(functions.items, key=lambda i: i.sort_text)[0]
+    assert (first.label, first.detail.startswith("ssize_t vfs_read(")) == ("vfs_read", True)
+    members = await client.text_document_completion_async(types.CompletionParams(**position(4, 18)))
+    f_op = next(i for i in members.items if i.label == "f_op (16, const struct file_operations *)")
+    assert f_op.text_edit.new_text == "16"
+    assert f_op.text_edit.range == types.Range(types.Position(4, 18), types.Position(4, 18))
+
+
+async def test_kernel_inlay_hints(client: LanguageClient):
+    await open_kernel_doc(client)
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(
+            text_document=types.TextDocumentIdentifier(uri=KERNEL_URI),
+            range=types.Range(types.Position(0, 0), types.Position(3, 0)),
+        )
+    )
+    assert [(h.position.line, h.position.character, h.label) for h in hints] == [(2, 28, "→ f_op")]
+
+
+async def test_kernel_t406_fix_removes_the_warning(client: LanguageClient):
+    diags = await open_kernel_doc(client)
+    t406 = next(d for d in diags if d.code == "T406")
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=KERNEL_URI),
+            range=t406.range,
+            context=types.CodeActionContext(diagnostics=[t406]),
+        )
+    )
+    add = next(a for a in actions if a.title.startswith("Add `[0]`"))
+    assert add.is_preferred
+    edits = add.edit.changes[KERNEL_URI]
+    assert [(e.range.start.line, e.range.start.character, e.new_text) for e in edits] == [(2, 31, "[0]")]
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=KERNEL_URI, version=2),
+            content_changes=[types.TextDocumentContentChangePartial(range=e.range, text=e.new_text) for e in edits],
+        )
+    )
+    after = await wait_kernel(client, 2)
+    assert summary(after) == [("K201", 1, 0, 8)]

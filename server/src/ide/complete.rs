@@ -1,6 +1,7 @@
 //! Completion in field position: type atoms, `NULL` and `unsigned`, chosen from the
 //! token before the word being typed (as the tree has it, so half-typed lines work).
 
+use crate::kernel::Kernel;
 use crate::syntax::lex::{is_space, is_word_byte};
 use crate::syntax::machine::Atom;
 use crate::syntax::{Parse, Span};
@@ -9,11 +10,24 @@ use crate::syntax::{Parse, Span};
 pub enum CompletionKind {
     Type,
     Keyword,
+    /// A kernel function name.
+    Function,
+    /// A parameter name of the function, as a field name.
+    Parameter,
+    /// A struct member, inserted as its offset.
+    Member,
+    /// A literal (the `0` of `[0]`).
+    Value,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Completion {
-    pub label: &'static str,
+    /// What the list shows.
+    pub label: String,
+    /// What replaces `replace`.
+    pub insert: String,
+    /// What the client matches the typed word against.
+    pub filter: String,
     pub kind: CompletionKind,
     /// One line: size, signedness, how it prints.
     pub detail: String,
@@ -21,8 +35,36 @@ pub struct Completion {
     pub documentation: String,
     /// The word being typed, which the completion replaces.
     pub replace: Span,
+    /// Order within the answer (lower first), after `preferred`.
+    pub rank: u32,
     /// Sorts before others (meaningful choices first).
     pub preferred: bool,
+    /// Shown struck through (a function ftrace cannot attach to).
+    pub deprecated: bool,
+}
+
+impl Completion {
+    fn word(
+        label: &'static str,
+        kind: CompletionKind,
+        detail: String,
+        documentation: String,
+        replace: Span,
+        preferred: bool,
+    ) -> Completion {
+        Completion {
+            label: label.to_owned(),
+            insert: label.to_owned(),
+            filter: label.to_owned(),
+            kind,
+            detail,
+            documentation,
+            replace,
+            rank: 0,
+            preferred,
+            deprecated: false,
+        }
+    }
 }
 
 /// Where the cursor is, as far as completion is concerned.
@@ -34,6 +76,14 @@ enum Position {
     AfterPipe,
     /// After `unsigned`: a type.
     AfterUnsigned,
+}
+
+/// [`completions`] plus what the kernels offer: function names, parameter names,
+/// member offsets after `+`, `0` after `[`.
+pub fn completions_with(parse: &Parse, text: &str, offset: usize, kernels: &[&Kernel]) -> Vec<Completion> {
+    let mut out = completions(parse, text, offset);
+    out.extend(super::kernel::completions(parse, text, offset, kernels));
+    out
 }
 
 /// Completions at a byte offset (empty where none apply).
@@ -49,24 +99,24 @@ pub fn completions(parse: &Parse, text: &str, offset: usize) -> Vec<Completion> 
     let target = parse.target;
     let mut out = Vec::new();
     if position != Position::AfterUnsigned {
-        out.push(Completion {
-            label: "NULL",
-            kind: CompletionKind::Keyword,
-            detail: "skip this argument slot".to_owned(),
-            documentation: "`NULL` records nothing for this slot; the next `,` moves to the next parameter.".to_owned(),
+        out.push(Completion::word(
+            "NULL",
+            CompletionKind::Keyword,
+            "skip this argument slot".to_owned(),
+            "`NULL` records nothing for this slot; the next `,` moves to the next parameter.".to_owned(),
             replace,
-            preferred: false,
-        });
+            false,
+        ));
     }
     if position == Position::SlotStart || position == Position::AfterPipe {
-        out.push(Completion {
-            label: "unsigned",
-            kind: CompletionKind::Keyword,
-            detail: "unsigned long/int/short/char".to_owned(),
-            documentation: "`unsigned T`: prints T as unsigned; meaningful on `long int short char`.".to_owned(),
+        out.push(Completion::word(
+            "unsigned",
+            CompletionKind::Keyword,
+            "unsigned long/int/short/char".to_owned(),
+            "`unsigned T`: prints T as unsigned; meaningful on `long int short char`.".to_owned(),
             replace,
-            preferred: false,
-        });
+            false,
+        ));
     }
     for atom in Atom::ALL {
         if position == Position::AfterUnsigned && atom == Atom::String {
@@ -85,14 +135,14 @@ pub fn completions(parse: &Parse, text: &str, offset: usize) -> Vec<Completion> 
             Position::AfterUnsigned => matches!(atom, Atom::Long | Atom::Int | Atom::Short | Atom::Char),
             _ => true,
         };
-        out.push(Completion {
-            label: atom.name(),
-            kind: CompletionKind::Type,
+        out.push(Completion::word(
+            atom.name(),
+            CompletionKind::Type,
             detail,
-            documentation: super::hover::type_doc(atom, false, None, target),
+            super::hover::type_doc(atom, false, None, target),
             replace,
             preferred,
-        });
+        ));
     }
     out
 }

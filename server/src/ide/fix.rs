@@ -3,6 +3,7 @@
 
 use super::Edit;
 use crate::diagnostic::Diagnostic;
+use crate::kernel::Kernel;
 use crate::syntax::machine::{AbsValue, Source};
 use crate::syntax::{Parse, Span};
 
@@ -18,6 +19,11 @@ pub struct Fix {
 
 /// Fixes for the diagnostics touching `range`.
 pub fn fixes(parse: &Parse, text: &str, diagnostics: &[Diagnostic], range: Span) -> Vec<Fix> {
+    fixes_with(parse, text, diagnostics, range, &[])
+}
+
+/// [`fixes`] plus the fixes kernel diagnostics allow (T406, K201, T404).
+pub fn fixes_with(parse: &Parse, text: &str, diagnostics: &[Diagnostic], range: Span, kernels: &[&Kernel]) -> Vec<Fix> {
     let mut out = Vec::new();
     for (i, d) in diagnostics.iter().enumerate() {
         let touches = d.span.start <= range.end && range.start <= d.span.end;
@@ -27,6 +33,7 @@ pub fn fixes(parse: &Parse, text: &str, diagnostics: &[Diagnostic], range: Span)
         if d.code == "S003" {
             s003(parse, text, d, i, &mut out);
         }
+        out.extend(super::kernel::fixes(parse, text, d, i, kernels));
         if let Some(line) = parse.line_at(d.span.start) {
             let start = line.line.span.start;
             let indent: String =

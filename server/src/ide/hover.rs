@@ -2,6 +2,7 @@
 //! the redirects in words, spec §2 and §4).
 
 use super::{leaf_at, slot_register};
+use crate::kernel::Kernel;
 use crate::syntax::kinds;
 use crate::syntax::machine::{fold_redirects, AbsValue, Atom, Field, Source};
 use crate::syntax::tree::{self, FieldNode};
@@ -16,6 +17,20 @@ pub struct Hover {
 
 /// The hover at a byte offset, if there is anything to say.
 pub fn hover(parse: &Parse, text: &str, offset: usize) -> Option<Hover> {
+    hover_with(parse, text, offset, &[])
+}
+
+/// [`hover`] with kernels: a function name shows its signature, registers and
+/// traceability on each kernel; a field adds the C expression it reads on each.
+pub fn hover_with(parse: &Parse, text: &str, offset: usize, kernels: &[&Kernel]) -> Option<Hover> {
+    if !kernels.is_empty() {
+        let parsed = parse.line_at(offset).and_then(|l| l.parsed.as_ref());
+        if let Some((name, span)) = parsed.and_then(|p| p.function.as_ref()) {
+            if span.start <= offset && offset <= span.end {
+                return Some(Hover { span: *span, markdown: super::kernel::function_doc(kernels, name, parsed) });
+            }
+        }
+    }
     let root = parse.tree.root_node();
     let leaf = leaf_at(root, offset)?;
     let target = parse.target;
@@ -50,7 +65,16 @@ pub fn hover(parse: &Parse, text: &str, offset: usize) -> Option<Hover> {
     }
     // Anything else inside a field: what the kernel records for it.
     let field = machine_field(parse, field_node.span())?;
-    Some(Hover { span: field.name_span, markdown: field_doc(parse, text, field, target) })
+    let mut markdown = field_doc(parse, text, field, target);
+    if !kernels.is_empty() {
+        let parsed = parse.line_at(field.span.start).and_then(|l| l.parsed.as_ref()).filter(|p| p.rejection.is_none());
+        if let Some(parsed) = parsed {
+            if let Some(i) = parsed.fields.iter().position(|f| std::ptr::eq(f, field)) {
+                markdown.push_str(&super::kernel::field_doc(kernels, parsed, i, target));
+            }
+        }
+    }
+    Some(Hover { span: field.name_span, markdown })
 }
 
 fn ancestor<'t>(mut node: tree_sitter::Node<'t>, kind: &str) -> Option<tree_sitter::Node<'t>> {

@@ -11,13 +11,15 @@ mod fix;
 mod format;
 mod highlight;
 mod hover;
+mod kernel;
 mod outline;
 
-pub use complete::{completions, Completion, CompletionKind};
-pub use fix::{fixes, Fix};
+pub use complete::{completions, completions_with, Completion, CompletionKind};
+pub use fix::{fixes, fixes_with, Fix};
 pub use format::format;
 pub use highlight::{highlights, Highlight, HighlightKind};
-pub use hover::{hover, Hover};
+pub use hover::{hover, hover_with, Hover};
+pub use kernel::{fuzzy_rank, inlay_hints, members, InlayHint, MemberInfo, FUNCTION_LIMIT};
 pub use outline::{comment_folds, symbols, Symbol, SymbolKind};
 
 use crate::syntax::Span;

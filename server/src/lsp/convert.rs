@@ -51,16 +51,21 @@ pub fn severity(s: Severity) -> lsp::DiagnosticSeverity {
 }
 
 /// A diagnostic for the client; notes become `relatedInformation` when the client
-/// shows it, else lines appended to the message.
+/// shows it, else lines appended to the message. With `label_kernel` (several kernels
+/// configured) a kernel diagnostic names its kernel in the message.
 pub fn diagnostic(
     rope: &Rope,
     uri: &lsp::Uri,
     d: &Diagnostic,
     docs: &RuleDocs,
     related_information: bool,
+    label_kernel: bool,
 ) -> lsp::Diagnostic {
     let range = position::range(rope, d.span);
     let mut message = d.message.clone();
+    if let Some(k) = d.kernel.as_deref().filter(|k| label_kernel && !message.contains(k)) {
+        message.push_str(&format!(" (on {k})"));
+    }
     let related = if related_information && !d.notes.is_empty() {
         Some(
             d.notes
@@ -100,23 +105,44 @@ pub fn hover(rope: &Rope, h: ide::Hover) -> lsp::Hover {
 
 pub fn completion(rope: &Rope, c: ide::Completion) -> lsp::CompletionItem {
     lsp::CompletionItem {
-        label: c.label.to_owned(),
         kind: Some(match c.kind {
             ide::CompletionKind::Type => lsp::CompletionItemKind::TYPE_PARAMETER,
             ide::CompletionKind::Keyword => lsp::CompletionItemKind::KEYWORD,
+            ide::CompletionKind::Function => lsp::CompletionItemKind::FUNCTION,
+            ide::CompletionKind::Parameter => lsp::CompletionItemKind::VARIABLE,
+            ide::CompletionKind::Member => lsp::CompletionItemKind::FIELD,
+            ide::CompletionKind::Value => lsp::CompletionItemKind::VALUE,
         }),
         detail: Some(c.detail),
-        documentation: Some(lsp::Documentation::MarkupContent(lsp::MarkupContent {
+        documentation: (!c.documentation.is_empty()).then_some(lsp::Documentation::MarkupContent(lsp::MarkupContent {
             kind: lsp::MarkupKind::Markdown,
             value: c.documentation,
         })),
-        sort_text: Some(format!("{}{}", if c.preferred { 0 } else { 1 }, c.label)),
-        filter_text: Some(c.label.to_owned()),
+        sort_text: Some(format!("{}{:05}{}", if c.preferred { 0 } else { 1 }, c.rank, c.label)),
+        filter_text: Some(c.filter),
+        tags: c.deprecated.then(|| vec![lsp::CompletionItemTag::DEPRECATED]),
         text_edit: Some(lsp::CompletionTextEdit::Edit(lsp::TextEdit {
             range: position::range(rope, c.replace),
-            new_text: c.label.to_owned(),
+            new_text: c.insert,
         })),
+        label: c.label,
         ..Default::default()
+    }
+}
+
+pub fn inlay_hint(rope: &Rope, h: ide::InlayHint) -> lsp::InlayHint {
+    lsp::InlayHint {
+        position: position::position(rope, h.at),
+        label: lsp::InlayHintLabel::String(h.label),
+        kind: Some(lsp::InlayHintKind::TYPE),
+        text_edits: None,
+        tooltip: Some(lsp::InlayHintTooltip::MarkupContent(lsp::MarkupContent {
+            kind: lsp::MarkupKind::Markdown,
+            value: h.tooltip,
+        })),
+        padding_left: Some(true),
+        padding_right: None,
+        data: None,
     }
 }
 

@@ -6,6 +6,7 @@ use crate::diagnostic::Diagnostic;
 use crate::lsp::config::Settings;
 use crate::syntax::{Parse, Parser};
 use ropey::Rope;
+use std::sync::Arc;
 use tower_lsp_server::ls_types::TextDocumentContentChangeEvent;
 use tree_sitter::{InputEdit, Point};
 
@@ -14,7 +15,8 @@ pub struct Document {
     pub rope: Rope,
     /// Invariant: equal to `rope.to_string()`.
     pub text: String,
-    pub parse: Parse,
+    /// Shared with a kernel check running off the lock on this version.
+    pub parse: Arc<Parse>,
     /// Syntax diagnostics of `version`, after the `ignore` setting.
     pub diagnostics: Vec<Diagnostic>,
     /// Kernel diagnostics of `version`, once the debounced check has run.
@@ -40,7 +42,7 @@ fn point(text: &str, offset: usize) -> Point {
 impl Document {
     pub fn new(text: String, version: i32, settings: Settings) -> Document {
         let mut parser = Parser::new();
-        let parse = parser.parse(&text, settings.target, None);
+        let parse = Arc::new(parser.parse(&text, settings.target, None));
         let mut doc = Document {
             version,
             rope: Rope::from_str(&text),
@@ -59,6 +61,8 @@ impl Document {
     /// (incrementally unless a change replaced the whole text).
     pub fn apply(&mut self, version: i32, changes: &[TextDocumentContentChangeEvent]) {
         let mut incremental = true;
+        // The tree may be shared with a running kernel check: edit a copy (cheap, shared nodes).
+        let mut tree = self.parse.tree.clone();
         for change in changes {
             match change.range {
                 Some(range) => {
@@ -80,7 +84,7 @@ impl Document {
                         old_end_position,
                         new_end_position: point(&self.text, new_end),
                     };
-                    self.parse.tree.edit(&edit);
+                    tree.edit(&edit);
                 }
                 None => {
                     self.rope = Rope::from_str(&change.text);
@@ -90,13 +94,15 @@ impl Document {
             }
         }
         self.version = version;
-        self.reparse(incremental);
+        self.parse = Arc::new(self.parser.parse(&self.text, self.settings.target, incremental.then_some(&tree)));
+        self.check();
     }
 
-    /// Reparses after edits (or from scratch, e.g. when the target changed).
+    /// Reparses (incrementally over the current tree, or from scratch, e.g. when the
+    /// target changed).
     pub fn reparse(&mut self, incremental: bool) {
         let old = incremental.then_some(&self.parse.tree);
-        self.parse = self.parser.parse(&self.text, self.settings.target, old);
+        self.parse = Arc::new(self.parser.parse(&self.text, self.settings.target, old));
         self.check();
     }
 

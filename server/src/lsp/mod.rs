@@ -5,17 +5,19 @@
 //! - `position`: the one place where (line, UTF-16 unit) meets byte offsets
 //! - `document`: rope + text + tree + diagnostics, incremental edits and reparses
 //! - `config`: `fevlint.toml`, `initializationOptions`, `didChangeConfiguration`
+//! - `kernels`: the configured kernels, loaded in the background, shared, reloaded
 //! - `convert`: diagnostics, hovers, completions, symbols, tokens to LSP types
 //! - `server`: the handlers
 
 pub mod config;
 mod convert;
 mod document;
+pub mod kernels;
 pub mod position;
 mod server;
 pub mod transport;
 
-pub use server::{capabilities, Backend, KernelCheck, KERNEL_DEBOUNCE};
+pub use server::{capabilities, Backend, KernelCheck, KernelRules, KERNEL_DEBOUNCE};
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -13,11 +13,13 @@
 use super::config::{self, Layer, Settings};
 use super::convert::{self, RuleDocs};
 use super::document::Document;
+use super::kernels::{self, Kernels, Load};
 use super::position;
 use crate::diagnostic::Diagnostic;
 use crate::ide;
+use crate::kernel::Kernel;
 use crate::syntax::Parse;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,15 +29,47 @@ use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
-/// Kernel-aware checks (BTF/DWARF, symbols) plug in here. They run after a debounce
-/// on the latest text, off the typing path; their result is dropped when the document
-/// changed meanwhile.
+/// Kernel-aware checks plug in here. They run after a debounce on the latest text, off
+/// the typing path and off the state lock, with the document's kernels that are loaded;
+/// their result is dropped when the document changed meanwhile.
 pub trait KernelCheck: Send + Sync + 'static {
-    fn check(&self, text: &str, parse: &Parse, settings: &Settings) -> Vec<Diagnostic>;
+    fn check(&self, text: &str, parse: &Parse, settings: &Settings, kernels: &[Arc<Kernel>]) -> Vec<Diagnostic>;
+    /// Whether documents with these settings are checked at all.
+    fn wants(&self, _settings: &Settings) -> bool {
+        true
+    }
+}
+
+/// The server's own kernel check: the kernel rules, once per configured kernel, each
+/// diagnostic labelled with its kernel.
+#[derive(Debug, Default)]
+pub struct KernelRules;
+
+impl KernelCheck for KernelRules {
+    fn check(&self, text: &str, parse: &Parse, _settings: &Settings, kernels: &[Arc<Kernel>]) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        for k in kernels {
+            out.extend(crate::analysis::check_parse_kernel(parse, text, k));
+        }
+        out
+    }
+
+    fn wants(&self, settings: &Settings) -> bool {
+        !settings.kernels.is_empty()
+    }
 }
 
 /// How long the document must be still before kernel checks run.
 pub const KERNEL_DEBOUNCE: Duration = Duration::from_millis(300);
+
+/// `FEVLINT_KERNEL_DEBOUNCE_MS` overrides [`KERNEL_DEBOUNCE`] (benchmarks measure the
+/// check itself with a short debounce).
+fn debounce() -> Duration {
+    std::env::var("FEVLINT_KERNEL_DEBOUNCE_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(KERNEL_DEBOUNCE, Duration::from_millis)
+}
 
 #[derive(Default)]
 struct State {
@@ -45,6 +79,14 @@ struct State {
     client: Layer,
     related_information: bool,
     rule_docs: RuleDocs,
+    /// The client shows `$/progress` (window.workDoneProgress).
+    progress: bool,
+    /// The client takes `workspace/didChangeWatchedFiles` registrations.
+    watch: bool,
+    /// The client takes `workspace/inlayHint/refresh`.
+    inlay_refresh: bool,
+    /// Kernel paths with a registered file watcher.
+    watched: HashSet<std::path::PathBuf>,
 }
 
 struct Inner {
@@ -52,8 +94,13 @@ struct Inner {
     state: Mutex<State>,
     /// Held while checking a version is current and sending its diagnostics.
     publish: tokio::sync::Mutex<()>,
-    kernel: Option<Arc<dyn KernelCheck>>,
+    check: Arc<dyn KernelCheck>,
+    /// Invariant: taken after `state` when both are held, never before.
+    kernels: Mutex<Kernels>,
+    debounce: Duration,
     shutdown: Arc<AtomicBool>,
+    /// Numbers progress tokens and registrations.
+    serial: std::sync::atomic::AtomicU64,
 }
 
 pub struct Backend(Arc<Inner>);
@@ -82,6 +129,15 @@ impl Inner {
         self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    fn kernels(&self) -> MutexGuard<'_, Kernels> {
+        self.kernels.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The loaded kernels of a document's settings.
+    fn kernels_of(&self, settings: &Settings) -> Vec<Arc<Kernel>> {
+        self.kernels().available(&settings.kernels).kernels
+    }
+
     async fn log(&self, typ: MessageType, message: String) {
         eprintln!("fevlint lsp: {message}");
         self.client.log_message(typ, message).await;
@@ -97,9 +153,12 @@ impl Inner {
                 return;
             }
             let all = doc.diagnostics.iter().chain(doc.kernel_diagnostics.iter().flatten());
+            let several = doc.settings.kernels.len() > 1;
             guarded(|| {
-                all.map(|d| convert::diagnostic(&doc.rope, &uri, d, &state.rule_docs, state.related_information))
-                    .collect::<Vec<_>>()
+                all.map(|d| {
+                    convert::diagnostic(&doc.rope, &uri, d, &state.rule_docs, state.related_information, several)
+                })
+                .collect::<Vec<_>>()
             })
         };
         match diagnostics {
@@ -108,26 +167,41 @@ impl Inner {
         }
     }
 
-    /// Starts the debounced kernel check of `version`, when kernel checks are configured.
+    /// Starts the debounced kernel check of `version`, when kernel checks apply.
     fn schedule_kernel(self: &Arc<Self>, uri: Uri, version: i32) {
-        let Some(kernel) = self.kernel.clone() else { return };
         let inner = Arc::clone(self);
         tokio::spawn(async move {
-            tokio::time::sleep(KERNEL_DEBOUNCE).await;
-            let done = {
-                let mut state = inner.lock();
-                let Some(doc) = state.docs.get_mut(&uri) else { return };
-                if doc.version != version {
+            tokio::time::sleep(inner.debounce).await;
+            let (text, parse, settings) = {
+                let state = inner.lock();
+                let Some(doc) = state.docs.get(&uri) else { return };
+                if doc.version != version || !inner.check.wants(&doc.settings) {
                     return; // stale: a newer version has its own check scheduled
                 }
-                match guarded(|| kernel.check(&doc.text, &doc.parse, &doc.settings)) {
-                    Ok(mut found) => {
-                        found.retain(|d| !doc.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(d.code)));
-                        doc.kernel_diagnostics = Some(found);
-                        Ok(())
+                (doc.text.clone(), Arc::clone(&doc.parse), doc.settings.clone())
+            };
+            let available = inner.kernels().available(&settings.kernels);
+            if available.waiting {
+                return; // a kernel is loading: its end schedules the check again
+            }
+            let check = Arc::clone(&inner.check);
+            let ignore = settings.ignore.clone();
+            let job = tokio::task::spawn_blocking(move || {
+                guarded(|| check.check(&text, &parse, &settings, &available.kernels))
+            });
+            let done = match job.await {
+                Ok(Ok(mut found)) => {
+                    found.retain(|d| !ignore.iter().any(|c| c.eq_ignore_ascii_case(d.code)));
+                    let mut state = inner.lock();
+                    let Some(doc) = state.docs.get_mut(&uri) else { return };
+                    if doc.version != version {
+                        return; // the document changed while the check ran
                     }
-                    Err(p) => Err(p),
+                    doc.kernel_diagnostics = Some(found);
+                    Ok(())
                 }
+                Ok(Err(p)) => Err(p),
+                Err(e) => Err(e.to_string()),
             };
             match done {
                 Ok(()) => inner.publish(uri, version).await,
@@ -136,12 +210,177 @@ impl Inner {
         });
     }
 
-    /// Runs a read-only request on an open document; unopened documents answer `R::default()`.
-    async fn request<R: Default>(&self, what: &str, uri: &Uri, f: impl FnOnce(&State, &Document) -> R) -> Result<R> {
+    /// Every kernel path an open document names.
+    fn kernel_paths(state: &State) -> Vec<std::path::PathBuf> {
+        let mut paths: Vec<_> = state.docs.values().flat_map(|d| d.settings.kernels.iter().cloned()).collect();
+        paths.sort();
+        paths.dedup();
+        paths
+    }
+
+    /// Starts loading the kernels the documents name and do not have yet (and, with
+    /// `recheck`, those whose files changed).
+    fn sync_kernels(self: &Arc<Self>, recheck: bool) {
+        let loads = {
+            let state = self.lock();
+            let paths = Self::kernel_paths(&state);
+            self.kernels().sync(&paths, recheck)
+        };
+        for load in loads {
+            self.start_load(load);
+        }
+    }
+
+    /// Loads one kernel in the background, with `$/progress` when the client shows it;
+    /// then re-checks the documents naming it.
+    fn start_load(self: &Arc<Self>, load: Load) {
+        let inner = Arc::clone(self);
+        tokio::spawn(async move {
+            let n = inner.serial.fetch_add(1, Ordering::SeqCst);
+            let key = load.key.clone();
+            let job = tokio::task::spawn_blocking(move || kernels::open(&key));
+            let (progress, watch) = {
+                let state = inner.lock();
+                (state.progress, state.watch && !state.watched.contains(&load.key))
+            };
+            let shown = load.key.display().to_string();
+            let ongoing = if progress {
+                let token = ProgressToken::String(format!("fevlint/kernel/{n}"));
+                let created =
+                    tokio::time::timeout(Duration::from_secs(2), inner.client.create_work_done_progress(token.clone()))
+                        .await;
+                match created {
+                    Ok(Ok(())) => Some(
+                        inner
+                            .client
+                            .progress(token, "fevlint: loading kernel")
+                            .with_message(shown.clone())
+                            .begin()
+                            .await,
+                    ),
+                    _ => None,
+                }
+            } else {
+                None
+            };
+            let result = match job.await {
+                Ok(r) => r,
+                Err(e) => Err(format!("loading panicked: {e}")),
+            };
+            let summary = match &result {
+                Ok(k) => format!("{} loaded ({})", k.name, k.types_from.as_deref().unwrap_or("no types")),
+                Err(e) => format!("failed: {e}"),
+            };
+            let error = result.as_ref().err().cloned();
+            let accepted = inner.kernels().finish(&load, result);
+            if let Some(p) = ongoing {
+                p.finish_with_message(summary.clone()).await;
+            }
+            if !accepted {
+                return;
+            }
+            match error {
+                Some(e) => {
+                    let message = format!("fevlint: cannot load kernel {shown}: {e}");
+                    inner.log(MessageType::WARNING, message.clone()).await;
+                    inner.client.show_message(MessageType::WARNING, message).await;
+                }
+                None => inner.log(MessageType::INFO, format!("kernel {shown}: {summary}")).await,
+            }
+            if watch {
+                inner.watch_kernel(&load.key).await;
+            }
+            let (docs, refresh) = {
+                let state = inner.lock();
+                let docs: Vec<(Uri, i32)> = state
+                    .docs
+                    .iter()
+                    .filter(|(_, d)| d.settings.kernels.iter().any(|p| kernels::key(p) == load.key))
+                    .map(|(u, d)| (u.clone(), d.version))
+                    .collect();
+                (docs, state.inlay_refresh)
+            };
+            for (uri, version) in docs {
+                inner.schedule_kernel(uri, version);
+            }
+            if refresh {
+                let _ = inner.client.inlay_hint_refresh().await;
+            }
+        });
+    }
+
+    /// Registers a file watcher for a kernel's files (its folder, or the file itself).
+    async fn watch_kernel(&self, key: &std::path::Path) {
+        if !self.lock().watched.insert(key.to_owned()) {
+            return;
+        }
+        let glob = if key.is_dir() { format!("{}/**", key.display()) } else { key.display().to_string() };
+        self.register_watchers(vec![glob]).await;
+    }
+
+    async fn register_watchers(&self, globs: Vec<String>) {
+        let n = self.serial.fetch_add(1, Ordering::SeqCst);
+        let options = DidChangeWatchedFilesRegistrationOptions {
+            watchers: globs
+                .into_iter()
+                .map(|g| FileSystemWatcher { glob_pattern: GlobPattern::String(g), kind: None })
+                .collect(),
+        };
+        let registration = Registration {
+            id: format!("fevlint/watch/{n}"),
+            method: "workspace/didChangeWatchedFiles".to_owned(),
+            register_options: serde_json::to_value(options).ok(),
+        };
+        let sent = tokio::time::timeout(Duration::from_secs(2), self.client.register_capability(vec![registration]));
+        if let Ok(Err(e)) = sent.await {
+            self.log(MessageType::WARNING, format!("cannot register file watchers: {e}")).await;
+        }
+    }
+
+    /// Settings changed (client layer or a `fevlint.toml`): resolves every document's
+    /// settings again, re-checks, and reloads kernels whose files changed.
+    async fn reconfigure(self: &Arc<Self>, mut logs: Vec<String>) {
+        let mut republish = Vec::new();
+        {
+            let mut state = self.lock();
+            let uris: Vec<Uri> = state.docs.keys().cloned().collect();
+            for uri in uris {
+                let (settings, problems) = Inner::settings_for(&state, &uri);
+                logs.extend(problems);
+                if let Some(doc) = state.docs.get_mut(&uri) {
+                    if doc.settings != settings {
+                        if let Err(p) = guarded(|| doc.set_settings(settings)) {
+                            logs.push(format!("re-checking {} failed: {p}", uri.as_str()));
+                        }
+                    }
+                    republish.push((uri, doc.version));
+                }
+            }
+        }
+        for l in logs {
+            self.log(MessageType::WARNING, l).await;
+        }
+        self.sync_kernels(true);
+        for (uri, v) in republish {
+            self.publish(uri.clone(), v).await;
+            self.schedule_kernel(uri, v);
+        }
+    }
+
+    /// Runs a read-only request on an open document with its loaded kernels; unopened
+    /// documents answer `R::default()`.
+    async fn request<R: Default>(
+        &self,
+        what: &str,
+        uri: &Uri,
+        f: impl FnOnce(&State, &Document, &[&Kernel]) -> R,
+    ) -> Result<R> {
         let result = {
             let state = self.lock();
             let Some(doc) = state.docs.get(uri) else { return Ok(R::default()) };
-            guarded(|| f(&state, doc))
+            let kernels = self.kernels_of(&doc.settings);
+            let refs: Vec<&Kernel> = kernels.iter().map(|k| k.as_ref()).collect();
+            guarded(|| f(&state, doc, &refs))
         };
         match result {
             Ok(r) => Ok(r),
@@ -159,13 +398,17 @@ impl Inner {
 }
 
 impl Backend {
+    /// A server; `kernel` replaces the kernel rules ([`KernelRules`]) as the kernel check.
     pub fn new(client: Client, kernel: Option<Arc<dyn KernelCheck>>, shutdown: Arc<AtomicBool>) -> Backend {
         Backend(Arc::new(Inner {
             client,
             state: Mutex::new(State::default()),
             publish: tokio::sync::Mutex::new(()),
-            kernel,
+            check: kernel.unwrap_or_else(|| Arc::new(KernelRules)),
+            kernels: Mutex::new(Kernels::default()),
+            debounce: debounce(),
             shutdown,
+            serial: std::sync::atomic::AtomicU64::new(0),
         }))
     }
 }
@@ -193,7 +436,7 @@ pub fn capabilities() -> ServerCapabilities {
         })),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         completion_provider: Some(CompletionOptions {
-            trigger_characters: Some(vec!["(".to_owned(), ",".to_owned(), "|".to_owned()]),
+            trigger_characters: Some(["(", ",", "|", "+", "["].map(str::to_owned).to_vec()),
             ..Default::default()
         }),
         document_symbol_provider: Some(OneOf::Left(true)),
@@ -207,6 +450,7 @@ pub fn capabilities() -> ServerCapabilities {
             },
         )),
         document_formatting_provider: Some(OneOf::Left(true)),
+        inlay_hint_provider: Some(OneOf::Left(true)),
         code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
             code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
             ..Default::default()
@@ -234,6 +478,20 @@ impl LanguageServer for Backend {
                 .and_then(|p| p.related_information)
                 .unwrap_or(false);
             state.rule_docs = RuleDocs::find(&roots(&params));
+            let caps = &params.capabilities;
+            state.progress = caps.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false);
+            state.watch = caps
+                .workspace
+                .as_ref()
+                .and_then(|w| w.did_change_watched_files.as_ref())
+                .and_then(|d| d.dynamic_registration)
+                .unwrap_or(false);
+            state.inlay_refresh = caps
+                .workspace
+                .as_ref()
+                .and_then(|w| w.inlay_hint.as_ref())
+                .and_then(|i| i.refresh_support)
+                .unwrap_or(false);
         }
         for p in problems {
             self.0.log(MessageType::WARNING, p).await;
@@ -246,6 +504,13 @@ impl LanguageServer for Backend {
             }),
             offset_encoding: None,
         })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        let watch = self.0.lock().watch;
+        if watch {
+            self.0.register_watchers(vec![format!("**/{}", config::FILE_NAME)]).await;
+        }
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -271,6 +536,7 @@ impl LanguageServer for Backend {
             self.0.log(MessageType::WARNING, p).await;
         }
         if let Some(v) = version {
+            self.0.sync_kernels(false);
             self.0.publish(doc.uri.clone(), v).await;
             self.0.schedule_kernel(doc.uri, v);
         }
@@ -318,42 +584,34 @@ impl LanguageServer for Backend {
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
         let mut logs = Vec::new();
-        let mut republish = Vec::new();
         {
             let mut state = self.0.lock();
             match Layer::from_json(&params.settings) {
                 Ok(l) => state.client = l,
                 Err(e) => logs.push(format!("settings: {e}")),
             }
-            let uris: Vec<Uri> = state.docs.keys().cloned().collect();
-            for uri in uris {
-                let (settings, problems) = Inner::settings_for(&state, &uri);
-                logs.extend(problems);
-                if let Some(doc) = state.docs.get_mut(&uri) {
-                    if doc.settings != settings {
-                        if let Err(p) = guarded(|| doc.set_settings(settings)) {
-                            logs.push(format!("re-checking {} failed: {p}", uri.as_str()));
-                        }
-                    }
-                    republish.push((uri, doc.version));
-                }
-            }
         }
-        for l in logs {
-            self.0.log(MessageType::WARNING, l).await;
+        self.0.reconfigure(logs).await;
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let changed: Vec<std::path::PathBuf> =
+            params.changes.iter().filter_map(|c| c.uri.to_file_path().map(|p| p.into_owned())).collect();
+        let loads = self.0.kernels().touched(&changed);
+        for load in loads {
+            self.0.start_load(load);
         }
-        for (uri, v) in republish {
-            self.0.publish(uri.clone(), v).await;
-            self.0.schedule_kernel(uri, v);
+        if changed.iter().any(|p| p.file_name().is_some_and(|n| n == config::FILE_NAME)) {
+            self.0.reconfigure(Vec::new()).await;
         }
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let p = params.text_document_position_params;
         self.0
-            .request("hover", &p.text_document.uri, |_, doc| {
+            .request("hover", &p.text_document.uri, |_, doc, kernels| {
                 let offset = position::offset(&doc.rope, p.position);
-                ide::hover(&doc.parse, &doc.text, offset).map(|h| convert::hover(&doc.rope, h))
+                ide::hover_with(&doc.parse, &doc.text, offset, kernels).map(|h| convert::hover(&doc.rope, h))
             })
             .await
     }
@@ -361,20 +619,21 @@ impl LanguageServer for Backend {
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let p = params.text_document_position;
         self.0
-            .request("completion", &p.text_document.uri, |_, doc| {
+            .request("completion", &p.text_document.uri, |_, doc, kernels| {
                 let offset = position::offset(&doc.rope, p.position);
-                let items: Vec<CompletionItem> = ide::completions(&doc.parse, &doc.text, offset)
-                    .into_iter()
-                    .map(|c| convert::completion(&doc.rope, c))
-                    .collect();
-                (!items.is_empty()).then_some(CompletionResponse::Array(items))
+                let found = ide::completions_with(&doc.parse, &doc.text, offset, kernels);
+                // Function names are cut at a limit: the client asks again as the word grows.
+                let incomplete = found.iter().any(|c| c.kind == ide::CompletionKind::Function);
+                let items: Vec<CompletionItem> = found.into_iter().map(|c| convert::completion(&doc.rope, c)).collect();
+                (!items.is_empty())
+                    .then_some(CompletionResponse::List(CompletionList { is_incomplete: incomplete, items }))
             })
             .await
     }
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
         self.0
-            .request("documentSymbol", &params.text_document.uri, |_, doc| {
+            .request("documentSymbol", &params.text_document.uri, |_, doc, _| {
                 let symbols = ide::symbols(&doc.parse, &doc.text);
                 Some(DocumentSymbolResponse::Nested(
                     symbols.into_iter().map(|s| convert::symbol(&doc.rope, s)).collect(),
@@ -385,7 +644,7 @@ impl LanguageServer for Backend {
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
         self.0
-            .request("foldingRange", &params.text_document.uri, |_, doc| {
+            .request("foldingRange", &params.text_document.uri, |_, doc, _| {
                 Some(
                     ide::comment_folds(&doc.text)
                         .into_iter()
@@ -403,7 +662,7 @@ impl LanguageServer for Backend {
 
     async fn semantic_tokens_full(&self, params: SemanticTokensParams) -> Result<Option<SemanticTokensResult>> {
         self.0
-            .request("semanticTokens", &params.text_document.uri, |_, doc| {
+            .request("semanticTokens", &params.text_document.uri, |_, doc, _| {
                 let highlights = ide::highlights(&doc.parse, &doc.text);
                 Some(SemanticTokensResult::Tokens(convert::semantic_tokens(&doc.rope, &highlights)))
             })
@@ -412,7 +671,7 @@ impl LanguageServer for Backend {
 
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
         self.0
-            .request("formatting", &params.text_document.uri, |_, doc| {
+            .request("formatting", &params.text_document.uri, |_, doc, _| {
                 Some(ide::format(&doc.parse, &doc.text).iter().map(|e| convert::edit(&doc.rope, e)).collect())
             })
             .await
@@ -426,15 +685,23 @@ impl LanguageServer for Backend {
         }
         let uri = params.text_document.uri;
         self.0
-            .request("codeAction", &uri, |state, doc| {
+            .request("codeAction", &uri, |state, doc, kernels| {
                 let span = position::span(&doc.rope, params.range);
                 let all: Vec<Diagnostic> =
                     doc.diagnostics.iter().chain(doc.kernel_diagnostics.iter().flatten()).cloned().collect();
-                let actions: Vec<CodeActionOrCommand> = ide::fixes(&doc.parse, &doc.text, &all, span)
+                let several = doc.settings.kernels.len() > 1;
+                let actions: Vec<CodeActionOrCommand> = ide::fixes_with(&doc.parse, &doc.text, &all, span, kernels)
                     .into_iter()
                     .map(|fix| {
                         let diagnostic = all.get(fix.diagnostic).map(|d| {
-                            convert::diagnostic(&doc.rope, &uri, d, &state.rule_docs, state.related_information)
+                            convert::diagnostic(
+                                &doc.rope,
+                                &uri,
+                                d,
+                                &state.rule_docs,
+                                state.related_information,
+                                several,
+                            )
                         });
                         let edits = fix.edits.iter().map(|e| convert::edit(&doc.rope, e)).collect();
                         CodeActionOrCommand::CodeAction(CodeAction {
@@ -451,6 +718,23 @@ impl LanguageServer for Backend {
                     })
                     .collect();
                 (!actions.is_empty()).then_some(actions)
+            })
+            .await
+    }
+
+    async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        self.0
+            .request("inlayHint", &params.text_document.uri, |_, doc, kernels| {
+                if kernels.is_empty() {
+                    return None;
+                }
+                let span = position::span(&doc.rope, params.range);
+                Some(
+                    ide::inlay_hints(&doc.parse, span, kernels)
+                        .into_iter()
+                        .map(|h| convert::inlay_hint(&doc.rope, h))
+                        .collect(),
+                )
             })
             .await
     }

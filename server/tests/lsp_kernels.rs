@@ -1,0 +1,365 @@
+//! Kernels in the language server, on the real 6.12.117 and 6.1.0-56 fixtures: loaded in
+//! the background with `$/progress`, kernel diagnostics after the debounce, hover,
+//! completion, inlay hints and the T406 fix; a broken kernel path is a warning and the
+//! server keeps answering; a configuration change loads the new kernel.
+
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
+
+fn kernel(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels").join(name).canonicalize().expect("fixture")
+}
+
+struct Client {
+    read: BufReader<ReadHalf<DuplexStream>>,
+    write: WriteHalf<DuplexStream>,
+    server: tokio::task::JoinHandle<bool>,
+    next_id: i64,
+    /// Notifications and server requests seen, in order.
+    seen: Vec<Value>,
+}
+
+impl Client {
+    fn start() -> Client {
+        let (client_io, server_io) = tokio::io::duplex(1 << 20);
+        let (server_read, server_write) = tokio::io::split(server_io);
+        let server = tokio::spawn(fevlint::lsp::serve(server_read, server_write, None));
+        let (read, write) = tokio::io::split(client_io);
+        Client { read: BufReader::new(read), write, server, next_id: 1, seen: Vec::new() }
+    }
+
+    async fn send(&mut self, v: Value) {
+        let body = v.to_string();
+        let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        out.extend_from_slice(body.as_bytes());
+        self.write.write_all(&out).await.expect("write");
+    }
+
+    async fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params})).await;
+    }
+
+    /// Reads one message; server requests are answered with `null` and recorded.
+    async fn read(&mut self) -> Value {
+        let mut len = 0;
+        loop {
+            let mut line = String::new();
+            self.read.read_line(&mut line).await.expect("read");
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(v) = line.strip_prefix("Content-Length: ") {
+                len = v.parse().expect("length");
+            }
+        }
+        let mut body = vec![0; len];
+        self.read.read_exact(&mut body).await.expect("body");
+        let v: Value = serde_json::from_slice(&body).expect("json");
+        if v.get("method").is_some() && v.get("id").is_some() {
+            let id = v["id"].clone();
+            self.send(json!({"jsonrpc": "2.0", "id": id, "result": null})).await;
+        }
+        v
+    }
+
+    async fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        loop {
+            let v = tokio::time::timeout(Duration::from_secs(20), self.read()).await.expect("answer in time");
+            if v["id"] == json!(id) && v.get("method").is_none() {
+                return v["result"].clone();
+            }
+            self.seen.push(v);
+        }
+    }
+
+    /// Waits for a message matching `pred` (from those seen, then new ones).
+    async fn wait(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.seen.iter().position(&pred) {
+            return self.seen.remove(i);
+        }
+        loop {
+            let v = tokio::time::timeout(Duration::from_secs(20), self.read())
+                .await
+                .unwrap_or_else(|_| panic!("no {what} within 20 s; seen: {:#?}", self.seen));
+            if pred(&v) {
+                return v;
+            }
+            self.seen.push(v);
+        }
+    }
+
+    async fn initialize(&mut self, capabilities: Value, options: Value) {
+        self.request("initialize", json!({"capabilities": capabilities, "initializationOptions": options})).await;
+        self.notify("initialized", json!({})).await;
+    }
+
+    async fn finish(mut self) {
+        self.request("shutdown", Value::Null).await;
+        self.notify("exit", Value::Null).await;
+        let clean = tokio::time::timeout(Duration::from_secs(5), self.server).await.expect("exit").expect("join");
+        assert!(clean, "clean exit");
+    }
+}
+
+fn codes(v: &Value) -> Vec<String> {
+    v["params"]["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| d["code"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+fn messages(v: &Value) -> Vec<String> {
+    v["params"]["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| d["message"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+fn is_publish(v: &Value, version: i64, pred: impl Fn(&[String]) -> bool) -> bool {
+    v["method"] == "textDocument/publishDiagnostics" && v["params"]["version"] == json!(version) && pred(&codes(v))
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fevlint-lsp-kernels-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    dir
+}
+
+fn uri(path: &Path) -> String {
+    format!("file://{}", path.display())
+}
+
+const SCRIPT: &str = "vfs_raed(x64 file)\nvfs_read(symbol llseek+16[0]+16)\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kernel_from_fevlint_toml_drives_diagnostics_hover_completion_hints_and_fixes() {
+    let dir = temp_dir("toml");
+    std::fs::write(
+        dir.join("fevlint.toml"),
+        format!("kernels = [{:?}]\n", kernel("6.12.117+deb12-amd64").display().to_string()),
+    )
+    .expect("write");
+    let file = dir.join("probe.fev");
+    let uri = uri(&file);
+    let mut c = Client::start();
+    c.initialize(json!({"window": {"workDoneProgress": true}}), Value::Null).await;
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": SCRIPT}}),
+    )
+    .await;
+
+    // Syntax at once, then the kernel's findings once it is loaded and the debounce passed.
+    let kernel_publish = c.wait("kernel diagnostics", |v| is_publish(v, 1, |c| c.iter().any(|x| x == "K201"))).await;
+    assert_eq!(codes(&kernel_publish), ["K201", "T406"], "{kernel_publish:#}");
+    let k201 = &kernel_publish["params"]["diagnostics"][0];
+    assert!(k201["codeDescription"]["href"].as_str().is_some_and(|h| h.ends_with("K201.md")), "{k201}");
+    assert!(k201["message"].as_str().unwrap_or("").contains("6.12.117+deb12-amd64"));
+    // The load was reported as progress (create request, begin, end).
+    let create = c.seen.iter().any(|v| v["method"] == "window/workDoneProgress/create");
+    let kinds: Vec<&str> = c
+        .seen
+        .iter()
+        .filter(|v| v["method"] == "$/progress")
+        .filter_map(|v| v["params"]["value"]["kind"].as_str())
+        .collect();
+    assert!(create && kinds == ["begin", "end"], "progress: {create} {kinds:?}");
+
+    // Hover on the function: signature, registers, traceability.
+    let hover = c
+        .request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 3}}))
+        .await;
+    let text = hover["contents"]["value"].as_str().unwrap_or("").to_owned();
+    for want in [
+        "ssize_t vfs_read(struct file * file, char * buf, size_t count, loff_t * pos);",
+        "slot 0 `rdi`: `struct file *` file (8 bytes)",
+        "slot 3 `rcx`: `loff_t *` pos",
+        "traceable, decided by available_filter_functions",
+    ] {
+        assert!(text.contains(want), "hover lacks {want:?}:\n{text}");
+    }
+    // Hover on the field: the C expression on this kernel.
+    let hover = c
+        .request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 17}}))
+        .await;
+    let text = hover["contents"]["value"].as_str().unwrap_or("").to_owned();
+    assert!(text.contains("records the address `&file->f_op->llseek`"), "{text}");
+    assert!(text.contains("`file->f_op`: `f_op` at offset 16 in `struct file`"), "{text}");
+
+    // Inlay hints: the member each redirect reaches.
+    let hints = c
+        .request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 0}}}),
+        )
+        .await;
+    let labels: Vec<(u64, u64, &str)> = hints
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|h| {
+            (
+                h["position"]["line"].as_u64().unwrap_or(9),
+                h["position"]["character"].as_u64().unwrap_or(0),
+                h["label"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(labels, [(1, 28, "→ f_op")], "{hints:#}");
+
+    // The T406 fix adds `[0]`; after it the warning is gone.
+    let t406 = kernel_publish["params"]["diagnostics"][1].clone();
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": t406["range"], "context": {"diagnostics": [t406]}}),
+        )
+        .await;
+    let add = actions
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|a| a["title"].as_str().is_some_and(|t| t.starts_with("Add `[0]`")))
+        .unwrap_or_else(|| panic!("no T406 fix in {actions:#}"))
+        .clone();
+    assert_eq!(add["isPreferred"], true);
+    let edits = add["edit"]["changes"][&uri].clone();
+    assert_eq!(edits[0]["newText"], "[0]");
+    assert_eq!(edits[0]["range"]["start"], json!({"line": 1, "character": 31}));
+    let changes: Vec<Value> =
+        edits.as_array().into_iter().flatten().map(|e| json!({"range": e["range"], "text": e["newText"]})).collect();
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": changes}))
+        .await;
+    let after = c.wait("kernel publish of v2", |v| is_publish(v, 2, |c| c.iter().any(|x| x == "K201"))).await;
+    assert_eq!(codes(&after), ["K201"], "{after:#}");
+
+    // The K201 fix renames to the suggestion.
+    let k201 = after["params"]["diagnostics"][0].clone();
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": k201["range"], "context": {"diagnostics": [k201]}}),
+        )
+        .await;
+    let titles: Vec<&str> = actions.as_array().into_iter().flatten().filter_map(|a| a["title"].as_str()).collect();
+    assert!(titles.contains(&"Rename to `vfs_read`"), "{titles:?}");
+
+    // Completion: function names (prefix first, traceable first), members after `+`, `0` after `[`.
+    let line = "vfs_rea\nvfs_read(x64 file+\nvfs_read(x64 file+40[\nvfs_read(int fd, x64 \n";
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": format!("{SCRIPT}{line}")}]}),
+    )
+    .await;
+    let complete = |l: u32, ch: u32| json!({"textDocument": {"uri": uri}, "position": {"line": l, "character": ch}});
+    let functions = c.request("textDocument/completion", complete(2, 7)).await;
+    assert_eq!(functions["isIncomplete"], true);
+    let mut items: Vec<Value> = functions["items"].as_array().cloned().unwrap_or_default();
+    assert!(items.len() <= 100 && items.len() > 3, "{}", items.len());
+    items.sort_by_key(|i| i["sortText"].as_str().unwrap_or("").to_owned());
+    assert_eq!(items[0]["label"], "vfs_read", "{:#}", items[0]);
+    assert!(items[0]["detail"].as_str().unwrap_or("").starts_with("ssize_t vfs_read("), "{:#}", items[0]);
+    let members = c.request("textDocument/completion", complete(3, 18)).await;
+    let items = members["items"].as_array().cloned().unwrap_or_default();
+    let f_op = items
+        .iter()
+        .find(|i| i["label"] == "f_op (16, const struct file_operations *)")
+        .unwrap_or_else(|| panic!("no f_op in {members:#}"));
+    assert_eq!(f_op["textEdit"]["newText"], "16");
+    let zero = c.request("textDocument/completion", complete(4, 21)).await;
+    let labels: Vec<&str> =
+        zero["items"].as_array().into_iter().flatten().filter_map(|i| i["label"].as_str()).collect();
+    assert_eq!(labels, ["0"], "{zero:#}");
+    let names = c.request("textDocument/completion", complete(5, 21)).await;
+    let labels: Vec<&str> =
+        names["items"].as_array().into_iter().flatten().filter_map(|i| i["label"].as_str()).collect();
+    assert_eq!(labels, ["buf"], "slot 1 of vfs_read is `buf`: {names:#}");
+
+    c.finish().await;
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broken_kernel_is_a_warning_and_a_configuration_change_loads_another() {
+    let dir = temp_dir("reload");
+    let file = dir.join("probe.fev");
+    let uri = uri(&file);
+    let missing = dir.join("no-such-kernel");
+    let mut c = Client::start();
+    c.initialize(json!({}), json!({"kernels": [missing]})).await;
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": SCRIPT}}),
+    )
+    .await;
+    let shown = c.wait("showMessage", |v| v["method"] == "window/showMessage").await;
+    assert_eq!(shown["params"]["type"], 2, "a warning: {shown}");
+    let message = shown["params"]["message"].as_str().unwrap_or("");
+    assert!(message.contains(&missing.display().to_string()), "names the path: {message}");
+    // The server keeps serving syntax features.
+    let hover = c
+        .request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 11}}))
+        .await;
+    assert!(hover["contents"]["value"].as_str().is_some_and(|v| v.starts_with("`symbol`")), "{hover}");
+    let symbols = c.request("textDocument/documentSymbol", json!({"textDocument": {"uri": uri}})).await;
+    assert_eq!(symbols.as_array().map(Vec::len), Some(2));
+
+    // Point the client settings at 6.1: it loads and its findings arrive.
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"fevlint": {"kernels": [kernel("6.1.0-56-amd64")]}}}),
+    )
+    .await;
+    let on_61 = c
+        .wait("6.1 diagnostics", |v| {
+            is_publish(v, 1, |c| c.contains(&"K201".to_owned()))
+                && messages(v).iter().any(|m| m.contains("6.1.0-56-amd64"))
+        })
+        .await;
+    assert_eq!(codes(&on_61), ["K201", "T406"], "{on_61:#}");
+
+    // Both kernels: each finding names its kernel.
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"kernels": [kernel("6.1.0-56-amd64"), kernel("6.12.117+deb12-amd64")]}}),
+    )
+    .await;
+    let both = c.wait("two kernels", |v| is_publish(v, 1, |c| c.iter().filter(|x| *x == "T406").count() == 2)).await;
+    let t406: Vec<String> = messages(&both)
+        .into_iter()
+        .filter_map(|m| m.lines().next().map(str::to_owned))
+        .filter(|m| m.contains("records the address"))
+        .collect();
+    // The kernels disagree: offset 16 of `struct file` is `f_path` on 6.1, `f_op` on 6.12.
+    assert_eq!(
+        t406,
+        [
+            "this records the address `&file->f_path.mnt->mnt_flags`, not its value (on 6.1.0-56-amd64)",
+            "this records the address `&file->f_op->llseek`, not its value (on 6.12.117+deb12-amd64)"
+        ]
+    );
+    let hints = c
+        .request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 1, "character": 0}, "end": {"line": 2, "character": 0}}}),
+        )
+        .await;
+    assert_eq!(hints[0]["label"], "→ f_path.mnt (6.1.0) · f_op (6.12.117)", "{hints:#}");
+    let hover = c
+        .request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 3}}))
+        .await;
+    let text = hover["contents"]["value"].as_str().unwrap_or("");
+    assert!(text.contains("### 6.1.0-56-amd64") && text.contains("### 6.12.117+deb12-amd64"), "{text}");
+    c.finish().await;
+    std::fs::remove_dir_all(&dir).ok();
+}
