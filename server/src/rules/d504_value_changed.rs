@@ -20,7 +20,7 @@ become `unsigned`): the field truncates or misprints on the newer kernel.
 
 ## Example
 ```fev
-vfs_read(u64 file)
+__handle_sysrq(s32 key)
 ```
 
 ## Use instead
