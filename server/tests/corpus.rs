@@ -46,9 +46,109 @@ struct KnownWrong {
 }
 
 const KNOWN_WRONG: &[KnownWrong] = &[
-    // Empty: the 13 cases the corpus found (0-based S002 slots, T401 help for signed
-    // values, `tcp_sk()` casts, `sockaddr` byte reads, copies from bad addresses,
-    // `pt_regs` registers holding pointers) are fixed and pinned by the fixtures.
+    // FIXME(issue 5): D502 compares type spellings: `const unsigned char *` -> `const u8 *` (u8 is a typedef of
+    // unsigned char) is the same pointer in the same register.
+    KnownWrong {
+        file: "corpus/drift-6.1.47-6.1.56.fev",
+        line: "con_write(",
+        lines: 1,
+        missing: &[],
+        extra: &["D502 slot 1 was `buf` (const unsigned char *, rsi)"],
+    },
+    // FIXME(issue 5): only the clone `send_break.part.0` is left on 6.1.0-56 (no BTF prototype): the
+    // function is gone (D501); D502 claims its parameters are absent, but they are unknown.
+    KnownWrong {
+        file: "corpus/drift-6.1.47-6.1.56.fev",
+        line: "send_break(",
+        lines: 1,
+        missing: &["D501 `send_break` exists on 6.1.0-47-amd64 but not on 6.1.0-56-amd64"],
+        extra: &["D502 slot 0 was `tty`", "D502 slot 1 was `duration`"],
+    },
+    // FIXME(issue 5): D503 stops at the first moved step: `file_operations.read` also moved (16 -> 24 on
+    // 6.12, pahole), so the one fix offered (`+16`) still reads `f_op->llseek`.
+    KnownWrong {
+        file: "corpus/drift-6.1.56-6.12.fev",
+        line: "vfs_read(symbol read+40[0]+16[0])",
+        lines: 1,
+        missing: &["D503 `struct file_operations.read` moved from offset 16 to 24"],
+        extra: &[],
+    },
+    // FIXME(issue 5): a member now in an anonymous union at the same offset (f_ra at 152 on both) is
+    // reported as moved from 152 to 152, with a no-op fix.
+    KnownWrong {
+        file: "corpus/drift-6.1.56-6.12.fev",
+        line: "vfs_read(x64 ra+152[0])",
+        lines: 1,
+        missing: &[],
+        extra: &["D503 `struct file.f_ra.start` moved from offset 152 to 152"],
+    },
+    // FIXME(issue 5): after D502 (slot 1 is no longer a `struct inode *`), D503 reports `i_ino` as moved
+    // from 64 to 64 and offers a no-op fix.
+    KnownWrong {
+        file: "corpus/drift-6.1.56-6.12.fev",
+        line: "do_dentry_open(",
+        lines: 1,
+        missing: &[],
+        extra: &["D503 `struct inode.i_ino` moved from offset 64 to 64"],
+    },
+    // FIXME(issue 5): D503 stops at the first moved step: `real_parent->tgid` moved too (2420 -> 2436).
+    KnownWrong {
+        file: "corpus/drift-6.1.56-6.12.fev",
+        line: "wake_up_new_task(int ppid+2432[0]+2420[0])",
+        lines: 1,
+        missing: &["D503 `struct task_struct.tgid` moved from offset 2420 to 2436"],
+        extra: &[],
+    },
+    // FIXME(issue 5): a trailing `+N` without `[n]` (how arrays are read) is never compared:
+    // `net_device.name` moved 0 -> 304 and D503 is silent.
+    KnownWrong {
+        file: "corpus/drift-6.1.56-6.12.fev",
+        line: "dev_set_mtu(char[16] name+0)",
+        lines: 1,
+        missing: &["D503 moved from offset 0 to 304"],
+        extra: &[],
+    },
+    // FIXME(issue 5): D502 on a `const`-only change (`struct sock *` -> `const struct sock *`).
+    KnownWrong {
+        file: "corpus/drift-6.1.56-6.12.fev",
+        line: "tcp_check_oom(",
+        lines: 1,
+        missing: &[],
+        extra: &["D502 slot 0 was `sk` (struct sock *, rdi)"],
+    },
+    // FIXME(issue 5): unindexed trailing `+N` (array read): `task_struct.comm` moved 2976 -> 1752, no D503.
+    KnownWrong {
+        file: "corpus/drift-6.12-6.18.fev",
+        line: "wake_up_new_task(int pid+2432[0] | char[16] comm+2976)",
+        lines: 1,
+        missing: &["D503 moved from offset 2976 to 1752"],
+        extra: &[],
+    },
+    // FIXME(issue 5): unindexed trailing `+N` (array read): `net_device.name` moved 304 -> 280, no D503.
+    KnownWrong {
+        file: "corpus/drift-6.12-6.18.fev",
+        line: "dev_set_mtu(char[16] name+304",
+        lines: 1,
+        missing: &["D503 moved from offset 304 to 280"],
+        extra: &[],
+    },
+    // FIXME(issue 5): slot 0 became `const struct kiocb *` (D502), yet D503 offers `+8` from the old
+    // `struct file` layout: that fix would read `iocb->ki_pos`.
+    KnownWrong {
+        file: "corpus/drift-6.12-6.18.fev",
+        line: "generic_write_end(",
+        lines: 1,
+        missing: &[],
+        extra: &["D503 `struct file.f_op` moved from offset 16 to 8"],
+    },
+    // FIXME(issue 5): D502 on a `const`-only change (`struct bpf_prog *` -> `const struct bpf_prog *`).
+    KnownWrong {
+        file: "corpus/drift-6.12-6.18.fev",
+        line: "dev_map_generic_redirect(",
+        lines: 1,
+        missing: &[],
+        extra: &["D502 slot 2 was `xdp_prog` (struct bpf_prog *, rdx)"],
+    },
 ];
 
 /// Kernels are opened once per test binary (20-100 ms each).
