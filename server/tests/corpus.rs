@@ -4,7 +4,8 @@
 //!
 //! A corpus file names its kernel in a header line `# kernel: <folder in
 //! fixtures/kernels>` and, for drift, its baseline in `# baseline: <folder>` (the
-//! baseline's own findings are not expected; drift rules compare the two). Without a
+//! baseline's own findings are not expected; drift rules compare the two), or a lock made
+//! on a kernel in `# lock: <folder>` (D505). Without a
 //! kernel header the file rules run alone, for x86_64. Each line may be
 //! followed by caret lines that state the diagnostics expected on it:
 //!
@@ -46,109 +47,12 @@ struct KnownWrong {
 }
 
 const KNOWN_WRONG: &[KnownWrong] = &[
-    // FIXME(issue 5): D502 compares type spellings: `const unsigned char *` -> `const u8 *` (u8 is a typedef of
-    // unsigned char) is the same pointer in the same register.
-    KnownWrong {
-        file: "corpus/drift-6.1.47-6.1.56.fev",
-        line: "con_write(",
-        lines: 1,
-        missing: &[],
-        extra: &["D502 slot 1 was `buf` (const unsigned char *, rsi)"],
-    },
-    // FIXME(issue 5): only the clone `send_break.part.0` is left on 6.1.0-56 (no BTF prototype): the
-    // function is gone (D501); D502 claims its parameters are absent, but they are unknown.
-    KnownWrong {
-        file: "corpus/drift-6.1.47-6.1.56.fev",
-        line: "send_break(",
-        lines: 1,
-        missing: &["D501 `send_break` exists on 6.1.0-47-amd64 but not on 6.1.0-56-amd64"],
-        extra: &["D502 slot 0 was `tty`", "D502 slot 1 was `duration`"],
-    },
-    // FIXME(issue 5): D503 stops at the first moved step: `file_operations.read` also moved (16 -> 24 on
-    // 6.12, pahole), so the one fix offered (`+16`) still reads `f_op->llseek`.
-    KnownWrong {
-        file: "corpus/drift-6.1.56-6.12.fev",
-        line: "vfs_read(symbol read+40[0]+16[0])",
-        lines: 1,
-        missing: &["D503 `struct file_operations.read` moved from offset 16 to 24"],
-        extra: &[],
-    },
-    // FIXME(issue 5): a member now in an anonymous union at the same offset (f_ra at 152 on both) is
-    // reported as moved from 152 to 152, with a no-op fix.
-    KnownWrong {
-        file: "corpus/drift-6.1.56-6.12.fev",
-        line: "vfs_read(x64 ra+152[0])",
-        lines: 1,
-        missing: &[],
-        extra: &["D503 `struct file.f_ra.start` moved from offset 152 to 152"],
-    },
-    // FIXME(issue 5): after D502 (slot 1 is no longer a `struct inode *`), D503 reports `i_ino` as moved
-    // from 64 to 64 and offers a no-op fix.
-    KnownWrong {
-        file: "corpus/drift-6.1.56-6.12.fev",
-        line: "do_dentry_open(",
-        lines: 1,
-        missing: &[],
-        extra: &["D503 `struct inode.i_ino` moved from offset 64 to 64"],
-    },
-    // FIXME(issue 5): D503 stops at the first moved step: `real_parent->tgid` moved too (2420 -> 2436).
-    KnownWrong {
-        file: "corpus/drift-6.1.56-6.12.fev",
-        line: "wake_up_new_task(int ppid+2432[0]+2420[0])",
-        lines: 1,
-        missing: &["D503 `struct task_struct.tgid` moved from offset 2420 to 2436"],
-        extra: &[],
-    },
-    // FIXME(issue 5): a trailing `+N` without `[n]` (how arrays are read) is never compared:
-    // `net_device.name` moved 0 -> 304 and D503 is silent.
-    KnownWrong {
-        file: "corpus/drift-6.1.56-6.12.fev",
-        line: "dev_set_mtu(char[16] name+0)",
-        lines: 1,
-        missing: &["D503 moved from offset 0 to 304"],
-        extra: &[],
-    },
-    // FIXME(issue 5): D502 on a `const`-only change (`struct sock *` -> `const struct sock *`).
-    KnownWrong {
-        file: "corpus/drift-6.1.56-6.12.fev",
-        line: "tcp_check_oom(",
-        lines: 1,
-        missing: &[],
-        extra: &["D502 slot 0 was `sk` (struct sock *, rdi)"],
-    },
-    // FIXME(issue 5): unindexed trailing `+N` (array read): `task_struct.comm` moved 2976 -> 1752, no D503.
-    KnownWrong {
-        file: "corpus/drift-6.12-6.18.fev",
-        line: "wake_up_new_task(int pid+2432[0] | char[16] comm+2976)",
-        lines: 1,
-        missing: &["D503 moved from offset 2976 to 1752"],
-        extra: &[],
-    },
-    // FIXME(issue 5): unindexed trailing `+N` (array read): `net_device.name` moved 304 -> 280, no D503.
-    KnownWrong {
-        file: "corpus/drift-6.12-6.18.fev",
-        line: "dev_set_mtu(char[16] name+304",
-        lines: 1,
-        missing: &["D503 moved from offset 304 to 280"],
-        extra: &[],
-    },
-    // FIXME(issue 5): slot 0 became `const struct kiocb *` (D502), yet D503 offers `+8` from the old
-    // `struct file` layout: that fix would read `iocb->ki_pos`.
-    KnownWrong {
-        file: "corpus/drift-6.12-6.18.fev",
-        line: "generic_write_end(",
-        lines: 1,
-        missing: &[],
-        extra: &["D503 `struct file.f_op` moved from offset 16 to 8"],
-    },
-    // FIXME(issue 5): D502 on a `const`-only change (`struct bpf_prog *` -> `const struct bpf_prog *`).
-    KnownWrong {
-        file: "corpus/drift-6.12-6.18.fev",
-        line: "dev_map_generic_redirect(",
-        lines: 1,
-        missing: &[],
-        extra: &["D502 slot 2 was `xdp_prog` (struct bpf_prog *, rdx)"],
-    },
+    // Empty: the cases the corpus found (0-based S002 slots, T401 help for signed values,
+    // `tcp_sk()` casts, `sockaddr` byte reads, copies from bad addresses, `pt_regs`
+    // registers holding pointers; drift: union alternatives at the same offset, members
+    // after a changed parameter, array copy sources, clone-only functions, `const`-only
+    // parameter changes, fixed scripts against the lock) are fixed and pinned by the
+    // fixtures.
 ];
 
 /// Kernels are opened once per test binary (20-100 ms each).
@@ -184,6 +88,8 @@ struct Fixture {
     /// `# baseline: <folder>`: drift rules compare `kernel` with this one; the
     /// baseline's own findings are not part of the expectations.
     baseline: Option<String>,
+    /// `# lock: <folder>`: the baseline is a lock made on that kernel (D505).
+    lock: Option<String>,
     /// `# check: per-definition`: each line is checked as a script of its own, so that
     /// the cases of one function do not draw N101 on each other.
     per_definition: bool,
@@ -239,6 +145,7 @@ fn parse_fixture(text: &str) -> Result<Fixture, String> {
     }
     let mut kernel = None;
     let mut baseline = None;
+    let mut lock = None;
     let mut per_definition = false;
     let mut expects = Vec::new();
     let mut target: Option<usize> = None;
@@ -251,6 +158,9 @@ fn parse_fixture(text: &str) -> Result<Fixture, String> {
         }
         if let Some(b) = l.strip_prefix("# baseline:") {
             baseline = Some(b.trim().to_owned());
+        }
+        if let Some(b) = l.strip_prefix("# lock:") {
+            lock = Some(b.trim().to_owned());
         }
         if let Some(mode) = l.strip_prefix("# check:") {
             match mode.trim() {
@@ -274,7 +184,7 @@ fn parse_fixture(text: &str) -> Result<Fixture, String> {
             None => target = Some(i),
         }
     }
-    Ok(Fixture { kernel, baseline, per_definition, line_starts, lines, expects })
+    Ok(Fixture { kernel, baseline, lock, per_definition, line_starts, lines, expects })
 }
 
 fn line_of(fx: &Fixture, offset: usize) -> usize {
@@ -338,6 +248,26 @@ fn check_fixture(name: &str, text: &str, known: &[KnownWrong]) -> (Vec<String>, 
     let kernels: Vec<&Kernel> = fx.baseline.iter().chain(fx.kernel.iter()).map(|k| kernel(k)).collect();
     let baseline_name = fx.baseline.as_ref().map(|b| kernel(b).name.clone());
     let keep = |d: &Diagnostic| baseline_name.is_none() || d.kernel != baseline_name;
+    // With `# lock:`, the text is locked on that kernel and checked against the others.
+    let lock_kernel = fx.lock.as_ref().map(|k| kernel(k));
+    let run = |parser: &mut Parser, text: &str| -> Vec<Diagnostic> {
+        match lock_kernel {
+            Some(lk) => {
+                let entries: Vec<_> =
+                    fevlint::analysis::meanings(parser, text, lk).into_iter().map(|(_, _, m)| m).collect();
+                fevlint::analysis::check_bytes_with_lock(
+                    parser,
+                    text.as_bytes().to_vec(),
+                    Target::X86_64,
+                    &kernels,
+                    &fevlint::config::Settings::default(),
+                    Some((lk.name.as_str(), entries.as_slice())),
+                )
+                .1
+            }
+            None => check_with_kernels(parser, text, Target::X86_64, &kernels),
+        }
+    };
     let mut parser = Parser::new();
     let diags = if fx.per_definition {
         let mut all = Vec::new();
@@ -345,7 +275,7 @@ fn check_fixture(name: &str, text: &str, known: &[KnownWrong]) -> (Vec<String>, 
             if line.trim_start().starts_with('#') || line.trim().is_empty() {
                 continue;
             }
-            for mut d in check_with_kernels(&mut parser, line, Target::X86_64, &kernels).into_iter().filter(keep) {
+            for mut d in run(&mut parser, line).into_iter().filter(keep) {
                 d.span.start += fx.line_starts[i];
                 d.span.end += fx.line_starts[i];
                 all.push(d);
@@ -353,7 +283,7 @@ fn check_fixture(name: &str, text: &str, known: &[KnownWrong]) -> (Vec<String>, 
         }
         all
     } else {
-        check_with_kernels(&mut parser, text, Target::X86_64, &kernels).into_iter().filter(keep).collect()
+        run(&mut parser, text).into_iter().filter(keep).collect()
     };
     let mut failures = Vec::new();
     let mut used = Vec::new();

@@ -197,16 +197,12 @@ fn lock_finds_the_original_drifted() {
 }
 
 /// The fixed script reads on 6.12 what the lock recorded (same members, same values), so
-/// the lock should find no drift in it. It does today: `compare` counts a different
-/// offset as a move even when the target reaches the recorded member.
+/// the lock finds no drift in it: steps are matched by member, not by offset.
 #[test]
 fn lock_on_the_fixed_script() {
     let old = meanings(kernel(K56), MOVED);
     let after = lock_check(kernel(K612), FIXED, &old);
-    let d505 = after.iter().filter(|d| d.code == "D505").count();
-    // FIXME(issue 5): should be 0 (the fixed script means what the lock recorded); flip
-    // this to `assert!(after.is_empty())` when `compare` matches steps by member.
-    assert_eq!(d505, 8, "the lock bug changed: {:#?}", d_codes(&after));
+    assert!(after.is_empty(), "the fixed script should mean what the lock recorded: {:#?}", d_codes(&after));
 }
 
 /// When a field crosses two moved members, one round of fixes is not enough: D503

@@ -162,7 +162,7 @@ fn github_commands_are_escaped() {
     expect_test::expect![[r#"
         ::error file=50%25%2Cb%3Ac.fev,line=1,col=17,endLine=1,endColumn=20,title=S001 syntax-error::unexpected `x86` here%0Akernel: Unexpected token 'x86' for COMMA state%0Ahelp: expected `NULL`, `unsigned` or a type: long int short char size_t u8 u16 u32 u64 s8 s16 s32 s64 x8 x16 x32 x64 symbol string
         ::notice file=50%25%2Cb%3Ac.fev,line=2,col=22,endLine=2,endColumn=25,title=N102 duplicate-field::a field named `skb` already exists%0Athe first `skb` is `x64`; the event format would hold both%0Ahelp: give each field its own name
-        ::warning file=50%25%2Cb%3Ac.fev,line=2,col=25,endLine=2,endColumn=29,title=T401 size-mismatch::a 4-byte field reads 3 bytes past it (over-read) (on 6.12.117+deb12-amd64)%0A`skb->pkt_type` is `__u8` (1 byte)%0Ahelp: use a 1-byte type such as `u8`
+        ::warning file=50%25%2Cb%3Ac.fev,line=2,col=25,endLine=2,endColumn=29,title=T401 size-mismatch::a 4-byte field reads 3 bytes past it (over-read) (on 6.12.117+deb12-amd64)%0A`skb->pkt_type` is `__u8` (1 byte)%0Ahelp: use `u8`
         ::error file=50%25%2Cb%3Ac.fev,line=3,col=1,endLine=3,endColumn=2,title=K201 unknown-function::`g` does not exist in 6.12.117+deb12-amd64 (on 6.12.117+deb12-amd64)
     "#]]
     .assert_eq(&text);

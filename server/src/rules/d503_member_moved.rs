@@ -56,10 +56,11 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         .kernel_diagnostic(&RULE, *span, msg)
                         .note(format!("field `{field}` meant `{}` ({}) on {base}", old.member, old.ty));
                     if let Some(f) = fix {
-                        d = d.note(format!(
-                            "help: write `{}` here (`fevlint fix` does it)",
-                            if f.replacement.is_empty() { "nothing".to_owned() } else { f.replacement.clone() }
-                        ));
+                        d = d.note(if f.replacement.is_empty() {
+                            "help: remove this offset (`fevlint fix` does it)".to_owned()
+                        } else {
+                            format!("help: write `{}` here (`fevlint fix` does it)", f.replacement)
+                        });
                     }
                     out.push(d);
                 }

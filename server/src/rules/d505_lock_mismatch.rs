@@ -28,7 +28,7 @@ vfs_read(symbol read+40[0]+16[0])
 
 ## Use instead
 ```fev
-vfs_read(symbol read+16[0]+16[0])
+vfs_open(x64 dentry+8[0])
 ```
 "#,
     check,

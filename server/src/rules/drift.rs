@@ -38,18 +38,22 @@ pub fn compare(
 ) -> Vec<Change> {
     let mut out = Vec::new();
     let fspan = parsed.function.as_ref().map_or(Span::default(), |(_, s)| *s);
-    if old.exists && !new.exists {
+    // Gone, or only a compiler clone left (no prototype for the name: nothing to trace).
+    if old.exists && (!new.exists || (old.signature.is_some() && new.signature.is_none())) {
         out.push(Change::FunctionGone { span: fspan, renames: renames(target, &old.function) });
         return out;
     }
+    let mut changed_slots = Vec::new();
     for op in &old.params {
         let np = new.params.iter().find(|p| p.slot == op.slot);
         let changed = match np {
             None => true,
             // Adding `const` to a parameter changes nothing a script reads.
             Some(np) => {
-                unqualified(&np.ty) != unqualified(&op.ty)
-                    || np.size != op.size
+                (match (&np.canonical, &op.canonical) {
+                    (Some(a), Some(b)) => unqualified(a) != unqualified(b),
+                    _ => unqualified(&np.ty) != unqualified(&op.ty),
+                }) || np.size != op.size
                     || np.location != op.location
                     || np.name != op.name
             }
@@ -57,31 +61,39 @@ pub fn compare(
         if changed {
             let span = parsed.fields.iter().find(|f| f.slot() == Some(op.slot)).map_or(fspan, |f| f.name_span);
             out.push(Change::Param { span, old: op.clone(), new: np.cloned() });
+            changed_slots.push(op.slot);
         }
     }
     for ((f, of), nf) in parsed.fields.iter().zip(&old.fields).zip(&new.fields) {
+        // The parameter itself changed (D502): what follows it means nothing comparable.
+        if f.slot().is_some_and(|s| changed_slots.contains(&s)) {
+            continue;
+        }
         let pairs = match &f.source {
             Source::Param { redirects, .. } => fold_redirects(redirects),
             Source::Absolute { .. } => continue,
         };
-        let indexed: Vec<_> = pairs.iter().filter(|p| p.index.is_some()).collect();
+        // Step i is reached by redirect pair i (a load, or the copy source of an array).
+        // After a moved step the target's walk follows the wrong member, so later steps
+        // are judged by where the baseline's member is on the target, independently.
         let mut moved = false;
         for (i, os) in of.steps.iter().enumerate() {
             let ns = nf.steps.get(i);
-            // Same member, wherever it now is: the meaning is unchanged (this is what a
-            // fixed definition looks like).
-            if ns.is_some_and(|ns| ns.container == os.container && ns.member == os.member) {
+            if !moved && ns.is_some_and(|ns| ns.container == os.container && ns.member == os.member) {
+                // Same member, wherever it now is: the meaning is unchanged (this is what a
+                // fixed definition looks like).
                 continue;
             }
             let new_offset = member_offset(target, &os.container, &os.member);
-            if new_offset == Some(os.offset) && ns.is_some_and(|ns| ns.container != os.container) {
-                continue; // the container changed upstream; reported at that step
+            if new_offset == Some(os.offset) {
+                // Still there (another union alternative was named, or the container
+                // changed upstream and is reported at that step).
+                continue;
             }
-            let Some(pair) = indexed.get(i) else { break };
+            let Some(pair) = pairs.get(i) else { break };
             let fix = new_offset.and_then(|no| retarget(text, f, pair.span, os.offset, no));
             out.push(Change::Member { span: pair.span, field: f.name.clone(), old: os.clone(), new_offset, fix });
             moved = true;
-            break; // later steps depend on this one
         }
         if moved {
             continue;
@@ -90,7 +102,7 @@ pub fn compare(
             format!(
                 "{}{}{}",
                 t.as_deref().unwrap_or("?"),
-                s.map(|s| format!(", {s} bytes")).unwrap_or_default(),
+                s.map(|s| format!(", {s} byte{}", if s == 1 { "" } else { "s" })).unwrap_or_default(),
                 g.map(|g| if g { ", signed" } else { ", unsigned" }).unwrap_or_default()
             )
         };
@@ -169,7 +181,7 @@ fn retarget(text: &str, f: &crate::syntax::machine::Field, span: Span, old: u64,
 pub fn renames(k: &Kernel, name: &str) -> Vec<String> {
     let exists = |n: &str| k.function(n).map(|f| f.exists()).unwrap_or(false);
     let mut out = Vec::new();
-    for cand in [format!("{name}_noprof"), format!("__{name}"), format!("{name}_common")] {
+    for cand in [format!("{name}_noprof"), format!("__{name}_noprof"), format!("__{name}"), format!("{name}_common")] {
         if exists(&cand) {
             out.push(cand);
         }

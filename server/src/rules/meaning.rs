@@ -36,6 +36,10 @@ pub struct ParamMeaning {
     pub size: Option<u64>,
     /// `rdi`, `rsi:rdx`, `stack+0`.
     pub location: String,
+    /// The type with typedefs and qualifiers resolved at every level (`u8 *` and
+    /// `unsigned char *` are the same parameter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,7 +88,8 @@ pub fn summarize(kernel: &Kernel, parsed: &Parsed, r: &Resolution, target: Targe
         .filter_map(|&slot| {
             let p = r.params.get(slot as usize)?;
             let ty = src.and_then(|s| layout::type_name(s, p.ty).ok()).unwrap_or_default();
-            Some(ParamMeaning { slot, name: p.name.clone(), ty, size: p.size, location: p.loc.describe() })
+            let canonical = src.and_then(|s| canonical(s, p.ty, 0));
+            Some(ParamMeaning { slot, name: p.name.clone(), ty, size: p.size, location: p.loc.describe(), canonical })
         })
         .collect();
     let fields = parsed
@@ -148,4 +153,22 @@ pub fn schema_hash(parsed: &Parsed, target: Target) -> String {
         eat(&format!("{} {ty} {at} {total} {}", f.name, f.atom.signed() && !f.unsigned));
     }
     format!("{h:016x}")
+}
+
+/// A type name with typedefs and qualifiers resolved through pointers and arrays.
+fn canonical(
+    src: &dyn crate::kernel::model::TypeSource,
+    ty: crate::kernel::model::TypeRef,
+    depth: u32,
+) -> Option<String> {
+    use crate::kernel::model::Type;
+    if depth > 8 {
+        return None;
+    }
+    let (t, inner) = layout::strip(src, ty).ok()?;
+    Some(match inner {
+        Type::Pointer { target } => format!("{} *", canonical(src, target, depth + 1)?),
+        Type::Array { element, len } => format!("{}[{len}]", canonical(src, element, depth + 1)?),
+        _ => layout::type_name(src, t).ok()?,
+    })
 }

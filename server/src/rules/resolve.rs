@@ -189,8 +189,12 @@ impl TypeWalker<'_> {
         layout::type_name(self.src, ty).unwrap_or_else(|_| "?".to_owned())
     }
 
+    /// `struct file_operations` (qualifiers and typedefs of the container dropped).
     fn container_name(&self, ty: TypeRef) -> String {
-        self.type_name(ty)
+        match layout::strip(self.src, ty) {
+            Ok((t, _)) => self.type_name(t),
+            Err(_) => self.type_name(ty),
+        }
     }
 
     /// `expr->member` for a pointer base, `expr[i]` for elements.
