@@ -205,25 +205,19 @@ fn lock_on_the_fixed_script() {
     assert!(after.is_empty(), "the fixed script should mean what the lock recorded: {:#?}", d_codes(&after));
 }
 
-/// When a field crosses two moved members, one round of fixes is not enough: D503
-/// reports the first moved step only (`file_operations.llseek` 8->16 and
-/// `task_struct.tgid` 2420->2436 are not reported while `f_op` 40->16 and `real_parent`
-/// 2432->2448 are).
+/// When a field crosses two moved members, both are reported and fixed in one round
+/// (`file_operations.llseek` 8->16 behind `f_op` 40->16, `task_struct.tgid` 2420->2436
+/// behind `real_parent` 2432->2448).
 #[test]
 fn two_moved_steps_in_one_field() {
     let (k56, k612) = (kernel(K56), kernel(K612));
     let multi = "vfs_llseek(symbol llseek+40[0]+8[0])\nwake_up_new_task(int ppid+2432[0]+2420[0])\n";
     let old = meanings(k56, multi);
     let once = apply(multi, fixes(k612, multi, &old));
-    // FIXME(issue 5): a complete fix is "vfs_llseek(symbol llseek+16[0]+16[0])\n
-    // wake_up_new_task(int ppid+2448[0]+2436[0])\n"; today the second steps stay.
-    assert_eq!(once, "vfs_llseek(symbol llseek+16[0]+8[0])\nwake_up_new_task(int ppid+2448[0]+2420[0])\n");
     let right = "vfs_llseek(symbol llseek+16[0]+16[0])\nwake_up_new_task(int ppid+2448[0]+2436[0])\n";
+    assert_eq!(once, right);
     for (o, n) in old.iter().zip(&meanings(k612, right)) {
         assert_eq!(fields(o), fields(n), "pahole's offsets do not restore {}", o.function);
-    }
-    for (o, n) in old.iter().zip(&meanings(k612, &once)) {
-        assert_ne!(fields(o), fields(n), "{} is restored by one round", o.function);
     }
 }
 

@@ -12,7 +12,7 @@ pub static RULE: Rule = Rule {
 
 ## What it does
 Compares the value each field records on the baseline kernel and on the target: its
-size and signedness.
+size and signedness (a parameter that changed type is reported once, by D502).
 
 ## Why is this bad?
 The same member keeps its name but changes width (a counter grown to 64 bits, an `int`
@@ -20,12 +20,12 @@ become `unsigned`): the field truncates or misprints on the newer kernel.
 
 ## Example
 ```fev
-__handle_sysrq(s32 key)
+napi_complete_done(x64 n | int defer+28[0], int work_done)
 ```
 
 ## Use instead
 ```fev
-vfs_read(x64 file)
+napi_complete_done(x64 n, int work_done)
 ```
 "#,
     check,
