@@ -1,6 +1,7 @@
 //! Command-line interface: clap commands, thin. Each command calls one analysis function.
 
 mod check;
+mod diff;
 mod kernel;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -24,6 +25,9 @@ enum Command {
     /// Inspect a kernel: `info`, `fn NAME`, `type 'struct file'`, `at 'struct file' 40`.
     #[command(subcommand)]
     Kernel(kernel::KernelCommand),
+    /// Signature and layout differences of two kernels: functions removed, added,
+    /// renamed, re-typed or moved between registers; structs resized, members moved.
+    Diff(diff::DiffArgs),
     /// Print the documentation of a rule (or list all rules).
     Rule {
         /// Code (`S001`) or name (`syntax-error`).
@@ -67,6 +71,7 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Rule { code } => rule(code.as_deref()),
         Command::Kernel(cmd) => kernel::run(&cmd),
+        Command::Diff(args) => diff::run(&args),
         Command::Lsp { stdio: _ } => return crate::lsp::run(),
     };
     match result {

@@ -335,4 +335,26 @@ impl TypeSource for Btf {
     fn pointer_size(&self) -> u32 {
         self.pointer_size
     }
+
+    fn type_names(&self, ns: TypeNamespace) -> Result<Vec<String>, ModelError> {
+        let (index_ns, kind) = match ns {
+            TypeNamespace::Struct => (Namespace::Struct, BtfKind::Struct),
+            TypeNamespace::Union => (Namespace::Union, BtfKind::Union),
+            TypeNamespace::Enum | TypeNamespace::Ordinary => return Ok(Vec::new()),
+        };
+        let mut names = match &self.base {
+            Some(b) => b.type_names(ns)?,
+            None => Vec::new(),
+        };
+        let index = self.indexes[index_ns as usize].get_or_init(|| super::NameIndex::build(self, index_ns));
+        for id in index.ids() {
+            let raw = self.raw(id)?;
+            if raw.kind == kind {
+                names.push(self.string(raw.name_off)?.to_string());
+            }
+        }
+        names.sort_unstable();
+        names.dedup();
+        Ok(names)
+    }
 }
