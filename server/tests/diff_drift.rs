@@ -182,7 +182,10 @@ fn filters_report_unchanged_names_and_refuse_unknown_ones() {
     let e = diff::diff(k56(), k612(), &Filter { functions: vec!["no_such_fn".into()], types: vec![] }).unwrap_err();
     assert_eq!(e.to_string(), "no function `no_such_fn` in 6.1.0-56-amd64 or 6.12.117+deb12-amd64");
     let e = diff::diff_named_type(k56(), k612(), "struct no_such").unwrap_err();
-    assert_eq!(e.to_string(), "no struct or union `struct no_such` in 6.1.0-56-amd64 or 6.12.117+deb12-amd64");
+    assert_eq!(
+        e.to_string(),
+        "no struct, union or typedef of one `struct no_such` in 6.1.0-56-amd64 or 6.12.117+deb12-amd64"
+    );
     assert!(diff::diff_named_type(k56(), k612(), "struct file *").is_err());
     // A bare name finds the struct.
     assert_eq!(diff::diff_named_type(k56(), k612(), "file").unwrap().name, "struct file");

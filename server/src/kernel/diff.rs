@@ -29,7 +29,7 @@ pub enum DiffError {
     NoTypes { kernel: String },
     #[error("no function `{name}` in {old} or {new}")]
     UnknownFunction { name: String, old: String, new: String },
-    #[error("no struct or union `{name}` in {old} or {new}")]
+    #[error("no struct, union or typedef of one `{name}` in {old} or {new}")]
     UnknownType { name: String, old: String, new: String },
     #[error("`{name}` is not a struct or union name (write `struct file` or `union bpf_attr`)")]
     BadTypeName { name: String },
@@ -44,7 +44,8 @@ pub struct KernelDiff {
     /// Sorted by name. In a full diff only changed functions; with a filter every
     /// requested name (empty `changes` = unchanged).
     pub functions: Vec<FunctionDiff>,
-    /// Sorted by (`struct`/`union`, name), with the same rule as `functions`.
+    /// Sorted by (`struct`, `union`, typedef of an anonymous struct/union), then name,
+    /// with the same rule as `functions`.
     pub types: Vec<TypeDiff>,
     /// Limits of this comparison (a missing ftrace list, no type source).
     pub notes: Vec<String>,
@@ -212,7 +213,8 @@ impl FunctionChange {
 /// One struct or union and what changed about it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct TypeDiff {
-    /// `struct file`, `union bpf_attr`.
+    /// `struct file`, `union bpf_attr`, or a typedef's name for an anonymous struct or
+    /// union (`atomic_t`).
     pub name: String,
     pub changes: Vec<TypeChange>,
 }
@@ -332,7 +334,8 @@ impl MemberChange {
 pub struct Filter {
     /// Only these functions (each reported, changed or not).
     pub functions: Vec<String>,
-    /// Only these types (`struct file`, `union bpf_attr`; a bare name tries struct, then union).
+    /// Only these types (`struct file`, `union bpf_attr`; a bare name tries struct, union,
+    /// then a typedef of an anonymous struct or union).
     pub types: Vec<String>,
 }
 
@@ -641,9 +644,12 @@ fn ns_word(ns: TypeNamespace) -> &'static str {
 fn definitions(src: &dyn TypeSource, ns: TypeNamespace, name: &str) -> Result<Vec<(TypeRef, u64)>, ModelError> {
     let mut out = Vec::new();
     for ty in src.find_type(ns, name)? {
-        match src.get(ty)? {
-            Type::Struct(c) if ns == TypeNamespace::Struct => out.push((ty, c.size)),
-            Type::Union(c) if ns == TypeNamespace::Union => out.push((ty, c.size)),
+        match (ns, src.get(ty)?) {
+            (TypeNamespace::Struct, Type::Struct(c)) | (TypeNamespace::Union, Type::Union(c)) => out.push((ty, c.size)),
+            (TypeNamespace::Ordinary, Type::Typedef { .. }) => match strip(src, ty)?.1 {
+                Type::Struct(c) | Type::Union(c) if c.name.is_none() => out.push((ty, c.size)),
+                _ => {}
+            },
             _ => {}
         }
     }
@@ -658,7 +664,10 @@ fn compare_type(
 ) -> Result<Option<TypeDiff>, ModelError> {
     let da = definitions(a, ns, name)?;
     let db = definitions(b, ns, name)?;
-    let full = format!("{} {name}", ns_word(ns));
+    let full = match ns {
+        TypeNamespace::Ordinary => name.to_owned(),
+        _ => format!("{} {name}", ns_word(ns)),
+    };
     let changes = match (da.first(), db.first()) {
         (None, None) => return Ok(None),
         (Some(&(_, size)), None) => vec![TypeChange::Removed { size }],
@@ -680,7 +689,7 @@ fn all_types(a: &Kernel, b: &Kernel) -> Result<(Vec<TypeDiff>, Option<usize>), D
     };
     let mut work: Vec<(TypeNamespace, String)> = Vec::new();
     let mut compared = 0;
-    for ns in [TypeNamespace::Struct, TypeNamespace::Union] {
+    for ns in [TypeNamespace::Struct, TypeNamespace::Union, TypeNamespace::Ordinary] {
         let na = sa.type_names(ns)?;
         let nb = sb.type_names(ns)?;
         let setb: HashSet<&str> = nb.iter().map(String::as_str).collect();
@@ -712,7 +721,7 @@ pub fn diff_named_type(a: &Kernel, b: &Kernel, name: &str) -> Result<TypeDiff, D
     let sb = b.types().ok_or_else(|| DiffError::NoTypes { kernel: b.name.clone() })?;
     let spaces = match ns {
         Some(ns) => vec![ns],
-        None => vec![TypeNamespace::Struct, TypeNamespace::Union],
+        None => vec![TypeNamespace::Struct, TypeNamespace::Union, TypeNamespace::Ordinary],
     };
     for ns in spaces {
         if let Some(t) = compare_type(sa, sb, ns, bare)? {
@@ -898,7 +907,7 @@ pub fn find_composite(k: &Kernel, name: &str) -> Result<Option<TypeRef>, DiffErr
     let Some(src) = k.types() else { return Ok(None) };
     let spaces = match ns {
         Some(ns) => vec![ns],
-        None => vec![TypeNamespace::Struct, TypeNamespace::Union],
+        None => vec![TypeNamespace::Struct, TypeNamespace::Union, TypeNamespace::Ordinary],
     };
     for ns in spaces {
         if let Some(&(ty, _)) = definitions(src, ns, bare)?.first() {

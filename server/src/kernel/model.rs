@@ -169,7 +169,8 @@ pub trait TypeSource: Send + Sync + fmt::Debug {
         Ok(Vec::new())
     }
     /// The names of every complete struct (`ns` = `Struct`) or union (`Union`) this
-    /// source defines, sorted and deduplicated: the universe `fevlint diff` compares.
+    /// source defines, or (`Ordinary`) of every typedef of an anonymous struct or union
+    /// (`atomic_t`), sorted and deduplicated: the universe `fevlint diff` compares.
     /// Sources that cannot list cheaply return nothing (then no type is compared).
     fn type_names(&self, _ns: TypeNamespace) -> Result<Vec<String>, ModelError> {
         Ok(Vec::new())
