@@ -45,6 +45,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         summary = Some(d.summary);
     }
     println!("{:?}", summary.ok_or("no run")?);
+    let (a, b) = (Kernel::open(&old)?, Kernel::open(&new)?);
+    let t0 = Instant::now();
+    let f = diff::all_functions(&a, &b)?;
+    let t1 = Instant::now();
+    let t = diff::all_types(&a, &b)?;
+    let t2 = Instant::now();
+    println!(
+        "alone, cold: functions {} ({} changed), types {} ({} changed)",
+        ms(t1 - t0),
+        f.0.len(),
+        ms(t2 - t1),
+        t.0.len()
+    );
     println!("load both kernels (in parallel)     {}", ms(median(load)));
     println!("diff, first on freshly loaded kernels {}", ms(median(cold)));
     println!("diff, again on the same kernels     {}", ms(median(warm)));

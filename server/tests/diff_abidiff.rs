@@ -53,7 +53,7 @@ fn decl_name(decl: &str) -> Option<&str> {
 fn parse(report: &str) -> BTreeMap<String, AbiType> {
     let mut out = BTreeMap::new();
     let mut current: Option<(String, AbiType)> = None;
-    let mut flush = |cur: &mut Option<(String, AbiType)>, out: &mut BTreeMap<String, AbiType>| {
+    let flush = |cur: &mut Option<(String, AbiType)>, out: &mut BTreeMap<String, AbiType>| {
         if let Some((name, t)) = cur.take() {
             if t.size.is_some() || t.same_size {
                 out.insert(name, t);
@@ -112,9 +112,9 @@ fn agree(old: &str, new: &str) {
     let report = read_report(&format!("abidiff-{old}-vs-{new}.txt.zst"));
     let inexact: BTreeSet<String> = round_trip_differs(old).into_iter().chain(round_trip_differs(new)).collect();
     let abi = parse(&report);
-    let a = Kernel::open(&fixtures().join(old)).unwrap();
-    let b = Kernel::open(&fixtures().join(new)).unwrap();
-    let d: KernelDiff = diff::diff(&a, &b, &Filter::default()).unwrap();
+    let a = Kernel::open(&fixtures().join(old)).expect("fixture kernels");
+    let b = Kernel::open(&fixtures().join(new)).expect("fixture kernels");
+    let d: KernelDiff = diff::diff(&a, &b, &Filter::default()).expect("fixture kernels");
     let ours: BTreeMap<&str, _> = d.types.iter().map(|t| (t.name.as_str(), t)).collect();
     // bpftool renames same-named types `NAME___2`; those and fevlint's own duplicates
     // ("the first is compared") may pair different definitions: left out.

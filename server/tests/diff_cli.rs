@@ -88,7 +88,7 @@ fn json_schema_of_the_full_diff() {
     let (old, new) = (kernel("6.1.0-56-amd64"), kernel("6.12.117+deb12-amd64"));
     let (code, out, err) = fevlint(&["diff", &old, &new, "--format", "json"]);
     assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).expect("fixture kernels");
     let mut shapes: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     fn walk(v: &serde_json::Value, at: &str, shapes: &mut BTreeMap<String, BTreeSet<String>>) {
         match v {

@@ -81,10 +81,13 @@ fn tcp_sock_grows_by_40_bytes_because_inet_connection_sock_does() {
     assert_eq!(moved(icsk, "icsk_ca_ops"), Some((1192, 1232)));
 
     // The helpers the drift rules use.
-    assert_eq!(diff::member_moved(k47(), k56(), "struct tcp_sock", "srtt_us").unwrap(), Some((1632, 1672)));
-    assert_eq!(diff::member_moved(k47(), k56(), "struct tcp_sock", "inet_conn").unwrap(), None);
-    assert_eq!(diff::type_resized(k47(), k56(), "struct tcp_sock").unwrap(), Some((2240, 2280)));
-    let alone = diff::diff_named_type(k47(), k56(), "struct tcp_sock").unwrap();
+    assert_eq!(
+        diff::member_moved(k47(), k56(), "struct tcp_sock", "srtt_us").expect("fixture kernels"),
+        Some((1632, 1672))
+    );
+    assert_eq!(diff::member_moved(k47(), k56(), "struct tcp_sock", "inet_conn").expect("fixture kernels"), None);
+    assert_eq!(diff::type_resized(k47(), k56(), "struct tcp_sock").expect("fixture kernels"), Some((2240, 2280)));
+    let alone = diff::diff_named_type(k47(), k56(), "struct tcp_sock").expect("fixture kernels");
     assert_eq!(&alone, t);
 }
 
@@ -106,8 +109,11 @@ fn struct_file_is_reshuffled_between_6_1_and_6_12() {
     // Members of the named `struct path` are not repeated here …
     assert!(!t.members().any(|m| m.path().starts_with("f_path.")));
     // … but the helper answers for any path (pahole: struct path { mnt 0; dentry 8 }).
-    assert_eq!(diff::member_moved(k56(), k612(), "struct file", "f_path.dentry").unwrap(), Some((24, 72)));
-    assert_eq!(diff::member_moved(k56(), k612(), "struct file", "f_op").unwrap(), Some((40, 16)));
+    assert_eq!(
+        diff::member_moved(k56(), k612(), "struct file", "f_path.dentry").expect("fixture kernels"),
+        Some((24, 72))
+    );
+    assert_eq!(diff::member_moved(k56(), k612(), "struct file", "f_op").expect("fixture kernels"), Some((40, 16)));
 }
 
 #[test]
@@ -174,26 +180,27 @@ fn parameters_moving_between_registers_and_the_stack() {
 #[test]
 fn filters_report_unchanged_names_and_refuse_unknown_ones() {
     let filter = Filter { functions: vec!["vfs_read".into()], types: vec!["struct path".into()] };
-    let d = diff::diff(k56(), k612(), &filter).unwrap();
+    let d = diff::diff(k56(), k612(), &filter).expect("fixture kernels");
     assert_eq!(d.functions.len(), 1);
     assert!(d.functions[0].changes.is_empty(), "{:?}", d.functions[0]);
     assert_eq!(d.types.len(), 1);
     assert!(d.types[0].changes.is_empty());
-    let e = diff::diff(k56(), k612(), &Filter { functions: vec!["no_such_fn".into()], types: vec![] }).unwrap_err();
+    let e = diff::diff(k56(), k612(), &Filter { functions: vec!["no_such_fn".into()], types: vec![] })
+        .expect_err("must fail");
     assert_eq!(e.to_string(), "no function `no_such_fn` in 6.1.0-56-amd64 or 6.12.117+deb12-amd64");
-    let e = diff::diff_named_type(k56(), k612(), "struct no_such").unwrap_err();
+    let e = diff::diff_named_type(k56(), k612(), "struct no_such").expect_err("must fail");
     assert_eq!(
         e.to_string(),
         "no struct, union or typedef of one `struct no_such` in 6.1.0-56-amd64 or 6.12.117+deb12-amd64"
     );
     assert!(diff::diff_named_type(k56(), k612(), "struct file *").is_err());
     // A bare name finds the struct.
-    assert_eq!(diff::diff_named_type(k56(), k612(), "file").unwrap().name, "struct file");
+    assert_eq!(diff::diff_named_type(k56(), k612(), "file").expect("fixture kernels").name, "struct file");
 }
 
 #[test]
 fn a_kernel_against_itself_has_no_differences() {
-    let d = diff::diff(k47(), k47(), &Filter::default()).unwrap();
+    let d = diff::diff(k47(), k47(), &Filter::default()).expect("fixture kernels");
     assert!(d.functions.is_empty() && d.types.is_empty(), "{:?}", d.summary);
     assert!(d.summary.functions_compared > 40_000 && d.summary.types_compared > 7_000);
 }

@@ -17,7 +17,7 @@ use super::model::{Composite, FunctionInfo, ModelError, Type, TypeNamespace, Typ
 use super::symbols::{clone_base, syscall_name};
 use rayon::prelude::*;
 use serde::Serialize;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// A diff could not be made: a name the user gave exists in neither kernel, or a type
 /// source failed.
@@ -407,6 +407,45 @@ pub fn diff(a: &Kernel, b: &Kernel, filter: &Filter) -> Result<KernelDiff, DiffE
 }
 
 // ---------------------------------------------------------------------------------
+// Per-thread memo of C type names: the same few thousand types (`struct sock *`, `u32`)
+// name most parameters and members, and naming a struct decodes all its members.
+
+struct Names<'a> {
+    src: &'a dyn TypeSource,
+    names: HashMap<TypeRef, String>,
+    /// Whether a type (through typedefs and qualifiers) is an anonymous struct/union.
+    anon: HashMap<TypeRef, bool>,
+}
+
+impl<'a> Names<'a> {
+    fn new(src: &'a dyn TypeSource) -> Self {
+        Names { src, names: HashMap::new(), anon: HashMap::new() }
+    }
+
+    fn name(&mut self, ty: TypeRef) -> Result<String, ModelError> {
+        if let Some(n) = self.names.get(&ty) {
+            return Ok(n.clone());
+        }
+        let n = type_name(self.src, ty)?;
+        self.names.insert(ty, n.clone());
+        Ok(n)
+    }
+
+    /// The members of an anonymous struct/union type; `None` for any other type.
+    fn anonymous(&mut self, ty: TypeRef) -> Result<Option<Composite>, ModelError> {
+        if self.anon.get(&ty) == Some(&false) {
+            return Ok(None);
+        }
+        let found = match composite(self.src, ty)? {
+            Some((_, c)) if c.name.is_none() => Some(c),
+            _ => None,
+        };
+        self.anon.insert(ty, found.is_some());
+        Ok(found)
+    }
+}
+
+// ---------------------------------------------------------------------------------
 // Functions.
 
 /// The names a diff compares: type-source functions and ftrace names, without compiler
@@ -450,7 +489,8 @@ fn clones_of(k: &Kernel, name: &str) -> Vec<String> {
     names[start..].iter().take_while(|n| n.starts_with(&prefix)).filter(|n| clone_base(n).0 == name).cloned().collect()
 }
 
-fn all_functions(a: &Kernel, b: &Kernel) -> Result<(Vec<FunctionDiff>, Option<usize>), DiffError> {
+/// Every function that changed (sorted by name), and how many names both kernels have.
+pub fn all_functions(a: &Kernel, b: &Kernel) -> Result<(Vec<FunctionDiff>, Option<usize>), DiffError> {
     let ua = universe(a);
     let ub = universe(b);
     let mut removed = Vec::new();
@@ -482,7 +522,7 @@ fn all_functions(a: &Kernel, b: &Kernel) -> Result<(Vec<FunctionDiff>, Option<us
     let compared = common.len();
     let mut out: Vec<FunctionDiff> = common
         .par_iter()
-        .map(|name| compare_function(a, b, name))
+        .map_init(|| caches(a, b), |c, name| compare_function(a, b, name, c))
         .filter(|r| !matches!(r, Ok(f) if f.changes.is_empty()))
         .collect::<Result<_, _>>()?;
     for name in removed {
@@ -518,7 +558,7 @@ fn added_change(ua: &[&str], ub: &[&str], name: &str) -> FunctionChange {
 pub fn diff_function(a: &Kernel, b: &Kernel, name: &str) -> Result<FunctionDiff, DiffError> {
     let (ua, ub) = (universe(a), universe(b));
     match (contains(&ua, name), contains(&ub, name)) {
-        (true, true) => Ok(compare_function(a, b, name)?),
+        (true, true) => Ok(compare_function(a, b, name, &mut caches(a, b))?),
         (true, false) => Ok(FunctionDiff { name: name.to_owned(), changes: vec![removed_change(&ua, b, &ub, name)] }),
         (false, true) => Ok(FunctionDiff { name: name.to_owned(), changes: vec![added_change(&ua, &ub, name)] }),
         (false, false) => {
@@ -534,26 +574,35 @@ struct Sig {
     variadic: bool,
 }
 
-fn signature(k: &Kernel, src: &dyn TypeSource, f: &FunctionInfo) -> Result<Sig, ModelError> {
-    let locs = abi::locate(k.arch, src, &f.proto)?;
+fn caches<'k>(a: &'k Kernel, b: &'k Kernel) -> Option<(Names<'k>, Names<'k>)> {
+    Some((Names::new(a.types()?), Names::new(b.types()?)))
+}
+
+fn signature(k: &Kernel, names: &mut Names<'_>, f: &FunctionInfo) -> Result<Sig, ModelError> {
+    let locs = abi::locate(k.arch, names.src, &f.proto)?;
     let mut params = Vec::with_capacity(locs.len());
     for p in locs {
         params.push(ParamSig {
             index: p.index,
             name: p.name,
-            ty: type_name(src, p.ty)?,
+            ty: names.name(p.ty)?,
             size: p.size,
             location: p.loc.describe(),
         });
     }
     let ret = match f.proto.ret {
-        Some(r) => type_name(src, r)?,
+        Some(r) => names.name(r)?,
         None => "void".to_owned(),
     };
     Ok(Sig { params, ret, variadic: f.proto.variadic })
 }
 
-fn compare_function(a: &Kernel, b: &Kernel, name: &str) -> Result<FunctionDiff, ModelError> {
+fn compare_function(
+    a: &Kernel,
+    b: &Kernel,
+    name: &str,
+    caches: &mut Option<(Names<'_>, Names<'_>)>,
+) -> Result<FunctionDiff, ModelError> {
     let fa = a.function(name)?;
     let fb = b.function(name)?;
     let mut changes = Vec::new();
@@ -565,11 +614,9 @@ fn compare_function(a: &Kernel, b: &Kernel, name: &str) -> Result<FunctionDiff, 
     if fa.prototypes.len() != fb.prototypes.len() {
         changes.push(FunctionChange::Prototypes { old: fa.prototypes.len(), new: fb.prototypes.len() });
     }
-    if let (Some(pa), Some(pb), Some(sa), Some(sb)) =
-        (fa.prototypes.first(), fb.prototypes.first(), a.types(), b.types())
-    {
-        let old = signature(a, sa, pa)?;
-        let new = signature(b, sb, pb)?;
+    if let (Some(pa), Some(pb), Some((na, nb))) = (fa.prototypes.first(), fb.prototypes.first(), caches.as_mut()) {
+        let old = signature(a, na, pa)?;
+        let new = signature(b, nb, pb)?;
         compare_signatures(&old, &new, &mut changes);
     }
     Ok(FunctionDiff { name: name.to_owned(), changes })
@@ -657,11 +704,12 @@ fn definitions(src: &dyn TypeSource, ns: TypeNamespace, name: &str) -> Result<Ve
 }
 
 fn compare_type(
-    a: &dyn TypeSource,
-    b: &dyn TypeSource,
+    na: &mut Names<'_>,
+    nb: &mut Names<'_>,
     ns: TypeNamespace,
     name: &str,
 ) -> Result<Option<TypeDiff>, ModelError> {
+    let (a, b) = (na.src, nb.src);
     let da = definitions(a, ns, name)?;
     let db = definitions(b, ns, name)?;
     let full = match ns {
@@ -673,7 +721,7 @@ fn compare_type(
         (Some(&(_, size)), None) => vec![TypeChange::Removed { size }],
         (None, Some(&(_, size))) => vec![TypeChange::Added { size }],
         (Some(&(ta, _)), Some(&(tb, _))) => {
-            let mut changes = diff_type(a, ta, b, tb)?;
+            let mut changes = diff_type_with(na, ta, nb, tb)?;
             if (da.len() > 1 || db.len() > 1) && !changes.is_empty() {
                 changes.insert(0, TypeChange::Duplicates { old: da.len(), new: db.len() });
             }
@@ -683,7 +731,8 @@ fn compare_type(
     Ok(Some(TypeDiff { name: full, changes }))
 }
 
-fn all_types(a: &Kernel, b: &Kernel) -> Result<(Vec<TypeDiff>, Option<usize>), DiffError> {
+/// Every struct/union that changed, and how many both kernels define.
+pub fn all_types(a: &Kernel, b: &Kernel) -> Result<(Vec<TypeDiff>, Option<usize>), DiffError> {
     let (Some(sa), Some(sb)) = (a.types(), b.types()) else {
         return Ok((Vec::new(), Some(0)));
     };
@@ -701,7 +750,7 @@ fn all_types(a: &Kernel, b: &Kernel) -> Result<(Vec<TypeDiff>, Option<usize>), D
     }
     let out: Vec<TypeDiff> = work
         .par_iter()
-        .map(|(ns, name)| compare_type(sa, sb, *ns, name))
+        .map_init(|| (Names::new(sa), Names::new(sb)), |(na, nb), (ns, name)| compare_type(na, nb, *ns, name))
         .filter_map(|r| match r {
             Ok(Some(t)) if t.changes.is_empty() => None,
             Ok(Some(t)) => Some(Ok(t)),
@@ -724,7 +773,7 @@ pub fn diff_named_type(a: &Kernel, b: &Kernel, name: &str) -> Result<TypeDiff, D
         None => vec![TypeNamespace::Struct, TypeNamespace::Union, TypeNamespace::Ordinary],
     };
     for ns in spaces {
-        if let Some(t) = compare_type(sa, sb, ns, bare)? {
+        if let Some(t) = compare_type(&mut Names::new(sa), &mut Names::new(sb), ns, bare)? {
             return Ok(t);
         }
     }
@@ -747,7 +796,7 @@ fn composite(src: &dyn TypeSource, ty: TypeRef) -> Result<Option<(bool, Composit
 }
 
 fn flatten(
-    src: &dyn TypeSource,
+    names: &mut Names<'_>,
     c: &Composite,
     base_bits: u64,
     prefix: &str,
@@ -755,17 +804,15 @@ fn flatten(
     out: &mut Vec<Flat>,
     depth: usize,
 ) -> Result<(), ModelError> {
+    let src = names.src;
     if depth > MAX_DEPTH {
         return Err(ModelError::TooDeep { source_name: src.describe(), ty: TypeRef(0) });
     }
     for m in &c.members {
         let start = base_bits.saturating_add(m.bit_offset);
-        let anon = match composite(src, m.ty)? {
-            Some((_, inner)) if inner.name.is_none() => Some(inner),
-            _ => None,
-        };
+        let anon = names.anonymous(m.ty)?;
         match (&m.name, anon) {
-            (None, Some(inner)) => flatten(src, &inner, start, prefix, parent, out, depth + 1)?,
+            (None, Some(inner)) => flatten(names, &inner, start, prefix, parent, out, depth + 1)?,
             (None, None) => {} // `int :3;` padding
             (Some(name), anon) => {
                 let path = format!("{prefix}{name}");
@@ -781,12 +828,12 @@ fn flatten(
                     bit_offset: start,
                     size,
                     bitfield,
-                    ty: type_name(src, m.ty)?,
+                    ty: names.name(m.ty)?,
                 };
                 out.push(Flat { info, parent });
                 let me = out.len() - 1;
                 if let Some(inner) = anon {
-                    flatten(src, &inner, start, &format!("{path}."), Some(me), out, depth + 1)?;
+                    flatten(names, &inner, start, &format!("{path}."), Some(me), out, depth + 1)?;
                 }
             }
         }
@@ -803,7 +850,16 @@ pub fn diff_type(
     b_src: &dyn TypeSource,
     b_ty: TypeRef,
 ) -> Result<Vec<TypeChange>, ModelError> {
-    let (Some((_, ca)), Some((_, cb))) = (composite(a_src, a_ty)?, composite(b_src, b_ty)?) else {
+    diff_type_with(&mut Names::new(a_src), a_ty, &mut Names::new(b_src), b_ty)
+}
+
+fn diff_type_with(
+    na: &mut Names<'_>,
+    a_ty: TypeRef,
+    nb: &mut Names<'_>,
+    b_ty: TypeRef,
+) -> Result<Vec<TypeChange>, ModelError> {
+    let (Some((_, ca)), Some((_, cb))) = (composite(na.src, a_ty)?, composite(nb.src, b_ty)?) else {
         return Ok(Vec::new());
     };
     let mut changes = Vec::new();
@@ -812,8 +868,8 @@ pub fn diff_type(
     }
     let mut fa = Vec::new();
     let mut fb = Vec::new();
-    flatten(a_src, &ca, 0, "", None, &mut fa, 0)?;
-    flatten(b_src, &cb, 0, "", None, &mut fb, 0)?;
+    flatten(na, &ca, 0, "", None, &mut fa, 0)?;
+    flatten(nb, &cb, 0, "", None, &mut fb, 0)?;
     let mut members = diff_members(&fa, &fb);
     members.sort_by_key(|(key, _)| *key);
     changes.extend(members.into_iter().map(|(_, change)| TypeChange::Member { change }));
