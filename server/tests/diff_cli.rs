@@ -187,3 +187,17 @@ fn full_human_output_starts_with_the_summary_and_is_deterministic() {
     .assert_eq(&head.join("\n"));
     assert!(first.contains("\n  struct tcp_sock: size 2240 → 2280\n    inet_conn resized 1400 → 1440 bytes\n    tcp_header_len moved 1400 → 1440\n"));
 }
+
+#[test]
+fn a_kernel_without_types_compares_names_and_traceability_only() {
+    let (old, new) = (kernel("6.1.0-50-686-pae"), kernel("6.1.0-56-amd64"));
+    let (code, out, err) = fevlint(&["diff", &old, &new]);
+    assert_eq!(code, 0, "{err}");
+    let head: Vec<&str> = out.lines().take(4).collect();
+    expect_test::expect![[r#"
+        6.1.0-50-686-pae → 6.1.0-56-amd64
+        functions: 33319 in both, 439 removed, 10816 added, 0 with signature changes, 58 with traceability changes
+        types: 0 structs/unions in both, 0 removed, 0 added, 0 changed (0 resized)
+        note: one kernel has no type information: signatures and layouts are not compared"#]]
+    .assert_eq(&head.join("\n"));
+}

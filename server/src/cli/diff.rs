@@ -9,6 +9,7 @@ use crate::kernel::diff::{
 use crate::kernel::Kernel;
 use anyhow::Context as _;
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -34,11 +35,15 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<ExitCode> {
     let (a, b) = (a?, b?);
     let filter = Filter { functions: args.functions.clone(), types: args.types.clone() };
     let d = diff::diff(&a, &b, &filter)?;
-    match args.format {
-        Format::Human => print!("{}", human(&d, filter.is_empty())),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&d)?),
+    let text = match args.format {
+        Format::Human => human(&d, filter.is_empty()),
+        Format::Json => serde_json::to_string_pretty(&d)? + "\n",
+    };
+    // A full diff is long: `fevlint diff A B | head` closing the pipe is not an error.
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e).context("writing the diff"),
+        _ => Ok(ExitCode::SUCCESS),
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 fn opt_name(n: &Option<String>) -> String {

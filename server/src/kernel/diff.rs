@@ -611,7 +611,8 @@ fn compare_function(
             changes.push(FunctionChange::Traceability { old, new });
         }
     }
-    if fa.prototypes.len() != fb.prototypes.len() {
+    // Without a type source on one side every count differs: nothing to tell.
+    if caches.is_some() && fa.prototypes.len() != fb.prototypes.len() {
         changes.push(FunctionChange::Prototypes { old: fa.prototypes.len(), new: fb.prototypes.len() });
     }
     if let (Some(pa), Some(pb), Some((na, nb))) = (fa.prototypes.first(), fb.prototypes.first(), caches.as_mut()) {
