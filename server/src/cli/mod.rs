@@ -1,6 +1,7 @@
 //! Command-line interface: clap commands, thin. Each command calls one analysis function.
 
 mod check;
+mod diff;
 mod drift;
 mod kernel;
 
@@ -30,6 +31,9 @@ enum Command {
     /// Rewrite offsets (and unambiguous renames) so definitions mean on a new kernel what
     /// they meant on the old one (or in the lock); prints a unified diff.
     Fix(drift::FixArgs),
+    /// Signature and layout differences of two kernels: functions removed, added,
+    /// renamed, re-typed or moved between registers; structs resized, members moved.
+    Diff(diff::DiffArgs),
     /// Print the documentation of a rule (or list all rules).
     Rule {
         /// Code (`S001`) or name (`syntax-error`).
@@ -75,6 +79,7 @@ pub fn main() -> ExitCode {
         Command::Kernel(cmd) => kernel::run(&cmd),
         Command::Lock(args) => drift::lock(&args),
         Command::Fix(args) => drift::fix(&args),
+        Command::Diff(args) => diff::run(&args),
         Command::Lsp { stdio: _ } => return crate::lsp::run(),
     };
     match result {

@@ -3,6 +3,7 @@
 
 pub mod abi;
 pub mod btf;
+pub mod diff;
 pub mod dwarf;
 pub mod facts;
 pub mod layout;

@@ -168,4 +168,11 @@ pub trait TypeSource: Send + Sync + fmt::Debug {
     fn embedders(&self, _ty: TypeRef) -> Result<Vec<TypeRef>, ModelError> {
         Ok(Vec::new())
     }
+    /// The names of every complete struct (`ns` = `Struct`) or union (`Union`) this
+    /// source defines, or (`Ordinary`) of every typedef of an anonymous struct or union
+    /// (`atomic_t`), sorted and deduplicated: the universe `fevlint diff` compares.
+    /// Sources that cannot list cheaply return nothing (then no type is compared).
+    fn type_names(&self, _ns: TypeNamespace) -> Result<Vec<String>, ModelError> {
+        Ok(Vec::new())
+    }
 }

@@ -335,4 +335,38 @@ impl TypeSource for Btf {
     fn pointer_size(&self) -> u32 {
         self.pointer_size
     }
+
+    fn type_names(&self, ns: TypeNamespace) -> Result<Vec<String>, ModelError> {
+        let (index_ns, kind) = match ns {
+            TypeNamespace::Struct => (Namespace::Struct, BtfKind::Struct),
+            TypeNamespace::Union => (Namespace::Union, BtfKind::Union),
+            // Typedefs of anonymous structs and unions (`atomic_t`).
+            TypeNamespace::Ordinary => (Namespace::Ordinary, BtfKind::Typedef),
+            TypeNamespace::Enum => return Ok(Vec::new()),
+        };
+        let mut names = match &self.base {
+            Some(b) => b.type_names(ns)?,
+            None => Vec::new(),
+        };
+        let index = self.indexes[index_ns as usize].get_or_init(|| super::NameIndex::build(self, index_ns));
+        for id in index.ids() {
+            let raw = self.raw(id)?;
+            if raw.kind != kind {
+                continue;
+            }
+            if kind == BtfKind::Typedef {
+                let target = self.raw(self.skip_modifiers(BtfTypeId(raw.size_or_type))?);
+                let anonymous_composite = target.is_ok_and(|t| {
+                    matches!(t.kind, BtfKind::Struct | BtfKind::Union) && t.name_off.0 == 0 && t.vlen > 0
+                });
+                if !anonymous_composite {
+                    continue;
+                }
+            }
+            names.push(self.string(raw.name_off)?.to_string());
+        }
+        names.sort_unstable();
+        names.dedup();
+        Ok(names)
+    }
 }
