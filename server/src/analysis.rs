@@ -198,3 +198,65 @@ pub fn drift(
     let cx = Context::new(text, &lines, target, Some(kernel)).with_baseline(baseline);
     cx.drift().map(|(l, _, c)| (l.number, c.to_vec())).collect()
 }
+
+/// Kernel findings per definition line, so that an edit re-checks only the lines it
+/// changed. Kernel rules (K, A, T) look at one definition at a time, so a line's findings
+/// depend only on its text, the kernel and the target.
+#[derive(Debug, Default)]
+pub struct KernelLineCache {
+    entries: std::sync::Mutex<std::collections::HashMap<(usize, Target, String), Vec<Diagnostic>>>,
+}
+
+/// Entries kept before the cache starts over (a bound on memory, not a tuning knob).
+const LINE_CACHE_MAX: usize = 200_000;
+
+impl KernelLineCache {
+    /// [`check_parse_kernel`], answering unchanged lines from the cache. `kernel_id`
+    /// identifies the loaded kernel (a reloaded kernel must get a new id).
+    pub fn check(
+        &self,
+        parse: &crate::syntax::Parse,
+        text: &str,
+        kernel: &Kernel,
+        kernel_id: usize,
+    ) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        let mut misses = Vec::new();
+        {
+            let cache = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            for lp in parse.lines.iter().filter(|l| l.parsed.is_some()) {
+                let key = (kernel_id, parse.target, lp.line.span.text(text).to_owned());
+                match cache.get(&key) {
+                    Some(found) => out.extend(found.iter().cloned().map(|mut d| {
+                        d.span = Span::new(d.span.start + lp.line.span.start, d.span.end + lp.line.span.start);
+                        d
+                    })),
+                    None => misses.push(lp.clone()),
+                }
+            }
+        }
+        if !misses.is_empty() {
+            let fresh = rules::check(&Context::new(text, &misses, parse.target, Some(kernel)), false);
+            let mut cache = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if cache.len() + misses.len() > LINE_CACHE_MAX {
+                cache.clear();
+            }
+            for lp in &misses {
+                let span = lp.line.span;
+                let mine: Vec<Diagnostic> = fresh
+                    .iter()
+                    .filter(|d| span.start <= d.span.start && d.span.start <= span.end)
+                    .cloned()
+                    .map(|mut d| {
+                        d.span = Span::new(d.span.start - span.start, d.span.end.saturating_sub(span.start));
+                        d
+                    })
+                    .collect();
+                cache.insert((kernel_id, parse.target, span.text(text).to_owned()), mine);
+            }
+            out.extend(fresh);
+        }
+        rules::sort(&mut out);
+        out
+    }
+}

@@ -48,3 +48,23 @@ fn rejected_example_is_rejected_with_the_kernel_message() {
     assert_eq!(diags.len(), 1);
     assert_eq!(diags[0].notes[0], "kernel: Unexpected token 'x86' for COMMA state");
 }
+
+/// The language server's per-line kernel cache gives exactly what a full kernel check
+/// gives, on a first run (all misses), a second run (all hits) and after an edit.
+#[test]
+fn kernel_line_cache_matches_the_full_check() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels/6.12.117+deb12-amd64");
+    let kernel = fevlint::kernel::Kernel::open(&path).expect("6.12 fixture");
+    let spec =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/spec.fev")).expect("spec");
+    let cache = fevlint::analysis::KernelLineCache::default();
+    let mut parser = Parser::new();
+    let edited = spec.replacen("perm_addr+558", "perm_addr+831", 1) + "vfs_read(u32 mode+14[0])\n";
+    for text in [&spec, &spec, &edited] {
+        let parse = parser.parse(text, Target::X86_64, None);
+        let full = fevlint::analysis::check_parse_kernel(&parse, text, &kernel);
+        let cached = cache.check(&parse, text, &kernel, 1);
+        assert!(!full.is_empty());
+        assert_eq!(full, cached);
+    }
+}

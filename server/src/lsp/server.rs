@@ -43,13 +43,18 @@ pub trait KernelCheck: Send + Sync + 'static {
 /// The server's own kernel check: the kernel rules, once per configured kernel, each
 /// diagnostic labelled with its kernel.
 #[derive(Debug, Default)]
-pub struct KernelRules;
+pub struct KernelRules {
+    /// Findings per (kernel, line text): an edit re-checks only the lines it changed.
+    cache: crate::analysis::KernelLineCache,
+}
 
 impl KernelCheck for KernelRules {
     fn check(&self, text: &str, parse: &Parse, _settings: &Settings, kernels: &[Arc<Kernel>]) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         for k in kernels {
-            out.extend(crate::analysis::check_parse_kernel(parse, text, k));
+            // The `Arc`'s address identifies this load: a reload is a new `Arc`.
+            let id = Arc::as_ptr(k) as usize;
+            out.extend(self.cache.check(parse, text, k, id));
         }
         out
     }
@@ -404,7 +409,7 @@ impl Backend {
             client,
             state: Mutex::new(State::default()),
             publish: tokio::sync::Mutex::new(()),
-            check: kernel.unwrap_or_else(|| Arc::new(KernelRules)),
+            check: kernel.unwrap_or_else(|| Arc::new(KernelRules::default())),
             kernels: Mutex::new(Kernels::default()),
             debounce: debounce(),
             shutdown,

@@ -157,7 +157,7 @@ impl Atom {
 }
 
 /// What the parser needs to know about the target: argument slots and `long` width.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Target {
     /// `arch_get_func_args(NULL, …)`: 6 on x86_64, 3 on x86_32, 0 elsewhere.
     pub max_args: u32,
