@@ -36,7 +36,9 @@ pub struct KernelElf {
     e_type: u16,
     build_id: Option<Vec<u8>>,
     sections: Vec<SectionInfo>,
-    symbols: Option<SymbolTable>,
+    /// Read on first use ([`KernelElf::symbols`]).
+    symbols: std::sync::OnceLock<Option<SymbolTable>>,
+    class64: bool,
 }
 
 impl std::fmt::Debug for KernelElf {
@@ -46,7 +48,7 @@ impl std::fmt::Debug for KernelElf {
             .field("arch", &self.arch)
             .field("build_id", &self.build_id_hex())
             .field("sections", &self.sections.len())
-            .field("symbols", &self.symbols.as_ref().map(SymbolTable::len))
+            .field("symbols", &self.symbols.get().map(|s| s.as_ref().map(SymbolTable::len)))
             .finish()
     }
 }
@@ -104,7 +106,8 @@ impl KernelElf {
             e_type: parsed.e_type,
             build_id: parsed.build_id,
             sections: parsed.sections,
-            symbols: parsed.symbols,
+            class64: parsed.class64,
+            symbols: std::sync::OnceLock::new(),
         })
     }
 
@@ -170,7 +173,16 @@ impl KernelElf {
 
     /// The `.symtab`, if the image is not stripped.
     pub fn symbols(&self) -> Option<&SymbolTable> {
-        self.symbols.as_ref()
+        self.symbols
+            .get_or_init(|| {
+                let r = if self.class64 {
+                    symbols_generic::<elf::FileHeader64<Endianness>>(&self.data, &self.sections)
+                } else {
+                    symbols_generic::<elf::FileHeader32<Endianness>>(&self.data, &self.sections)
+                };
+                r.ok().flatten()
+            })
+            .as_ref()
     }
 
     /// The file bytes at virtual addresses `addr..addr+len`, if one allocated section
@@ -205,7 +217,7 @@ impl KernelElf {
             offset: offset.map(|o| FileOffset(o as u64)),
             message,
         };
-        let own = self.symbols.as_ref();
+        let own = self.symbols();
         let find = |name: &str| symbols.and_then(|s| s.addr_of(name)).or_else(|| own.and_then(|s| s.addr_of(name)));
         let width = self.arch.pointer_size() as usize;
         let table: &[u8] = match (find("__start_mcount_loc"), find("__stop_mcount_loc")) {
@@ -296,7 +308,6 @@ struct Parsed {
     e_type: u16,
     build_id: Option<Vec<u8>>,
     sections: Vec<SectionInfo>,
-    symbols: Option<SymbolTable>,
 }
 
 type ParseResult<T> = Result<T, (String, Option<u64>)>;
@@ -343,6 +354,25 @@ fn parse_generic<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> ParseResu
             flags: sh.sh_flags(endian).into(),
         });
     }
+    Ok(Parsed {
+        class64: header.is_class_64(),
+        machine: header.e_machine(endian),
+        e_type: header.e_type(endian),
+        build_id,
+        sections,
+    })
+}
+
+/// The `.symtab` (read on first use: a vmlinux has ~100k symbols and most questions
+/// need none of them).
+fn symbols_generic<Elf: FileHeader<Endian = Endianness>>(
+    data: &[u8],
+    sections: &[SectionInfo],
+) -> ParseResult<Option<SymbolTable>> {
+    let e = |m: object::Error| (m.to_string(), None);
+    let header = Elf::parse(data).map_err(|m| (m.to_string(), Some(0)))?;
+    let endian = header.endian().map_err(|m| (m.to_string(), Some(5)))?;
+    let table = header.sections(endian, data).map_err(e)?;
     let symtab = table.symbols(endian, data, elf::SHT_SYMTAB).map_err(e)?;
     let symbols = if symtab.is_empty() {
         None
@@ -363,7 +393,7 @@ fn parse_generic<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> ParseResu
             if name.is_empty() {
                 continue;
             }
-            let kind = nm_letter(sym, endian, &sections);
+            let kind = nm_letter(sym, endian, sections);
             raw.push(RawSymbol {
                 name,
                 addr: sym.st_value(endian).into(),
@@ -373,14 +403,7 @@ fn parse_generic<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> ParseResu
         }
         Some(SymbolTable::from_raw(raw))
     };
-    Ok(Parsed {
-        class64: header.is_class_64(),
-        machine: header.e_machine(endian),
-        e_type: header.e_type(endian),
-        build_id,
-        sections,
-        symbols,
-    })
+    Ok(symbols)
 }
 
 /// The letter `nm` prints for an ELF symbol.
