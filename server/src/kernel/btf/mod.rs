@@ -48,6 +48,8 @@ pub struct Btf {
     indexes: [OnceLock<NameIndex>; Namespace::COUNT],
     /// Member type id → composites holding it at offset 0 (built on first use).
     embedders: OnceLock<std::collections::HashMap<u32, Vec<u32>>>,
+    /// Decoded structs and unions (at most 4096), by id.
+    decoded: OnceLock<std::sync::Mutex<std::collections::HashMap<u32, crate::kernel::model::Type>>>,
 }
 
 impl fmt::Debug for Btf {
@@ -154,6 +156,7 @@ impl Btf {
             pointer_size,
             indexes: Default::default(),
             embedders: OnceLock::new(),
+            decoded: OnceLock::new(),
         };
         btf.pointer_size = btf.guess_pointer_size().unwrap_or(btf.pointer_size);
         Ok(btf)
