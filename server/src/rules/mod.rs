@@ -156,6 +156,14 @@ impl<'a> Context<'a> {
         self.lines.iter().zip(all).filter_map(|(l, r)| Some((l, l.parsed.as_ref()?, r.as_ref()?)))
     }
 
+    /// Every problem the resolution found, with the field it is about (for the A and T
+    /// rules, which each report their own kind).
+    pub fn problems(&self) -> impl Iterator<Item = (&crate::syntax::Field, &resolve::Problem)> {
+        self.resolved().flat_map(|(_, parsed, r)| {
+            parsed.fields.iter().zip(&r.fields).flat_map(|(f, m)| m.problems.iter().map(move |p| (f, p)))
+        })
+    }
+
     /// A diagnostic about the kernel being checked.
     pub fn kernel_diagnostic(&self, rule: &Rule, span: crate::syntax::Span, message: impl Into<String>) -> Diagnostic {
         let mut d = Diagnostic::new(rule, span, message);

@@ -33,15 +33,7 @@ vfs_read(x64 file, x64 buf, u64 count)
 };
 
 fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for (_, _, r) in cx.resolved() {
-        for m in r.fields.iter() {
-            for p in &m.problems {
-                if let Some(d) = diagnostic(cx, p) {
-                    out.push(d);
-                }
-            }
-        }
-    }
+    out.extend(cx.problems().filter_map(|(_, p)| diagnostic(cx, p)));
 }
 
 fn diagnostic(cx: &Context<'_>, p: &Problem) -> Option<Diagnostic> {

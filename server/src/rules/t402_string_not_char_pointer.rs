@@ -31,16 +31,7 @@ vfs_read(x64 file)
 };
 
 fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for (_, parsed, r) in cx.resolved() {
-        for (i, m) in r.fields.iter().enumerate() {
-            let field_type = parsed.fields.get(i).map(|f| f.type_string()).unwrap_or_default();
-            for p in &m.problems {
-                if let Some(d) = diagnostic(cx, p, &field_type) {
-                    out.push(d);
-                }
-            }
-        }
-    }
+    out.extend(cx.problems().filter_map(|(f, p)| diagnostic(cx, p, &f.type_string())));
 }
 
 fn diagnostic(cx: &Context<'_>, p: &Problem, field_type: &str) -> Option<Diagnostic> {
