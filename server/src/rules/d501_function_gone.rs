@@ -33,37 +33,17 @@ vfs_read(x64 file)
 };
 
 fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    if matches!(cx.baseline, Some(super::Baseline::Lock { .. })) {
-        return; // a lock baseline is reported by D505
-    }
-    let (base, target) = super::drift_names(cx);
-    for (_, parsed, changes) in cx.drift() {
-        for c in changes {
-            #[allow(clippy::single_match)]
-            match c {
-                Change::FunctionGone { span, renames } => {
-                    let mut d = cx.kernel_diagnostic(
-                        &RULE,
-                        *span,
-                        format!("`{}` exists on {base} but not on {target}", name(parsed)),
-                    );
-                    if renames.is_empty() {
-                        d = d.note("no obvious replacement found: search with `fevlint kernel fn`");
-                    } else {
-                        d = d.note(format!(
-                            "help: on {target}: {}",
-                            renames.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
-                        ));
-                    }
-                    out.push(d);
-                }
-                _ => {}
-            }
-        }
-    }
-    let _ = (&base, &target);
-}
-
-fn name(parsed: &crate::syntax::Parsed) -> &str {
-    parsed.function.as_ref().map_or("", |(n, _)| n.as_str())
+    super::report_drift(cx, out, |parsed, c, base, target| {
+        let Change::FunctionGone { span, renames } = c else { return None };
+        let name = parsed.function.as_ref().map_or("", |(n, _)| n.as_str());
+        let d = cx.kernel_diagnostic(&RULE, *span, format!("`{name}` exists on {base} but not on {target}"));
+        Some(if renames.is_empty() {
+            d.note("no obvious replacement found: search with `fevlint kernel fn`")
+        } else {
+            d.note(format!(
+                "help: on {target}: {}",
+                renames.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
+            ))
+        })
+    });
 }

@@ -32,34 +32,19 @@ __cancel_work(x64 work)
 };
 
 fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    if matches!(cx.baseline, Some(super::Baseline::Lock { .. })) {
-        return; // a lock baseline is reported by D505
-    }
-    let (base, target) = super::drift_names(cx);
-    for (_, _parsed, changes) in cx.drift() {
-        for c in changes {
-            #[allow(clippy::single_match)]
-            match c {
-                Change::Param { span, old, new } => {
-                    let was = format!("`{}` ({}, {})", old.name.as_deref().unwrap_or("?"), old.ty, old.location);
-                    let msg = match new {
-                        Some(n) => format!(
-                            "slot {} was {was} on {base}; on {target} it is `{}` ({}, {})",
-                            old.slot,
-                            n.name.as_deref().unwrap_or("?"),
-                            n.ty,
-                            n.location
-                        ),
-                        None => format!(
-                            "slot {} was {was} on {base}; on {target} the function has no such parameter",
-                            old.slot
-                        ),
-                    };
-                    out.push(cx.kernel_diagnostic(&RULE, *span, msg));
-                }
-                _ => {}
-            }
-        }
-    }
-    let _ = (&base, &target);
+    super::report_drift(cx, out, |_, c, base, target| {
+        let Change::Param { span, old, new } = c else { return None };
+        let was = format!("`{}` ({}, {})", old.name.as_deref().unwrap_or("?"), old.ty, old.location);
+        let msg = match new {
+            Some(n) => format!(
+                "slot {} was {was} on {base}; on {target} it is `{}` ({}, {})",
+                old.slot,
+                n.name.as_deref().unwrap_or("?"),
+                n.ty,
+                n.location
+            ),
+            None => format!("slot {} was {was} on {base}; on {target} the function has no such parameter", old.slot),
+        };
+        Some(cx.kernel_diagnostic(&RULE, *span, msg))
+    });
 }

@@ -33,40 +33,25 @@ vfs_open(x64 dentry+8[0])
 };
 
 fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    if matches!(cx.baseline, Some(super::Baseline::Lock { .. })) {
-        return; // a lock baseline is reported by D505
-    }
-    let (base, target) = super::drift_names(cx);
-    for (_, _parsed, changes) in cx.drift() {
-        for c in changes {
-            #[allow(clippy::single_match)]
-            match c {
-                Change::Member { span, field, old, new_offset, fix } => {
-                    let msg = match new_offset {
-                        Some(n) => format!(
-                            "`{}.{}` moved from offset {} to {n} between {base} and {target}",
-                            old.container, old.member, old.offset
-                        ),
-                        None => format!(
-                            "`{}.{}` (offset {} on {base}) is gone on {target}",
-                            old.container, old.member, old.offset
-                        ),
-                    };
-                    let mut d = cx
-                        .kernel_diagnostic(&RULE, *span, msg)
-                        .note(format!("field `{field}` meant `{}` ({}) on {base}", old.member, old.ty));
-                    if let Some(f) = fix {
-                        d = d.note(if f.replacement.is_empty() {
-                            "help: remove this offset (`fevlint fix` does it)".to_owned()
-                        } else {
-                            format!("help: write `{}` here (`fevlint fix` does it)", f.replacement)
-                        });
-                    }
-                    out.push(d);
-                }
-                _ => {}
-            }
+    super::report_drift(cx, out, |_, c, base, target| {
+        let Change::Member { span, field, old, new_offset, fix } = c else { return None };
+        let msg = match new_offset {
+            Some(n) => format!(
+                "`{}.{}` moved from offset {} to {n} between {base} and {target}",
+                old.container, old.member, old.offset
+            ),
+            None => format!("`{}.{}` (offset {} on {base}) is gone on {target}", old.container, old.member, old.offset),
+        };
+        let mut d = cx
+            .kernel_diagnostic(&RULE, *span, msg)
+            .note(format!("field `{field}` meant `{}` ({}) on {base}", old.member, old.ty));
+        if let Some(f) = fix {
+            d = d.note(if f.replacement.is_empty() {
+                "help: remove this offset (`fevlint fix` does it)".to_owned()
+            } else {
+                format!("help: write `{}` here (`fevlint fix` does it)", f.replacement)
+            });
         }
-    }
-    let _ = (&base, &target);
+        Some(d)
+    });
 }

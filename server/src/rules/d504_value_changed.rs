@@ -32,24 +32,8 @@ napi_complete_done(x64 n, int work_done)
 };
 
 fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    if matches!(cx.baseline, Some(super::Baseline::Lock { .. })) {
-        return; // a lock baseline is reported by D505
-    }
-    let (base, target) = super::drift_names(cx);
-    for (_, _parsed, changes) in cx.drift() {
-        for c in changes {
-            #[allow(clippy::single_match)]
-            match c {
-                Change::Value { span, field, old, new } => {
-                    out.push(cx.kernel_diagnostic(
-                        &RULE,
-                        *span,
-                        format!("`{field}` read {old} on {base}, {new} on {target}"),
-                    ));
-                }
-                _ => {}
-            }
-        }
-    }
-    let _ = (&base, &target);
+    super::report_drift(cx, out, |_, c, base, target| {
+        let Change::Value { span, field, old, new } = c else { return None };
+        Some(cx.kernel_diagnostic(&RULE, *span, format!("`{field}` read {old} on {base}, {new} on {target}")))
+    });
 }

@@ -297,6 +297,23 @@ pub fn doc_examples(doc: &str) -> (String, String) {
     (example, use_instead)
 }
 
+/// Kernel-to-kernel drift (D501–D504): `report` turns each change of its rule's kind into
+/// a diagnostic, given the definition, the baseline's and the target's names. A lock
+/// baseline is D505's alone.
+pub fn report_drift(
+    cx: &Context<'_>,
+    out: &mut Vec<Diagnostic>,
+    report: impl Fn(&Parsed, &drift::Change, &str, &str) -> Option<Diagnostic>,
+) {
+    if matches!(cx.baseline, Some(Baseline::Lock { .. })) {
+        return;
+    }
+    let (base, target) = drift_names(cx);
+    for (_, parsed, changes) in cx.drift() {
+        out.extend(changes.iter().filter_map(|c| report(parsed, c, &base, &target)));
+    }
+}
+
 /// Display names of the baseline and the target for drift messages.
 pub fn drift_names(cx: &Context<'_>) -> (String, String) {
     let target = cx.kernel.map_or_else(String::new, |k| k.name.clone());

@@ -433,16 +433,11 @@ impl TypeWalker<'_> {
     /// A pointer, or a register saved in `struct pt_regs` (an `unsigned long` that holds
     /// whatever the register held: `regs->si` is the second syscall argument, often a
     /// user pointer). Other `unsigned long`s (`i_ino`) are numbers.
-    fn address_like(&self, container: Option<TypeRef>, ty: TypeRef) -> Result<bool, ModelError> {
+    fn address_like(&self, container: TypeRef, ty: TypeRef) -> Result<bool, ModelError> {
         if self.is_pointer(ty)?.is_some() {
             return Ok(true);
         }
-        let register = match container {
-            Some(c) => {
-                matches!(layout::strip(self.src, c)?.1, Type::Struct(ref s) if s.name.as_deref() == Some("pt_regs"))
-            }
-            None => false,
-        };
+        let register = matches!(layout::strip(self.src, container)?.1, Type::Struct(ref s) if s.name.as_deref() == Some("pt_regs"));
         Ok(register && matches!(self.src.get(ty)?, Type::Int { signed: false, size, .. } if size == self.ptr_size))
     }
 
@@ -562,10 +557,7 @@ impl TypeWalker<'_> {
                         let ok = match self.is_pointer(*ty)? {
                             Some(t) => !chars || self.is_char(t)? || matches!(self.src.get(t)?, Type::Void),
                             // An address kept in an `unsigned long`: what it points to is unknown.
-                            None => {
-                                expr.contains("->") && self.address_like(None, *ty).unwrap_or(false)
-                                    || self.is_register(expr)
-                            }
+                            None => self.is_register(expr),
                         };
                         (expr.clone(), Some(*ty), ok)
                     }
@@ -644,7 +636,7 @@ impl Walk for TypeWalker<'_> {
         let Some((path, mexpr)) = self.member(obj, delta, &expr, span, u64::from(self.ptr_size))? else {
             return Ok(TVal::Lost);
         };
-        if !self.address_like(Some(obj), path.ty)? {
+        if !self.address_like(obj, path.ty)? {
             let array = matches!(layout::strip(self.src, path.ty)?.1, Type::Array { .. });
             self.out.problems.push(Problem::DerefNonPointer { span, expr: mexpr, ty: self.type_name(path.ty), array });
             return Ok(TVal::Lost);
@@ -658,7 +650,7 @@ impl Walk for TypeWalker<'_> {
             return Ok(TVal::Lost);
         };
         let pointer_read = self.field.array.is_some() || self.field.atom == Atom::String;
-        if pointer_read && !self.address_like(Some(obj), path.ty)? {
+        if pointer_read && !self.address_like(obj, path.ty)? {
             // Arrays and strings read a pointer here and copy from where it points.
             let array = matches!(layout::strip(self.src, path.ty)?.1, Type::Array { .. });
             self.out.problems.push(Problem::DerefNonPointer { span, expr: mexpr, ty: self.type_name(path.ty), array });
