@@ -1,6 +1,8 @@
 //! One analysis entry point shared by the CLI and the language server: bytes or text in,
 //! diagnostics out. Never fails: everything wrong with the input is a diagnostic.
 
+use rayon::prelude::*;
+
 use crate::config::Settings;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::kernel::load::Arch;
@@ -117,25 +119,48 @@ fn analyse(
     let target = kernels.first().map_or(target, |k| target_for(k));
     let lines = parser.lines(text, target);
     out.extend(rules::check_selected(&Context::new(text, &lines, target, None), true, &enabled));
-    for (i, k) in kernels.iter().enumerate() {
+    // Kernels of another architecture read the script with their own register limits.
+    let mut other_lines: Vec<(Target, Vec<crate::syntax::LineParse>)> = Vec::new();
+    for k in kernels {
         let kt = target_for(k);
-        let klines;
-        let lines = if kt == target {
-            &lines
-        } else {
-            klines = parser.lines(text, kt);
-            &klines
-        };
-        let mut cx = Context::new(text, lines, kt, Some(k));
-        // Drift: the first kernel is the baseline of the others; a lock is the baseline
-        // of every kernel.
-        if let Some((kernel, entries)) = lock {
-            cx = cx.with_baseline(rules::Baseline::Lock { kernel, entries });
-        } else if i > 0 {
-            cx = cx.with_baseline(rules::Baseline::Kernel(kernels[0]));
+        if kt != target && !other_lines.iter().any(|(t, _)| *t == kt) {
+            other_lines.push((kt, parser.lines(text, kt)));
         }
-        out.extend(rules::check_selected(&cx, false, &enabled));
     }
+    let lines_for = |kt: Target| other_lines.iter().find(|(t, _)| *t == kt).map_or(&lines[..], |(_, l)| &l[..]);
+    // Drift: a lock is the baseline of every kernel; otherwise the first kernel is the
+    // baseline of the others, and what each line means on it is worked out once.
+    let (first, rest) = match (kernels.split_first(), lock) {
+        (Some((first, rest)), None) => (Some(first), rest),
+        _ => (None, kernels),
+    };
+    let mut baseline: Vec<Option<rules::meaning::DefinitionMeaning>> = Vec::new();
+    if let Some(&k) = first {
+        let cx = Context::new(text, lines_for(target_for(k)), target_for(k), Some(k));
+        out.extend(rules::check_selected(&cx, false, &enabled));
+        if !rest.is_empty() {
+            baseline.resize(cx.lines.iter().map(|l| l.number as usize + 1).max().unwrap_or(0), None);
+            for (l, p, r) in cx.resolved() {
+                if let Some(slot) = baseline.get_mut(l.number as usize) {
+                    *slot = Some(rules::meaning::summarize(k, p, r, cx.target));
+                }
+            }
+        }
+    }
+    // The other kernels are independent of each other: one thread each.
+    let found: Vec<Vec<Diagnostic>> = rest
+        .par_iter()
+        .map(|&k| {
+            let cx = Context::new(text, lines_for(target_for(k)), target_for(k), Some(k));
+            let cx = match (lock, first) {
+                (Some((kernel, entries)), _) => cx.with_baseline(rules::Baseline::Lock { kernel, entries }),
+                (None, Some(b)) => cx.with_baseline(rules::Baseline::Lines { kernel: &b.name, lines: &baseline }),
+                (None, None) => cx,
+            };
+            rules::check_selected(&cx, false, &enabled)
+        })
+        .collect();
+    out.extend(found.into_iter().flatten());
     let suppressions = suppress::parse(text);
     if !suppressions.is_empty() {
         let usage = suppress::apply(text, &suppressions, &mut out);

@@ -8,6 +8,7 @@ use crate::diagnostic::Severity;
 use crate::kernel::Kernel;
 use crate::render::{self, FileReport};
 use anyhow::Context as _;
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -166,14 +167,19 @@ struct Kernels {
 
 impl Kernels {
     fn open(&mut self, paths: &[PathBuf]) -> anyhow::Result<Vec<&Kernel>> {
-        for path in paths {
-            if !self.open.contains_key(path) {
-                let k = Kernel::open(path).with_context(|| format!("cannot open kernel {}", path.display()))?;
-                for note in &k.notes {
-                    eprintln!("note: kernel {}: {note}", k.name);
-                }
-                self.open.insert(path.clone(), k);
+        let mut seen = std::collections::HashSet::new();
+        let new: Vec<&PathBuf> = paths.iter().filter(|p| !self.open.contains_key(*p) && seen.insert(*p)).collect();
+        // Kernels load independently (decompression, indexes): one thread each.
+        let opened: Vec<anyhow::Result<Kernel>> = new
+            .par_iter()
+            .map(|path| Kernel::open(path).with_context(|| format!("cannot open kernel {}", path.display())))
+            .collect();
+        for (path, k) in new.into_iter().zip(opened) {
+            let k = k?;
+            for note in &k.notes {
+                eprintln!("note: kernel {}: {note}", k.name);
             }
+            self.open.insert(path.clone(), k);
         }
         Ok(paths.iter().filter_map(|p| self.open.get(p)).collect())
     }

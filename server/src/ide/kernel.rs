@@ -333,7 +333,7 @@ fn collect(
 ) -> Result<(), ModelError> {
     let (_, t) = layout::strip(src, ty)?;
     let (Type::Struct(c) | Type::Union(c)) = &t else { return Ok(()) };
-    for m in &c.members {
+    for m in c.members.iter() {
         if m.bitfield_size != 0 || out.len() > 2000 {
             continue;
         }

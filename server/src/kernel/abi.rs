@@ -184,7 +184,7 @@ fn classify_x86_64(src: &dyn TypeSource, t: &Type, size: u64) -> Result<Vec<Clas
 fn scalars(src: &dyn TypeSource, t: &Type, base: u64, f: &mut dyn FnMut(u64, bool)) -> Result<(), ModelError> {
     match t {
         Type::Struct(c) | Type::Union(c) => {
-            for m in &c.members {
+            for m in c.members.iter() {
                 let (_, mt) = strip(src, m.ty)?;
                 scalars(src, &mt, base + m.bit_offset / 8, f)?;
             }

@@ -809,7 +809,7 @@ fn flatten(
     if depth > MAX_DEPTH {
         return Err(ModelError::TooDeep { source_name: src.describe(), ty: TypeRef(0) });
     }
-    for m in &c.members {
+    for m in c.members.iter() {
         let start = base_bits.saturating_add(m.bit_offset);
         let anon = names.anonymous(m.ty)?;
         match (&m.name, anon) {

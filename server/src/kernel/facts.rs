@@ -38,6 +38,7 @@ pub struct Kernel {
     symbols: OnceLock<Option<Loaded<SymbolTable>>>,
     clones: OnceLock<HashMap<String, Vec<String>>>,
     names: OnceLock<Vec<String>>,
+    similar: OnceLock<super::similar::NameSearch>,
     /// Things worth telling the user once (a missing piece, a deferred file that failed).
     pub notes: Vec<String>,
 }
@@ -146,6 +147,7 @@ impl Kernel {
             symbols,
             clones: OnceLock::new(),
             names: OnceLock::new(),
+            similar: OnceLock::new(),
             notes,
         })
     }
@@ -270,5 +272,12 @@ impl Kernel {
             names.dedup();
             names
         })
+    }
+
+    /// Up to `n` function names within a small edit distance of `name`, closest first
+    /// (compiler clones left out).
+    pub fn similar_functions(&self, name: &str, n: usize) -> Vec<&str> {
+        let names = self.function_names();
+        self.similar.get_or_init(|| super::similar::NameSearch::new(names)).closest(names, name, n)
     }
 }

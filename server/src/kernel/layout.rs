@@ -241,7 +241,7 @@ fn walk_at(
     if out.len() == before && target < base_bits.saturating_add(c.size.saturating_mul(8)) {
         // A gap: from the end of the last member before it to the next member's start.
         let (mut lo, mut hi) = (base_bits, base_bits + c.size * 8);
-        for m in &c.members {
+        for m in c.members.iter() {
             let s = base_bits + m.bit_offset;
             let e = s.saturating_add(member_bits(src, m)?);
             if e <= target && e > lo {
@@ -386,7 +386,7 @@ fn find_named(
     let (Type::Struct(c) | Type::Union(c)) = strip(src, ty)?.1 else {
         return Ok(None);
     };
-    for m in &c.members {
+    for m in c.members.iter() {
         match &m.name {
             Some(n) if n == name => return Ok(Some((m.clone(), m.bit_offset))),
             None => {
@@ -497,7 +497,7 @@ fn pad(s: &str, width: i64) -> String {
 
 fn slots(src: &dyn TypeSource, c: &Composite) -> Result<Vec<Slot>, ModelError> {
     let mut out = Vec::with_capacity(c.members.len());
-    for m in &c.members {
+    for m in c.members.iter() {
         let (_, t) = strip(src, m.ty)?;
         let byte_size = src.size_of(m.ty)?.unwrap_or(0);
         let bit_size = byte_size * 8;

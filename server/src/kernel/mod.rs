@@ -9,6 +9,7 @@ pub mod facts;
 pub mod layout;
 pub mod load;
 pub mod model;
+pub mod similar;
 pub mod symbols;
 
 pub use facts::{FunctionFacts, Kernel, KernelError, Trace};

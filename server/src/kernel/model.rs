@@ -6,6 +6,7 @@
 //! issued it (a BTF type id, a DWARF DIE offset).
 
 use std::fmt;
+use std::sync::Arc;
 
 /// An opaque handle to a type inside one [`TypeSource`]. Only meaningful for the
 /// source that returned it.
@@ -75,12 +76,13 @@ pub enum Qualifier {
     TypeTag,
 }
 
-/// A struct or union with its members in declaration order.
+/// A struct or union with its members in declaration order. Members are shared: sources
+/// cache decoded composites and hand out clones for every member access.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Composite {
     pub name: Option<String>,
     pub size: u64,
-    pub members: Vec<Member>,
+    pub members: Arc<[Member]>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

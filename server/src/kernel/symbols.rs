@@ -155,10 +155,21 @@ impl Builder {
         let mut by_addr: Vec<u32> = (0..n).collect();
         // Stable: equal addresses keep input order, which kallsyms' tie-break uses.
         by_addr.sort_by_key(|&i| t.entries[i as usize].addr);
-        let mut by_name: Vec<u32> = (0..n).collect();
-        by_name.sort_by(|&a, &b| t.name_of(a).cmp(t.name_of(b)));
+        // By name, ties in input order. The names' first eight bytes as a big-endian
+        // number order them as the names do, and settle most comparisons.
+        let prefix = |i: u32| {
+            let name = t.name_of(i).as_bytes();
+            let mut key = [0u8; 8];
+            let len = name.len().min(8);
+            key[..len].copy_from_slice(&name[..len]);
+            u64::from_be_bytes(key)
+        };
+        let mut keyed: Vec<(u64, u32)> = (0..n).map(|i| (prefix(i), i)).collect();
+        keyed.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0).then_with(|| t.name_of(a.1).cmp(t.name_of(b.1))).then(a.1.cmp(&b.1))
+        });
         t.by_addr = by_addr;
-        t.by_name = by_name;
+        t.by_name = keyed.into_iter().map(|(_, i)| i).collect();
         t
     }
 }

@@ -1,5 +1,7 @@
 //! K201 unknown-function: the kernel has no function of that name.
 
+use std::collections::HashMap;
+
 use super::{Context, Rule};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::kernel::Kernel;
@@ -36,6 +38,8 @@ do_sys_openat2(int dfd, string filename, x64 how)
 
 fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let Some(k) = cx.kernel else { return };
+    // Scripts repeat names; the search through every function name is done once per name.
+    let mut similar: HashMap<&str, String> = HashMap::new();
     for (_, parsed, r) in cx.resolved() {
         if r.function.exists() {
             continue;
@@ -45,12 +49,11 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         for help in renames(k, name) {
             d = d.note(format!("help: {help}"));
         }
-        let close = closest(k.function_names(), name, 3);
+        let close = similar.entry(name).or_insert_with(|| {
+            k.similar_functions(name, 3).iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+        });
         if !close.is_empty() {
-            d = d.note(format!(
-                "help: similar names: {}",
-                close.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
-            ));
+            d = d.note(format!("help: similar names: {close}"));
         }
         out.push(d);
     }
@@ -83,38 +86,4 @@ fn renames(k: &Kernel, name: &str) -> Vec<String> {
         }
     }
     out
-}
-
-/// Up to `n` names within a small edit distance, closest first.
-pub fn closest<'a>(names: &'a [String], name: &str, n: usize) -> Vec<&'a str> {
-    let max = (name.len() / 4).clamp(1, 3);
-    let mut scored: Vec<(usize, &str)> = names
-        .iter()
-        .filter(|c| c.len().abs_diff(name.len()) <= max && !c.contains('.'))
-        .filter_map(|c| {
-            let d = distance(name.as_bytes(), c.as_bytes(), max)?;
-            Some((d, c.as_str()))
-        })
-        .collect();
-    scored.sort();
-    scored.into_iter().take(n).map(|(_, c)| c).collect()
-}
-
-/// Levenshtein distance, `None` when above `max`.
-fn distance(a: &[u8], b: &[u8], max: usize) -> Option<usize> {
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, &ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        let mut row_min = cur[0];
-        for (j, &cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
-            row_min = row_min.min(cur[j + 1]);
-        }
-        if row_min > max {
-            return None;
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    (prev[b.len()] <= max).then_some(prev[b.len()])
 }

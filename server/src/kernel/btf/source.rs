@@ -150,7 +150,7 @@ impl Btf {
                 let c = Composite {
                     name: self.opt_name(raw.name_off)?,
                     size: u64::from(raw.size_or_type),
-                    members: self.members(&raw)?,
+                    members: self.members(&raw)?.into(),
                 };
                 if raw.kind == BtfKind::Struct {
                     Type::Struct(c)

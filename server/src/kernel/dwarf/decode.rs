@@ -175,7 +175,7 @@ impl Dwarf {
                 } else {
                     let size = self.byte_size(at, &e)?.unwrap_or(0);
                     let members = self.members(&d, &u, &unit, uoff, at)?;
-                    let c = Composite { name, size: u64::from(size), members };
+                    let c = Composite { name, size: u64::from(size), members: members.into() };
                     if is_union {
                         Type::Union(c)
                     } else {

@@ -1,0 +1,190 @@
+//! Names within a small edit distance of a misspelt or vanished one, fast enough to ask
+//! for hundreds of names against a kernel's 60,000 functions.
+//!
+//! Each name keeps its length and two 64-bit fingerprints: the bytes it contains and
+//! the pairs of adjacent bytes it contains. One edit removes at most two of a name's
+//! byte pairs (and one byte), so a name whose fingerprints differ from the query's in
+//! more places than `max` edits can explain is skipped without computing its distance.
+
+/// The function names of one kernel, ordered by length, with their fingerprints.
+pub struct NameSearch {
+    /// `(length, byte set, pair set, index into the names)`, by length.
+    entries: Vec<(usize, u64, u64, u32)>,
+}
+
+impl NameSearch {
+    /// Indexes `names`, skipping compiler clones (`.isra.0`, `.cold`).
+    pub fn new(names: &[String]) -> NameSearch {
+        let mut entries: Vec<(usize, u64, u64, u32)> = names
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| !n.contains('.'))
+            .map(|(i, n)| (n.len(), byte_set(n.as_bytes()), pair_set(n.as_bytes()), i as u32))
+            .collect();
+        entries.sort_unstable();
+        NameSearch { entries }
+    }
+
+    /// Up to `n` of `names` (the list this was built from) within a small edit distance
+    /// of `name`, closest first, then alphabetically.
+    pub fn closest<'a>(&self, names: &'a [String], name: &str, n: usize) -> Vec<&'a str> {
+        let q = name.as_bytes();
+        let max = (q.len() / 4).clamp(1, 3);
+        let (bytes, pairs) = (byte_set(q), pair_set(q));
+        let lo = self.entries.partition_point(|e| e.0 < q.len().saturating_sub(max));
+        let hi = self.entries.partition_point(|e| e.0 <= q.len() + max);
+        let differ = |a: u64, b: u64| (a & !b).count_ones().max((b & !a).count_ones()) as usize;
+        let mut rows = (Vec::new(), Vec::new());
+        let mut scored: Vec<(usize, &str)> = self.entries[lo..hi]
+            .iter()
+            .filter(|e| differ(bytes, e.1) <= max && differ(pairs, e.2) <= 2 * max)
+            .filter_map(|e| {
+                let c = names.get(e.3 as usize)?;
+                Some((distance(q, c.as_bytes(), max, &mut rows)?, c.as_str()))
+            })
+            .collect();
+        scored.sort_unstable();
+        scored.into_iter().take(n).map(|(_, c)| c).collect()
+    }
+}
+
+/// The bytes of `s`, folded onto 64 bits.
+fn byte_set(s: &[u8]) -> u64 {
+    s.iter().fold(0, |set, &b| set | 1 << (b & 63))
+}
+
+/// The pairs of adjacent bytes of `s`, hashed onto 64 bits.
+fn pair_set(s: &[u8]) -> u64 {
+    s.windows(2).fold(0, |set, w| {
+        let h = (u32::from(w[0]) << 8 | u32::from(w[1])).wrapping_mul(0x9E37_79B1) >> 26;
+        set | 1 << h
+    })
+}
+
+/// Levenshtein distance, `None` when above `max`. Only the diagonal band of width
+/// `2 * max + 1` can stay within `max`, so only it is computed; `rows` is scratch space.
+fn distance(a: &[u8], b: &[u8], max: usize, rows: &mut (Vec<usize>, Vec<usize>)) -> Option<usize> {
+    let over = max + 1;
+    let (prev, cur) = rows;
+    prev.clear();
+    prev.extend((0..=b.len()).map(|j| j.min(over)));
+    cur.clear();
+    cur.resize(b.len() + 1, over);
+    for (i, &ca) in a.iter().enumerate().map(|(i, c)| (i + 1, c)) {
+        let lo = i.saturating_sub(max).max(1);
+        let hi = (i + max).min(b.len());
+        cur[lo - 1] = if lo == 1 { i.min(over) } else { over };
+        let mut row_min = cur[lo - 1];
+        for j in lo..=hi {
+            let d = (prev[j - 1] + usize::from(ca != b[j - 1])).min(prev[j] + 1).min(cur[j - 1] + 1).min(over);
+            cur[j] = d;
+            row_min = row_min.min(d);
+        }
+        if hi < b.len() {
+            cur[hi + 1] = over;
+        }
+        if row_min > max {
+            return None;
+        }
+        std::mem::swap(prev, cur);
+    }
+    (prev[b.len()] <= max).then_some(prev[b.len()])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The textbook full-matrix distance, to check the banded one against.
+    fn full(a: &[u8], b: &[u8]) -> usize {
+        let mut prev: Vec<usize> = (0..=b.len()).collect();
+        for (i, &ca) in a.iter().enumerate() {
+            let mut cur = vec![i + 1; b.len() + 1];
+            for (j, &cb) in b.iter().enumerate() {
+                cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+            }
+            prev = cur;
+        }
+        prev[b.len()]
+    }
+
+    const WORDS: [&str; 18] = [
+        "",
+        "a",
+        "ab",
+        "ba",
+        "vfs_read",
+        "vfs_write",
+        "vfs_readv",
+        "fs_read",
+        "vfs_raed",
+        "do_sys_open",
+        "do_sys_openat2",
+        "kmalloc",
+        "kmalloc_noprof",
+        "tcp_sendmsg",
+        "tcp_sendpage",
+        "udp_sendmsg",
+        "xyz",
+        "aaaaaaaabbbb",
+    ];
+
+    #[test]
+    fn banded_distance_agrees_with_the_full_matrix() {
+        let mut rows = (Vec::new(), Vec::new());
+        for a in WORDS {
+            for b in WORDS {
+                let want = full(a.as_bytes(), b.as_bytes());
+                for max in 1..=3 {
+                    let got = distance(a.as_bytes(), b.as_bytes(), max, &mut rows);
+                    assert_eq!(got, (want <= max).then_some(want), "{a:?} {b:?} max {max}");
+                }
+            }
+        }
+    }
+
+    /// The fingerprints only ever skip names the distance would reject: the search finds
+    /// exactly what comparing with every name finds.
+    #[test]
+    fn the_index_finds_what_a_full_scan_finds() {
+        let mut names: Vec<String> = WORDS.iter().map(|w| w.to_string()).collect();
+        // Every single and double edit of a few names, so that many are near each other.
+        for w in ["vfs_read", "tcp_sendmsg", "kmalloc"] {
+            for i in 0..w.len() {
+                for c in [b'_', b'x', b'a'] {
+                    let mut s = w.as_bytes().to_vec();
+                    s[i] = c;
+                    names.push(String::from_utf8(s.clone()).unwrap());
+                    s.remove((i + 3) % s.len());
+                    names.push(String::from_utf8(s).unwrap());
+                }
+            }
+        }
+        names.push("vfs_read.cold".into());
+        names.sort();
+        names.dedup();
+        let search = NameSearch::new(&names);
+        let mut rows = (Vec::new(), Vec::new());
+        for q in names.iter().map(String::as_str).chain(["vfs_raed", "tcp_sendmgs", "kmallco", "zzzz"]) {
+            let max = (q.len() / 4).clamp(1, 3);
+            let mut want: Vec<(usize, &str)> = names
+                .iter()
+                .filter(|c| !c.contains('.'))
+                .filter_map(|c| Some((distance(q.as_bytes(), c.as_bytes(), max, &mut rows)?, c.as_str())))
+                .collect();
+            want.sort();
+            let want: Vec<&str> = want.into_iter().map(|(_, c)| c).collect();
+            assert_eq!(search.closest(&names, q, usize::MAX), want, "{q}");
+        }
+    }
+
+    #[test]
+    fn closest_first_then_alphabetical_and_no_clones() {
+        let names: Vec<String> =
+            ["kernel_read", "vfs_read", "vfs_read.cold", "vfs_readv", "vfs_write"].map(String::from).to_vec();
+        let search = NameSearch::new(&names);
+        assert_eq!(search.closest(&names, "vfs_raed", 3), ["vfs_read"]);
+        assert_eq!(search.closest(&names, "vfs_reade", 3), ["vfs_read", "vfs_readv"]);
+        assert_eq!(search.closest(&names, "vfs_reade", 1), ["vfs_read"]);
+    }
+}
