@@ -6,23 +6,33 @@
 //! byte pairs (and one byte), so a name whose fingerprints differ from the query's in
 //! more places than `max` edits can explain is skipped without computing its distance.
 
-/// The function names of one kernel, ordered by length, with their fingerprints.
+/// The function names of one kernel, ordered by length, with their fingerprints (kept in
+/// separate arrays: the scan reads only the pair fingerprints of most names).
 pub struct NameSearch {
-    /// `(length, byte set, pair set, index into the names)`, by length.
-    entries: Vec<(usize, u64, u64, u32)>,
+    lens: Vec<usize>,
+    pairs: Vec<u64>,
+    bytes: Vec<u64>,
+    /// Index into the names this was built from.
+    index: Vec<u32>,
 }
 
 impl NameSearch {
     /// Indexes `names`, skipping compiler clones (`.isra.0`, `.cold`).
     pub fn new(names: &[String]) -> NameSearch {
-        let mut entries: Vec<(usize, u64, u64, u32)> = names
+        let mut order: Vec<(usize, u32)> = names
             .iter()
             .enumerate()
             .filter(|(_, n)| !n.contains('.'))
-            .map(|(i, n)| (n.len(), byte_set(n.as_bytes()), pair_set(n.as_bytes()), i as u32))
+            .map(|(i, n)| (n.len(), i as u32))
             .collect();
-        entries.sort_unstable();
-        NameSearch { entries }
+        order.sort_unstable();
+        let name = |i: u32| names[i as usize].as_bytes();
+        NameSearch {
+            lens: order.iter().map(|e| e.0).collect(),
+            pairs: order.iter().map(|e| pair_set(name(e.1))).collect(),
+            bytes: order.iter().map(|e| byte_set(name(e.1))).collect(),
+            index: order.iter().map(|e| e.1).collect(),
+        }
     }
 
     /// Up to `n` of `names` (the list this was built from) within a small edit distance
@@ -31,15 +41,16 @@ impl NameSearch {
         let q = name.as_bytes();
         let max = (q.len() / 4).clamp(1, 3);
         let (bytes, pairs) = (byte_set(q), pair_set(q));
-        let lo = self.entries.partition_point(|e| e.0 < q.len().saturating_sub(max));
-        let hi = self.entries.partition_point(|e| e.0 <= q.len() + max);
-        let differ = |a: u64, b: u64| (a & !b).count_ones().max((b & !a).count_ones()) as usize;
+        let lo = self.lens.partition_point(|&l| l < q.len().saturating_sub(max));
+        let hi = self.lens.partition_point(|&l| l <= q.len() + max);
+        let within = |a: u64, b: u64, max: usize| {
+            (a & !b).count_ones() as usize <= max && (b & !a).count_ones() as usize <= max
+        };
         let mut rows = (Vec::new(), Vec::new());
-        let mut scored: Vec<(usize, &str)> = self.entries[lo..hi]
-            .iter()
-            .filter(|e| differ(bytes, e.1) <= max && differ(pairs, e.2) <= 2 * max)
-            .filter_map(|e| {
-                let c = names.get(e.3 as usize)?;
+        let mut scored: Vec<(usize, &str)> = (lo..hi)
+            .filter(|&i| within(pairs, self.pairs[i], 2 * max) && within(bytes, self.bytes[i], max))
+            .filter_map(|i| {
+                let c = names.get(*self.index.get(i)? as usize)?;
                 Some((distance(q, c.as_bytes(), max, &mut rows)?, c.as_str()))
             })
             .collect();

@@ -6,7 +6,9 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
+use std::sync::OnceLock;
 
+use crate::kernel::btf::index::hash_name;
 use crate::kernel::load::{Arch, FileOffset, LoadError};
 
 /// A kernel virtual address (link-time for System.map and ELF, KASLR-shifted for a live
@@ -74,10 +76,11 @@ pub struct SymbolTable {
     names: String,
     /// In input order.
     entries: Vec<Entry>,
-    /// Entry indices by (address, input order).
-    by_addr: Vec<u32>,
-    /// Entry indices by (name, input order).
-    by_name: Vec<u32>,
+    /// Entry indices by (address, input order), built on first use.
+    by_addr: OnceLock<Vec<u32>>,
+    /// `(hash of the name, entry index)` sorted, built on first use: most runs look up
+    /// a few names in a table of 150,000.
+    by_name: OnceLock<Vec<(u64, u32)>>,
     modules: Vec<String>,
 }
 
@@ -143,34 +146,14 @@ impl Builder {
     }
 
     fn finish(self, format: SymbolFormat) -> SymbolTable {
-        let mut t = SymbolTable {
+        SymbolTable {
             format,
             names: self.names,
             entries: self.entries,
-            by_addr: Vec::new(),
-            by_name: Vec::new(),
+            by_addr: OnceLock::new(),
+            by_name: OnceLock::new(),
             modules: self.modules,
-        };
-        let n = t.entries.len() as u32;
-        let mut by_addr: Vec<u32> = (0..n).collect();
-        // Stable: equal addresses keep input order, which kallsyms' tie-break uses.
-        by_addr.sort_by_key(|&i| t.entries[i as usize].addr);
-        // By name, ties in input order. The names' first eight bytes as a big-endian
-        // number order them as the names do, and settle most comparisons.
-        let prefix = |i: u32| {
-            let name = t.name_of(i).as_bytes();
-            let mut key = [0u8; 8];
-            let len = name.len().min(8);
-            key[..len].copy_from_slice(&name[..len]);
-            u64::from_be_bytes(key)
-        };
-        let mut keyed: Vec<(u64, u32)> = (0..n).map(|i| (prefix(i), i)).collect();
-        keyed.sort_unstable_by(|a, b| {
-            a.0.cmp(&b.0).then_with(|| t.name_of(a.1).cmp(t.name_of(b.1))).then(a.1.cmp(&b.1))
-        });
-        t.by_addr = by_addr;
-        t.by_name = keyed.into_iter().map(|(_, i)| i).collect();
-        t
+        }
     }
 }
 
@@ -236,17 +219,33 @@ impl SymbolTable {
         (0..self.entries.len() as u32).map(|i| self.symbol(i))
     }
 
+    /// Entry indices by address; equal addresses keep input order, which kallsyms'
+    /// tie-break uses.
+    fn by_addr(&self) -> &[u32] {
+        self.by_addr.get_or_init(|| {
+            let mut v: Vec<u32> = (0..self.entries.len() as u32).collect();
+            v.sort_by_key(|&i| self.entries[i as usize].addr);
+            v
+        })
+    }
+
     /// All symbols in address order (aliases in input order).
     pub fn iter_by_addr(&self) -> impl Iterator<Item = Symbol<'_>> + '_ {
-        self.by_addr.iter().map(|&i| self.symbol(i))
+        self.by_addr().iter().map(|&i| self.symbol(i))
     }
 
     /// Every symbol called `name` (static functions of the same name in different
     /// files each have one), in input order.
-    pub fn by_name<'s>(&'s self, name: &str) -> impl Iterator<Item = Symbol<'s>> + 's {
-        let lo = self.by_name.partition_point(|&i| self.name_of(i) < name);
-        let hi = lo + self.by_name[lo..].partition_point(|&i| self.name_of(i) == name);
-        self.by_name[lo..hi].iter().map(|&i| self.symbol(i))
+    pub fn by_name<'s, 'n>(&'s self, name: &'n str) -> impl Iterator<Item = Symbol<'s>> + use<'s, 'n> {
+        let by_name = self.by_name.get_or_init(|| {
+            let mut v: Vec<(u64, u32)> =
+                (0..self.entries.len() as u32).map(|i| (hash_name(self.name_of(i).as_bytes()), i)).collect();
+            v.sort_unstable();
+            v
+        });
+        let h = hash_name(name.as_bytes());
+        let lo = by_name.partition_point(|e| e.0 < h);
+        by_name[lo..].iter().take_while(move |e| e.0 == h).filter(move |e| self.name_of(e.1) == name).map(|e| self.symbol(e.1))
     }
 
     /// The first symbol called `name`.
@@ -264,14 +263,15 @@ impl SymbolTable {
     /// scripts/kallsyms sorts first (non-weak, then not a linker-script `__start_*`
     /// style name, then fewer leading underscores, then input order).
     pub fn lookup_with(&self, addr: VirtAddr, accept: impl Fn(&Symbol<'_>) -> bool) -> Option<Symbol<'_>> {
-        let mut hi = self.by_addr.partition_point(|&i| self.entries[i as usize].addr <= addr.0);
+        let by_addr = self.by_addr();
+        let mut hi = by_addr.partition_point(|&i| self.entries[i as usize].addr <= addr.0);
         // Walk down to the greatest accepted address.
         let found_addr = loop {
             if hi == 0 {
                 return None;
             }
             hi -= 1;
-            let s = self.symbol(self.by_addr[hi]);
+            let s = self.symbol(by_addr[hi]);
             if accept(&s) {
                 break s.addr.0;
             }
@@ -280,7 +280,7 @@ impl SymbolTable {
         let mut j = hi + 1;
         while j > 0 {
             j -= 1;
-            let s = self.symbol(self.by_addr[j]);
+            let s = self.symbol(by_addr[j]);
             if s.addr.0 != found_addr {
                 break;
             }
@@ -379,31 +379,39 @@ fn utf8<'a>(s: &'a [u8], path: &Path, line: usize, offset: usize) -> Result<&'a 
 fn parse_nm_like(text: &[u8], path: &Path, format: SymbolFormat) -> Result<SymbolTable, LoadError> {
     // About 40 bytes per line in practice; the hint is bounded by the input size.
     let mut b = Builder::new(text.len() / 2, text.len() / 40);
+    // UTF-8 is checked once for the whole text when it can be; names are then slices of
+    // it (the delimiters are ASCII). Otherwise each name is checked, to say which is bad.
+    let whole = std::str::from_utf8(text).ok();
     for (no, off, line) in lines(text) {
         if line.is_empty() {
             continue;
         }
         let bad = |m: &str| text_err(path, no, off, format!("{m}: expected `ADDRESS TYPE NAME`"));
+        let str_at = |start: usize, end: usize| match whole {
+            Some(w) => Ok(&w[off + start..off + end]),
+            None => utf8(&line[start..end], path, no, off),
+        };
         let sp1 = memchr::memchr(b' ', line).ok_or_else(|| bad("no space"))?;
         let addr = parse_hex(&line[..sp1]).ok_or_else(|| bad("bad address"))?;
-        let rest = &line[sp1 + 1..];
-        let (&kind, rest) = rest.split_first().ok_or_else(|| bad("no type"))?;
-        let rest = rest.strip_prefix(b" ").ok_or_else(|| bad("no name"))?;
-        let (name, module) = match memchr::memchr(b'\t', rest) {
+        let kind = *line.get(sp1 + 1).ok_or_else(|| bad("no type"))?;
+        if line.get(sp1 + 2) != Some(&b' ') {
+            return Err(bad("no name"));
+        }
+        let name_start = sp1 + 3;
+        let (name, module) = match memchr::memchr(b'\t', &line[name_start..]) {
             Some(tab) => {
-                let m = &rest[tab + 1..];
-                let m = m
-                    .strip_prefix(b"[")
-                    .and_then(|m| m.strip_suffix(b"]"))
-                    .ok_or_else(|| bad("module column is not `[name]`"))?;
-                (&rest[..tab], Some(utf8(m, path, no, off)?))
+                let m = &line[name_start + tab + 1..];
+                if !(m.starts_with(b"[") && m.ends_with(b"]") && m.len() >= 2) {
+                    return Err(bad("module column is not `[name]`"));
+                }
+                (str_at(name_start, name_start + tab)?, Some(str_at(name_start + tab + 2, line.len() - 1)?))
             }
-            None => (rest, None),
+            None => (str_at(name_start, line.len())?, None),
         };
         if name.is_empty() {
             return Err(bad("empty name"));
         }
-        b.push(utf8(name, path, no, off)?, addr, kind, None, module);
+        b.push(name, addr, kind, None, module);
     }
     Ok(b.finish(format))
 }

@@ -61,9 +61,9 @@ impl NameIndex {
             if !ns.contains(raw.kind, raw.kind_flag) {
                 continue;
             }
-            if let Ok(name) = btf.string(raw.name_off) {
+            if let Ok(name) = btf.string_bytes(raw.name_off) {
                 if !name.is_empty() {
-                    entries.push((hash_name(name.as_bytes()), id.0));
+                    entries.push((hash_name(name), id.0));
                 }
             }
         }

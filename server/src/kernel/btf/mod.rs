@@ -7,7 +7,7 @@
 //! Invariant: no input makes this module panic, loop without bound, or allocate more
 //! than a small multiple of the blob's own size.
 
-mod index;
+pub(crate) mod index;
 mod raw;
 mod source;
 
@@ -256,9 +256,18 @@ impl Btf {
 
     /// The NUL-terminated string at `off` of the combined (base + split) string section.
     pub fn string(&self, off: StrOffset) -> Result<&str, ModelError> {
+        let bytes = self.string_bytes(off)?;
+        std::str::from_utf8(bytes).map_err(|_| {
+            let owner = if off.0 < self.first_str { self.base.as_deref().unwrap_or(self) } else { self };
+            owner.malformed(owner.str_start + (off.0 - owner.first_str) as usize, "string is not UTF-8")
+        })
+    }
+
+    /// [`Btf::string`] without the UTF-8 check, for hashing and comparing names.
+    pub fn string_bytes(&self, off: StrOffset) -> Result<&[u8], ModelError> {
         if off.0 < self.first_str {
             return match &self.base {
-                Some(base) => base.string(off),
+                Some(base) => base.string_bytes(off),
                 None => Err(self.malformed(self.str_start, format!("string offset {} out of range", off.0))),
             };
         }
@@ -268,8 +277,7 @@ impl Btf {
             .get(local..)
             .ok_or_else(|| self.malformed(self.str_start, format!("string offset {} out of range", off.0)))?;
         // The section ends with NUL (checked at open), so a terminator exists.
-        let end = tail.iter().position(|&b| b == 0).unwrap_or(tail.len());
-        std::str::from_utf8(&tail[..end]).map_err(|_| self.malformed(self.str_start + local, "string is not UTF-8"))
+        Ok(&tail[..memchr::memchr(0, tail).unwrap_or(tail.len())])
     }
 
     /// The name of a type, `None` for anonymous types and void.
@@ -316,7 +324,7 @@ impl Btf {
         };
         let index = self.indexes[ns as usize].get_or_init(|| NameIndex::build(self, ns));
         for id in index.candidates(name) {
-            if self.name(id)? == Some(name) {
+            if self.string_bytes(self.raw(id)?.name_off)? == name.as_bytes() {
                 hits.push(id);
             }
         }

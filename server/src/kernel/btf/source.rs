@@ -244,10 +244,17 @@ impl Btf {
                 if !matches!(raw.kind, BtfKind::Struct | BtfKind::Union) || raw.vlen == 0 {
                     continue;
                 }
-                let Ok(members) = self.members(&raw) else { continue };
-                for m in members.iter().take_while(|m| m.bit_offset == 0) {
+                // Members at offset 0 (a bitfield's offset word is non-zero past bit 0
+                // too, so the raw word decides), without decoding names.
+                let leading = (0..usize::from(raw.vlen)).map_while(|i| {
+                    let ty = self.extra_u32(&raw, 3 * i + 1).ok()?;
+                    let offset = self.extra_u32(&raw, 3 * i + 2).ok()?;
+                    let bits = if raw.kind_flag { offset & 0xff_ffff } else { offset };
+                    (bits == 0).then_some(ty)
+                });
+                for ty in leading {
                     // Look through typedefs and qualifiers to the embedded composite.
-                    let mut t = m.ty.0 as u32;
+                    let mut t = ty;
                     for _ in 0..8 {
                         match self.raw(BtfTypeId(t)) {
                             Ok(r)
