@@ -422,7 +422,8 @@ struct NameList {
     names: String,
     /// (start, len, module id: 0 = none, else 1 + index)
     entries: Vec<(u32, u32, u32)>,
-    sorted: Vec<u32>,
+    /// `(hash of the name, entry index)`, sorted.
+    sorted: Vec<(u64, u32)>,
     modules: Vec<String>,
 }
 
@@ -456,15 +457,22 @@ impl NameList {
     }
 
     fn index(&mut self) {
-        let mut sorted: Vec<u32> = (0..self.entries.len() as u32).collect();
-        sorted.sort_by(|&a, &b| self.name(a).cmp(self.name(b)));
+        let mut sorted: Vec<(u64, u32)> =
+            (0..self.entries.len() as u32).map(|i| (hash_name(self.name(i).as_bytes()), i)).collect();
+        sorted.sort_unstable();
         self.sorted = sorted;
     }
 
-    fn range(&self, name: &str) -> std::ops::Range<usize> {
-        let lo = self.sorted.partition_point(|&i| self.name(i) < name);
-        let hi = lo + self.sorted[lo..].partition_point(|&i| self.name(i) == name);
-        lo..hi
+    /// Entries whose names hash like `name`'s: equal names and rare collisions.
+    fn same_hash(&self, name: &str) -> &[(u64, u32)] {
+        let h = hash_name(name.as_bytes());
+        let lo = self.sorted.partition_point(|e| e.0 < h);
+        let hi = lo + self.sorted[lo..].partition_point(|e| e.0 == h);
+        &self.sorted[lo..hi]
+    }
+
+    fn count(&self, name: &str) -> usize {
+        self.same_hash(name).iter().filter(|e| self.name(e.1) == name).count()
     }
 }
 
@@ -498,11 +506,15 @@ impl FilterFunctions {
             ..NameList::default()
         };
         let mut invalid = 0;
+        let whole = std::str::from_utf8(text).ok();
         for (no, off, line) in lines(text) {
             if line.is_empty() {
                 continue;
             }
-            let line = utf8(line, path, no, off)?;
+            let line = match whole {
+                Some(w) => &w[off..off + line.len()],
+                None => utf8(line, path, no, off)?,
+            };
             let (name, module) = match line.split_once(' ') {
                 Some((n, m)) => {
                     let m = m
@@ -554,7 +566,7 @@ impl FilterFunctions {
 
     /// How many traceable functions are called `name`.
     pub fn count(&self, name: &str) -> usize {
-        self.list.range(name).len()
+        self.list.count(name)
     }
 
     pub fn contains(&self, name: &str) -> bool {
@@ -568,8 +580,12 @@ impl FilterFunctions {
 
     /// The number of different names.
     pub fn distinct(&self) -> usize {
+        // Count each name at its first entry within its group of equal hashes.
         let s = &self.list.sorted;
-        (0..s.len()).filter(|&k| k == 0 || self.list.name(s[k - 1]) != self.list.name(s[k])).count()
+        let name = |k: usize| self.list.name(s[k].1);
+        (0..s.len())
+            .filter(|&k| (0..k).rev().take_while(|&j| s[j].0 == s[k].0).all(|j| name(j) != name(k)))
+            .count()
     }
 }
 
