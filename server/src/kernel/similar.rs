@@ -19,12 +19,8 @@ pub struct NameSearch {
 impl NameSearch {
     /// Indexes `names`, skipping compiler clones (`.isra.0`, `.cold`).
     pub fn new(names: &[String]) -> NameSearch {
-        let mut order: Vec<(usize, u32)> = names
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| !n.contains('.'))
-            .map(|(i, n)| (n.len(), i as u32))
-            .collect();
+        let mut order: Vec<(usize, u32)> =
+            names.iter().enumerate().filter(|(_, n)| !n.contains('.')).map(|(i, n)| (n.len(), i as u32)).collect();
         order.sort_unstable();
         let name = |i: u32| names[i as usize].as_bytes();
         NameSearch {
@@ -43,9 +39,8 @@ impl NameSearch {
         let (bytes, pairs) = (byte_set(q), pair_set(q));
         let lo = self.lens.partition_point(|&l| l < q.len().saturating_sub(max));
         let hi = self.lens.partition_point(|&l| l <= q.len() + max);
-        let within = |a: u64, b: u64, max: usize| {
-            (a & !b).count_ones() as usize <= max && (b & !a).count_ones() as usize <= max
-        };
+        let within =
+            |a: u64, b: u64, max: usize| (a & !b).count_ones() as usize <= max && (b & !a).count_ones() as usize <= max;
         let mut rows = (Vec::new(), Vec::new());
         let mut scored: Vec<(usize, &str)> = (lo..hi)
             .filter(|&i| within(pairs, self.pairs[i], 2 * max) && within(bytes, self.bytes[i], max))

@@ -245,7 +245,11 @@ impl SymbolTable {
         });
         let h = hash_name(name.as_bytes());
         let lo = by_name.partition_point(|e| e.0 < h);
-        by_name[lo..].iter().take_while(move |e| e.0 == h).filter(move |e| self.name_of(e.1) == name).map(|e| self.symbol(e.1))
+        by_name[lo..]
+            .iter()
+            .take_while(move |e| e.0 == h)
+            .filter(move |e| self.name_of(e.1) == name)
+            .map(|e| self.symbol(e.1))
     }
 
     /// The first symbol called `name`.
@@ -583,9 +587,7 @@ impl FilterFunctions {
         // Count each name at its first entry within its group of equal hashes.
         let s = &self.list.sorted;
         let name = |k: usize| self.list.name(s[k].1);
-        (0..s.len())
-            .filter(|&k| (0..k).rev().take_while(|&j| s[j].0 == s[k].0).all(|j| name(j) != name(k)))
-            .count()
+        (0..s.len()).filter(|&k| (0..k).rev().take_while(|&j| s[j].0 == s[k].0).all(|j| name(j) != name(k))).count()
     }
 }
 

@@ -236,14 +236,26 @@ impl Btf {
     /// The decoded `btf_type` record of a type. Id 0 (void) has none.
     pub fn raw(&self, id: BtfTypeId) -> Result<RawType, ModelError> {
         let (owner, off) = self.locate(id)?;
-        let word = |at: usize| {
-            read_u32(owner.bytes(), off + at, owner.header.endian)
-                .ok_or_else(|| owner.malformed(off + at, "truncated type record"))
+        // One look at the bytes for the whole record: this runs for every type a check
+        // or an index touches.
+        let rec: &[u8; TYPE_RECORD_LEN] = match owner.bytes().get(off..off + TYPE_RECORD_LEN) {
+            Some(r) => r.try_into().map_err(|_| owner.truncated(off))?,
+            None => return Err(owner.truncated(off)),
         };
-        let name_off = word(0)?;
-        let (kind, kind_flag, vlen) = RawType::decode_info(word(4)?);
-        let kind = BtfKind::from_raw(kind).ok_or_else(|| owner.malformed(off, format!("unknown BTF kind {kind}")))?;
-        Ok(RawType { id, kind, kind_flag, vlen, name_off: StrOffset(name_off), size_or_type: word(8)?, offset: off })
+        let word = |at: usize| owner.header.endian.u32([rec[at], rec[at + 1], rec[at + 2], rec[at + 3]]);
+        let (kind, kind_flag, vlen) = RawType::decode_info(word(4));
+        let Some(kind) = BtfKind::from_raw(kind) else { return Err(owner.unknown_kind(off, kind)) };
+        Ok(RawType { id, kind, kind_flag, vlen, name_off: StrOffset(word(0)), size_or_type: word(8), offset: off })
+    }
+
+    #[cold]
+    fn truncated(&self, off: usize) -> ModelError {
+        self.malformed(off, "truncated type record")
+    }
+
+    #[cold]
+    fn unknown_kind(&self, off: usize, kind: u32) -> ModelError {
+        self.malformed(off, format!("unknown BTF kind {kind}"))
     }
 
     /// The `i`th u32 of the extra data after the record of `raw` (bounds checked at
@@ -251,7 +263,7 @@ impl Btf {
     pub(crate) fn extra_u32(&self, raw: &RawType, i: usize) -> Result<u32, ModelError> {
         let owner = self.locate(raw.id)?.0;
         let at = raw.offset + TYPE_RECORD_LEN + 4 * i;
-        read_u32(owner.bytes(), at, owner.header.endian).ok_or_else(|| owner.malformed(at, "truncated type data"))
+        read_u32(owner.bytes(), at, owner.header.endian).ok_or_else(|| owner.truncated(at))
     }
 
     /// The NUL-terminated string at `off` of the combined (base + split) string section.
