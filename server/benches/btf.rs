@@ -2,7 +2,6 @@
 //! layout. `--once FILE STRUCT` does it once from a raw BTF file and prints the layout,
 //! for whole-process timing against `pahole -F btf -C STRUCT FILE` with hyperfine.
 
-use std::io::Read;
 use std::time::{Duration, Instant};
 
 use fevlint::kernel::btf::Btf;
@@ -31,8 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return once(path, name);
     }
     let zst = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/kernels/6.12.117+deb12-amd64/vmlinux.btf.zst");
-    let mut raw = Vec::new();
-    ruzstd::decoding::StreamingDecoder::new(std::fs::File::open(zst)?)?.read_to_end(&mut raw)?;
+    let raw = zstd::decode_all(std::fs::File::open(zst)?)?;
     let raw: std::sync::Arc<[u8]> = raw.into();
     println!("6.12.117 BTF: {} bytes (decompressed beforehand, not timed)", raw.len());
 

@@ -5,7 +5,6 @@
 use fevlint::kernel::diff::{self, Filter, KernelDiff, MemberChange, TypeChange};
 use fevlint::kernel::Kernel;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
 use std::path::PathBuf;
 
 fn fixtures() -> PathBuf {
@@ -26,12 +25,8 @@ struct AbiType {
 fn read_report(name: &str) -> String {
     let path = fixtures().join("diff-reference").join(name);
     let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut out = String::new();
-    ruzstd::decoding::StreamingDecoder::new(file)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .read_to_string(&mut out)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    out
+    let out = zstd::decode_all(file).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    String::from_utf8(out).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// The member name at the end of a C declaration (`u32 rcv_nxt`, `char comm[16]`);

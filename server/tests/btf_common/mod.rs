@@ -2,7 +2,6 @@
 //! hand-made blobs (cycles, split BTF, odd kinds).
 #![allow(dead_code)]
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -15,14 +14,10 @@ pub fn kernel_dir(kernel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels").join(kernel)
 }
 
-/// Decompresses a `.zst` fixture with ruzstd.
+/// Decompresses a `.zst` fixture with the zstd crate.
 pub fn unzstd(path: &std::path::Path) -> Vec<u8> {
     let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut dec = ruzstd::decoding::StreamingDecoder::new(std::io::BufReader::new(file))
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut out = Vec::new();
-    dec.read_to_end(&mut out).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    out
+    zstd::decode_all(file).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// Per-kernel values computed once per test binary.

@@ -128,7 +128,8 @@ pub fn extract_vmlinux(data: &[u8], path: &Path, limits: &Limits) -> Result<(BzI
         end -= 4;
     }
     let origin = Origin { path, base: start as u64 };
-    let elf = decompress::decompress(&data[start..end], header.codec, limits, origin)?;
+    let size = header.trailer_size.map(u64::from);
+    let elf = decompress::decompress_sized(&data[start..end], header.codec, size, limits, origin)?;
     if let Some(size) = header.trailer_size {
         if size as usize != elf.len() {
             return Err(LoadError::SizeMismatch {

@@ -6,6 +6,8 @@ use std::fmt;
 use std::io::{self, Read};
 use std::path::Path;
 
+use zstd::zstd_safe::{self, DCtx, DParameter, InBuffer, OutBuffer};
+
 use super::error::{FileOffset, LoadError};
 
 /// A compression format fevlint can read.
@@ -174,11 +176,31 @@ impl<'a> Origin<'a> {
 /// streams are accepted where the format allows them; anything else after the stream
 /// is an error). For the kernel's trailing 4-byte size see [`super::bzimage`].
 pub fn decompress(data: &[u8], codec: Codec, limits: &Limits, origin: Origin<'_>) -> Result<Vec<u8>, LoadError> {
-    // Kernel images compress 3-5x; start there and let the vector grow past it.
-    let hint = (data.len() as u64).saturating_mul(5).min(limits.max_output).min(1 << 30);
-    let mut out = Vec::with_capacity(hint as usize);
+    decompress_sized(data, codec, None, limits, origin)
+}
+
+/// A declared output size larger than this many times the input is not believed: no
+/// buffer is sized by it (the output may still grow past it). Kernel images and the
+/// text files beside them compress 3-8x.
+const MAX_RATIO: u64 = 32;
+
+/// [`decompress`], told the output size the caller expects (the bzImage `size_append`
+/// trailer), so that the output buffer is made once at that size. The caller checks the
+/// result against it; a wrong size costs time, not correctness.
+pub fn decompress_sized(
+    data: &[u8],
+    codec: Codec,
+    size: Option<u64>,
+    limits: &Limits,
+    origin: Origin<'_>,
+) -> Result<Vec<u8>, LoadError> {
+    let size = size.or_else(|| (codec == Codec::Zstd).then(|| zstd_content_size(data)).flatten());
+    let size = size.filter(|&n| n <= (data.len() as u64).saturating_mul(MAX_RATIO) && n <= limits.max_output);
+    // At least what kernel images compress to (3-5x); the vector grows past it if need be.
+    let guess = (data.len() as u64).saturating_mul(5).min(limits.max_output).min(1 << 30);
+    let mut out = Vec::with_capacity(size.unwrap_or(0).max(guess) as usize);
     match codec {
-        Codec::Zstd => zstd(data, limits, origin, &mut out)?,
+        Codec::Zstd => zstd(data, size.is_some(), limits, origin, &mut out)?,
         Codec::Xz => {
             let mem_kb = mem_limit_kb(limits);
             stream(data, codec, limits, origin, &mut out, |r| {
@@ -273,56 +295,57 @@ fn read_capped(r: &mut dyn Read, limit: u64, out: &mut Vec<u8>) -> io::Result<bo
     Ok(out.len() as u64 - start > limit)
 }
 
-fn zstd(data: &[u8], limits: &Limits, origin: Origin<'_>, out: &mut Vec<u8>) -> Result<(), LoadError> {
-    let codec = Codec::Zstd;
-    let mut pos = 0usize;
-    // ruzstd reserves the whole window up front, so the header's claim is bounded:
-    // 256 MiB is twice what the kernel's `zstd -22 --ultra` uses (and what `zstd -d`
-    // accepts without `--memory`).
-    let max_window: u64 = 256 << 20;
-    while pos < data.len() {
-        let Some(magic) = le32(data, pos) else {
-            return Err(origin.corrupt(codec, pos, "trailing bytes after the last frame"));
-        };
-        if magic & ZSTD_SKIPPABLE_MASK == ZSTD_SKIPPABLE {
-            let len = le32(data, pos + 4).ok_or_else(|| origin.corrupt(codec, pos, "truncated skippable frame"))?;
-            let end = pos.checked_add(8 + len as usize).filter(|&e| e <= data.len());
-            pos = end.ok_or_else(|| origin.corrupt(codec, pos, "truncated skippable frame"))?;
-            continue;
-        }
-        if magic != u32::from_le_bytes(ZSTD_MAGIC) {
-            return Err(origin.corrupt(codec, pos, format!("bad frame magic {magic:#010x}")));
-        }
-        let mut rest = &data[pos..];
-        let room = limits.max_output - out.len() as u64;
-        let frame_start = pos;
-        let result = (|| -> Result<bool, String> {
-            let mut dec = ruzstd::decoding::StreamingDecoder::new_with_max_window_size(&mut rest, max_window)
-                .map_err(|e| e.to_string())?;
-            let over = read_capped(&mut dec, room, out).map_err(|e| describe(&e))?;
-            if over {
-                return Ok(true);
-            }
-            let d = &dec.decoder;
-            if let (Some(want), Some(got)) = (d.get_checksum_from_data(), d.get_calculated_checksum()) {
-                if want != got {
-                    return Err(format!("frame checksum {got:#010x} != stored {want:#010x}"));
-                }
-            }
-            Ok(false)
-        })();
-        let consumed = data.len() - pos - rest.len();
-        match result {
-            Ok(true) => return Err(origin.too_large(codec, limits)),
-            Ok(false) => {}
-            Err(m) => return Err(origin.corrupt(codec, frame_start + consumed, m)),
-        }
-        if consumed == 0 {
-            return Err(origin.corrupt(codec, pos, "empty frame"));
-        }
-        pos += consumed;
+/// The largest window a zstd frame may ask for when streamed: 2^28 = 256 MiB, twice what
+/// the kernel's `zstd -22 --ultra` uses. libzstd allocates the window up front.
+const ZSTD_WINDOW_LOG_MAX: u32 = 28;
+
+/// The content size a zstd stream declares, if it is one frame that declares it.
+fn zstd_content_size(data: &[u8]) -> Option<u64> {
+    let one_frame = zstd_safe::find_frame_compressed_size(data).ok()? == data.len();
+    zstd_safe::get_frame_content_size(data).ok().flatten().filter(|_| one_frame)
+}
+
+/// `sized`: `out` has room for the whole output (the frame header or the caller said
+/// how large it is). Then libzstd decodes in one pass straight into `out`, with no window
+/// buffer and no copy: as fast as `zstd -d`. If that fails (a wrong size, a damaged
+/// stream), streaming starts over and tells what is wrong and where.
+fn zstd(data: &[u8], sized: bool, limits: &Limits, origin: Origin<'_>, out: &mut Vec<u8>) -> Result<(), LoadError> {
+    if sized && zstd_safe::decompress(out, data).is_ok() {
+        return Ok(());
     }
-    Ok(())
+    out.clear();
+    let codec = Codec::Zstd;
+    let corrupt = |at: usize, code: usize| origin.corrupt(codec, at, zstd_safe::get_error_name(code));
+    let mut dctx = DCtx::create();
+    dctx.set_parameter(DParameter::WindowLogMax(ZSTD_WINDOW_LOG_MAX)).map_err(|code| corrupt(0, code))?;
+    // One byte past the cap, so that reaching the cap exactly is not taken for more.
+    let cap = limits.max_output.saturating_add(1);
+    let mut pos = 0;
+    loop {
+        if out.len() == out.capacity() {
+            // Double (by 1 MiB at least), never past the cap.
+            let room = cap.saturating_sub(out.len() as u64);
+            out.reserve_exact(room.min(out.len().max(1 << 20) as u64) as usize);
+        }
+        // A block's worth of input at a time, so that an error is placed within a block.
+        let end = data.len().min(pos + DCtx::in_size());
+        let mut input = InBuffer::around(&data[pos..end]);
+        let len = out.len();
+        let left = dctx.decompress_stream(&mut OutBuffer::around_pos(out, len), &mut input);
+        let left = left.map_err(|code| corrupt(end, code))?;
+        pos += input.pos();
+        if out.len() as u64 > limits.max_output {
+            return Err(origin.too_large(codec, limits));
+        }
+        if pos == data.len() {
+            if left == 0 {
+                return Ok(());
+            }
+            if out.len() < out.capacity() {
+                return Err(origin.corrupt(codec, pos, "truncated: the stream ends inside a frame"));
+            }
+        }
+    }
 }
 
 /// lz4 legacy format: magic, then blocks of `u32 LE compressed size` + data, each
