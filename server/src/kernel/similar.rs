@@ -1,19 +1,30 @@
 //! Names within a small edit distance of a misspelt or vanished one, fast enough to ask
 //! for hundreds of names against a kernel's 60,000 functions.
 //!
-//! Each name keeps its length and two 64-bit fingerprints: the bytes it contains and
-//! the pairs of adjacent bytes it contains. One edit removes at most two of a name's
-//! byte pairs (and one byte), so a name whose fingerprints differ from the query's in
-//! more places than `max` edits can explain is skipped without computing its distance.
+//! Two filters run before any distance is computed:
+//! - Pieces: split the query into `max + 1` pieces; each edit touches at most one, so a
+//!   name within `max` edits contains one piece unchanged, and with it that piece's
+//!   rarest three-byte run. An index from three-byte runs to names gives the candidates.
+//!   (Queries too short for three-byte pieces scan the names of a close length.)
+//! - Fingerprints: each name keeps two 64-bit sets, of its bytes and of its pairs of
+//!   adjacent bytes. One edit removes at most one byte and two pairs, so a name whose
+//!   sets differ from the query's in more places than `max` edits explain is skipped.
 
-/// The function names of one kernel, ordered by length, with their fingerprints (kept in
-/// separate arrays: the scan reads only the pair fingerprints of most names).
+/// Hash buckets of three-byte runs.
+const RUN_BITS: u32 = 16;
+
+/// The function names of one kernel, ordered by length, with their fingerprints and an
+/// index of their three-byte runs. Positions below are positions in this order.
 pub struct NameSearch {
     lens: Vec<usize>,
     pairs: Vec<u64>,
     bytes: Vec<u64>,
     /// Index into the names this was built from.
     index: Vec<u32>,
+    /// The positions of the names containing a run of each bucket are
+    /// `postings[starts[b]..starts[b + 1]]`, ascending.
+    starts: Vec<u32>,
+    postings: Vec<u32>,
 }
 
 impl NameSearch {
@@ -23,11 +34,33 @@ impl NameSearch {
             names.iter().enumerate().filter(|(_, n)| !n.contains('.')).map(|(i, n)| (n.len(), i as u32)).collect();
         order.sort_unstable();
         let name = |i: u32| names[i as usize].as_bytes();
+        // The run index, built in two passes (count, then fill). A run that occurs twice
+        // in a name is listed twice: harmless, candidates are deduplicated.
+        let mut starts = vec![0u32; (1 << RUN_BITS) + 1];
+        for e in &order {
+            for w in name(e.1).windows(3) {
+                starts[run_bucket(w) + 1] += 1;
+            }
+        }
+        for b in 1..starts.len() {
+            starts[b] += starts[b - 1];
+        }
+        let mut fill = starts.clone();
+        let mut postings = vec![0u32; starts[starts.len() - 1] as usize];
+        for (pos, e) in order.iter().enumerate() {
+            for w in name(e.1).windows(3) {
+                let b = run_bucket(w);
+                postings[fill[b] as usize] = pos as u32;
+                fill[b] += 1;
+            }
+        }
         NameSearch {
             lens: order.iter().map(|e| e.0).collect(),
             pairs: order.iter().map(|e| pair_set(name(e.1))).collect(),
             bytes: order.iter().map(|e| byte_set(name(e.1))).collect(),
             index: order.iter().map(|e| e.1).collect(),
+            starts,
+            postings,
         }
     }
 
@@ -37,12 +70,18 @@ impl NameSearch {
         let q = name.as_bytes();
         let max = (q.len() / 4).clamp(1, 3);
         let (bytes, pairs) = (byte_set(q), pair_set(q));
+        // Names of a length within `max` of the query's are positions lo..hi.
         let lo = self.lens.partition_point(|&l| l < q.len().saturating_sub(max));
         let hi = self.lens.partition_point(|&l| l <= q.len() + max);
         let within =
             |a: u64, b: u64, max: usize| (a & !b).count_ones() as usize <= max && (b & !a).count_ones() as usize <= max;
+        let candidates: Vec<usize> = match self.piece_candidates(q, max, lo..hi) {
+            Some(c) => c,
+            None => (lo..hi).collect(),
+        };
         let mut rows = (Vec::new(), Vec::new());
-        let mut scored: Vec<(usize, &str)> = (lo..hi)
+        let mut scored: Vec<(usize, &str)> = candidates
+            .into_iter()
             .filter(|&i| within(pairs, self.pairs[i], 2 * max) && within(bytes, self.bytes[i], max))
             .filter_map(|i| {
                 let c = names.get(*self.index.get(i)? as usize)?;
@@ -52,6 +91,33 @@ impl NameSearch {
         scored.sort_unstable();
         scored.into_iter().take(n).map(|(_, c)| c).collect()
     }
+
+    /// Positions in `range` of the names holding the rarest run of some piece of `q`,
+    /// sorted; `None` when a piece is shorter than a run.
+    fn piece_candidates(&self, q: &[u8], max: usize, range: std::ops::Range<usize>) -> Option<Vec<usize>> {
+        let pieces = max + 1;
+        if q.len() < 3 * pieces {
+            return None;
+        }
+        let posting = |b: usize| &self.postings[self.starts[b] as usize..self.starts[b + 1] as usize];
+        let mut out = Vec::new();
+        for p in 0..pieces {
+            let piece = &q[p * q.len() / pieces..(p + 1) * q.len() / pieces];
+            let rarest = piece.windows(3).map(|w| posting(run_bucket(w))).min_by_key(|l| l.len())?;
+            let from = rarest.partition_point(|&i| (i as usize) < range.start);
+            let to = rarest.partition_point(|&i| (i as usize) < range.end);
+            out.extend(rarest[from..to].iter().map(|&i| i as usize));
+        }
+        out.sort_unstable();
+        out.dedup();
+        Some(out)
+    }
+}
+
+/// The bucket of a three-byte run.
+fn run_bucket(w: &[u8]) -> usize {
+    let v = u32::from(w[0]) << 16 | u32::from(w[1]) << 8 | u32::from(w[2]);
+    (v.wrapping_mul(0x9E37_79B1) >> (32 - RUN_BITS)) as usize
 }
 
 /// The bytes of `s`, folded onto 64 bits.
@@ -155,7 +221,7 @@ mod tests {
     fn the_index_finds_what_a_full_scan_finds() {
         let mut names: Vec<String> = WORDS.iter().map(|w| w.to_string()).collect();
         // Every single and double edit of a few names, so that many are near each other.
-        for w in ["vfs_read", "tcp_sendmsg", "kmalloc"] {
+        for w in ["vfs_read", "tcp_sendmsg", "kmalloc", "do_sys_openat2", "security_file_permission"] {
             for i in 0..w.len() {
                 for c in [b'_', b'x', b'a'] {
                     let mut s = w.as_bytes().to_vec();
@@ -171,7 +237,14 @@ mod tests {
         names.dedup();
         let search = NameSearch::new(&names);
         let mut rows = (Vec::new(), Vec::new());
-        for q in names.iter().map(String::as_str).chain(["vfs_raed", "tcp_sendmgs", "kmallco", "zzzz"]) {
+        for q in names.iter().map(String::as_str).chain([
+            "vfs_raed",
+            "tcp_sendmgs",
+            "kmallco",
+            "zzzz",
+            "securty_file_permision",
+            "do_sys_opnat",
+        ]) {
             let max = (q.len() / 4).clamp(1, 3);
             let mut want: Vec<(usize, &str)> = names
                 .iter()
