@@ -1,8 +1,11 @@
 //! Check benchmark: 1,000 definitions against the 6.12.117 kernel fixture, kernel load
-//! included, with a cold and a warm decompression cache. The script is the clean control
-//! script (fixtures/scripts/clean-6.12.fev) plus one-field definitions of other traceable
-//! functions of that kernel, each name used once. `--write FILE` only writes the script,
-//! for whole-process timing of the release binary with hyperfine (README-check.md).
+//! included, with a cold and a warm decompression cache; then 1,000 definitions against
+//! four kernels (6.1.0-47 as the drift baseline, 6.1.0-56, 6.12.117, 6.18.44), loads
+//! included. The script is the clean control script (fixtures/scripts/clean-6.12.fev)
+//! plus one-field definitions of other traceable functions of 6.12, each name used once;
+//! the four-kernel part also runs the clean script's 143 field-heavy definitions repeated
+//! to 1,000 lines. `--write FILE` and `--write-repeated FILE` only write the scripts, for
+//! whole-process timing of the release binary with hyperfine (README-check.md).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -44,6 +47,28 @@ fn script() -> Result<String, Box<dyn std::error::Error>> {
     Ok(text)
 }
 
+/// The clean script's definitions repeated up to 1,000 lines: every line reads members.
+fn repeated() -> Result<String, Box<dyn std::error::Error>> {
+    let clean = std::fs::read_to_string(fixtures().join("scripts/clean-6.12.fev"))?;
+    let lines: Vec<&str> = clean.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).collect();
+    Ok(lines.iter().cycle().take(DEFINITIONS).map(|l| format!("{l}\n")).collect())
+}
+
+/// Opens the four kernels side by side and checks `text` against them; returns (open,
+/// check) times and the count of diagnostics.
+fn run_four(text: &str) -> Result<(Duration, Duration, usize), Box<dyn std::error::Error>> {
+    let paths: Vec<PathBuf> = FOUR.iter().map(|k| fixtures().join("kernels").join(k)).collect();
+    let t0 = Instant::now();
+    let kernels = Kernel::open_all(&paths).into_iter().collect::<Result<Vec<_>, _>>()?;
+    let t1 = Instant::now();
+    let refs: Vec<&Kernel> = kernels.iter().collect();
+    let diags = check_with_kernels(&mut Parser::new(), text, Target::X86_64, &refs);
+    let t2 = Instant::now();
+    Ok((t1 - t0, t2 - t1, diags.len()))
+}
+
+const FOUR: [&str; 4] = ["6.1.0-47-amd64", "6.1.0-56-amd64", "6.12.117+deb12-amd64", "6.18.44-fc-v769"];
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -63,11 +88,13 @@ fn run(text: &str) -> Result<(Duration, Duration, usize), Box<dyn std::error::Er
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let text = script()?;
-    if let Some(i) = args.iter().position(|a| a == "--write") {
-        let path = args.get(i + 1).ok_or("usage: check --write FILE")?;
-        std::fs::write(path, &text)?;
-        println!("wrote {path}: {} definitions", count_definitions(&text));
-        return Ok(());
+    for (flag, text) in [("--write", &text), ("--write-repeated", &repeated()?)] {
+        if let Some(i) = args.iter().position(|a| a == flag) {
+            let path = args.get(i + 1).ok_or("usage: check --write FILE | --write-repeated FILE")?;
+            std::fs::write(path, text)?;
+            println!("wrote {path}: {} definitions", count_definitions(text));
+            return Ok(());
+        }
     }
     println!("script: {} definitions, {} bytes", count_definitions(&text), text.len());
 
@@ -111,6 +138,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         median(check),
         median(total)
     );
+
+    // Four kernels, warm cache (the directory above), both scripts.
+    for (what, text) in [("one-field + clean", &text), ("clean repeated", &repeated()?)] {
+        let (mut open, mut check, mut total, mut diags) = (vec![], vec![], vec![], 0);
+        for _ in 0..runs {
+            let (o, c, d) = run_four(text)?;
+            open.push(o);
+            check.push(c);
+            total.push(o + c);
+            diags = d;
+        }
+        println!(
+            "four kernels, {what}, warm cache (median of {runs}): open {:?}, check {:?}, total {:?}; {diags} diagnostics",
+            median(open),
+            median(check),
+            median(total)
+        );
+    }
     std::fs::remove_dir_all(&base)?;
     Ok(())
 }

@@ -8,7 +8,6 @@ use crate::diagnostic::Severity;
 use crate::kernel::Kernel;
 use crate::render::{self, FileReport};
 use anyhow::Context as _;
-use rayon::prelude::*;
 use std::collections::HashMap;
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -169,17 +168,12 @@ impl Kernels {
     fn open(&mut self, paths: &[PathBuf]) -> anyhow::Result<Vec<&Kernel>> {
         let mut seen = std::collections::HashSet::new();
         let new: Vec<&PathBuf> = paths.iter().filter(|p| !self.open.contains_key(*p) && seen.insert(*p)).collect();
-        // Kernels load independently (decompression, indexes): one thread each.
-        let opened: Vec<anyhow::Result<Kernel>> = new
-            .par_iter()
-            .map(|path| Kernel::open(path).with_context(|| format!("cannot open kernel {}", path.display())))
-            .collect();
-        for (path, k) in new.into_iter().zip(opened) {
-            let k = k?;
+        for (path, k) in new.iter().zip(Kernel::open_all(&new)) {
+            let k = k.with_context(|| format!("cannot open kernel {}", path.display()))?;
             for note in &k.notes {
                 eprintln!("note: kernel {}: {note}", k.name);
             }
-            self.open.insert(path.clone(), k);
+            self.open.insert((*path).clone(), k);
         }
         Ok(paths.iter().filter_map(|p| self.open.get(p)).collect())
     }

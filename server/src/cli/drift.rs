@@ -61,10 +61,10 @@ pub fn lock(args: &LockArgs) -> anyhow::Result<ExitCode> {
 
 pub fn fix(args: &FixArgs) -> anyhow::Result<ExitCode> {
     let lock = args.lock.as_ref().map(|p| Lock::read(p)).transpose()?;
-    let kernels: Vec<Kernel> = args
-        .kernels
-        .iter()
-        .map(|p| Kernel::open(p).with_context(|| format!("cannot open kernel {}", p.display())))
+    let kernels: Vec<Kernel> = Kernel::open_all(&args.kernels)
+        .into_iter()
+        .zip(&args.kernels)
+        .map(|(k, p)| k.with_context(|| format!("cannot open kernel {}", p.display())))
         .collect::<anyhow::Result<_>>()?;
     let (old, new) = match (&lock, kernels.as_slice()) {
         (None, [old, new]) => (Some(old), new),

@@ -93,6 +93,13 @@ impl FunctionFacts {
 
 impl Kernel {
     /// Opens whatever `--kernel` names (see [`load::open_with`]).
+    /// Opens several kernels side by side (one thread each: decompression and parsing
+    /// are independent), results in the order of `paths`.
+    pub fn open_all<P: AsRef<Path> + Sync>(paths: &[P]) -> Vec<Result<Kernel, KernelError>> {
+        use rayon::prelude::*;
+        paths.par_iter().map(|p| Kernel::open(p.as_ref())).collect()
+    }
+
     pub fn open(path: &Path) -> Result<Kernel, KernelError> {
         let opts = OpenOptions { defer_symbols: true, ..OpenOptions::default() };
         let mut inputs = load::open_with(path, &opts)?;
