@@ -48,6 +48,9 @@ pub struct Btf {
     indexes: [OnceLock<NameIndex>; Namespace::COUNT],
     /// Member type id → composites holding it at offset 0 (built on first use).
     embedders: OnceLock<std::collections::HashMap<u32, Vec<u32>>>,
+    /// Sizes of this blob's own types by `id - first_id`, filled as they are asked for
+    /// (a check asks for the sizes of the same members over and over).
+    sizes: OnceLock<Vec<std::sync::atomic::AtomicU32>>,
     /// Decoded structs and unions (at most 4096), by id.
     decoded: OnceLock<std::sync::Mutex<std::collections::HashMap<u32, crate::kernel::model::Type>>>,
 }
@@ -156,6 +159,7 @@ impl Btf {
             pointer_size,
             indexes: Default::default(),
             embedders: OnceLock::new(),
+            sizes: OnceLock::new(),
             decoded: OnceLock::new(),
         };
         btf.pointer_size = btf.guess_pointer_size().unwrap_or(btf.pointer_size);

@@ -317,7 +317,29 @@ impl TypeSource for Btf {
     }
 
     fn size_of(&self, ty: TypeRef) -> Result<Option<u64>, ModelError> {
-        self.size_at_depth(self.id_of(ty)?, 0)
+        use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+        // In the cache: UNKNOWN until asked, NONE for sizeless types, else the size.
+        const UNKNOWN: u32 = u32::MAX;
+        const NONE: u32 = u32::MAX - 1;
+        let id = self.id_of(ty)?;
+        let Some(slot) = id.0.checked_sub(self.first_id).filter(|_| id.0 != 0) else {
+            return self.size_at_depth(id, 0);
+        };
+        let cache = self.sizes.get_or_init(|| (0..self.own_type_count()).map(|_| AtomicU32::new(UNKNOWN)).collect());
+        let Some(cell) = cache.get(slot as usize) else { return self.size_at_depth(id, 0) };
+        match cell.load(Relaxed) {
+            UNKNOWN => {
+                let size = self.size_at_depth(id, 0)?;
+                match size {
+                    None => cell.store(NONE, Relaxed),
+                    Some(s) if s < u64::from(NONE) => cell.store(s as u32, Relaxed),
+                    Some(_) => {}
+                }
+                Ok(size)
+            }
+            NONE => Ok(None),
+            s => Ok(Some(u64::from(s))),
+        }
     }
 
     fn find_type(&self, ns: TypeNamespace, name: &str) -> Result<Vec<TypeRef>, ModelError> {
