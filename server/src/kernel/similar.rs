@@ -5,24 +5,38 @@
 //! - Pieces: split the query into `max + 1` pieces; each edit touches at most one, so a
 //!   name within `max` edits contains one piece unchanged, and with it that piece's
 //!   rarest three-byte run. An index from three-byte runs to names gives the candidates.
-//!   (Queries too short for three-byte pieces scan the names of a close length.)
+//!   The index is built at a kernel's 32nd query; before that, and for queries too short
+//!   for three-byte pieces, the names of a close length are scanned.
 //! - Fingerprints: each name keeps two 64-bit sets, of its bytes and of its pairs of
 //!   adjacent bytes. One edit removes at most one byte and two pairs, so a name whose
 //!   sets differ from the query's in more places than `max` edits explain is skipped.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
 /// Hash buckets of three-byte runs.
 const RUN_BITS: u32 = 16;
 
-/// The function names of one kernel, ordered by length, with their fingerprints and an
-/// index of their three-byte runs. Positions below are positions in this order.
+/// Queries answered by scanning before the run index is built: a check that asks for a
+/// handful of names does not pay for indexing 60,000.
+const SCAN_QUERIES: usize = 32;
+
+/// The function names of one kernel, ordered by length, with their fingerprints and
+/// (from the `SCAN_QUERIES`th query on) an index of their three-byte runs. Positions
+/// below are positions in this order.
 pub struct NameSearch {
     lens: Vec<usize>,
     pairs: Vec<u64>,
     bytes: Vec<u64>,
     /// Index into the names this was built from.
     index: Vec<u32>,
-    /// The positions of the names containing a run of each bucket are
-    /// `postings[starts[b]..starts[b + 1]]`, ascending.
+    runs: OnceLock<RunIndex>,
+    asked: AtomicUsize,
+}
+
+/// The positions of the names containing a run of bucket `b` are
+/// `postings[starts[b]..starts[b + 1]]`, ascending.
+struct RunIndex {
     starts: Vec<u32>,
     postings: Vec<u32>,
 }
@@ -34,33 +48,13 @@ impl NameSearch {
             names.iter().enumerate().filter(|(_, n)| !n.contains('.')).map(|(i, n)| (n.len(), i as u32)).collect();
         order.sort_unstable();
         let name = |i: u32| names[i as usize].as_bytes();
-        // The run index, built in two passes (count, then fill). A run that occurs twice
-        // in a name is listed twice: harmless, candidates are deduplicated.
-        let mut starts = vec![0u32; (1 << RUN_BITS) + 1];
-        for e in &order {
-            for w in name(e.1).windows(3) {
-                starts[run_bucket(w) + 1] += 1;
-            }
-        }
-        for b in 1..starts.len() {
-            starts[b] += starts[b - 1];
-        }
-        let mut fill = starts.clone();
-        let mut postings = vec![0u32; starts[starts.len() - 1] as usize];
-        for (pos, e) in order.iter().enumerate() {
-            for w in name(e.1).windows(3) {
-                let b = run_bucket(w);
-                postings[fill[b] as usize] = pos as u32;
-                fill[b] += 1;
-            }
-        }
         NameSearch {
             lens: order.iter().map(|e| e.0).collect(),
             pairs: order.iter().map(|e| pair_set(name(e.1))).collect(),
             bytes: order.iter().map(|e| byte_set(name(e.1))).collect(),
             index: order.iter().map(|e| e.1).collect(),
-            starts,
-            postings,
+            runs: OnceLock::new(),
+            asked: AtomicUsize::new(0),
         }
     }
 
@@ -75,10 +69,11 @@ impl NameSearch {
         let hi = self.lens.partition_point(|&l| l <= q.len() + max);
         let within =
             |a: u64, b: u64, max: usize| (a & !b).count_ones() as usize <= max && (b & !a).count_ones() as usize <= max;
-        let candidates: Vec<usize> = match self.piece_candidates(q, max, lo..hi) {
-            Some(c) => c,
-            None => (lo..hi).collect(),
-        };
+        let indexed = self.asked.fetch_add(1, Ordering::Relaxed) >= SCAN_QUERIES;
+        let candidates = indexed
+            .then(|| self.runs.get_or_init(|| RunIndex::new(names, &self.index)).candidates(q, max, lo..hi))
+            .flatten()
+            .unwrap_or_else(|| (lo..hi).collect());
         let mut rows = (Vec::new(), Vec::new());
         let mut scored: Vec<(usize, &str)> = candidates
             .into_iter()
@@ -91,10 +86,37 @@ impl NameSearch {
         scored.sort_unstable();
         scored.into_iter().take(n).map(|(_, c)| c).collect()
     }
+}
+
+impl RunIndex {
+    /// Built in two passes (count, then fill) over the names at each position. A run that
+    /// occurs twice in a name is listed twice: harmless, candidates are deduplicated.
+    fn new(names: &[String], order: &[u32]) -> RunIndex {
+        let name = |i: u32| names.get(i as usize).map_or(&b""[..], |n| n.as_bytes());
+        let mut starts = vec![0u32; (1 << RUN_BITS) + 1];
+        for &i in order {
+            for w in name(i).windows(3) {
+                starts[run_bucket(w) + 1] += 1;
+            }
+        }
+        for b in 1..starts.len() {
+            starts[b] += starts[b - 1];
+        }
+        let mut fill = starts.clone();
+        let mut postings = vec![0u32; starts[starts.len() - 1] as usize];
+        for (pos, &i) in order.iter().enumerate() {
+            for w in name(i).windows(3) {
+                let b = run_bucket(w);
+                postings[fill[b] as usize] = pos as u32;
+                fill[b] += 1;
+            }
+        }
+        RunIndex { starts, postings }
+    }
 
     /// Positions in `range` of the names holding the rarest run of some piece of `q`,
     /// sorted; `None` when a piece is shorter than a run.
-    fn piece_candidates(&self, q: &[u8], max: usize, range: std::ops::Range<usize>) -> Option<Vec<usize>> {
+    fn candidates(&self, q: &[u8], max: usize, range: std::ops::Range<usize>) -> Option<Vec<usize>> {
         let pieces = max + 1;
         if q.len() < 3 * pieces {
             return None;
@@ -237,6 +259,7 @@ mod tests {
         names.dedup();
         let search = NameSearch::new(&names);
         let mut rows = (Vec::new(), Vec::new());
+        // More queries than SCAN_QUERIES: both the scan and the run index answer.
         for q in names.iter().map(String::as_str).chain([
             "vfs_raed",
             "tcp_sendmgs",
