@@ -102,3 +102,33 @@ fn cold_lookups_match_indexed_ones() {
     assert_eq!(cold.find_type(TypeNamespace::Struct, "no_such_struct").expect("none"), []);
     assert_eq!(cold.functions("no_such_function").expect("none"), []);
 }
+
+#[test]
+fn cold_function_lookup_through_the_symbol_or_the_index() {
+    let dir = scratch("coldfn");
+    let bin = compile_agree(&dir, "coldfn", &[]);
+    // `grid_sum` keeps its DWARF but loses its symbol: only the index can find it.
+    let stripped = dir.join("coldfn-nosym");
+    let st = std::process::Command::new("objcopy")
+        .arg("--strip-symbol=grid_sum")
+        .arg(&bin)
+        .arg(&stripped)
+        .status()
+        .expect("objcopy runs (binutils)");
+    assert!(st.success());
+    let warm = Dwarf::open(&bin).expect("open").with_cache_dir(None);
+    warm.ensure_index().expect("index");
+
+    let cold = Dwarf::open(&stripped).expect("open").with_cache_dir(None);
+    // Two static `helper`s in two units, and a global, each found through .symtab
+    // (searched by name, not read whole) and .debug_aranges, as the index finds them.
+    for name in ["helper", "shared_fn", "main"] {
+        assert_eq!(cold.functions(name).expect(name), warm.functions(name).expect(name), "{name}");
+    }
+    assert_eq!(cold.functions("helper").expect("helper").len(), 2);
+    assert!(cold.index().is_none(), "a function with a symbol built the index");
+    let g = cold.functions("grid_sum").expect("grid_sum");
+    assert!(cold.index().is_some(), "a function without a symbol is looked up in the index");
+    assert_eq!(g, warm.functions("grid_sum").expect("grid_sum"));
+    assert_eq!(g.len(), 1);
+}

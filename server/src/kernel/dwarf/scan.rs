@@ -255,12 +255,13 @@ impl Dwarf {
         Ok(forward.map(TypeRef::from).into_iter().collect())
     }
 
-    /// Cold function lookup: the text symbols named `name` in `.symtab`, their units
-    /// through `.debug_aranges`, and the subprogram definitions of that name there.
-    /// `None` when that path cannot answer (no symbol, no aranges entry, no DIE).
+    /// Cold function lookup: the text symbols named `name` in `.symtab` (searched for
+    /// by name, the table is not read whole), their units through `.debug_aranges`,
+    /// and the subprogram definitions of that name there. `None` when that path
+    /// cannot answer (no symbol, no aranges entry, no DIE).
     pub(crate) fn functions_by_symbol(&self, name: &str) -> Result<Option<Vec<FunctionInfo>>, ModelError> {
-        let Some(symbols) = self.elf().symbols() else { return Ok(None) };
-        let addrs: Vec<u64> = symbols.by_name(name).filter(|s| s.is_text()).map(|s| s.addr.0).collect();
+        let Some(symbols) = self.elf().symbols_named(name) else { return Ok(None) };
+        let addrs: Vec<u64> = symbols.iter().filter(|s| s.is_text()).map(|s| s.addr.0).collect();
         if addrs.is_empty() {
             return Ok(None);
         }
