@@ -132,3 +132,79 @@ fn cold_function_lookup_through_the_symbol_or_the_index() {
     assert_eq!(g, warm.functions("grid_sum").expect("grid_sum"));
     assert_eq!(g.len(), 1);
 }
+
+fn uleb(b: &[u8], pos: &mut usize) -> u64 {
+    let (mut v, mut shift) = (0u64, 0);
+    loop {
+        let x = b[*pos];
+        *pos += 1;
+        v |= u64::from(x & 0x7f) << shift;
+        if x & 0x80 == 0 {
+            return v;
+        }
+        shift += 7;
+    }
+}
+
+/// Rewrites every `DW_AT_decl_line` of form `DW_FORM_data1` in `.debug_abbrev` to
+/// `DW_FORM_flag` (also one byte, so no offset moves): a wanted attribute in a form the
+/// fast walker leaves to gimli. Returns how many were rewritten.
+fn decl_line_as_flag(bytes: &mut [u8], path: &Path) -> usize {
+    let elf = fevlint::kernel::load::elf::KernelElf::parse(fevlint::kernel::load::Blob::from_vec(bytes.to_vec()), path)
+        .expect("elf");
+    let r = elf.section(".debug_abbrev").and_then(|s| s.file_range.clone()).expect(".debug_abbrev");
+    let (b, mut pos, mut n) = (&mut bytes[r], 0, 0);
+    while pos < b.len() {
+        if uleb(b, &mut pos) == 0 {
+            continue; // the end of one unit's table
+        }
+        uleb(b, &mut pos); // tag
+        pos += 1; // children
+        loop {
+            let name = uleb(b, &mut pos);
+            let form_at = pos;
+            let form = uleb(b, &mut pos);
+            if name == 0 && form == 0 {
+                break;
+            }
+            if form == 0x21 {
+                uleb(b, &mut pos); // DW_FORM_implicit_const's value (an sleb, same length rule)
+            }
+            if name == 0x3b && form == 0x0b {
+                b[form_at] = 0x0c;
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn forms_the_walker_leaves_to_gimli_give_the_same_answers() {
+    let dir = scratch("fallback");
+    let bin = compile_agree(&dir, "fb", &[]);
+    let mut bytes = std::fs::read(&bin).expect("read");
+    assert!(decl_line_as_flag(&mut bytes, &bin) > 0, "no data1 DW_AT_decl_line to rewrite");
+    let patched = dir.join("fb-patched");
+    std::fs::write(&patched, &bytes).expect("write");
+
+    let plain = Dwarf::open(&bin).expect("open").with_cache_dir(None);
+    plain.ensure_index().expect("index");
+    let odd = Dwarf::open(&patched).expect("open").with_cache_dir(None);
+    let cold = Dwarf::open(&patched).expect("open").with_cache_dir(None);
+    odd.ensure_index().expect("index");
+    assert_eq!(odd.function_names().expect("names"), plain.function_names().expect("names"));
+    for (ns, name) in [
+        (TypeNamespace::Struct, "holder"),
+        (TypeNamespace::Struct, "nested"),
+        (TypeNamespace::Union, "value"),
+        (TypeNamespace::Enum, "sign"),
+        (TypeNamespace::Ordinary, "chained_t"),
+    ] {
+        let want = plain.find_type(ns, name).expect(name);
+        assert!(!want.is_empty(), "{name}");
+        assert_eq!(odd.find_type(ns, name).expect(name), want, "{name}, indexed");
+        assert_eq!(cold.find_type(ns, name).expect(name)[0], want[0], "{name}, cold");
+    }
+    assert!(cold.index().is_none());
+}

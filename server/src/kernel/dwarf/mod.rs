@@ -19,6 +19,7 @@
 mod decode;
 pub mod index;
 mod scan;
+mod walk;
 
 use std::collections::HashMap;
 use std::fmt;
