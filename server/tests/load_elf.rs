@@ -210,7 +210,7 @@ fn symbols_named_agrees_with_the_full_table() {
     let two = lazy.symbols_named("two").expect("symtab");
     assert!(two.len() == 1 && two[0].is_text(), "{two:?}");
     assert_eq!(lazy.symbols_named("traced_two"), Some(vec![]));
-    // Once the table is read, answers come from it.
+    // Reading the whole table changes nothing.
     lazy.symbols();
     assert_eq!(lazy.symbols_named("two"), Some(two));
 
