@@ -271,12 +271,11 @@ impl NameIndex {
     }
 }
 
-/// `$XDG_CACHE_HOME/fevlint`, else `$HOME/.cache/fevlint`.
+/// The directory kernel caches share ([`crate::kernel::load::cache::dir`]):
+/// `$FEVLINT_CACHE_DIR`, else `$XDG_CACHE_HOME/fevlint`, else `~/.cache/fevlint`;
+/// `None` with `FEVLINT_NO_CACHE=1`.
 pub fn default_cache_dir() -> Option<PathBuf> {
-    if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|x| !x.is_empty()) {
-        return Some(PathBuf::from(x).join("fevlint"));
-    }
-    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".cache/fevlint"))
+    crate::kernel::load::cache::dir()
 }
 
 /// The cache file for `dw`, if it has a build-id and a cache directory.

@@ -232,7 +232,8 @@ impl Dwarf {
     }
 
     /// Where the name index is cached (`None`: never cached). Defaults to
-    /// `$XDG_CACHE_HOME/fevlint` or `~/.cache/fevlint`.
+    /// [`index::default_cache_dir`], the directory the decompression cache uses, so
+    /// `FEVLINT_NO_CACHE=1` and `FEVLINT_CACHE_DIR` apply to both.
     pub fn with_cache_dir(mut self, dir: Option<PathBuf>) -> Dwarf {
         self.cache_dir = dir;
         self
