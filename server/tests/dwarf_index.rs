@@ -208,3 +208,44 @@ fn forms_the_walker_leaves_to_gimli_give_the_same_answers() {
     }
     assert!(cold.index().is_none());
 }
+
+/// `twice` is inlined into `main` and has its address taken, so gcc -O2 emits an
+/// abstract instance and an out-of-line copy that is named only through
+/// `DW_AT_abstract_origin`; `holder` is a struct beside them.
+const INLINED: &str = r#"
+struct holder { int a; long b; };
+static int twice(int x) { return x * 2; }
+int (*volatile fp)(int) = twice;
+int main(int argc, char **argv) {
+	struct holder h = { argc, (long)argv };
+	return twice(argc) + fp(argc) + (int)h.b;
+}
+"#;
+
+#[test]
+fn definitions_named_through_their_abstract_origin() {
+    let dir = scratch("origin");
+    let c = dir.join("inlined.c");
+    std::fs::write(&c, INLINED).expect("write");
+    let bin = dir.join("inlined");
+    let st = std::process::Command::new("gcc")
+        .args(["-g", "-O2", "-fno-eliminate-unused-debug-types", "-o"])
+        .arg(&bin)
+        .arg(&c)
+        .status()
+        .expect("gcc runs");
+    assert!(st.success());
+    let cold = Dwarf::open(&bin).expect("open").with_cache_dir(None);
+    let warm = Dwarf::open(&bin).expect("open").with_cache_dir(None);
+    warm.ensure_index().expect("index");
+    let f = cold.functions("twice").expect("cold");
+    assert!(cold.index().is_none(), "found through .symtab and .debug_aranges");
+    assert_eq!(f, warm.functions("twice").expect("warm"));
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].decl.as_ref().map(|(_, line)| *line), Some(3), "{f:?}");
+    assert!(warm.function_names().expect("names").iter().any(|n| n == "twice"));
+    assert_eq!(
+        cold.find_type(TypeNamespace::Struct, "holder").expect("cold"),
+        warm.find_type(TypeNamespace::Struct, "holder").expect("warm")
+    );
+}

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::scan::{Kind, FLAG_DECL, FLAG_TYPES};
+use super::walk::{Plans, UnitWalk};
 use super::{DieOffset, Dwarf, UnitEntry, UnitKind};
 use crate::kernel::model::{FunctionInfo, ModelError, TypeNamespace, TypeRef};
 
@@ -322,7 +323,11 @@ pub fn build(dw: &Dwarf) -> Result<NameIndex, ModelError> {
     let units: Vec<&UnitEntry> = dw.units().iter().filter(|u| u.kind != UnitKind::Other).collect();
     let shards: Vec<Shard> = units
         .par_iter()
-        .try_fold(Shard::default, |mut shard, u| index_unit(dw, u, &mut shard).map(|()| shard))
+        .try_fold(
+            || (Shard::default(), Plans::default()),
+            |(mut shard, plans), u| index_unit(dw, u, &mut shard, plans).map(|plans| (shard, plans)),
+        )
+        .map(|r| r.map(|(shard, _)| shard))
         .collect::<Result<_, _>>()?;
     let mut shards = shards.into_iter();
     let mut all = shards.next().unwrap_or_default();
@@ -338,22 +343,21 @@ pub fn build(dw: &Dwarf) -> Result<NameIndex, ModelError> {
     Ok(NameIndex { entries })
 }
 
-/// Adds the named top-level DIEs of one unit to `shard`.
-fn index_unit(dw: &Dwarf, u: &UnitEntry, shard: &mut Shard) -> Result<(), ModelError> {
+/// Adds the named top-level DIEs of one unit to `shard`; `plans` are buffers passed
+/// from unit to unit.
+fn index_unit(dw: &Dwarf, u: &UnitEntry, shard: &mut Shard, plans: Plans) -> Result<Plans, ModelError> {
     let d = dw.gimli();
-    let unit = dw.unit_with(&d, u, false)?;
-    let data: &[u8] = dw.elf().data();
-    let base = data.as_ptr() as usize;
-    let at = if u.in_types { DieOffset::types(u.offset) } else { DieOffset::info(u.offset) };
+    let w = dw.walk_reusing(&d, u, plans)?;
+    let base = dw.elf().data().as_ptr() as usize;
     let mut files = FileHashes::default();
-    dw.walk_unit(&d, u, &unit, |t| {
+    w.top_dies(|t| {
         let Ok(name_len) = u16::try_from(t.name.len()) else { return Ok(true) };
         // Names are slices of the mapped file: their position is their identity.
         let name_pos = (t.name.as_ptr() as usize).wrapping_sub(base);
         let Ok(name_pos) = u32::try_from(name_pos) else { return Ok(true) };
         let file_hash = match t.decl_file {
             None => 0,
-            Some(f) => files.get(dw, &d, &unit, at, f),
+            Some(f) => files.get(&w, f),
         };
         shard_insert(
             shard,
@@ -369,7 +373,8 @@ fn index_unit(dw: &Dwarf, u: &UnitEntry, shard: &mut Shard) -> Result<(), ModelE
             },
         );
         Ok(true)
-    })
+    })?;
+    Ok(w.recycle())
 }
 
 /// The hashes of one unit's declaration files, by file index, computed on first use
@@ -384,15 +389,8 @@ struct FileHashes<'a> {
 }
 
 impl<'a> FileHashes<'a> {
-    fn get(
-        &mut self,
-        dw: &Dwarf,
-        d: &gimli::Dwarf<super::R<'a>>,
-        unit: &gimli::Unit<super::R<'a>>,
-        at: DieOffset,
-        f: u64,
-    ) -> u32 {
-        let program = self.program.get_or_insert_with(|| dw.line_program(d, unit, at).ok().flatten());
+    fn get(&mut self, w: &UnitWalk<'a, '_>, f: u64) -> u32 {
+        let program = self.program.get_or_insert_with(|| w.line_program());
         let Some(p) = program else { return 0 };
         let header = p.header();
         if self.hashes.is_empty() {
@@ -403,11 +401,12 @@ impl<'a> FileHashes<'a> {
         if let Some(h) = slot.and_then(|i| self.hashes.get(i)).filter(|&&h| h != 0) {
             return *h;
         }
+        let at = w.unit_at();
         let h = match header.file(f) {
             Some(file) => {
-                let name = dw.string(d, unit, at, file.path_name()).unwrap_or(b"");
+                let name = w.string(at, file.path_name()).unwrap_or(b"");
                 let dir = match file.directory(header) {
-                    Some(v) if file.directory_index() != 0 => dw.string(d, unit, at, v).ok(),
+                    Some(v) if file.directory_index() != 0 => w.string(at, v).ok(),
                     _ => None,
                 };
                 path_hash(&mut self.path, dir, name)

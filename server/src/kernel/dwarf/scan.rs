@@ -70,8 +70,7 @@ impl Dwarf {
         let mut forward = None;
         let mut found = None;
         for u in self.units().iter().filter(|u| u.kind != UnitKind::Other) {
-            let unit = self.unit(&d, u)?;
-            self.walk_unit(&d, u, &unit, |t| {
+            self.walk_unit(&d, u, |t| {
                 if t.kind == want && t.name == name.as_bytes() {
                     if t.flags & FLAG_DECL == 0 {
                         found = Some(t.die);
@@ -130,8 +129,7 @@ impl Dwarf {
             if u.offset != cu {
                 return Err(self.malformed(DieOffset::info(cu), ".debug_aranges names an offset that is not a unit"));
             }
-            let unit = self.unit(&d, &u)?;
-            self.walk_unit(&d, &u, &unit, |t| {
+            self.walk_unit(&d, &u, |t| {
                 if t.kind == Kind::Function && t.flags & FLAG_DECL == 0 && t.name == name.as_bytes() {
                     dies.push(t.die);
                 }
