@@ -102,3 +102,150 @@ fn cold_lookups_match_indexed_ones() {
     assert_eq!(cold.find_type(TypeNamespace::Struct, "no_such_struct").expect("none"), []);
     assert_eq!(cold.functions("no_such_function").expect("none"), []);
 }
+
+#[test]
+fn cold_function_lookup_through_the_symbol_or_the_index() {
+    let dir = scratch("coldfn");
+    let bin = compile_agree(&dir, "coldfn", &[]);
+    // `grid_sum` keeps its DWARF but loses its symbol: only the index can find it.
+    let stripped = dir.join("coldfn-nosym");
+    let st = std::process::Command::new("objcopy")
+        .arg("--strip-symbol=grid_sum")
+        .arg(&bin)
+        .arg(&stripped)
+        .status()
+        .expect("objcopy runs (binutils)");
+    assert!(st.success());
+    let warm = Dwarf::open(&bin).expect("open").with_cache_dir(None);
+    warm.ensure_index().expect("index");
+
+    let cold = Dwarf::open(&stripped).expect("open").with_cache_dir(None);
+    // Two static `helper`s in two units, and a global, each found through .symtab
+    // (searched by name, not read whole) and .debug_aranges, as the index finds them.
+    for name in ["helper", "shared_fn", "main"] {
+        assert_eq!(cold.functions(name).expect(name), warm.functions(name).expect(name), "{name}");
+    }
+    assert_eq!(cold.functions("helper").expect("helper").len(), 2);
+    assert!(cold.index().is_none(), "a function with a symbol built the index");
+    let g = cold.functions("grid_sum").expect("grid_sum");
+    assert!(cold.index().is_some(), "a function without a symbol is looked up in the index");
+    assert_eq!(g, warm.functions("grid_sum").expect("grid_sum"));
+    assert_eq!(g.len(), 1);
+}
+
+fn uleb(b: &[u8], pos: &mut usize) -> u64 {
+    let (mut v, mut shift) = (0u64, 0);
+    loop {
+        let x = b[*pos];
+        *pos += 1;
+        v |= u64::from(x & 0x7f) << shift;
+        if x & 0x80 == 0 {
+            return v;
+        }
+        shift += 7;
+    }
+}
+
+/// Rewrites every `DW_AT_decl_line` of form `DW_FORM_data1` in `.debug_abbrev` to
+/// `DW_FORM_flag` (also one byte, so no offset moves): a wanted attribute in a form the
+/// fast walker leaves to gimli. Returns how many were rewritten.
+fn decl_line_as_flag(bytes: &mut [u8], path: &Path) -> usize {
+    let elf = fevlint::kernel::load::elf::KernelElf::parse(fevlint::kernel::load::Blob::from_vec(bytes.to_vec()), path)
+        .expect("elf");
+    let r = elf.section(".debug_abbrev").and_then(|s| s.file_range.clone()).expect(".debug_abbrev");
+    let (b, mut pos, mut n) = (&mut bytes[r], 0, 0);
+    while pos < b.len() {
+        if uleb(b, &mut pos) == 0 {
+            continue; // the end of one unit's table
+        }
+        uleb(b, &mut pos); // tag
+        pos += 1; // children
+        loop {
+            let name = uleb(b, &mut pos);
+            let form_at = pos;
+            let form = uleb(b, &mut pos);
+            if name == 0 && form == 0 {
+                break;
+            }
+            if form == 0x21 {
+                uleb(b, &mut pos); // DW_FORM_implicit_const's value (an sleb, same length rule)
+            }
+            if name == 0x3b && form == 0x0b {
+                b[form_at] = 0x0c;
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn forms_the_walker_leaves_to_gimli_give_the_same_answers() {
+    let dir = scratch("fallback");
+    let bin = compile_agree(&dir, "fb", &[]);
+    let mut bytes = std::fs::read(&bin).expect("read");
+    assert!(decl_line_as_flag(&mut bytes, &bin) > 0, "no data1 DW_AT_decl_line to rewrite");
+    let patched = dir.join("fb-patched");
+    std::fs::write(&patched, &bytes).expect("write");
+
+    let plain = Dwarf::open(&bin).expect("open").with_cache_dir(None);
+    plain.ensure_index().expect("index");
+    let odd = Dwarf::open(&patched).expect("open").with_cache_dir(None);
+    let cold = Dwarf::open(&patched).expect("open").with_cache_dir(None);
+    odd.ensure_index().expect("index");
+    assert_eq!(odd.function_names().expect("names"), plain.function_names().expect("names"));
+    for (ns, name) in [
+        (TypeNamespace::Struct, "holder"),
+        (TypeNamespace::Struct, "nested"),
+        (TypeNamespace::Union, "value"),
+        (TypeNamespace::Enum, "sign"),
+        (TypeNamespace::Ordinary, "chained_t"),
+    ] {
+        let want = plain.find_type(ns, name).expect(name);
+        assert!(!want.is_empty(), "{name}");
+        assert_eq!(odd.find_type(ns, name).expect(name), want, "{name}, indexed");
+        assert_eq!(cold.find_type(ns, name).expect(name)[0], want[0], "{name}, cold");
+    }
+    assert!(cold.index().is_none());
+}
+
+/// `twice` is inlined into `main` and has its address taken, so gcc -O2 emits an
+/// abstract instance and an out-of-line copy that is named only through
+/// `DW_AT_abstract_origin`; `holder` is a struct beside them.
+const INLINED: &str = r#"
+struct holder { int a; long b; };
+static int twice(int x) { return x * 2; }
+int (*volatile fp)(int) = twice;
+int main(int argc, char **argv) {
+	struct holder h = { argc, (long)argv };
+	return twice(argc) + fp(argc) + (int)h.b;
+}
+"#;
+
+#[test]
+fn definitions_named_through_their_abstract_origin() {
+    let dir = scratch("origin");
+    let c = dir.join("inlined.c");
+    std::fs::write(&c, INLINED).expect("write");
+    let bin = dir.join("inlined");
+    let st = std::process::Command::new("gcc")
+        .args(["-g", "-O2", "-fno-eliminate-unused-debug-types", "-o"])
+        .arg(&bin)
+        .arg(&c)
+        .status()
+        .expect("gcc runs");
+    assert!(st.success());
+    let cold = Dwarf::open(&bin).expect("open").with_cache_dir(None);
+    let warm = Dwarf::open(&bin).expect("open").with_cache_dir(None);
+    warm.ensure_index().expect("index");
+    let f = cold.functions("twice").expect("cold");
+    assert!(cold.index().is_none(), "found through .symtab and .debug_aranges");
+    assert_eq!(f, warm.functions("twice").expect("warm"));
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].decl.as_ref().map(|(_, line)| *line), Some(3), "{f:?}");
+    assert!(warm.function_names().expect("names").iter().any(|n| n == "twice"));
+    assert_eq!(
+        cold.find_type(TypeNamespace::Struct, "holder").expect("cold"),
+        warm.find_type(TypeNamespace::Struct, "holder").expect("warm")
+    );
+}

@@ -171,3 +171,54 @@ fn garbage_and_truncated_elves_are_errors() {
     let err = KernelElf::parse(Blob::from_vec(half), &path).expect_err("truncated");
     assert!(matches!(err, LoadError::Elf { .. }), "{err}");
 }
+
+#[test]
+fn symbols_named_agrees_with_the_full_table() {
+    // FIXME(load): needs gcc; every dev machine and CI image of this project has it.
+    assert!(gcc(), "gcc is required for this test");
+    let dir = tempdir("named");
+    let (_, exe) = compile(&dir);
+    let mut bytes = std::fs::read(&exe).expect("read");
+    // Point `traced_two`'s name at the tail of its own string: a symbol called `two`
+    // whose name is shared with a longer one, as a linker merging string tails makes.
+    let elf = KernelElf::parse(Blob::from_vec(bytes.clone()), &exe).expect("parses");
+    let symtab = elf.section(".symtab").and_then(|s| s.file_range.clone()).expect(".symtab");
+    let strtab = elf.section(".strtab").and_then(|s| s.file_range.clone()).expect(".strtab");
+    let name_at = |b: &[u8], off: usize| {
+        let s = &b[strtab.start + off..strtab.end];
+        s[..s.iter().position(|&c| c == 0).expect("NUL")].to_vec()
+    };
+    let entry = (symtab.start..symtab.end)
+        .step_by(24)
+        .find(|&e| {
+            let off = u32::from_le_bytes(bytes[e..e + 4].try_into().expect("4 bytes")) as usize;
+            name_at(&bytes, off) == b"traced_two"
+        })
+        .expect("traced_two in .symtab");
+    let off = u32::from_le_bytes(bytes[entry..entry + 4].try_into().expect("4 bytes"));
+    bytes[entry..entry + 4].copy_from_slice(&(off + 7).to_le_bytes());
+
+    let lazy = KernelElf::parse(Blob::from_vec(bytes.clone()), &exe).expect("parses");
+    let full = KernelElf::parse(Blob::from_vec(bytes), &exe).expect("parses");
+    let table = full.symbols().expect("not stripped");
+    let mut names: Vec<&str> = table.iter().map(|s| s.name).collect();
+    names.extend(["traced_two", "two", "elper", "no_such_symbol", ""]);
+    for name in names {
+        let want: Vec<_> = table.by_name(name).collect();
+        assert_eq!(lazy.symbols_named(name).as_deref(), Some(&want[..]), "{name}");
+    }
+    let two = lazy.symbols_named("two").expect("symtab");
+    assert!(two.len() == 1 && two[0].is_text(), "{two:?}");
+    assert_eq!(lazy.symbols_named("traced_two"), Some(vec![]));
+    // Reading the whole table changes nothing.
+    lazy.symbols();
+    assert_eq!(lazy.symbols_named("two"), Some(two));
+
+    // A stripped image has no table either way.
+    let stripped = dir.join("t.stripped");
+    let st = Command::new("strip").arg("-o").arg(&stripped).arg(&exe).status().expect("strip runs");
+    assert!(st.success());
+    let elf = KernelElf::parse(Blob::read(&stripped).expect("read"), &stripped).expect("parses");
+    assert_eq!(elf.symbols_named("main"), None);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use fevlint::kernel::load::{Arch, LoadError};
 use fevlint::kernel::symbols::{
-    clone_base, syscall_name, CloneKind, ConfigValue, FilterFunctions, KernelConfig, KprobeBlacklist, SymbolFormat,
-    SymbolTable, SyscallWrapper, VirtAddr,
+    clone_base, syscall_name, CloneKind, ConfigValue, FilterFunctions, KernelConfig, KprobeBlacklist, RawSymbol,
+    SymbolFormat, SymbolTable, SyscallWrapper, VirtAddr,
 };
 use load_common::kernel_file;
 
@@ -194,4 +194,41 @@ fn clone_and_syscall_names() {
     assert_eq!(syscall_name("__se_sys_openat"), Some((SyscallWrapper::SignExtend, "openat")));
     assert_eq!(syscall_name("vfs_read"), None);
     assert_eq!(syscall_name("__x64_sys_"), None);
+}
+
+#[test]
+fn first_by_scan_and_by_name_order_agree() {
+    let (path, text) = kernel_file("6.1.0-56-amd64", "System.map");
+    let scanned = SymbolTable::parse_system_map(&text, &path).expect("parses");
+    let sorted = SymbolTable::parse_system_map(&text, &path).expect("parses");
+    // Builds the name order of `sorted`; `scanned` never needs it below.
+    assert!(sorted.by_name("vfs_read").next().is_some());
+    let names: Vec<&str> = scanned.iter().step_by(97).map(|s| s.name).collect();
+    for name in names.iter().copied().chain(["type_show", "vfs_read", "no_such_symbol_anywhere", ""]) {
+        assert_eq!(scanned.first(name), sorted.first(name), "{name}");
+    }
+    // Duplicates: the first in file order, as `by_name` lists them.
+    assert_eq!(scanned.first("type_show"), sorted.by_name("type_show").next());
+}
+
+#[test]
+fn containing_walks_past_small_functions_to_a_large_one() {
+    let raw = |name, addr, kind, size| RawSymbol { name, addr, kind, size: Some(size) };
+    let t = SymbolTable::from_raw([
+        raw("big", 0x1000, b'T', 0x4000),
+        raw("inner", 0x2000, b't', 0x10),
+        raw("data", 0x2100, b'd', 0x10_0000),
+        raw("unsized", 0x6000, b'T', 0),
+        raw("last", 0x9000, b'T', 0x10),
+    ]);
+    let at = |a| t.containing(VirtAddr(a)).map(|s| s.name);
+    assert_eq!(at(0x2008), Some("inner"));
+    assert_eq!(at(0x3000), Some("big"), "past `inner` and a data symbol, within the largest size");
+    assert_eq!(at(0x4fff), Some("big"));
+    assert_eq!(at(0x5000), None);
+    assert_eq!(at(0x6000), None, "a zero-size symbol contains nothing");
+    assert_eq!(at(0x9008), Some("last"));
+    assert_eq!(at(0x9010), None);
+    assert_eq!(at(0xfff), None);
+    assert_eq!(at(u64::MAX), None);
 }

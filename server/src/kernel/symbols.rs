@@ -82,6 +82,9 @@ pub struct SymbolTable {
     /// a few names in a table of 150,000.
     by_name: OnceLock<Vec<(u64, u32)>>,
     modules: Vec<String>,
+    /// The largest size of a code symbol (0 when none has one): no code symbol more
+    /// than this far below an address can contain it.
+    max_text_size: u64,
 }
 
 impl fmt::Debug for SymbolTable {
@@ -150,6 +153,13 @@ impl Builder {
             format,
             names: self.names,
             entries: self.entries,
+            max_text_size: self
+                .entries
+                .iter()
+                .filter(|e| matches!(e.kind, b't' | b'T' | b'w' | b'W') && e.size != u64::MAX)
+                .map(|e| e.size)
+                .max()
+                .unwrap_or(0),
             by_addr: OnceLock::new(),
             by_name: OnceLock::new(),
             modules: self.modules,
@@ -252,9 +262,14 @@ impl SymbolTable {
             .map(|e| self.symbol(e.1))
     }
 
-    /// The first symbol called `name`.
+    /// The first symbol called `name` (in input order). Before anything has needed the
+    /// name index, a linear scan: cheaper than indexing for a few lookups (opening a
+    /// vmlinux needs the mcount table bounds).
     pub fn first(&self, name: &str) -> Option<Symbol<'_>> {
-        self.by_name(name).next()
+        if self.by_name.get().is_some() {
+            return self.by_name(name).next();
+        }
+        (0..self.entries.len() as u32).find(|&i| self.name_of(i) == name).map(|i| self.symbol(i))
     }
 
     /// The address of the first symbol called `name`.
@@ -267,11 +282,16 @@ impl SymbolTable {
     /// scripts/kallsyms sorts first (non-weak, then not a linker-script `__start_*`
     /// style name, then fewer leading underscores, then input order).
     pub fn lookup_with(&self, addr: VirtAddr, accept: impl Fn(&Symbol<'_>) -> bool) -> Option<Symbol<'_>> {
+        self.lookup_above(addr, 0, accept)
+    }
+
+    /// [`Self::lookup_with`] among symbols at or above `floor`.
+    fn lookup_above(&self, addr: VirtAddr, floor: u64, accept: impl Fn(&Symbol<'_>) -> bool) -> Option<Symbol<'_>> {
         let by_addr = self.by_addr();
         let mut hi = by_addr.partition_point(|&i| self.entries[i as usize].addr <= addr.0);
         // Walk down to the greatest accepted address.
         let found_addr = loop {
-            if hi == 0 {
+            if hi == 0 || self.entries[by_addr[hi - 1] as usize].addr < floor {
                 return None;
             }
             hi -= 1;
@@ -309,7 +329,13 @@ impl SymbolTable {
     /// `addr` whose `[addr, addr+size)` holds it (ELF tables only; text formats have no
     /// sizes, use [`Self::lookup_text`]).
     pub fn containing(&self, addr: VirtAddr) -> Option<Symbol<'_>> {
-        self.lookup_with(addr, |s| s.is_text() && s.size.is_some_and(|size| addr.0 < s.addr.0.saturating_add(size)))
+        // Below `floor` no code symbol is large enough to reach `addr`: an address in
+        // no function (558 ftrace sites of a 6.1 vmlinux) stops there instead of
+        // walking down to the first symbol.
+        let floor = addr.0.saturating_sub(self.max_text_size);
+        self.lookup_above(addr, floor, |s| {
+            s.is_text() && s.size.is_some_and(|size| addr.0 < s.addr.0.saturating_add(size))
+        })
     }
 }
 

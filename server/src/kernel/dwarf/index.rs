@@ -15,12 +15,14 @@
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::fs;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
 use super::scan::{Kind, FLAG_DECL, FLAG_TYPES};
+use super::walk::{Plans, UnitWalk};
 use super::{DieOffset, Dwarf, UnitEntry, UnitKind};
 use crate::kernel::model::{FunctionInfo, ModelError, TypeNamespace, TypeRef};
 
@@ -97,16 +99,98 @@ fn same(data: &[u8], a: &Entry, b: &Entry) -> bool {
     a.key() == b.key() && a.name(data) == b.name(data)
 }
 
-/// Order by where the name lies, not what it says: the linker merges `.debug_str`, so
-/// equal names almost always share a position, and comparing integers is what makes
-/// deduplicating millions of repeated DIEs cheap. Names stored inline in `.debug_info`
-/// (gcc does that for very short ones) are caught by the final byte-wise pass.
-fn cmp_pos(a: &Entry, b: &Entry) -> Ordering {
-    (a.name_pos, a.name_len, a.key(), a.die).cmp(&(b.name_pos, b.name_len, b.key(), b.die))
+/// What makes two DIEs one entry, with the name by where it lies rather than what it
+/// says: the linker merges `.debug_str`, so equal names almost always share a
+/// position, and hashing integers is what makes deduplicating the 1.4 million named
+/// top-level DIEs of a kernel cheap. Names stored inline in `.debug_info` (gcc does
+/// that for very short ones) are caught by the final byte-wise pass.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct PosKey {
+    name_pos: u32,
+    name_len: u16,
+    kind: u8,
+    flags: u8,
+    byte_size: u32,
+    decl_line: u32,
+    file_hash: u32,
 }
 
-fn same_pos(a: &Entry, b: &Entry) -> bool {
-    (a.name_pos, a.name_len, a.key()) == (b.name_pos, b.name_len, b.key())
+impl std::hash::Hash for PosKey {
+    /// Three words instead of seven fields: one multiply each.
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_u64(
+            u64::from(self.name_pos)
+                | u64::from(self.name_len) << 32
+                | u64::from(self.kind) << 48
+                | u64::from(self.flags) << 56,
+        );
+        h.write_u64(u64::from(self.byte_size) | u64::from(self.decl_line) << 32);
+        h.write_u32(self.file_hash);
+    }
+}
+
+impl PosKey {
+    fn of(e: &Entry) -> PosKey {
+        PosKey {
+            name_pos: e.name_pos,
+            name_len: e.name_len,
+            kind: e.kind,
+            flags: e.flags,
+            byte_size: e.byte_size,
+            decl_line: e.decl_line,
+            file_hash: e.file_hash,
+        }
+    }
+
+    fn entry(self, die: u32) -> Entry {
+        Entry {
+            die,
+            name_pos: self.name_pos,
+            byte_size: self.byte_size,
+            decl_line: self.decl_line,
+            file_hash: self.file_hash,
+            name_len: self.name_len,
+            kind: self.kind,
+            flags: self.flags,
+        }
+    }
+}
+
+/// The distinct entries one worker has seen, each with its smallest DIE offset (so the
+/// result does not depend on how units were split between workers).
+type Shard = HashMap<PosKey, u32, BuildHasherDefault<MulHasher>>;
+
+fn shard_insert(shard: &mut Shard, e: Entry) {
+    shard.entry(PosKey::of(&e)).and_modify(|d| *d = (*d).min(e.die)).or_insert(e.die);
+}
+
+/// A multiply-rotate hasher for small integer keys (rustc's FxHasher scheme). Not
+/// DoS-resistant, which does not matter here: the keys come from one file, and a
+/// crafted file can at worst slow its own indexing down.
+#[derive(Default)]
+struct MulHasher(u64);
+
+impl Hasher for MulHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u8(&mut self, x: u8) {
+        self.write_u64(u64::from(x));
+    }
+    fn write_u16(&mut self, x: u16) {
+        self.write_u64(u64::from(x));
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(u64::from(x));
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
 }
 
 /// Names → DIEs for a whole file, sorted by name.
@@ -188,12 +272,11 @@ impl NameIndex {
     }
 }
 
-/// `$XDG_CACHE_HOME/fevlint`, else `$HOME/.cache/fevlint`.
+/// The directory kernel caches share ([`crate::kernel::load::cache::dir`]):
+/// `$FEVLINT_CACHE_DIR`, else `$XDG_CACHE_HOME/fevlint`, else `~/.cache/fevlint`;
+/// `None` with `FEVLINT_NO_CACHE=1`.
 pub fn default_cache_dir() -> Option<PathBuf> {
-    if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|x| !x.is_empty()) {
-        return Some(PathBuf::from(x).join("fevlint"));
-    }
-    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".cache/fevlint"))
+    crate::kernel::load::cache::dir()
 }
 
 /// The cache file for `dw`, if it has a build-id and a cache directory.
@@ -226,7 +309,8 @@ pub(crate) fn load_or_build(dw: &Dwarf) -> Result<(NameIndex, IndexOrigin), Mode
     Ok((idx, IndexOrigin::Built { written, write_error, replaced }))
 }
 
-/// Builds the index in parallel over units (rayon), merging sorted per-unit lists.
+/// Builds the index in parallel over units (rayon): each worker deduplicates into its
+/// own hash table, the tables are merged, then sorted by name.
 pub fn build(dw: &Dwarf) -> Result<NameIndex, ModelError> {
     let file_len = dw.elf().data().len() as u64;
     if file_len > u64::from(u32::MAX)
@@ -237,109 +321,128 @@ pub fn build(dw: &Dwarf) -> Result<NameIndex, ModelError> {
     }
     let data: &[u8] = dw.elf().data();
     let units: Vec<&UnitEntry> = dw.units().iter().filter(|u| u.kind != UnitKind::Other).collect();
-    let mut entries = units.par_iter().map(|u| index_unit(dw, u)).try_reduce(Vec::new, |a, b| Ok(merge(a, b)))?;
+    let shards: Vec<Shard> = units
+        .par_iter()
+        .try_fold(
+            || (Shard::default(), Plans::default()),
+            |(mut shard, plans), u| index_unit(dw, u, &mut shard, plans).map(|plans| (shard, plans)),
+        )
+        .map(|r| r.map(|(shard, _)| shard))
+        .collect::<Result<_, _>>()?;
+    let mut shards = shards.into_iter();
+    let mut all = shards.next().unwrap_or_default();
+    for shard in shards {
+        for (k, die) in shard {
+            all.entry(k).and_modify(|d| *d = (*d).min(die)).or_insert(die);
+        }
+    }
+    let mut entries: Vec<Entry> = all.into_iter().map(|(k, die)| k.entry(die)).collect();
     entries.par_sort_unstable_by(|a, b| cmp(data, a, b));
     entries.dedup_by(|b, a| same(data, a, b));
     entries.shrink_to_fit();
     Ok(NameIndex { entries })
 }
 
-fn index_unit(dw: &Dwarf, u: &UnitEntry) -> Result<Vec<Entry>, ModelError> {
+/// Adds the named top-level DIEs of one unit to `shard`; `plans` are buffers passed
+/// from unit to unit.
+fn index_unit(dw: &Dwarf, u: &UnitEntry, shard: &mut Shard, plans: Plans) -> Result<Plans, ModelError> {
     let d = dw.gimli();
-    let unit = dw.unit_with(&d, u, false)?;
-    let data: &[u8] = dw.elf().data();
-    let base = data.as_ptr() as usize;
-    let mut out = Vec::new();
-    let mut hashes: HashMap<u64, u32> = HashMap::new();
-    let mut program = None;
-    let mut program_read = false;
-    let at = if u.in_types { DieOffset::types(u.offset) } else { DieOffset::info(u.offset) };
-    dw.walk_unit(&d, u, &unit, |t| {
+    let w = dw.walk_reusing(&d, u, plans)?;
+    let base = dw.elf().data().as_ptr() as usize;
+    let mut files = FileHashes::default();
+    w.top_dies(|t| {
         let Ok(name_len) = u16::try_from(t.name.len()) else { return Ok(true) };
         // Names are slices of the mapped file: their position is their identity.
         let name_pos = (t.name.as_ptr() as usize).wrapping_sub(base);
         let Ok(name_pos) = u32::try_from(name_pos) else { return Ok(true) };
         let file_hash = match t.decl_file {
             None => 0,
-            Some(f) => match hashes.get(&f) {
-                Some(h) => *h,
-                None => {
-                    if !program_read {
-                        program_read = true;
-                        program = dw.line_program(&d, &unit, at).ok().flatten();
-                    }
-                    let h = match &program {
-                        Some(p) => match p.header().file(f) {
-                            Some(file) => {
-                                let name = dw.string(&d, &unit, at, file.path_name()).unwrap_or(b"");
-                                let dir = match file.directory(p.header()) {
-                                    Some(v) if file.directory_index() != 0 => dw.string(&d, &unit, at, v).ok(),
-                                    _ => None,
-                                };
-                                let path = super::decode::join_path(
-                                    dir.map(String::from_utf8_lossy).as_deref(),
-                                    &String::from_utf8_lossy(name),
-                                );
-                                fnv32(path.as_bytes())
-                            }
-                            None => 0,
-                        },
-                        None => 0,
-                    };
-                    hashes.insert(f, h);
-                    h
-                }
-            },
+            Some(f) => files.get(&w, f),
         };
-        out.push(Entry {
-            die: t.die.section_offset() as u32,
-            name_pos,
-            byte_size: t.byte_size,
-            decl_line: t.decl_line,
-            file_hash,
-            name_len,
-            kind: t.kind as u8,
-            flags: t.flags,
-        });
+        shard_insert(
+            shard,
+            Entry {
+                die: t.die.section_offset() as u32,
+                name_pos,
+                byte_size: t.byte_size,
+                decl_line: t.decl_line,
+                file_hash,
+                name_len,
+                kind: t.kind as u8,
+                flags: t.flags,
+            },
+        );
         Ok(true)
     })?;
-    out.sort_unstable_by(cmp_pos);
-    out.dedup_by(|b, a| same_pos(a, b));
-    Ok(out)
+    Ok(w.recycle())
 }
 
-/// Merges two lists sorted and deduplicated by [`cmp_pos`] into one.
-fn merge(a: Vec<Entry>, b: Vec<Entry>) -> Vec<Entry> {
-    if a.is_empty() {
-        return b;
-    }
-    if b.is_empty() {
-        return a;
-    }
-    let mut out: Vec<Entry> = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        let next = match (a.get(i), b.get(j)) {
-            (Some(x), Some(y)) if cmp_pos(x, y) != Ordering::Greater => {
-                i += 1;
-                *x
-            }
-            (_, Some(y)) => {
-                j += 1;
-                *y
-            }
-            (Some(x), None) => {
-                i += 1;
-                *x
-            }
-            (None, None) => break,
-        };
-        if out.last().is_some_and(|l| same_pos(l, &next)) {
-            continue;
+/// The hashes of one unit's declaration files, by file index, computed on first use
+/// from the unit's line program header.
+#[derive(Default)]
+struct FileHashes<'a> {
+    program: Option<Option<gimli::IncompleteLineProgram<super::R<'a>>>>,
+    /// By file index; 0: not computed yet (a computed hash is never 0).
+    hashes: Vec<u32>,
+    /// Reused to join directory and name.
+    path: Vec<u8>,
+}
+
+impl<'a> FileHashes<'a> {
+    fn get(&mut self, w: &UnitWalk<'a, '_>, f: u64) -> u32 {
+        let program = self.program.get_or_insert_with(|| w.line_program());
+        let Some(p) = program else { return 0 };
+        let header = p.header();
+        if self.hashes.is_empty() {
+            // Bounded by the file table gimli has already read (DWARF 4 counts from 1).
+            self.hashes = vec![0; header.file_names().len() + 1];
         }
-        out.push(next);
+        let slot = usize::try_from(f).ok().filter(|&i| i < self.hashes.len());
+        if let Some(h) = slot.and_then(|i| self.hashes.get(i)).filter(|&&h| h != 0) {
+            return *h;
+        }
+        let at = w.unit_at();
+        let h = match header.file(f) {
+            Some(file) => {
+                let name = w.string(at, file.path_name()).unwrap_or(b"");
+                let dir = match file.directory(header) {
+                    Some(v) if file.directory_index() != 0 => w.string(at, v).ok(),
+                    _ => None,
+                };
+                path_hash(&mut self.path, dir, name)
+            }
+            None => 0,
+        };
+        if let Some(s) = slot.and_then(|i| self.hashes.get_mut(i)) {
+            *s = h;
+        }
+        h
     }
-    out
+}
+
+/// [`fnv32`] of [`super::decode::join_path`]`(dir, name)`, without allocating when both
+/// are UTF-8 (as kernel paths are); `buf` is scratch space.
+fn path_hash(buf: &mut Vec<u8>, dir: Option<&[u8]>, name: &[u8]) -> u32 {
+    let utf8 = |b: &[u8]| b.is_ascii() || std::str::from_utf8(b).is_ok();
+    if !utf8(name) || !dir.is_none_or(utf8) {
+        let path =
+            super::decode::join_path(dir.map(String::from_utf8_lossy).as_deref(), &String::from_utf8_lossy(name));
+        return fnv32(path.as_bytes());
+    }
+    buf.clear();
+    match dir {
+        Some(dir) if !name.starts_with(b"/") && !dir.is_empty() => {
+            buf.extend_from_slice(dir);
+            buf.push(b'/');
+            buf.extend_from_slice(name);
+        }
+        _ => buf.extend_from_slice(name),
+    }
+    let mut s = &buf[..];
+    while let Some(rest) = s.strip_prefix(b"./") {
+        s = rest;
+    }
+    fnv32(s)
 }
 
 fn fnv32(bytes: &[u8]) -> u32 {

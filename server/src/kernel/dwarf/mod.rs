@@ -19,6 +19,7 @@
 mod decode;
 pub mod index;
 mod scan;
+mod walk;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -231,7 +232,8 @@ impl Dwarf {
     }
 
     /// Where the name index is cached (`None`: never cached). Defaults to
-    /// `$XDG_CACHE_HOME/fevlint` or `~/.cache/fevlint`.
+    /// [`index::default_cache_dir`], the directory the decompression cache uses, so
+    /// `FEVLINT_NO_CACHE=1` and `FEVLINT_CACHE_DIR` apply to both.
     pub fn with_cache_dir(mut self, dir: Option<PathBuf>) -> Dwarf {
         self.cache_dir = dir;
         self
@@ -367,19 +369,10 @@ impl Dwarf {
     }
 
     /// A gimli `Unit` for `u`: cached abbreviations, bases from the unit DIE, no line
-    /// program (see [`Dwarf::line_program`]).
+    /// program (see [`Dwarf::line_program`]). The top-level walks
+    /// ([`walk`](Dwarf::walk)) parse abbreviations themselves and come here only for
+    /// what they leave to gimli.
     pub(crate) fn unit<'a>(&self, d: &gimli::Dwarf<R<'a>>, u: &UnitEntry) -> Result<gimli::Unit<R<'a>>, ModelError> {
-        self.unit_with(d, u, true)
-    }
-
-    /// Like [`Dwarf::unit`], optionally bypassing the shared abbreviation cache (the
-    /// parallel index build parses each unit once; sharing would only add contention).
-    pub(crate) fn unit_with<'a>(
-        &self,
-        d: &gimli::Dwarf<R<'a>>,
-        u: &UnitEntry,
-        cache: bool,
-    ) -> Result<gimli::Unit<R<'a>>, ModelError> {
         let at = if u.in_types { DieOffset::types(u.offset) } else { DieOffset::info(u.offset) };
         let err = |e| self.gimli_error(at, e);
         let header = if u.in_types {
@@ -391,20 +384,16 @@ impl Dwarf {
             d.debug_info.header_from_offset(gimli::DebugInfoOffset(u.offset as usize)).map_err(err)?
         };
         let key = header.debug_abbrev_offset().0 as u64;
-        let abbreviations = if cache {
-            let hit = self.abbrevs.lock().ok().and_then(|m| m.get(&key).cloned());
-            match hit {
-                Some(a) => a,
-                None => {
-                    let a = Arc::new(header.abbreviations(&d.debug_abbrev).map_err(err)?);
-                    if let Ok(mut m) = self.abbrevs.lock() {
-                        m.insert(key, a.clone());
-                    }
-                    a
+        let hit = self.abbrevs.lock().ok().and_then(|m| m.get(&key).cloned());
+        let abbreviations = match hit {
+            Some(a) => a,
+            None => {
+                let a = Arc::new(header.abbreviations(&d.debug_abbrev).map_err(err)?);
+                if let Ok(mut m) = self.abbrevs.lock() {
+                    m.insert(key, a.clone());
                 }
+                a
             }
-        } else {
-            Arc::new(header.abbreviations(&d.debug_abbrev).map_err(err)?)
         };
         let mut unit = gimli::Unit {
             header,
