@@ -149,17 +149,18 @@ impl Builder {
     }
 
     fn finish(self, format: SymbolFormat) -> SymbolTable {
+        let max_text_size = self
+            .entries
+            .iter()
+            .filter(|e| matches!(e.kind, b't' | b'T' | b'w' | b'W') && e.size != u64::MAX)
+            .map(|e| e.size)
+            .max()
+            .unwrap_or(0);
         SymbolTable {
             format,
             names: self.names,
             entries: self.entries,
-            max_text_size: self
-                .entries
-                .iter()
-                .filter(|e| matches!(e.kind, b't' | b'T' | b'w' | b'W') && e.size != u64::MAX)
-                .map(|e| e.size)
-                .max()
-                .unwrap_or(0),
+            max_text_size,
             by_addr: OnceLock::new(),
             by_name: OnceLock::new(),
             modules: self.modules,
