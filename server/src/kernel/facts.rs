@@ -271,13 +271,21 @@ impl Kernel {
     /// suggestions and completion.
     pub fn function_names(&self) -> &[String] {
         self.names.get_or_init(|| {
-            let mut names: Vec<String> = self.types().and_then(|t| t.function_names().ok()).unwrap_or_default();
-            if let Some(ff) = self.filter_functions() {
-                names.extend(ff.value.iter().map(|(n, _)| n.to_owned()));
-            }
-            names.sort_unstable();
-            names.dedup();
-            names
+            let typed: Vec<String> = self.types().and_then(|t| t.function_names().ok()).unwrap_or_default();
+            let traced = self.filter_functions().into_iter().flat_map(|ff| ff.value.iter().map(|(n, _)| n));
+            // Sorted by the first eight bytes as a number first: most comparisons end
+            // there, without comparing strings.
+            let prefix = |n: &str| {
+                let mut key = [0u8; 8];
+                let len = n.len().min(8);
+                key[..len].copy_from_slice(&n.as_bytes()[..len]);
+                u64::from_be_bytes(key)
+            };
+            let mut all: Vec<(u64, &str)> =
+                typed.iter().map(String::as_str).chain(traced).map(|n| (prefix(n), n)).collect();
+            all.sort_unstable();
+            all.dedup();
+            all.into_iter().map(|(_, n)| n.to_owned()).collect()
         })
     }
 

@@ -158,7 +158,8 @@ pub trait TypeSource: Send + Sync + fmt::Debug {
     fn find_type(&self, ns: TypeNamespace, name: &str) -> Result<Vec<TypeRef>, ModelError>;
     /// Every function entry of that name (several for duplicate static functions).
     fn functions(&self, name: &str) -> Result<Vec<FunctionInfo>, ModelError>;
-    /// All function names, for completion and fuzzy suggestions. May be slow once.
+    /// All function names, for completion and fuzzy suggestions, in no particular order
+    /// and possibly repeated. May be slow once.
     fn function_names(&self) -> Result<Vec<String>, ModelError>;
     /// Pointer size in bytes (8 on x86_64, 4 on x86_32).
     fn pointer_size(&self) -> u32;

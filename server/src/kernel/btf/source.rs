@@ -370,8 +370,6 @@ impl TypeSource for Btf {
         for id in self.function_ids() {
             names.push(self.string(self.raw(id)?.name_off)?.to_string());
         }
-        names.sort_unstable();
-        names.dedup();
         Ok(names)
     }
 
