@@ -104,7 +104,11 @@ fn functions_keep_every_duplicate() {
             i += j;
         }
         assert_eq!(dup_names, dups, "{kernel}: names with several FUNC entries");
-        let all = b.function_names().expect("names");
+        // Every FUNC's name, repeats included; each name once after deduplication.
+        let mut all = b.function_names().expect("names");
+        assert_eq!(all.len(), names.len());
+        all.sort_unstable();
+        all.dedup();
         assert_eq!(all.len(), names.len() - extra_entries);
     }
     let b = btf("6.12.117+deb12-amd64");

@@ -253,7 +253,9 @@ impl NameIndex {
         let data: &[u8] = dw.elf().data();
         let fns: Vec<&Entry> = self.range(data, name).iter().filter(|e| e.kind == Kind::Function as u8).collect();
         let defs: Vec<&Entry> = fns.iter().copied().filter(|e| e.flags & FLAG_DECL == 0).collect();
-        let chosen = if defs.is_empty() { fns.into_iter().take(1).collect() } else { defs };
+        let mut chosen: Vec<&Entry> = if defs.is_empty() { fns.into_iter().take(1).collect() } else { defs };
+        // In DIE order, as a cold lookup finds them (the index orders by a hash).
+        chosen.sort_by_key(|e| e.die_offset());
         let infos = chosen.into_iter().map(|e| dw.function_info(e.die_offset())).collect::<Result<Vec<_>, _>>()?;
         dw.dedup_functions(infos)
     }
