@@ -56,7 +56,7 @@ fn repeated() -> Result<String, Box<dyn std::error::Error>> {
 
 /// Opens the four kernels side by side and checks `text` against them; returns (open,
 /// check) times and the count of diagnostics.
-fn run_four(text: &str) -> Result<(Duration, Duration, usize), Box<dyn std::error::Error>> {
+fn run_four(text: &str) -> Run {
     let paths: Vec<PathBuf> = FOUR.iter().map(|k| fixtures().join("kernels").join(k)).collect();
     let t0 = Instant::now();
     let kernels = Kernel::open_all(&paths).into_iter().collect::<Result<Vec<_>, _>>()?;
@@ -69,6 +69,28 @@ fn run_four(text: &str) -> Result<(Duration, Duration, usize), Box<dyn std::erro
 
 const FOUR: [&str; 4] = ["6.1.0-47-amd64", "6.1.0-56-amd64", "6.12.117+deb12-amd64", "6.18.44-fc-v769"];
 
+type Run = Result<(Duration, Duration, usize), Box<dyn std::error::Error>>;
+
+/// Runs `f` `RUNS` times and prints the medians of its (open, check) times and total.
+fn report(what: &str, mut f: impl FnMut() -> Run) -> Result<(), Box<dyn std::error::Error>> {
+    const RUNS: usize = 15;
+    let (mut open, mut check, mut total, mut diags) = (vec![], vec![], vec![], 0);
+    for _ in 0..RUNS {
+        let (o, c, d) = f()?;
+        open.push(o);
+        check.push(c);
+        total.push(o + c);
+        diags = d;
+    }
+    println!(
+        "{what} (median of {RUNS}): open {:?}, check {:?}, total {:?}; {diags} diagnostics",
+        median(open),
+        median(check),
+        median(total)
+    );
+    Ok(())
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -76,7 +98,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 /// Opens the kernel and checks the script; returns (open, check) times and the count of
 /// diagnostics.
-fn run(text: &str) -> Result<(Duration, Duration, usize), Box<dyn std::error::Error>> {
+fn run(text: &str) -> Run {
     let t0 = Instant::now();
     let kernel = Kernel::open(&fixtures().join("kernels/6.12.117+deb12-amd64"))?;
     let t1 = Instant::now();
@@ -99,63 +121,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("script: {} definitions, {} bytes", count_definitions(&text), text.len());
 
     let base = std::env::temp_dir().join(format!("fevlint-bench-check-{}", std::process::id()));
-    let runs = 15;
     // Cold: a fresh, empty decompression cache for every run.
-    let (mut open, mut check, mut total, mut diags) = (vec![], vec![], vec![], 0);
-    for i in 0..runs {
+    let mut i = 0;
+    report("cold cache", || {
+        i += 1;
         let dir = base.join(format!("cold-{i}"));
         std::fs::create_dir_all(&dir)?;
         std::env::set_var("FEVLINT_CACHE_DIR", &dir);
-        let (o, c, d) = run(&text)?;
-        open.push(o);
-        check.push(c);
-        total.push(o + c);
-        diags = d;
-    }
-    println!(
-        "cold cache (median of {runs}): open {:?}, check {:?}, total {:?}",
-        median(open),
-        median(check),
-        median(total)
-    );
-    println!("  diagnostics: {diags}");
-
+        run(&text)
+    })?;
     // Warm: one cache directory, filled by a first run that is not counted.
     let dir = base.join("warm");
     std::fs::create_dir_all(&dir)?;
     std::env::set_var("FEVLINT_CACHE_DIR", &dir);
     run(&text)?;
-    let (mut open, mut check, mut total) = (vec![], vec![], vec![]);
-    for _ in 0..runs {
-        let (o, c, _) = run(&text)?;
-        open.push(o);
-        check.push(c);
-        total.push(o + c);
-    }
-    println!(
-        "warm cache (median of {runs}): open {:?}, check {:?}, total {:?}",
-        median(open),
-        median(check),
-        median(total)
-    );
-
+    report("warm cache", || run(&text))?;
     // Four kernels, warm cache (the directory above), both scripts.
-    for (what, text) in [("one-field + clean", &text), ("clean repeated", &repeated()?)] {
-        let (mut open, mut check, mut total, mut diags) = (vec![], vec![], vec![], 0);
-        for _ in 0..runs {
-            let (o, c, d) = run_four(text)?;
-            open.push(o);
-            check.push(c);
-            total.push(o + c);
-            diags = d;
-        }
-        println!(
-            "four kernels, {what}, warm cache (median of {runs}): open {:?}, check {:?}, total {:?}; {diags} diagnostics",
-            median(open),
-            median(check),
-            median(total)
-        );
-    }
+    report("four kernels, one-field + clean, warm cache", || run_four(&text))?;
+    let repeated = repeated()?;
+    report("four kernels, clean repeated, warm cache", || run_four(&repeated))?;
     std::fs::remove_dir_all(&base)?;
     Ok(())
 }
