@@ -123,3 +123,21 @@ fn rule_prints_its_documentation() {
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("# S003 ignored-offset"));
     assert_eq!(fevlint(&["rule", "Z999"], None).status.code(), Some(2));
 }
+
+/// A symbol map that does not parse is not silently dropped: K201 says existence was
+/// decided without it, and where the map is malformed.
+#[test]
+fn a_malformed_symbol_map_is_named_where_it_mattered() {
+    let dir = tmpdir("badmap");
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels/6.1.0-47-amd64");
+    for f in ["vmlinux.btf.zst", "available_filter_functions.zst"] {
+        std::fs::copy(fixture.join(f), dir.join(f)).expect("copy fixture");
+    }
+    std::fs::write(dir.join("System.map"), b"ffffffff81000000 T vfs_read\nffffffff81000010 T\n").expect("map");
+    let k = dir.to_str().expect("utf-8 path");
+    let out = fevlint(&["check", "--color", "never", "-k", k, "-"], Some(b"no_such_function_xyz(x64 a0)\n"));
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("K201"), "{text}");
+    assert!(text.contains("the symbol map was not read") && text.contains("System.map:2: no name"), "{text}");
+}

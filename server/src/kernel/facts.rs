@@ -35,7 +35,8 @@ pub struct Kernel {
     /// Where the types came from (`vmlinux.btf.zst (zstd)`).
     pub types_from: Option<String>,
     inputs: KernelInputs,
-    symbols: OnceLock<Option<Loaded<SymbolTable>>>,
+    /// The symbol map, or why the deferred one could not be read.
+    symbols: OnceLock<Option<Result<Loaded<SymbolTable>, String>>>,
     clones: OnceLock<HashMap<String, Vec<String>>>,
     names: OnceLock<Vec<String>>,
     similar: OnceLock<super::similar::NameSearch>,
@@ -140,7 +141,7 @@ impl Kernel {
         }
         let symbols = OnceLock::new();
         if inputs.deferred_symbols.is_none() {
-            let _ = symbols.set(inputs.symbols.take());
+            let _ = symbols.set(inputs.symbols.take().map(Ok));
         }
         Ok(Kernel {
             name: inputs.name.clone(),
@@ -190,10 +191,20 @@ impl Kernel {
 
     /// The symbol map, read on first use.
     pub fn symbols(&self) -> Option<&Loaded<SymbolTable>> {
+        self.symbols_read()?.as_ref().ok()
+    }
+
+    /// Why the symbol map could not be read (a malformed line, an unreadable file), once
+    /// something needed it: without it, existence is decided from types and ftrace alone.
+    pub fn symbols_error(&self) -> Option<&str> {
+        self.symbols.get()?.as_ref()?.as_ref().err().map(String::as_str)
+    }
+
+    fn symbols_read(&self) -> Option<&Result<Loaded<SymbolTable>, String>> {
         self.symbols
             .get_or_init(|| {
                 let d = self.inputs.deferred_symbols.as_ref()?;
-                load::read_symbols(d, &load::Limits::default()).ok()
+                Some(load::read_symbols(d, &load::Limits::default()).map_err(|e| e.to_string()))
             })
             .as_ref()
     }

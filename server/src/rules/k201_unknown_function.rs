@@ -55,6 +55,9 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         if !close.is_empty() {
             d = d.note(format!("help: similar names: {close}"));
         }
+        if let Some(e) = k.symbols_error() {
+            d = d.note(format!("the symbol map was not read, so only types and the ftrace list were searched: {e}"));
+        }
         out.push(d);
     }
 }
