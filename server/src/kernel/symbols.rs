@@ -8,7 +8,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::kernel::btf::index::hash_name;
+use crate::kernel::btf::index::HashIndex;
 use crate::kernel::load::{Arch, FileOffset, LoadError};
 
 /// A kernel virtual address (link-time for System.map and ELF, KASLR-shifted for a live
@@ -78,9 +78,9 @@ pub struct SymbolTable {
     entries: Vec<Entry>,
     /// Entry indices by (address, input order), built on first use.
     by_addr: OnceLock<Vec<u32>>,
-    /// `(hash of the name, entry index)` sorted, built on first use: most runs look up
-    /// a few names in a table of 150,000.
-    by_name: OnceLock<Vec<(u64, u32)>>,
+    /// Entry indices by a hash of the name, built on first use: most runs look up a few
+    /// names in a table of 150,000.
+    by_name: OnceLock<HashIndex>,
     modules: Vec<String>,
     /// The largest size of a code symbol (0 when none has one): no code symbol more
     /// than this far below an address can contain it.
@@ -248,19 +248,10 @@ impl SymbolTable {
     /// Every symbol called `name` (static functions of the same name in different
     /// files each have one), in input order.
     pub fn by_name<'s, 'n>(&'s self, name: &'n str) -> impl Iterator<Item = Symbol<'s>> + use<'s, 'n> {
-        let by_name = self.by_name.get_or_init(|| {
-            let mut v: Vec<(u64, u32)> =
-                (0..self.entries.len() as u32).map(|i| (hash_name(self.name_of(i).as_bytes()), i)).collect();
-            v.sort_unstable();
-            v
-        });
-        let h = hash_name(name.as_bytes());
-        let lo = by_name.partition_point(|e| e.0 < h);
-        by_name[lo..]
-            .iter()
-            .take_while(move |e| e.0 == h)
-            .filter(move |e| self.name_of(e.1) == name)
-            .map(|e| self.symbol(e.1))
+        let by_name = self
+            .by_name
+            .get_or_init(|| HashIndex::new((0..self.entries.len() as u32).map(|i| (self.name_of(i).as_bytes(), i))));
+        by_name.candidates(name.as_bytes()).filter(move |&i| self.name_of(i) == name).map(|i| self.symbol(i))
     }
 
     /// The first symbol called `name` (in input order). Before anything has needed the
@@ -453,8 +444,8 @@ struct NameList {
     names: String,
     /// (start, len, module id: 0 = none, else 1 + index)
     entries: Vec<(u32, u32, u32)>,
-    /// `(hash of the name, entry index)`, sorted.
-    sorted: Vec<(u64, u32)>,
+    /// Entry indices by a hash of the name.
+    sorted: HashIndex,
     modules: Vec<String>,
 }
 
@@ -488,22 +479,11 @@ impl NameList {
     }
 
     fn index(&mut self) {
-        let mut sorted: Vec<(u64, u32)> =
-            (0..self.entries.len() as u32).map(|i| (hash_name(self.name(i).as_bytes()), i)).collect();
-        sorted.sort_unstable();
-        self.sorted = sorted;
-    }
-
-    /// Entries whose names hash like `name`'s: equal names and rare collisions.
-    fn same_hash(&self, name: &str) -> &[(u64, u32)] {
-        let h = hash_name(name.as_bytes());
-        let lo = self.sorted.partition_point(|e| e.0 < h);
-        let hi = lo + self.sorted[lo..].partition_point(|e| e.0 == h);
-        &self.sorted[lo..hi]
+        self.sorted = HashIndex::new((0..self.entries.len() as u32).map(|i| (self.name(i).as_bytes(), i)));
     }
 
     fn count(&self, name: &str) -> usize {
-        self.same_hash(name).iter().filter(|e| self.name(e.1) == name).count()
+        self.sorted.candidates(name.as_bytes()).filter(|&i| self.name(i) == name).count()
     }
 }
 
@@ -612,7 +592,7 @@ impl FilterFunctions {
     /// The number of different names.
     pub fn distinct(&self) -> usize {
         // Count each name at its first entry within its group of equal hashes.
-        let s = &self.list.sorted;
+        let s = self.list.sorted.entries();
         let name = |k: usize| self.list.name(s[k].1);
         (0..s.len()).filter(|&k| (0..k).rev().take_while(|&j| s[j].0 == s[k].0).all(|j| name(j) != name(k))).count()
     }

@@ -57,40 +57,54 @@ pub(crate) fn hash_name(name: &[u8]) -> u64 {
     h ^ h >> 29
 }
 
+/// Ids by a hash of their names: `(hash, id)` sorted. Lookups yield the ids of equal
+/// names and of rare collisions, in id order; callers compare the names.
 #[derive(Debug, Default)]
-pub(crate) struct NameIndex {
-    /// Sorted by hash, then id. Types with unreadable names are left out (their
-    /// errors surface when the type itself is read).
+pub(crate) struct HashIndex {
     entries: Vec<(u64, u32)>,
 }
+
+impl HashIndex {
+    pub fn new<'a>(names: impl Iterator<Item = (&'a [u8], u32)>) -> HashIndex {
+        let mut entries: Vec<(u64, u32)> = names.map(|(n, id)| (hash_name(n), id)).collect();
+        entries.sort_unstable();
+        HashIndex { entries }
+    }
+
+    /// Ids whose name hashes like `name`, in id order.
+    pub fn candidates(&self, name: &[u8]) -> impl Iterator<Item = u32> + '_ {
+        let h = hash_name(name);
+        let start = self.entries.partition_point(|e| e.0 < h);
+        self.entries[start..].iter().take_while(move |e| e.0 == h).map(|e| e.1)
+    }
+
+    /// `(hash, id)`, sorted.
+    pub fn entries(&self) -> &[(u64, u32)] {
+        &self.entries
+    }
+}
+
+/// The named types of one namespace. Types with unreadable names are left out (their
+/// errors surface when the type itself is read).
+#[derive(Debug, Default)]
+pub(crate) struct NameIndex(HashIndex);
 
 impl NameIndex {
     /// Indexes the named types of `btf`'s own blob (not its base) that fall in `ns`.
     pub fn build(btf: &Btf, ns: Namespace) -> NameIndex {
-        let mut entries = Vec::new();
-        for id in btf.own_ids() {
-            let Ok(raw) = btf.raw(id) else { continue };
-            if !ns.contains(raw.kind, raw.kind_flag) {
-                continue;
-            }
-            if let Ok(name) = btf.string_bytes(raw.name_off) {
-                if !name.is_empty() {
-                    entries.push((hash_name(name), id.0));
-                }
-            }
-        }
-        entries.sort_unstable();
-        NameIndex { entries }
+        NameIndex(HashIndex::new(btf.own_ids().filter_map(|id| {
+            let raw = btf.raw(id).ok().filter(|r| ns.contains(r.kind, r.kind_flag))?;
+            let name = btf.string_bytes(raw.name_off).ok().filter(|n| !n.is_empty())?;
+            Some((name, id.0))
+        })))
     }
 
     /// Ids whose name hashes like `name`, in id order.
     pub fn candidates(&self, name: &str) -> impl Iterator<Item = BtfTypeId> + '_ {
-        let h = hash_name(name.as_bytes());
-        let start = self.entries.partition_point(|e| e.0 < h);
-        self.entries[start..].iter().take_while(move |e| e.0 == h).map(|e| BtfTypeId(e.1))
+        self.0.candidates(name.as_bytes()).map(BtfTypeId)
     }
 
     pub fn ids(&self) -> impl Iterator<Item = BtfTypeId> + '_ {
-        self.entries.iter().map(|e| BtfTypeId(e.1))
+        self.0.entries().iter().map(|e| BtfTypeId(e.1))
     }
 }
