@@ -1,7 +1,7 @@
 //! `fevlint kernel info|fn|type|at`: what fevlint knows about a kernel, as text or JSON.
 
 use super::Format;
-use crate::kernel::abi::{self, Loc};
+use crate::kernel::abi;
 use crate::kernel::layout::{self, Placement};
 use crate::kernel::model::{TypeNamespace, TypeRef, TypeSource};
 use crate::kernel::{Kernel, Trace};
@@ -140,32 +140,41 @@ fn function(k: &Kernel, name: &str) -> anyhow::Result<(String, Value)> {
         }
         let locs = abi::locate(k.arch, src, &info.proto)?;
         let mut params = Vec::new();
+        // A slot is a register: each parameter is read by the slots of its registers.
         for p in &locs {
             let ty = layout::type_name(src, p.ty)?;
-            let slot_reg = regs.get(p.index).copied();
-            let matches = p.loc.first_register() == slot_reg && matches!(p.loc, Loc::Reg(_));
+            let slots = abi::slots_of(k.arch, &p.loc);
             text.push_str(&format!(
-                "    slot {}  {:<8} {:<16} {}{}{}\n",
-                p.index,
+                "    {:<9} {:<8} {:<16} {}{}{}\n",
+                abi::describe_slots(&slots),
                 p.loc.describe(),
                 p.name.as_deref().unwrap_or("?"),
                 ty,
                 p.size.map(|s| format!(" ({s} bytes)")).unwrap_or_default(),
-                match (&p.why, matches) {
-                    (Some(w), _) => format!("  [{w}]"),
-                    (None, false) => "  [not in slot register]".to_owned(),
-                    _ => String::new(),
-                }
+                p.why.as_ref().map(|w| format!("  [{w}]")).unwrap_or_default(),
             ));
             params.push(json!({
                 "index": p.index, "name": p.name, "type": ty, "size": p.size,
-                "location": p.loc.describe(), "slot_register": slot_reg, "in_slot_register": matches, "why": p.why,
+                "location": p.loc.describe(), "slots": slots, "why": p.why,
             }));
         }
+        let holds = abi::slot_holds(k.arch, &locs);
+        let slot_list: Vec<Value> = holds
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let p = h.as_ref().and_then(|h| locs.get(h.param).map(|p| (p, h)));
+                json!({
+                    "slot": i, "register": regs.get(i), "param": p.map(|(p, _)| p.index),
+                    "name": p.and_then(|(p, _)| p.name.clone()),
+                    "bytes": p.map(|(_, h)| [h.start, h.end]), "part": p.map(|(_, h)| h.part),
+                })
+            })
+            .collect();
         if info.proto.variadic {
             text.push_str("    (variadic)\n");
         }
-        protos.push(json!({"signature": sig, "static": info.is_static, "decl": info.decl, "variadic": info.proto.variadic, "params": params}));
+        protos.push(json!({"signature": sig, "static": info.is_static, "decl": info.decl, "variadic": info.proto.variadic, "params": params, "slots": slot_list}));
     }
     if f.prototypes.is_empty() {
         text.push_str("  (no prototype: the kernel has no type information for it)\n");

@@ -178,7 +178,7 @@ fn field_doc(parse: &Parse, text: &str, field: &Field, target: Target) -> String
         Source::Param { slot, redirects } => {
             match slot_register(target, *slot) {
                 Some(reg) => s.push_str(&format!(
-                    ": slot {slot}, parameter {slot} of `{function}` in `{reg}` on {}",
+                    ": slot {slot}, register `{reg}` of `{function}` on {} (the parameter the ABI put there)",
                     arch(target)
                 )),
                 None => s.push_str(&format!(

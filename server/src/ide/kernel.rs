@@ -10,7 +10,7 @@
 
 use super::{Completion, CompletionKind, Edit, Fix};
 use crate::diagnostic::Diagnostic;
-use crate::kernel::abi::{self, Loc};
+use crate::kernel::abi;
 use crate::kernel::layout::{self, Placement};
 use crate::kernel::model::{ModelError, Type, TypeRef, TypeSource};
 use crate::kernel::{Kernel, Trace};
@@ -62,13 +62,12 @@ fn function_on(k: &Kernel, name: &str, parsed: Option<&Parsed>) -> Result<String
         let _ = write!(s, "`{name}` does not exist in {}", k.name);
         return Ok(s);
     }
-    let regs = abi::arg_registers(k.arch);
-    let readers = |slot: usize| -> Vec<String> {
+    let readers = |slots: &[u32]| -> Vec<String> {
         parsed
             .into_iter()
             .flat_map(|p| p.fields.iter())
-            .filter(|fl| fl.slot() == Some(slot as u32))
-            .map(|fl| format!("`{} {}`", fl.type_string(), fl.name))
+            .filter(|fl| fl.slot().is_some_and(|s| slots.contains(&s)))
+            .map(|fl| format!("`{} {}` (slot {})", fl.type_string(), fl.name, fl.slot().unwrap_or_default()))
             .collect()
     };
     match (k.types(), f.prototypes.first()) {
@@ -81,14 +80,14 @@ fn function_on(k: &Kernel, name: &str, parsed: Option<&Parsed>) -> Result<String
             if !locs.is_empty() {
                 s.push_str("\nregisters at entry:\n");
             }
+            // A slot is a register: each parameter is read by the slots of its registers.
             for p in &locs {
                 let ty = layout::type_name(src, p.ty)?;
-                let slot_reg = regs.get(p.index).copied();
-                let in_slot = p.loc.first_register() == slot_reg && matches!(p.loc, Loc::Reg(_) | Loc::Regs(_));
+                let slots = abi::slots_of(k.arch, &p.loc);
                 let _ = write!(
                     s,
-                    "- slot {} `{}`: `{}` {}{}",
-                    p.index,
+                    "- {} `{}`: `{}` {}{}",
+                    abi::describe_slots(&slots),
                     p.loc.describe(),
                     ty,
                     p.name.as_deref().unwrap_or("?"),
@@ -96,10 +95,8 @@ fn function_on(k: &Kernel, name: &str, parsed: Option<&Parsed>) -> Result<String
                 );
                 if let Some(w) = &p.why {
                     let _ = write!(s, "; {w}");
-                } else if !in_slot {
-                    let _ = write!(s, "; not in slot {}'s register `{}`", p.index, slot_reg.unwrap_or("?"));
                 }
-                let r = readers(p.index);
+                let r = readers(&slots);
                 if !r.is_empty() {
                     let _ = write!(s, "; read by {}", r.join(", "));
                 }
@@ -163,6 +160,9 @@ pub fn field_doc(kernels: &[&Kernel], parsed: &Parsed, index: usize, target: Tar
         }
         let Some(m) = r.fields.get(index) else { continue };
         let head = if kernels.len() > 1 { format!("{}: ", k.name) } else { String::new() };
+        if let Some(slot) = parsed.fields.get(index).and_then(Field::slot) {
+            let _ = write!(s, "\n\n{head}{}", slot_words(k, &r, slot));
+        }
         match &m.recorded {
             Some(meaning) => {
                 let what = match meaning.kind {
@@ -190,6 +190,9 @@ pub fn field_doc(kernels: &[&Kernel], parsed: &Parsed, index: usize, target: Tar
                 "\n- `{}`: `{}` at offset {} in `{}` ({} bytes, `{}`)",
                 a.expr, a.member, a.offset, a.container, a.size, a.ty
             );
+            if !a.others.is_empty() {
+                let _ = write!(s, "; union member matched, the others there: {}", a.others.join(", "));
+            }
         }
     }
     s
@@ -250,6 +253,33 @@ fn member_read(
         .cloned())
 }
 
+/// `slot 2 reads rdx: parameter 1 size (size_t)`, in words, from a resolution.
+fn slot_words(k: &Kernel, r: &resolve::Resolution, slot: u32) -> String {
+    let reg = abi::arg_registers(k.arch).get(slot as usize).copied().unwrap_or("?");
+    let held = r.slots.get(slot as usize).cloned().flatten();
+    match held.and_then(|h| r.params.get(h.param).map(|p| (p, h))) {
+        Some((p, h)) => {
+            let ty = k.types().and_then(|src| layout::type_name(src, p.ty).ok()).unwrap_or_default();
+            let name = h.describe(p.name.as_deref().unwrap_or("?"));
+            format!("slot {slot} reads `{reg}`: parameter {} `{name}` (`{ty}`, in `{}`)", p.index, p.loc.describe())
+        }
+        None => format!("slot {slot} reads `{reg}`, which holds no parameter"),
+    }
+}
+
+/// The parameter slot `slot`'s register holds on `k` (a slot is a register), and which
+/// part of it.
+pub fn slot_param(
+    k: &Kernel,
+    src: &dyn TypeSource,
+    info: &crate::kernel::model::FunctionInfo,
+    slot: u32,
+) -> Result<Option<(abi::ParamLoc, abi::Held)>, ModelError> {
+    let locs = abi::locate(k.arch, src, &info.proto)?;
+    let holds = abi::slot_holds(k.arch, &locs);
+    Ok(holds.get(slot as usize).cloned().flatten().and_then(|h| locs.get(h.param).cloned().map(|p| (p, h))))
+}
+
 fn member_expr(base: &str, path: &layout::MemberPath) -> String {
     let dotted = path.dotted();
     if dotted.is_empty() {
@@ -269,8 +299,18 @@ pub fn walk_prefix(k: &Kernel, parsed: &Parsed, field: &Field, target: Target) -
     let Some((name, _)) = &parsed.function else { return Ok(Walked::Lost) };
     let f = k.function(name)?;
     let Some(info) = f.prototypes.first() else { return Ok(Walked::Lost) };
-    let Some(param) = info.proto.params.get(*slot as usize) else { return Ok(Walked::Lost) };
-    let mut v = Walked::Val { ty: param.ty, expr: param.name.clone().unwrap_or_else(|| format!("param{slot}")) };
+    let Some((param, held)) = slot_param(k, src, info, *slot)? else { return Ok(Walked::Lost) };
+    // Part of a by-value struct: the member starting at the register's first byte.
+    let mut v = match layout::strip(src, param.ty)?.1 {
+        Type::Struct(_) | Type::Union(_) => match member_read(src, param.ty, held.start, abi::register_size(k.arch))? {
+            Some(path) => {
+                Walked::Val { ty: path.ty, expr: format!("{}.{}", param.name.as_deref().unwrap_or("?"), path.dotted()) }
+            }
+            None => return Ok(Walked::Lost),
+        },
+        _ if held.part > 0 => return Ok(Walked::Lost),
+        _ => Walked::Val { ty: param.ty, expr: param.name.clone().unwrap_or_else(|| format!("param{slot}")) },
+    };
     let elem = u64::from(field.elem_size(target));
     let ptr = u64::from(target.ptr_size);
     for pair in fold_redirects(redirects) {
@@ -526,7 +566,10 @@ fn field_names(kernels: &[&Kernel], parsed: &Parsed, replace: Span) -> Result<Ve
     for k in kernels {
         let (Some(src), f) = (k.types(), k.function(name)?) else { continue };
         let Some(info) = f.prototypes.first() else { continue };
-        let Some(p) = info.proto.params.get(slot as usize) else { continue };
+        let Some((p, held)) = slot_param(k, src, info, slot)? else { continue };
+        if held.part > 0 {
+            continue; // the rest of a value that starts in an earlier slot
+        }
         let Some(pname) = &p.name else { continue };
         if out.iter().any(|c| c.label == *pname) {
             continue;
@@ -539,7 +582,12 @@ fn field_names(kernels: &[&Kernel], parsed: &Parsed, replace: Span) -> Result<Ve
             filter: pname.clone(),
             kind: CompletionKind::Parameter,
             detail: ty.clone(),
-            documentation: format!("parameter {slot} of `{name}`: `{ty} {pname}`, in `{reg}` on {}", k.name),
+            documentation: format!(
+                "parameter {} of `{name}`: `{ty} {pname}`, in `{}` (slot {slot}'s `{reg}`) on {}",
+                p.index,
+                p.loc.describe(),
+                k.name
+            ),
             replace,
             rank: 0,
             preferred: true,
@@ -660,10 +708,29 @@ pub fn inlay_hints(parse: &Parse, range: Span, kernels: &[&Kernel]) -> Vec<Inlay
         let mut at: Vec<(usize, Vec<Reached>)> = Vec::new();
         for k in kernels {
             let Ok(Some(r)) = resolve::resolve(k, parsed, parse.target) else { continue };
+            // A slot whose register holds another parameter than its number says (after
+            // a by-value struct or a register pair), or part of one: name it.
+            for f in &parsed.fields {
+                let Some(slot) = f.slot() else { continue };
+                let Some(h) = r.slots.get(slot as usize).cloned().flatten() else { continue };
+                if h.param == slot as usize && h.parts == 1 {
+                    continue;
+                }
+                let Some(p) = r.params.get(h.param) else { continue };
+                let member = h.describe(p.name.as_deref().unwrap_or("?"));
+                let entry = (k.name.clone(), member, slot_words(k, &r, slot));
+                match at.iter_mut().find(|(e, _)| *e == f.name_span.end) {
+                    Some((_, v)) => v.push(entry),
+                    None => at.push((f.name_span.end, vec![entry])),
+                }
+            }
             for m in &r.fields {
                 for a in &m.steps {
-                    let tip =
+                    let mut tip =
                         format!("`{}`: `{}`, offset {} of `{}`, {} bytes", a.expr, a.ty, a.offset, a.container, a.size);
+                    if !a.others.is_empty() {
+                        let _ = write!(tip, "; union: matched among {}", a.others.join(", "));
+                    }
                     let entry = (k.name.clone(), a.member.clone(), tip);
                     match at.iter_mut().find(|(e, _)| *e == a.span.end) {
                         Some((_, v)) => v.push(entry),

@@ -1,10 +1,18 @@
 //! Where each parameter of a function arrives at its entry, under the kernel's ABI:
 //! x86_64 SysV (integer class in `rdi rsi rdx rcx r8 r9`, small structs split into
 //! eightbytes, larger ones in memory) and i386 with `-mregparm=3` (`eax edx ecx`, 64-bit
-//! values in register pairs, nothing in registers for variadic functions).
+//! values and structs up to 12 bytes in consecutive registers, nothing in registers for
+//! variadic functions).
 //!
 //! Function events read raw registers: slot k is register k of [`arg_registers`]. This
-//! module says whether that register really holds parameter k.
+//! module says which parameter (or which part of one) the ABI put in that register
+//! ([`slot_holds`]): the checker, hover, inlay hints, `fevlint kernel fn`, the lock's
+//! meanings and drift all map slots to parameters through it.
+//!
+//! The kernel is built without SSE (`-mno-sse -mno-mmx -mno-80387`): nothing is passed in
+//! vector registers. An eightbyte with no member (BTF records a transparent union such as
+//! 6.12's `release_pages_arg` with no members) is INTEGER, like the pointer a
+//! transparent union is passed as.
 
 use super::layout::strip;
 use super::load::Arch;
@@ -29,8 +37,6 @@ pub enum Loc {
     /// On the stack, `offset` bytes into the argument area (0 is the first stack
     /// argument, just above the return address).
     Stack { offset: u64 },
-    /// In an SSE register (floating point; the kernel rarely has any).
-    Sse(u32),
     /// The type's size is unknown (incomplete type): cannot be placed.
     Unknown,
 }
@@ -50,7 +56,6 @@ impl Loc {
             Loc::Reg(r) => r.to_string(),
             Loc::Regs(v) => v.join(":"),
             Loc::Stack { offset } => format!("stack+{offset}"),
-            Loc::Sse(n) => format!("xmm{n}"),
             Loc::Unknown => "unknown".to_owned(),
         }
     }
@@ -71,7 +76,6 @@ pub struct ParamLoc {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Class {
     Integer,
-    Sse,
     /// Passed in memory regardless of registers left.
     Memory,
 }
@@ -91,7 +95,6 @@ fn align_up(v: u64, a: u64) -> u64 {
 fn locate_x86_64(src: &dyn TypeSource, proto: &Prototype) -> Result<Vec<ParamLoc>, ModelError> {
     let regs = arg_registers(Arch::X86_64);
     let mut next_gpr = 0usize;
-    let mut next_sse = 0u32;
     let mut stack = 0u64;
     let mut out = Vec::with_capacity(proto.params.len());
     for (index, p) in proto.params.iter().enumerate() {
@@ -101,36 +104,32 @@ fn locate_x86_64(src: &dyn TypeSource, proto: &Prototype) -> Result<Vec<ParamLoc
         let loc = match size {
             None => Loc::Unknown,
             Some(size) => {
-                let classes = classify_x86_64(src, &t, size)?;
+                let classes = classify_x86_64(&t, size)?;
                 let ints = classes.iter().filter(|c| **c == Class::Integer).count();
-                let sses = classes.iter().filter(|c| **c == Class::Sse).count() as u32;
                 let composite = matches!(t, Type::Struct(_) | Type::Union(_));
+                let kind = if matches!(t, Type::Union(_)) { "union" } else { "struct" };
                 if classes.contains(&Class::Memory) || classes.is_empty() {
                     if composite {
-                        why = Some(format!("a {size}-byte struct passed by value goes on the stack"));
+                        why = Some(format!("a {size}-byte {kind} passed by value goes on the stack"));
                     }
                     let at = align_up(stack, 8);
                     stack = at + align_up(size, 8);
                     Loc::Stack { offset: at }
-                } else if next_gpr + ints > regs.len() || next_sse + sses > 8 {
+                } else if next_gpr + ints > regs.len() {
                     why = Some("not enough registers left: passed on the stack".to_owned());
                     let at = align_up(stack, 8);
                     stack = at + align_up(size, 8);
                     Loc::Stack { offset: at }
-                } else if ints == 1 && sses == 0 {
+                } else if ints == 1 {
                     if composite {
-                        why = Some(format!("a {size}-byte struct passed by value in one register"));
+                        why = Some(format!("a {size}-byte {kind} passed by value in one register"));
                     }
                     next_gpr += 1;
                     Loc::Reg(regs[next_gpr - 1])
-                } else if ints == 0 && sses >= 1 {
-                    next_sse += sses;
-                    Loc::Sse(next_sse - sses)
                 } else {
                     why = Some(format!("a {size}-byte value passed by value takes {ints} registers"));
                     let v = regs[next_gpr..next_gpr + ints].to_vec();
                     next_gpr += ints;
-                    next_sse += sses;
                     Loc::Regs(v)
                 }
             }
@@ -140,10 +139,11 @@ fn locate_x86_64(src: &dyn TypeSource, proto: &Prototype) -> Result<Vec<ParamLoc
     Ok(out)
 }
 
-/// SysV classification of one argument into eightbyte classes.
-fn classify_x86_64(src: &dyn TypeSource, t: &Type, size: u64) -> Result<Vec<Class>, ModelError> {
+/// SysV classification of one argument into eightbyte classes, for a kernel built
+/// without SSE: every eightbyte that is in registers is INTEGER.
+fn classify_x86_64(t: &Type, size: u64) -> Result<Vec<Class>, ModelError> {
     Ok(match t {
-        Type::Int { .. } | Type::Enum { .. } | Type::Pointer { .. } => {
+        Type::Int { .. } | Type::Enum { .. } | Type::Pointer { .. } | Type::Float { .. } => {
             if size <= 8 {
                 vec![Class::Integer]
             } else if size == 16 {
@@ -152,60 +152,21 @@ fn classify_x86_64(src: &dyn TypeSource, t: &Type, size: u64) -> Result<Vec<Clas
                 vec![Class::Memory]
             }
         }
-        Type::Float { .. } => {
-            if size <= 8 {
-                vec![Class::Sse]
-            } else {
-                vec![Class::Memory] // long double: x87 class, in memory
-            }
-        }
         Type::Struct(_) | Type::Union(_) | Type::Array { .. } => {
             if size > 16 || size == 0 {
                 return Ok(vec![Class::Memory]);
             }
-            let n = size.div_ceil(8) as usize;
-            let mut classes = vec![None; n];
-            scalars(src, t, 0, &mut |offset, is_float| {
-                let i = (offset / 8) as usize;
-                if let Some(c) = classes.get_mut(i) {
-                    *c = Some(match (*c, is_float) {
-                        (Some(Class::Integer), _) | (_, false) => Class::Integer,
-                        _ => Class::Sse,
-                    });
-                }
-            })?;
-            classes.into_iter().map(|c| c.unwrap_or(Class::Sse)).collect()
+            // No SSE: every eightbyte, with or without members, is INTEGER.
+            vec![Class::Integer; size.div_ceil(8) as usize]
         }
         _ => vec![Class::Memory],
     })
 }
 
-/// Calls `f(byte_offset, is_float)` for every scalar inside a composite.
-fn scalars(src: &dyn TypeSource, t: &Type, base: u64, f: &mut dyn FnMut(u64, bool)) -> Result<(), ModelError> {
-    match t {
-        Type::Struct(c) | Type::Union(c) => {
-            for m in c.members.iter() {
-                let (_, mt) = strip(src, m.ty)?;
-                scalars(src, &mt, base + m.bit_offset / 8, f)?;
-            }
-        }
-        Type::Array { element, len } => {
-            let (_, et) = strip(src, *element)?;
-            let esize = src.size_of(*element)?.unwrap_or(0).max(1);
-            for i in 0..(*len).min(16) {
-                scalars(src, &et, base + i * esize, f)?;
-            }
-        }
-        Type::Float { .. } => f(base, true),
-        _ => f(base, false),
-    }
-    Ok(())
-}
-
 fn locate_i386(src: &dyn TypeSource, proto: &Prototype) -> Result<Vec<ParamLoc>, ModelError> {
     let regs = arg_registers(Arch::X86_32);
-    // GCC's regparm: each argument takes `words` registers if that many are left;
-    // otherwise it goes on the stack and the remaining registers are given up.
+    // GCC's regparm: each argument (scalar or struct) takes `words` registers if that
+    // many are left; otherwise it goes on the stack and the remaining registers are given up.
     let mut nregs = if proto.variadic { 0 } else { regs.len() };
     let mut regno = 0usize;
     let mut stack = 0u64;
@@ -220,12 +181,14 @@ fn locate_i386(src: &dyn TypeSource, proto: &Prototype) -> Result<Vec<ParamLoc>,
                 let words = size.div_ceil(4).max(1) as usize;
                 let composite = matches!(t, Type::Struct(_) | Type::Union(_));
                 let float = matches!(t, Type::Float { .. });
-                let place = if composite || float {
-                    why = Some(if composite {
-                        format!("a {size}-byte struct passed by value goes on the stack")
-                    } else {
-                        "floating point goes on the stack".to_owned()
-                    });
+                // GCC's function_arg_32: scalars and aggregates alike (BLKmode falls
+                // through to the integer modes) take `words` registers when that many are
+                // left; floats never do. Checked with `gcc -m32 -mregparm=3` (12.2):
+                // `f(struct {int a,b;} s, int x)` takes s in eax:edx, x in ecx; a 12-byte
+                // struct takes eax:edx:ecx; a 16-byte one goes on the stack and uses up
+                // the registers (`x` after it is on the stack too).
+                let place = if float {
+                    why = Some("floating point goes on the stack".to_owned());
                     None
                 } else if proto.variadic {
                     why = Some("a variadic function takes every argument on the stack".to_owned());
@@ -233,18 +196,28 @@ fn locate_i386(src: &dyn TypeSource, proto: &Prototype) -> Result<Vec<ParamLoc>,
                 } else if words <= nregs {
                     let v: Vec<&'static str> = regs[regno..regno + words].to_vec();
                     if words > 1 {
-                        why = Some(format!("a {size}-byte value takes the register pair {}", v.join(":")));
+                        why = Some(if composite {
+                            format!("a {size}-byte struct passed by value takes the registers {}", v.join(":"))
+                        } else {
+                            format!("a {size}-byte value takes the register pair {}", v.join(":"))
+                        });
+                    } else if composite {
+                        why = Some(format!("a {size}-byte struct passed by value in one register"));
                     }
                     Some(if words == 1 { Loc::Reg(v[0]) } else { Loc::Regs(v) })
                 } else {
-                    if nregs > 0 {
-                        why = Some(format!("a {size}-byte value does not fit the {nregs} register(s) left"));
-                    }
+                    why = Some(if composite {
+                        format!("a {size}-byte struct passed by value goes on the stack")
+                    } else if nregs > 0 {
+                        format!("a {size}-byte value does not fit the {nregs} register(s) left")
+                    } else {
+                        "no argument registers left: passed on the stack".to_owned()
+                    });
                     None
                 };
-                // Floats use no general registers; a struct on the stack still uses up
-                // its words of registers (GCC's function_arg_advance_32) [inferred].
-                if composite || (!float && !proto.variadic) {
+                // Whatever does not fit still uses up its words of registers
+                // (function_arg_advance_32): nothing after it goes in a register.
+                if !float && !proto.variadic {
                     nregs = nregs.saturating_sub(words);
                     regno = (regno + words).min(regs.len());
                     if nregs == 0 {
@@ -261,4 +234,82 @@ fn locate_i386(src: &dyn TypeSource, proto: &Prototype) -> Result<Vec<ParamLoc>,
         out.push(ParamLoc { index, name: p.name.clone(), ty: p.ty, size, loc, why });
     }
     Ok(out)
+}
+
+/// What one argument register holds at the function's entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Held {
+    /// Index of the parameter in the prototype (and in [`locate`]'s result).
+    pub param: usize,
+    /// Which of the parameter's registers this is (0 for the low part).
+    pub part: usize,
+    /// How many registers the parameter takes (1 for a value wholly in one).
+    pub parts: usize,
+    /// The bytes of the parameter this register holds, `start..end`.
+    pub start: u64,
+    pub end: u64,
+}
+
+impl Held {
+    /// `a` for a whole parameter, `a (bytes 8-15)` for a part.
+    pub fn describe(&self, name: &str) -> String {
+        if self.parts == 1 {
+            name.to_owned()
+        } else {
+            format!("{name} (bytes {}-{})", self.start, self.end.saturating_sub(1))
+        }
+    }
+}
+
+/// The width of one argument register.
+pub fn register_size(arch: Arch) -> u64 {
+    match arch {
+        Arch::X86_64 => 8,
+        Arch::X86_32 => 4,
+    }
+}
+
+/// What each slot's register holds, one entry per slot of [`arg_registers`]: the
+/// parameter (or the part of a by-value struct or register pair) the ABI put there, or
+/// `None` when no parameter is in that register.
+pub fn slot_holds(arch: Arch, locs: &[ParamLoc]) -> Vec<Option<Held>> {
+    let regs = arg_registers(arch);
+    let width = register_size(arch);
+    let mut out = vec![None; regs.len()];
+    for (param, p) in locs.iter().enumerate() {
+        let list: Vec<&'static str> = match &p.loc {
+            Loc::Reg(r) => vec![r],
+            Loc::Regs(v) => v.clone(),
+            _ => continue,
+        };
+        let size = p.size.unwrap_or(width * list.len() as u64);
+        for (part, r) in list.iter().enumerate() {
+            if let Some(slot) = regs.iter().position(|x| x == r) {
+                let start = part as u64 * width;
+                let end = (start + width).min(size.max(start + 1));
+                out[slot] = Some(Held { param, part, parts: list.len(), start, end });
+            }
+        }
+    }
+    out
+}
+
+/// The slots (argument registers) a parameter arrives in: empty on the stack.
+pub fn slots_of(arch: Arch, loc: &Loc) -> Vec<u32> {
+    let regs = arg_registers(arch);
+    let list: Vec<&'static str> = match loc {
+        Loc::Reg(r) => vec![r],
+        Loc::Regs(v) => v.clone(),
+        _ => Vec::new(),
+    };
+    list.iter().filter_map(|r| regs.iter().position(|x| x == r).map(|i| i as u32)).collect()
+}
+
+/// `slot 2`, `slots 0-1`, `no slot (stack+0)`.
+pub fn describe_slots(slots: &[u32]) -> String {
+    match slots {
+        [] => "no slot".to_owned(),
+        [one] => format!("slot {one}"),
+        [first, .., last] => format!("slots {first}-{last}"),
+    }
 }

@@ -11,16 +11,22 @@ pub static RULE: Rule = Rule {
     doc: r#"# A301 slot-not-parameter
 
 ## What it does
-Places every parameter of the function under the kernel's ABI (x86_64 SysV: integer
-registers `rdi rsi rdx rcx r8 r9`, structs by value split into eightbytes or passed in
-memory; x86_32 `-mregparm=3`: `eax edx ecx`, 64-bit values in register pairs, nothing
-in registers for variadic functions) and compares with what the event reads: slot k is
-always the raw register k.
+A slot is a register: slot k reads argument register k (x86_64 `rdi rsi rdx rcx r8 r9`,
+x86_32 `eax edx ecx`). fevlint places every parameter under the kernel's ABI (x86_64
+SysV without SSE: scalars one register each, a struct of 9 to 16 bytes by value two
+consecutive registers, a larger one the stack; x86_32 `-mregparm=3`: scalars and
+structs of up to 12 bytes take as many consecutive registers as they have words while
+enough are left, a 64-bit value a register pair, the rest and everything of a variadic
+function the stack) and reports a field that reads the raw register, is *named like a
+parameter*, and whose register holds another parameter (or part of one). A field named
+otherwise, or with redirects (`s64 pos+104[0]` names what it reaches), reads whatever
+its register holds (hover and inlay hints say what) and is checked as that; a register
+that holds nothing is A302.
 
 ## Why is this bad?
-The kernel does not check. When parameter k is not in register k (a 64-bit value on
-x86_32, a struct passed by value, a parameter pushed to the stack), slot k records
-whatever that register holds: half a value, or another parameter.
+The kernel does not check. After a struct passed by value, or a 64-bit value on x86_32,
+parameter k is no longer in register k: the field records another parameter, or half
+of one, under the name of the parameter it meant.
 
 ## Example
 ```fev
@@ -29,7 +35,7 @@ __sys_bpf(int cmd, x64 uattr, u32 size)
 
 ## Use instead
 ```fev
-__sys_bpf(int cmd, x64 uattr)
+__sys_bpf(int cmd, x64 uattr, NULL, u32 size)
 ```
 "#,
     check,
@@ -39,14 +45,18 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for (_, _, r) in cx.resolved() {
         for m in &r.fields {
             for p in &m.problems {
-                let Problem::SlotNotParameter { span, slot, register, param, loc, why } = p else { continue };
+                let Problem::SlotNotParameter { span, slot, register, param, loc, why, holds } = p else { continue };
                 let mut d = cx
                     .kernel_diagnostic(
                         &RULE,
                         *span,
-                        format!("slot {slot} reads `{register}`, but parameter {slot} (`{param}`) is in {loc}"),
+                        format!("slot {slot} reads `{register}`, but parameter `{param}` is in {loc}"),
                     )
-                    .note(format!("`{register}` does not hold `{param}` at the function's entry"));
+                    .note(match holds {
+                        Some(h) => format!("`{register}` holds `{h}` at the function's entry, not `{param}`"),
+                        None => format!("`{register}` holds no parameter at the function's entry"),
+                    })
+                    .note("help: move the field to the slot of the parameter's register, or rename it");
                 if !why.is_empty() {
                     d = d.note(why.clone());
                 }

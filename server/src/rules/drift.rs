@@ -55,6 +55,7 @@ pub fn compare(
                     _ => unqualified(&np.ty) != unqualified(&op.ty),
                 }) || np.size != op.size
                     || np.location != op.location
+                    || np.part != op.part
                     || np.name != op.name
             }
         };

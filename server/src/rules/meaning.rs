@@ -17,7 +17,8 @@ pub struct DefinitionMeaning {
     /// `ssize_t vfs_read(struct file * file, …)`, when the kernel has types.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
-    /// Parameters of the slots the definition reads, by slot.
+    /// Parameters of the slots the definition reads, by slot: what each slot's register
+    /// holds under the ABI (a slot after a by-value struct holds a later parameter).
     #[serde(default, rename = "param", skip_serializing_if = "Vec::is_empty")]
     pub params: Vec<ParamMeaning>,
     #[serde(default, rename = "field", skip_serializing_if = "Vec::is_empty")]
@@ -40,6 +41,10 @@ pub struct ParamMeaning {
     /// `unsigned char *` are the same parameter).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canonical: Option<String>,
+    /// The part of the parameter the slot's register holds (`bytes 8-15` of a 16-byte
+    /// struct), when it takes several registers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,10 +91,21 @@ pub fn summarize(kernel: &Kernel, parsed: &Parsed, r: &Resolution, target: Targe
     let params = slots
         .iter()
         .filter_map(|&slot| {
-            let p = r.params.get(slot as usize)?;
+            // A slot is a register: the parameter (or part of one) the ABI put there.
+            let held = r.slots.get(slot as usize)?.as_ref()?;
+            let p = r.params.get(held.param)?;
             let ty = src.and_then(|s| layout::type_name(s, p.ty).ok()).unwrap_or_default();
             let canonical = src.and_then(|s| canonical(s, p.ty, 0));
-            Some(ParamMeaning { slot, name: p.name.clone(), ty, size: p.size, location: p.loc.describe(), canonical })
+            let part = (held.parts > 1).then(|| format!("bytes {}-{}", held.start, held.end.saturating_sub(1)));
+            Some(ParamMeaning {
+                slot,
+                name: p.name.clone(),
+                ty,
+                size: p.size,
+                location: p.loc.describe(),
+                canonical,
+                part,
+            })
         })
         .collect();
     let fields = parsed

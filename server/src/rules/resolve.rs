@@ -3,7 +3,7 @@
 //! everything that does not fit. Computed once per definition and kernel; the A and T
 //! rules report its problems, hover and drift read its steps.
 
-use crate::kernel::abi::{self, ParamLoc};
+use crate::kernel::abi::{self, Held, ParamLoc};
 use crate::kernel::layout::{self, MemberPath, Placement};
 use crate::kernel::model::{FunctionInfo, ModelError, Type, TypeRef, TypeSource};
 use crate::kernel::{FunctionFacts, Kernel};
@@ -19,6 +19,9 @@ pub struct Resolution {
     pub proto: Option<FunctionInfo>,
     /// Each parameter's register or stack slot.
     pub params: Vec<ParamLoc>,
+    /// What each slot's register holds (one entry per argument register): the parameter,
+    /// or the part of a by-value struct or 64-bit pair, the ABI put there.
+    pub slots: Vec<Option<Held>>,
     /// One per field of the definition, in order.
     pub fields: Vec<FieldMeaning>,
 }
@@ -41,6 +44,9 @@ pub struct Access {
     pub container: String,
     /// `f_op` (dotted path through nested members), or `[3]` for array elements.
     pub member: String,
+    /// The other members starting at the same offset (union alternatives), as
+    /// `` `name` (type) ``: the read matched `member` among them.
+    pub others: Vec<String>,
     /// Byte offset of the member in the container.
     pub offset: u64,
     pub size: u64,
@@ -73,14 +79,34 @@ pub enum MeaningKind {
 /// Something wrong with a field on this kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Problem {
-    /// A301: the slot's register does not carry that parameter.
-    SlotNotParameter { span: Span, slot: u32, register: &'static str, param: String, loc: String, why: String },
-    /// A302: the slot is past the last parameter.
-    SlotBeyondParameters { span: Span, slot: u32, register: &'static str, params: usize },
+    /// A301: the field reads the raw register and is named after parameter `param`, but
+    /// the register holds another parameter (or part of one).
+    SlotNotParameter {
+        span: Span,
+        slot: u32,
+        register: &'static str,
+        param: String,
+        loc: String,
+        why: String,
+        /// What the register holds instead (`file`, `uattr (bytes 8-15)`), if anything.
+        holds: Option<String>,
+    },
+    /// A302: the slot's register holds no parameter.
+    SlotBeyondParameters {
+        span: Span,
+        slot: u32,
+        register: &'static str,
+        params: usize,
+        /// Where each parameter is (`a: rdi:rsi, size: rdx`).
+        placed: String,
+        /// Where the parameter the field is named after is, if it is named after one.
+        named: Option<String>,
+    },
     /// T404: an offset lands in padding, inside a member, or past the end.
     OffsetNotMember { span: Span, container: String, offset: u64, what: String, nearby: Vec<String> },
-    /// T405: `[n]` dereferences something that is not a pointer.
-    DerefNonPointer { span: Span, expr: String, ty: String, array: bool },
+    /// T405: `[n]` dereferences something that is not a pointer (a member, or the
+    /// parameter itself). `others`: the other union members at that offset, none a pointer.
+    DerefNonPointer { span: Span, expr: String, ty: String, array: bool, others: Vec<String> },
     /// T401: the field's size differs from the value it reads.
     SizeMismatch { span: Span, expr: String, ty: String, value_size: u64, field_size: u64, detail: String },
     /// T402: `string`/`char[N]` on something that is not `char *`/`char[]`.
@@ -100,57 +126,99 @@ pub fn resolve(kernel: &Kernel, parsed: &Parsed, target: Target) -> Result<Optio
     let Some((name, _)) = &parsed.function else { return Ok(None) };
     let function = kernel.function(name)?;
     let Some(src) = kernel.types() else {
-        return Ok(Some(Resolution { function, proto: None, params: Vec::new(), fields: Vec::new() }));
+        return Ok(Some(Resolution {
+            function,
+            proto: None,
+            params: Vec::new(),
+            slots: Vec::new(),
+            fields: Vec::new(),
+        }));
     };
     let proto = function.prototypes.first().cloned();
     let params = match &proto {
         Some(p) => abi::locate(kernel.arch, src, &p.proto)?,
         None => Vec::new(),
     };
+    let slots = abi::slot_holds(kernel.arch, &params);
+    // Syscall wrappers take their arguments as `long`s (`__se_sys_openat(long dfd, long
+    // filename, …)`): a pointer-sized integer there is an address as often as a number.
+    let syscall = function.syscall.is_some();
     let mut fields = Vec::with_capacity(parsed.fields.len());
     for f in &parsed.fields {
         fields.push(match &proto {
-            Some(p) => resolve_field(kernel, src, p, &params, f, target)?,
+            Some(p) => resolve_field(kernel, src, p, &params, &slots, syscall, f, target)?,
             None => FieldMeaning::default(),
         });
     }
-    Ok(Some(Resolution { function, proto, params, fields }))
+    Ok(Some(Resolution { function, proto, params, slots, fields }))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn resolve_field(
     kernel: &Kernel,
     src: &dyn TypeSource,
     proto: &FunctionInfo,
     params: &[ParamLoc],
+    slots: &[Option<Held>],
+    syscall: bool,
     field: &Field,
     target: Target,
 ) -> Result<FieldMeaning, ModelError> {
-    let mut w =
-        TypeWalker { src, params, field, ptr_size: target.ptr_size, out: FieldMeaning::default(), last_add: None };
+    let mut w = TypeWalker {
+        src,
+        params,
+        slots,
+        syscall,
+        target,
+        field,
+        ptr_size: target.ptr_size,
+        out: FieldMeaning::default(),
+        last_add: None,
+    };
     let regs = abi::arg_registers(kernel.arch);
     if let Some(slot) = field.slot() {
         let register = regs.get(slot as usize).copied().unwrap_or("?");
-        match params.get(slot as usize) {
-            None => w.out.problems.push(Problem::SlotBeyondParameters {
+        let held = slots.get(slot as usize).cloned().flatten();
+        let pname = |p: &ParamLoc| p.name.clone().unwrap_or_else(|| format!("#{}", p.index));
+        // A field that reads the raw register and is named like a parameter means that
+        // parameter (with redirects, the name usually says what they reach:
+        // `s64 pos+104[0]` on `file`).
+        let raw =
+            matches!(&field.source, crate::syntax::machine::Source::Param { redirects, .. } if redirects.is_empty());
+        let named = params.iter().find(|p| raw && p.name.as_deref() == Some(field.name.as_str()));
+        let where_is = |n: &ParamLoc| {
+            format!("{} ({})", n.loc.describe(), abi::describe_slots(&abi::slots_of(kernel.arch, &n.loc)))
+        };
+        match (&held, named) {
+            (Some(h), Some(n)) if h.param != n.index => w.out.problems.push(Problem::SlotNotParameter {
+                span: field.name_span,
+                slot,
+                register,
+                param: pname(n),
+                loc: where_is(n),
+                why: n.why.clone().unwrap_or_default(),
+                holds: params.get(h.param).map(|p| h.describe(&pname(p))),
+            }),
+            (Some(_), _) => {}
+            (None, named) => w.out.problems.push(Problem::SlotBeyondParameters {
                 span: field.name_span,
                 slot,
                 register,
                 params: if proto.proto.variadic { usize::MAX } else { params.len() },
+                placed: params
+                    .iter()
+                    .map(|p| format!("`{}` in {}", pname(p), p.loc.describe()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                named: named.map(|n| format!("`{}` is in {}", pname(n), where_is(n))),
             }),
-            // A value split over registers starting at the slot's register is read in part
-            // (its low eightbyte): only a different register is a wrong parameter.
-            Some(p) if p.loc.first_register() != Some(register) => w.out.problems.push(Problem::SlotNotParameter {
-                span: field.name_span,
-                slot,
-                register,
-                param: p.name.clone().unwrap_or_else(|| format!("#{}", p.index)),
-                loc: p.loc.describe(),
-                why: p.why.clone().unwrap_or_default(),
-            }),
-            Some(_) => {}
         }
     }
-    let blocked = w.out.problems.iter().any(|p| matches!(p, Problem::SlotNotParameter { .. }));
+    let blocked = w
+        .out
+        .problems
+        .iter()
+        .any(|p| matches!(p, Problem::SlotNotParameter { .. } | Problem::SlotBeyondParameters { .. }));
     if blocked {
         return Ok(w.out);
     }
@@ -170,6 +238,8 @@ enum TVal {
     Val { ty: TypeRef, expr: String },
     /// The address `delta` bytes into an object of type `obj` that `expr` points to.
     Addr { obj: TypeRef, delta: u64, expr: String },
+    /// A value of non-pointer type `ty` used as an address (`nr+0`): reading there is T405.
+    NotAddr { ty: TypeRef, expr: String },
     /// Not followed further (an earlier problem, or no types for it).
     Lost,
 }
@@ -177,6 +247,10 @@ enum TVal {
 struct TypeWalker<'a> {
     src: &'a dyn TypeSource,
     params: &'a [ParamLoc],
+    slots: &'a [Option<Held>],
+    /// The function is a syscall wrapper (see [`TypeWalker::address_param`]).
+    syscall: bool,
+    target: Target,
     field: &'a Field,
     ptr_size: u32,
     out: FieldMeaning,
@@ -209,7 +283,25 @@ impl TypeWalker<'_> {
         }
     }
 
-    /// The member at `delta` of `obj`, or a problem. `want` is the size the read takes.
+    /// Whether member type `ty` of `container` suits a read that needs `fit`.
+    fn fits(&self, container: TypeRef, ty: TypeRef, fit: Fit) -> Result<bool, ModelError> {
+        Ok(match fit {
+            Fit::Any => true,
+            Fit::Pointer => self.address_like(container, ty)?,
+            Fit::CharPointer => match self.is_pointer(ty)? {
+                Some(t) => self.is_char(t)? || matches!(self.src.get(t)?, Type::Void),
+                None => self.address_like(container, ty)?,
+            },
+            Fit::Chars => match layout::strip(self.src, ty)?.1 {
+                Type::Array { element, .. } => self.is_char(element)?,
+                _ => self.is_char(ty)?,
+            },
+        })
+    }
+
+    /// The member at `delta` of `obj`, or a problem. `want` is the size the read takes;
+    /// among union members starting there, the first that `fit`s is taken (and the others
+    /// are named in the step).
     fn member(
         &mut self,
         obj: TypeRef,
@@ -217,9 +309,11 @@ impl TypeWalker<'_> {
         expr: &str,
         span: Span,
         want: u64,
+        fit: Fit,
     ) -> Result<Option<(MemberPath, String)>, ModelError> {
         let (_, t) = layout::strip(self.src, obj)?;
         let container = self.container_name(obj);
+        let mut others = Vec::new();
         let path = match &t {
             Type::Struct(_) | Type::Union(_) => {
                 let paths = layout::member_at(self.src, obj, delta)?;
@@ -232,6 +326,7 @@ impl TypeWalker<'_> {
                             span,
                             container: self.container_name(container),
                             member: path.dotted(),
+                            others: Vec::new(),
                             offset: path.offset,
                             size: path.size,
                             ty: self.type_name(path.ty),
@@ -249,13 +344,44 @@ impl TypeWalker<'_> {
                     });
                     return Ok(None);
                 };
-                // Prefer, among union alternatives, the one that starts here with the size read.
-                let pick = paths
+                // Among union alternatives, prefer one that starts here, suits the read and
+                // has the size read; then one that suits it; then the size alone.
+                let starts: Vec<&MemberPath> = paths.iter().filter(|p| p.place == Placement::Start).collect();
+                let mut suits = Vec::with_capacity(starts.len());
+                for p in &starts {
+                    suits.push(self.fits(obj, p.ty, fit)?);
+                }
+                let by = |sized: bool, suited: bool| {
+                    starts
+                        .iter()
+                        .zip(&suits)
+                        .find(|(p, s)| (!sized || p.size == want) && (!suited || **s))
+                        .map(|(p, _)| (*p).clone())
+                };
+                // A `char *` is wanted, else any pointer (T402 then says it is not `char *`).
+                let mut weaker = Vec::with_capacity(starts.len());
+                for p in &starts {
+                    weaker.push(fit == Fit::CharPointer && self.fits(obj, p.ty, Fit::Pointer)?);
+                }
+                let by_weaker = |sized: bool| {
+                    starts
+                        .iter()
+                        .zip(&weaker)
+                        .find(|(p, s)| (!sized || p.size == want) && **s)
+                        .map(|(p, _)| (*p).clone())
+                };
+                let pick = by(true, true)
+                    .or_else(|| by(false, true))
+                    .or_else(|| by_weaker(true))
+                    .or_else(|| by_weaker(false))
+                    .or_else(|| by(true, false))
+                    .or_else(|| by(false, false))
+                    .unwrap_or_else(|| first.clone());
+                others = starts
                     .iter()
-                    .find(|p| p.place == Placement::Start && p.size == want)
-                    .or_else(|| paths.iter().find(|p| p.place == Placement::Start))
-                    .unwrap_or(first)
-                    .clone();
+                    .filter(|p| p.names != pick.names)
+                    .map(|p| format!("`{}` ({})", p.dotted(), self.type_name(p.ty)))
+                    .collect();
                 match pick.place {
                     Placement::Start => pick,
                     Placement::Inside { delta: into } => {
@@ -328,6 +454,7 @@ impl TypeWalker<'_> {
             span,
             container,
             member: path.dotted(),
+            others,
             offset: path.offset,
             size: path.size,
             ty: self.type_name(path.ty),
@@ -563,7 +690,8 @@ impl TypeWalker<'_> {
                     }
                     TVal::Addr { obj, delta, expr } => {
                         let span = self.last_add.unwrap_or(type_span);
-                        match self.member(*obj, *delta, expr, span, 1)?.map(|(p, _)| p) {
+                        let fit = if chars { Fit::Chars } else { Fit::Any };
+                        match self.member(*obj, *delta, expr, span, 1, fit)?.map(|(p, _)| p) {
                             Some(p) => {
                                 let (_, mt) = layout::strip(self.src, p.ty)?;
                                 // `member_at` names the innermost element (`comm[0]`): a copy
@@ -581,6 +709,11 @@ impl TypeWalker<'_> {
                             None => return Ok(()),
                         }
                     }
+                    TVal::NotAddr { ty, expr } => {
+                        let span = self.last_add.unwrap_or(type_span);
+                        self.deref_non_pointer(span, expr.clone(), *ty)?;
+                        return Ok(());
+                    }
                     TVal::Lost => return Ok(()),
                 };
                 if chars && !ok {
@@ -595,10 +728,67 @@ impl TypeWalker<'_> {
                     kind: if string { MeaningKind::String } else { MeaningKind::CopyFrom },
                 }
             }
-            Recorded::Value(TVal::Lost) => return Ok(()),
+            // `nr+8` on a number records `nr + 8`: arithmetic, no read.
+            Recorded::Value(TVal::Lost | TVal::NotAddr { .. }) => return Ok(()),
         };
         self.out.recorded = Some(meaning);
         Ok(())
+    }
+}
+
+impl TypeWalker<'_> {
+    /// T405 on a value that is not a pointer but is read through.
+    fn deref_non_pointer(&mut self, span: Span, expr: String, ty: TypeRef) -> Result<(), ModelError> {
+        let array = matches!(layout::strip(self.src, ty)?.1, Type::Array { .. });
+        let others = self.out.steps.last().filter(|s| s.expr == expr).map(|s| s.others.clone()).unwrap_or_default();
+        self.out.problems.push(Problem::DerefNonPointer { span, expr, ty: self.type_name(ty), array, others });
+        Ok(())
+    }
+
+    /// A parameter that may hold an address although its type is not a pointer: the
+    /// `long`s of syscall wrappers (`__se_sys_openat(long dfd, long filename, …)`).
+    fn address_param(&self, ty: TypeRef) -> Result<bool, ModelError> {
+        Ok(self.syscall && matches!(layout::strip(self.src, ty)?.1, Type::Int { size, .. } if size == self.ptr_size))
+    }
+
+    /// The bytes `h` of a by-value struct in a register: the member starting there that
+    /// the field's read suits, or `Lost` when the field reads the register's bytes whole.
+    fn param_part(&self, p: &ParamLoc, h: &Held, name: &str) -> Result<TVal, ModelError> {
+        let want = if self.field.array.is_some() || self.field.atom == Atom::String {
+            u64::from(self.ptr_size)
+        } else {
+            u64::from(self.field.elem_size(self.target))
+        };
+        let fit = if self.field.array.is_some() || self.field.atom == Atom::String || self.derefs() {
+            Fit::Pointer
+        } else {
+            Fit::Any
+        };
+        let paths = layout::member_at(self.src, p.ty, h.start)?;
+        let starts: Vec<&MemberPath> = paths.iter().filter(|m| m.place == Placement::Start).collect();
+        let mut pick = None;
+        for m in &starts {
+            if m.size == want && self.fits(p.ty, m.ty, fit)? {
+                pick = Some(*m);
+                break;
+            }
+        }
+        let pick = pick.or_else(|| starts.iter().find(|m| m.size == want).copied());
+        let pick = match pick {
+            Some(m) => m,
+            // The field reads the register as a whole (several members, or none in BTF).
+            None if want == h.end - h.start || starts.is_empty() => return Ok(TVal::Lost),
+            None => starts[0],
+        };
+        let dotted = pick.dotted();
+        let expr = if dotted.starts_with('[') { format!("{name}{dotted}") } else { format!("{name}.{dotted}") };
+        Ok(TVal::Val { ty: pick.ty, expr })
+    }
+
+    /// The field's redirects dereference the slot's value (`[n]` somewhere).
+    fn derefs(&self) -> bool {
+        matches!(&self.field.source, crate::syntax::machine::Source::Param { redirects, .. }
+            if crate::syntax::machine::fold_redirects(redirects).iter().any(|p| p.index.is_some()))
     }
 }
 
@@ -607,9 +797,14 @@ impl Walk for TypeWalker<'_> {
     type Error = ModelError;
 
     fn param(&mut self, slot: u32) -> Result<TVal, ModelError> {
-        Ok(match self.params.get(slot as usize) {
-            Some(p) => TVal::Val { ty: p.ty, expr: p.name.clone().unwrap_or_else(|| format!("arg{slot}")) },
-            None => TVal::Lost,
+        let Some(Some(h)) = self.slots.get(slot as usize) else { return Ok(TVal::Lost) };
+        let Some(p) = self.params.get(h.param) else { return Ok(TVal::Lost) };
+        let name = p.name.clone().unwrap_or_else(|| format!("arg{}", h.param));
+        Ok(match layout::strip(self.src, p.ty)?.1 {
+            Type::Struct(_) | Type::Union(_) => self.param_part(p, h, &name)?,
+            // The high half of a 64-bit value in a register pair: no C type for it.
+            _ if h.part > 0 => TVal::Lost,
+            _ => TVal::Val { ty: p.ty, expr: name },
         })
     }
 
@@ -624,36 +819,63 @@ impl Walk for TypeWalker<'_> {
                 Some(target) if !matches!(layout::strip(self.src, target)?.1, Type::Void) => {
                     TVal::Addr { obj: target, delta: bytes, expr }
                 }
-                _ => TVal::Lost,
+                Some(_) => TVal::Lost,
+                // A number used as an address, unless it is one in disguise: a saved
+                // register (`regs->si`) or a syscall wrapper's `long`.
+                None if self.is_register(&expr) || self.address_param(ty)? => TVal::Lost,
+                None if matches!(layout::strip(self.src, ty)?.1, Type::Int { .. } | Type::Enum { .. }) => {
+                    TVal::NotAddr { ty, expr }
+                }
+                None => TVal::Lost,
             },
             TVal::Addr { obj, delta, expr } => TVal::Addr { obj, delta: delta.wrapping_add(bytes), expr },
+            TVal::NotAddr { ty, expr } => TVal::NotAddr { ty, expr },
             TVal::Lost => TVal::Lost,
         })
     }
 
     fn load_pointer(&mut self, addr: TVal, span: Span) -> Result<TVal, ModelError> {
-        let TVal::Addr { obj, delta, expr } = addr else { return Ok(TVal::Lost) };
-        let Some((path, mexpr)) = self.member(obj, delta, &expr, span, u64::from(self.ptr_size))? else {
+        let (obj, delta, expr) = match addr {
+            TVal::Addr { obj, delta, expr } => (obj, delta, expr),
+            TVal::NotAddr { ty, expr } => {
+                self.deref_non_pointer(span, expr, ty)?;
+                return Ok(TVal::Lost);
+            }
+            _ => return Ok(TVal::Lost),
+        };
+        let Some((path, mexpr)) = self.member(obj, delta, &expr, span, u64::from(self.ptr_size), Fit::Pointer)? else {
             return Ok(TVal::Lost);
         };
         if !self.address_like(obj, path.ty)? {
-            let array = matches!(layout::strip(self.src, path.ty)?.1, Type::Array { .. });
-            self.out.problems.push(Problem::DerefNonPointer { span, expr: mexpr, ty: self.type_name(path.ty), array });
+            self.deref_non_pointer(span, mexpr, path.ty)?;
             return Ok(TVal::Lost);
         }
         Ok(TVal::Val { ty: path.ty, expr: mexpr })
     }
 
     fn load_value(&mut self, addr: TVal, size: u32, span: Span) -> Result<TVal, ModelError> {
-        let TVal::Addr { obj, delta, expr } = addr else { return Ok(TVal::Lost) };
-        let Some((path, mexpr)) = self.member(obj, delta, &expr, span, u64::from(size))? else {
-            return Ok(TVal::Lost);
+        let (obj, delta, expr) = match addr {
+            TVal::Addr { obj, delta, expr } => (obj, delta, expr),
+            TVal::NotAddr { ty, expr } => {
+                self.deref_non_pointer(span, expr, ty)?;
+                return Ok(TVal::Lost);
+            }
+            _ => return Ok(TVal::Lost),
         };
         let pointer_read = self.field.array.is_some() || self.field.atom == Atom::String;
+        let chars = matches!(self.field.atom, Atom::String | Atom::Char);
+        let fit = match (pointer_read, chars) {
+            (true, true) => Fit::CharPointer,
+            (true, false) => Fit::Pointer,
+            (false, _) if self.field.atom == Atom::Symbol => Fit::Pointer,
+            (false, _) => Fit::Any,
+        };
+        let Some((path, mexpr)) = self.member(obj, delta, &expr, span, u64::from(size), fit)? else {
+            return Ok(TVal::Lost);
+        };
         if pointer_read && !self.address_like(obj, path.ty)? {
             // Arrays and strings read a pointer here and copy from where it points.
-            let array = matches!(layout::strip(self.src, path.ty)?.1, Type::Array { .. });
-            self.out.problems.push(Problem::DerefNonPointer { span, expr: mexpr, ty: self.type_name(path.ty), array });
+            self.deref_non_pointer(span, mexpr, path.ty)?;
             return Ok(TVal::Lost);
         }
         if !pointer_read && !self.inside_byte_array(obj, &path, u64::from(size))? {
@@ -661,4 +883,16 @@ impl Walk for TypeWalker<'_> {
         }
         Ok(TVal::Val { ty: path.ty, expr: mexpr })
     }
+}
+
+/// What a read needs of the member it lands on (to choose among union alternatives).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fit {
+    Any,
+    /// A pointer (or a saved register): it is followed.
+    Pointer,
+    /// A `char *` (or `void *`): a string or `char[N]` is copied from where it points.
+    CharPointer,
+    /// `char` or a `char` array: a string or `char[N]` copied from right here.
+    Chars,
 }
