@@ -289,7 +289,7 @@ impl TypeWalker<'_> {
             Fit::Any => true,
             Fit::Pointer => self.address_like(container, ty)?,
             Fit::CharPointer => match self.is_pointer(ty)? {
-                Some(t) => self.is_char(t)? || matches!(self.src.get(t)?, Type::Void),
+                Some(t) => self.is_char(t)? || matches!(layout::strip(self.src, t)?.1, Type::Void),
                 None => self.address_like(container, ty)?,
             },
             Fit::Chars => match layout::strip(self.src, ty)?.1 {
@@ -530,6 +530,24 @@ impl TypeWalker<'_> {
             && path.offset + size <= array.offset + array.size)
     }
 
+    /// A read of `size` bytes that covers exactly a named member enclosing `path` and
+    /// starting where it does (`x32` on an `atomic_t`, `x64` on a 2×u32 struct): the
+    /// read takes that member whole, raw bytes, not a mismatched scalar.
+    fn whole_enclosing(&self, obj: TypeRef, path: &MemberPath, size: u64) -> Result<bool, ModelError> {
+        if path.size == size {
+            return Ok(false);
+        }
+        for n in (1..path.names.len()).rev() {
+            let joined = path.names[..n].join(".");
+            if let Some(m) = layout::resolve_member(self.src, obj, &joined)? {
+                if m.offset == path.offset && m.size == size {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
+    }
+
     /// Up to two members around an offset, for help text.
     fn nearby(&self, obj: TypeRef, delta: u64) -> Result<Vec<String>, ModelError> {
         let mut out = Vec::new();
@@ -682,7 +700,9 @@ impl TypeWalker<'_> {
                 let (expr, ty, ok) = match &v {
                     TVal::Val { ty, expr } => {
                         let ok = match self.is_pointer(*ty)? {
-                            Some(t) => !chars || self.is_char(t)? || matches!(self.src.get(t)?, Type::Void),
+                            Some(t) => {
+                                !chars || self.is_char(t)? || matches!(layout::strip(self.src, t)?.1, Type::Void)
+                            }
                             // An address kept in an `unsigned long`: what it points to is unknown.
                             None => self.is_register(expr),
                         };
@@ -878,7 +898,10 @@ impl Walk for TypeWalker<'_> {
             self.deref_non_pointer(span, mexpr, path.ty)?;
             return Ok(TVal::Lost);
         }
-        if !pointer_read && !self.inside_byte_array(obj, &path, u64::from(size))? {
+        if !pointer_read
+            && !self.inside_byte_array(obj, &path, u64::from(size))?
+            && !self.whole_enclosing(obj, &path, u64::from(size))?
+        {
             self.check_size(path.ty, &mexpr, span)?;
         }
         Ok(TVal::Val { ty: path.ty, expr: mexpr })
