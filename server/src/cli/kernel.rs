@@ -123,6 +123,12 @@ fn info(k: &Kernel) -> (String, Value) {
     (text, value)
 }
 
+/// What `fevlint kernel fn NAME --format json` prints: the function's prototypes, each
+/// parameter's location and slots, and what each slot's register holds.
+pub fn function_value(k: &Kernel, name: &str) -> anyhow::Result<Value> {
+    function(k, name).map(|(_, v)| v)
+}
+
 fn function(k: &Kernel, name: &str) -> anyhow::Result<(String, Value)> {
     let f = k.function(name)?;
     if !f.exists() {

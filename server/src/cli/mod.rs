@@ -3,7 +3,7 @@
 mod check;
 mod diff;
 mod drift;
-mod kernel;
+pub mod kernel;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
