@@ -125,6 +125,30 @@ impl Btf {
         }
     }
 
+    /// Signedness of an integer or enum, from BTF's encoding (`SIGNED`); `None` otherwise.
+    fn signed(&self, id: u32) -> Option<bool> {
+        let b = self.block(self.base(id))?;
+        match b.kind.as_str() {
+            "INT" | "ENUM" | "ENUM64" => Some(b.head.contains("encoding=SIGNED")),
+            _ => None,
+        }
+    }
+
+    /// Signedness of a type named in C (`unsigned int`, `u32`, `enum x`).
+    fn signed_named(&self, ty: &str) -> Option<bool> {
+        if let Some(&id) = self.typedefs.get(ty) {
+            return self.signed(id);
+        }
+        let (kind, name) = match ty.strip_prefix("enum ") {
+            Some(n) => ("ENUM", n),
+            None => ("INT", ty),
+        };
+        self.blocks
+            .values()
+            .find(|b| (b.kind == kind || b.kind == "ENUM64") && b.name == name)
+            .map(|b| b.head.contains("encoding=SIGNED"))
+    }
+
     fn pointee(&self, id: u32) -> Option<u32> {
         let b = self.block(self.base(id))?;
         (b.kind == "PTR").then(|| attr(&b.head, "type_id").unwrap_or(0) as u32)
@@ -245,6 +269,8 @@ struct Leaf {
     offset: u64,
     size: u64,
     kind: Kind,
+    /// For integers and enums: signed, from BTF's encoding of the type pahole names.
+    signed: Option<bool>,
 }
 
 const CHARS: &[&str] = &["char", "signed char", "unsigned char", "u8", "__u8", "s8", "__s8", "_Bool", "bool", "void"];
@@ -375,7 +401,11 @@ fn leaves(
                 }
             }
         }
-        out.push(Leaf { path, offset, size: *size, kind });
+        let signed = match kind {
+            Kind::Scalar => btf.signed_named(&strip_quals(ty)),
+            _ => None,
+        };
+        out.push(Leaf { path, offset, size: *size, kind, signed });
     }
 }
 
@@ -418,6 +448,22 @@ fn hex(size: u64) -> Option<&'static str> {
     }
 }
 
+/// A decimal field type of `size` bytes and that signedness (several spellings).
+fn typed(size: u64, signed: bool, rng: &mut Rng) -> Option<&'static str> {
+    let choices: &[&str] = match (size, signed) {
+        (1, true) => &["s8"],
+        (2, true) => &["s16", "short"],
+        (4, true) => &["s32", "int"],
+        (8, true) => &["s64", "long"],
+        (1, false) => &["u8", "unsigned char"],
+        (2, false) => &["u16", "unsigned short"],
+        (4, false) => &["u32", "unsigned int"],
+        (8, false) => &["u64", "size_t", "unsigned long"],
+        _ => return None,
+    };
+    Some(choices[rng.below(choices.len())])
+}
+
 /// `f(NULL, NULL, field)`: `field` in slot `slot`.
 fn line(func: &str, slot: usize, field: &str) -> String {
     let mut parts = vec!["NULL"; slot];
@@ -431,7 +477,7 @@ struct Function<'a> {
     places: Vec<Place>,
 }
 
-fn param_cases(btf: &Btf, f: &Function<'_>, out: &mut Vec<Case>) {
+fn param_cases(btf: &Btf, f: &Function<'_>, rng: &mut Rng, out: &mut Vec<Case>) {
     let names: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
     let unique = |n: &str| !n.is_empty() && names.iter().filter(|x| **x == n).count() == 1;
     let syscall = f.name.contains("sys_");
@@ -471,6 +517,11 @@ fn param_cases(btf: &Btf, f: &Function<'_>, out: &mut Vec<Case>) {
                     verdict: Verdict::Clean,
                     why: format!("pointer parameter in register {slot}"),
                 });
+                out.push(Case {
+                    line: line(f.name, slot, &format!("x16 {name}")),
+                    verdict: Verdict::Code("T401"),
+                    why: format!("2 of the 8 bytes of a pointer in register {slot}"),
+                });
                 let (atom, why) = if btf.char_pointer(p.type_id) {
                     ("string", "string of a char pointer")
                 } else {
@@ -489,6 +540,13 @@ fn param_cases(btf: &Btf, f: &Function<'_>, out: &mut Vec<Case>) {
                         line: line(f.name, slot, &format!("{h} {name}")),
                         verdict: Verdict::Clean,
                         why: format!("{size}-byte integer parameter in register {slot}"),
+                    });
+                }
+                if let Some(t) = btf.signed(p.type_id).and_then(|sg| typed(size, sg, rng)) {
+                    out.push(Case {
+                        line: line(f.name, slot, &format!("{t} {name}")),
+                        verdict: Verdict::Clean,
+                        why: format!("{size}-byte integer parameter (BTF: {}) in register {slot}", btf.kind(p.type_id)),
                     });
                 }
                 if !syscall {
@@ -537,6 +595,15 @@ fn param_cases(btf: &Btf, f: &Function<'_>, out: &mut Vec<Case>) {
     }
 }
 
+/// A member this layout does not see into covers `at`.
+fn opaque_at(all: &[Leaf], at: u64) -> bool {
+    all.iter().any(|l| {
+        l.offset <= at
+            && at < l.offset + l.size.max(1)
+            && (matches!(l.kind, Kind::Composite | Kind::Unknown | Kind::Bitfield) || l.offset != at)
+    })
+}
+
 fn member_cases(func: &str, slot: usize, sname: &str, all: &[Leaf], ssize: u64, rng: &mut Rng, out: &mut Vec<Case>) {
     let mut starts: BTreeMap<u64, Vec<&Leaf>> = BTreeMap::new();
     for l in all {
@@ -577,6 +644,33 @@ fn member_cases(func: &str, slot: usize, sname: &str, all: &[Leaf], ssize: u64, 
                 line: line(func, slot, &format!("{h} fld+{o}[0]")),
                 verdict: Verdict::Clean,
                 why: format!("`{}` of struct {sname} at {o} ({size} bytes); members there: {names}", c.path),
+            });
+        }
+        if let Some(t) = c.signed.and_then(|sg| typed(c.size, sg, rng)) {
+            out.push(Case {
+                line: line(func, slot, &format!("{t} fld+{o}[0]")),
+                verdict: Verdict::Clean,
+                why: format!("`{}` of struct {sname} at {o} ({} bytes, signed {:?})", c.path, c.size, c.signed),
+            });
+        }
+        // Every member of a union read with its own size, when each size is distinct.
+        for l in here.iter().filter(|l| here.iter().filter(|m| m.size == l.size).count() == 1) {
+            if let (Some(h), Kind::Scalar | Kind::Ptr { .. }) = (hex(l.size), &l.kind) {
+                if here.len() > 1 {
+                    out.push(Case {
+                        line: line(func, slot, &format!("{h} fld+{o}[0]")),
+                        verdict: Verdict::Clean,
+                        why: format!("union member `{}` at {o} of struct {sname}: {names}", l.path),
+                    });
+                }
+            }
+        }
+        // A 4-byte read of an 8-byte scalar or pointer, the only member there.
+        if here.len() == 1 && c.size == 8 && matches!(c.kind, Kind::Scalar | Kind::Ptr { .. }) && !opaque_at(all, o) {
+            out.push(Case {
+                line: line(func, slot, &format!("x32 fld+{o}[0]")),
+                verdict: Verdict::Code("T401"),
+                why: format!("4 of the 8 bytes of `{}` at {o} of struct {sname}", c.path),
             });
         }
         // Something this layout does not see into covers the offset (a struct without a
@@ -693,7 +787,7 @@ fn cases_for(kernel: &str, seed: u64) -> Vec<Case> {
         let Some(proto) = attr(&func.head, "type_id").and_then(|t| btf.block(t as u32)) else { continue };
         let Some(places) = place(&btf, &proto.items) else { continue };
         let f = Function { name, params: &proto.items, places };
-        param_cases(&btf, &f, &mut out);
+        param_cases(&btf, &f, &mut rng, &mut out);
         for (p, place) in f.params.iter().zip(&f.places) {
             let Place::Regs(r) = place else { continue };
             let Some(s) = btf.pointee_struct(p.type_id) else { continue };

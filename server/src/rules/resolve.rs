@@ -296,6 +296,7 @@ impl TypeWalker<'_> {
                 Type::Array { element, .. } => self.is_char(element)?,
                 _ => self.is_char(ty)?,
             },
+            Fit::Signed(signed) => self.signed(ty)?.is_none_or(|s| s == signed),
         })
     }
 
@@ -888,7 +889,9 @@ impl Walk for TypeWalker<'_> {
             (true, true) => Fit::CharPointer,
             (true, false) => Fit::Pointer,
             (false, _) if self.field.atom == Atom::Symbol => Fit::Pointer,
-            (false, _) => Fit::Any,
+            // Hex types print any signedness; decimal ones match a member of theirs.
+            (false, _) if matches!(self.field.atom, Atom::X8 | Atom::X16 | Atom::X32 | Atom::X64) => Fit::Any,
+            (false, _) => Fit::Signed(self.field.atom.signed() && !self.field.unsigned),
         };
         let Some((path, mexpr)) = self.member(obj, delta, &expr, span, u64::from(size), fit)? else {
             return Ok(TVal::Lost);
@@ -918,4 +921,6 @@ enum Fit {
     CharPointer,
     /// `char` or a `char` array: a string or `char[N]` copied from right here.
     Chars,
+    /// A scalar of that signedness (a decimal field prints it so).
+    Signed(bool),
 }
