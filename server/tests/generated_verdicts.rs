@@ -313,10 +313,13 @@ fn kind_of(btf: &Btf, ty: &str) -> Kind {
     Kind::Unknown
 }
 
+/// One declared member of a pahole layout: name, C type, offset, size, bitfield.
+type Declared = (String, String, u64, u64, bool);
+
 /// `struct name { … };` blocks of a pahole dump, as declared leaves with absolute offsets.
-fn pahole_structs(text: &str) -> HashMap<String, Vec<(String, String, u64, u64, bool)>> {
+fn pahole_structs(text: &str) -> HashMap<String, Vec<Declared>> {
     let mut out = HashMap::new();
-    let mut cur: Option<(String, Vec<(String, String, u64, u64, bool)>)> = None;
+    let mut cur: Option<(String, Vec<Declared>)> = None;
     for line in text.lines() {
         if let Some(name) = line.strip_prefix("struct ").and_then(|l| l.strip_suffix(" {")) {
             cur = Some((name.to_owned(), Vec::new()));
@@ -357,13 +360,13 @@ fn split_decl(decl: &str) -> (String, String) {
         None => (decl, ""),
     };
     let head = head.trim_end();
-    let cut = head.rfind(|c: char| c == ' ' || c == '*').map_or(0, |i| i + 1);
+    let cut = head.rfind([' ', '*']).map_or(0, |i| i + 1);
     (format!("{}{}", head[..cut].trim(), dims), head[cut..].to_owned())
 }
 
 fn leaves(
     btf: &Btf,
-    pahole: &HashMap<String, Vec<(String, String, u64, u64, bool)>>,
+    pahole: &HashMap<String, Vec<Declared>>,
     name: &str,
     base: u64,
     prefix: &str,
@@ -586,7 +589,7 @@ fn param_cases(btf: &Btf, f: &Function<'_>, rng: &mut Rng, out: &mut Vec<Case>) 
     }
     let last = f.places.iter().filter_map(|pl| if let Place::Regs(r) = pl { r.last().copied() } else { None }).max();
     let next = last.map_or(0, |l| l + 1);
-    if next < 6 && !f.places.iter().any(|pl| *pl == Place::Stack) {
+    if next < 6 && !f.places.contains(&Place::Stack) {
         out.push(Case {
             line: line(f.name, next, "x64 stale_reg"),
             verdict: Verdict::Code("A302"),
