@@ -271,6 +271,8 @@ struct Leaf {
     kind: Kind,
     /// For integers and enums: signed, from BTF's encoding of the type pahole names.
     signed: Option<bool>,
+    /// For `struct x *` pointers: `x`.
+    points_to: Option<String>,
 }
 
 const CHARS: &[&str] = &["char", "signed char", "unsigned char", "u8", "__u8", "s8", "__s8", "_Bool", "bool", "void"];
@@ -408,7 +410,12 @@ fn leaves(
             Kind::Scalar => btf.signed_named(&strip_quals(ty)),
             _ => None,
         };
-        out.push(Leaf { path, offset, size: *size, kind, signed });
+        let points_to = strip_quals(ty)
+            .strip_prefix("struct ")
+            .and_then(|t| t.strip_suffix(" *").or_else(|| t.strip_suffix('*')))
+            .map(|t| t.trim().to_owned())
+            .filter(|t| !t.contains('*') && matches!(kind, Kind::Ptr { .. }));
+        out.push(Leaf { path, offset, size: *size, kind, signed, points_to });
     }
 }
 
@@ -607,7 +614,19 @@ fn opaque_at(all: &[Leaf], at: u64) -> bool {
     })
 }
 
-fn member_cases(func: &str, slot: usize, sname: &str, all: &[Leaf], ssize: u64, rng: &mut Rng, out: &mut Vec<Case>) {
+type Layouts = HashMap<String, (Vec<Leaf>, u64)>;
+
+#[allow(clippy::too_many_arguments)]
+fn member_cases(
+    func: &str,
+    slot: usize,
+    sname: &str,
+    all: &[Leaf],
+    ssize: u64,
+    layouts: &Layouts,
+    rng: &mut Rng,
+    out: &mut Vec<Case>,
+) {
     let mut starts: BTreeMap<u64, Vec<&Leaf>> = BTreeMap::new();
     for l in all {
         starts.entry(l.offset).or_default().push(l);
@@ -684,6 +703,41 @@ fn member_cases(func: &str, slot: usize, sname: &str, all: &[Leaf], ssize: u64, 
         });
         let pointer = here.iter().any(|l| matches!(l.kind, Kind::Ptr { .. } | Kind::Array { ptrs: true, .. }));
         let chars = here.iter().any(|l| matches!(l.kind, Kind::Ptr { chars: true, .. }));
+        if let Some(l) = here.iter().find(|l| matches!(l.kind, Kind::Ptr { .. })) {
+            out.push(Case {
+                line: line(func, slot, &format!("symbol fld+{o}[0]")),
+                verdict: Verdict::Clean,
+                why: format!("symbol of pointer `{}` at {o} of struct {sname}: {names}", l.path),
+            });
+        }
+        // Two levels: through the only pointer here to a member of the struct it points to.
+        let pointers: Vec<&&Leaf> = here.iter().filter(|l| matches!(l.kind, Kind::Ptr { .. })).collect();
+        if let ([p], false) = (pointers.as_slice(), opaque_at(all, o)) {
+            if let Some((inner, _)) = p.points_to.as_ref().and_then(|t| layouts.get(t)) {
+                let ok: Vec<&Leaf> = inner
+                    .iter()
+                    .filter(|l| {
+                        matches!(l.kind, Kind::Scalar | Kind::Ptr { .. })
+                            && hex(l.size).is_some()
+                            && !opaque_at(inner, l.offset)
+                            && inner.iter().filter(|m| m.offset == l.offset).count() == 1
+                    })
+                    .collect();
+                if !ok.is_empty() {
+                    let l = ok[rng.below(ok.len())];
+                    out.push(Case {
+                        line: line(func, slot, &format!("{} fld+{o}[0]+{}[0]", hex(l.size).unwrap_or("x64"), l.offset)),
+                        verdict: Verdict::Clean,
+                        why: format!(
+                            "`{}` then `{}` of struct {}",
+                            p.path,
+                            l.path,
+                            p.points_to.as_deref().unwrap_or("?")
+                        ),
+                    });
+                }
+            }
+        }
         if pointer {
             out.push(Case {
                 line: line(func, slot, &format!("x8[8] fld+{o}[0]")),
@@ -795,7 +849,7 @@ fn cases_for(kernel: &str, seed: u64) -> Vec<Case> {
             let Place::Regs(r) = place else { continue };
             let Some(s) = btf.pointee_struct(p.type_id) else { continue };
             if let Some((ls, size)) = layouts.get(s) {
-                member_cases(name, r[0], s, ls, *size, &mut rng, &mut out);
+                member_cases(name, r[0], s, ls, *size, &layouts, &mut rng, &mut out);
             }
         }
     }

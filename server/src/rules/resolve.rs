@@ -782,8 +782,10 @@ impl TypeWalker<'_> {
         };
         let fit = if self.field.array.is_some() || self.field.atom == Atom::String || self.derefs() {
             Fit::Pointer
-        } else {
+        } else if matches!(self.field.atom, Atom::X8 | Atom::X16 | Atom::X32 | Atom::X64 | Atom::Symbol) {
             Fit::Any
+        } else {
+            Fit::Signed(self.field.atom.signed() && !self.field.unsigned)
         };
         let paths = layout::member_at(self.src, p.ty, h.start)?;
         let starts: Vec<&MemberPath> = paths.iter().filter(|m| m.place == Placement::Start).collect();
