@@ -110,7 +110,7 @@ fn locate_x86_64(src: &dyn TypeSource, proto: &Prototype) -> Result<Vec<ParamLoc
                 let kind = if matches!(t, Type::Union(_)) { "union" } else { "struct" };
                 if classes.contains(&Class::Memory) || classes.is_empty() {
                     if composite {
-                        why = Some(format!("a {size}-byte {kind} passed by value goes on the stack"));
+                        why = Some(format!("{} {size}-byte {kind} passed by value goes on the stack", article(size)));
                     }
                     let at = align_up(stack, 8);
                     stack = at + align_up(size, 8);
@@ -122,12 +122,20 @@ fn locate_x86_64(src: &dyn TypeSource, proto: &Prototype) -> Result<Vec<ParamLoc
                     Loc::Stack { offset: at }
                 } else if ints == 1 {
                     if composite {
-                        why = Some(format!("a {size}-byte {kind} passed by value in one register"));
+                        why = Some(if memberless(&t) {
+                            format!(
+                                "{} {size}-byte {kind} by value, with no members in the type information \
+                                 (a transparent union): passed like its first member, in one register",
+                                article(size)
+                            )
+                        } else {
+                            format!("{} {size}-byte {kind} passed by value in one register", article(size))
+                        });
                     }
                     next_gpr += 1;
                     Loc::Reg(regs[next_gpr - 1])
                 } else {
-                    why = Some(format!("a {size}-byte value passed by value takes {ints} registers"));
+                    why = Some(format!("{} {size}-byte value passed by value takes {ints} registers", article(size)));
                     let v = regs[next_gpr..next_gpr + ints].to_vec();
                     next_gpr += ints;
                     Loc::Regs(v)
@@ -137,6 +145,22 @@ fn locate_x86_64(src: &dyn TypeSource, proto: &Prototype) -> Result<Vec<ParamLoc
         out.push(ParamLoc { index, name: p.name.clone(), ty: p.ty, size, loc, why });
     }
     Ok(out)
+}
+
+/// `a` or `an` before a number of bytes (`an 8-byte`, `an 11-byte`, `a 16-byte`).
+fn article(size: u64) -> &'static str {
+    let digits = size.to_string();
+    if digits.starts_with('8') || size == 11 || size == 18 {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+/// A struct or union the type information records without members (BTF drops the
+/// members of a `__transparent_union__` such as 6.12's `release_pages_arg`).
+fn memberless(t: &Type) -> bool {
+    matches!(t, Type::Struct(c) | Type::Union(c) if c.members.is_empty())
 }
 
 /// SysV classification of one argument into eightbyte classes, for a kernel built
@@ -197,19 +221,23 @@ fn locate_i386(src: &dyn TypeSource, proto: &Prototype) -> Result<Vec<ParamLoc>,
                     let v: Vec<&'static str> = regs[regno..regno + words].to_vec();
                     if words > 1 {
                         why = Some(if composite {
-                            format!("a {size}-byte struct passed by value takes the registers {}", v.join(":"))
+                            format!(
+                                "{} {size}-byte struct passed by value takes the registers {}",
+                                article(size),
+                                v.join(":")
+                            )
                         } else {
-                            format!("a {size}-byte value takes the register pair {}", v.join(":"))
+                            format!("{} {size}-byte value takes the register pair {}", article(size), v.join(":"))
                         });
                     } else if composite {
-                        why = Some(format!("a {size}-byte struct passed by value in one register"));
+                        why = Some(format!("{} {size}-byte struct passed by value in one register", article(size)));
                     }
                     Some(if words == 1 { Loc::Reg(v[0]) } else { Loc::Regs(v) })
                 } else {
                     why = Some(if composite {
-                        format!("a {size}-byte struct passed by value goes on the stack")
+                        format!("{} {size}-byte struct passed by value goes on the stack", article(size))
                     } else if nregs > 0 {
-                        format!("a {size}-byte value does not fit the {nregs} register(s) left")
+                        format!("{} {size}-byte value does not fit the {nregs} register(s) left", article(size))
                     } else {
                         "no argument registers left: passed on the stack".to_owned()
                     });

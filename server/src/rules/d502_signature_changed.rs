@@ -34,14 +34,17 @@ __cancel_work(x64 work)
 fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     super::report_drift(cx, out, |_, c, base, target| {
         let Change::Param { span, old, new } = c else { return None };
-        let was = format!("`{}` ({}, {})", old.name.as_deref().unwrap_or("?"), old.ty, old.location);
+        // A slot is a register: it may hold part of a by-value struct (`bytes 8-15`).
+        let part = |p: &super::meaning::ParamMeaning| p.part.as_ref().map(|b| format!(", {b}")).unwrap_or_default();
+        let was = format!("`{}` ({}, {}{})", old.name.as_deref().unwrap_or("?"), old.ty, old.location, part(old));
         let msg = match new {
             Some(n) => format!(
-                "slot {} was {was} on {base}; on {target} it is `{}` ({}, {})",
+                "slot {} was {was} on {base}; on {target} it is `{}` ({}, {}{})",
                 old.slot,
                 n.name.as_deref().unwrap_or("?"),
                 n.ty,
-                n.location
+                n.location,
+                part(n)
             ),
             None => format!("slot {} was {was} on {base}; on {target} the function has no such parameter", old.slot),
         };
