@@ -778,7 +778,29 @@ fn member_cases(
                     verdict: Verdict::Clean,
                     why: format!("char array `{}` at {o} of struct {sname}", l.path),
                 });
+                out.push(Case {
+                    line: line(func, slot, &format!("string fld+{o}")),
+                    verdict: Verdict::Clean,
+                    why: format!("string copied from the char array `{}` at {o} of struct {sname}", l.path),
+                });
             }
+        } else if !here.is_empty()
+            && !opaque_at(all, o)
+            && here.iter().all(|l| matches!(l.kind, Kind::Ptr { chars: true, .. }))
+        {
+            out.push(Case {
+                line: line(func, slot, &format!("string fld+{o}")),
+                verdict: Verdict::Code("T402"),
+                why: format!("string copied from the bytes of the pointer {names} at {o} of struct {sname}"),
+            });
+        }
+        // `symbol` on signed 8-byte numbers only (`long`, `loff_t`): not addresses.
+        if !opaque_at(all, o) && here.iter().all(|l| l.kind == Kind::Scalar && l.size == 8 && l.signed == Some(true)) {
+            out.push(Case {
+                line: line(func, slot, &format!("symbol fld+{o}[0]")),
+                verdict: Verdict::Code("T403"),
+                why: format!("symbol of the signed number {names} at {o} of struct {sname}"),
+            });
         }
         // One byte into a scalar or pointer, where nothing else starts or lies.
         let inside = o + 1;
