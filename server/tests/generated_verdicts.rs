@@ -710,9 +710,16 @@ fn member_cases(
                 why: format!("symbol of pointer `{}` at {o} of struct {sname}: {names}", l.path),
             });
         }
-        // Two levels: through the only pointer here to a member of the struct it points to.
-        let pointers: Vec<&&Leaf> = here.iter().filter(|l| matches!(l.kind, Kind::Ptr { .. })).collect();
-        if let ([p], false) = (pointers.as_slice(), opaque_at(all, o)) {
+        // Two levels: through a pointer here (one of several union alternatives, maybe)
+        // to a member of the struct it points to.
+        let pointers: Vec<&&Leaf> = here
+            .iter()
+            .filter(|l| {
+                matches!(l.kind, Kind::Ptr { .. }) && l.points_to.as_ref().is_some_and(|t| layouts.contains_key(t))
+            })
+            .collect();
+        if let (false, false) = (pointers.is_empty(), opaque_at(all, o)) {
+            let p = pointers[rng.below(pointers.len())];
             if let Some((inner, _)) = p.points_to.as_ref().and_then(|t| layouts.get(t)) {
                 let ok: Vec<&Leaf> = inner
                     .iter()

@@ -174,6 +174,8 @@ fn resolve_field(
         ptr_size: target.ptr_size,
         out: FieldMeaning::default(),
         last_add: None,
+        choice: Vec::new(),
+        alternatives: Vec::new(),
     };
     let regs = abi::arg_registers(kernel.arch);
     if let Some(slot) = field.slot() {
@@ -222,12 +224,46 @@ fn resolve_field(
     if blocked {
         return Ok(w.out);
     }
-    let recorded = walk::walk(field, target, &mut w)?;
     let pairs = match &field.source {
         crate::syntax::machine::Source::Param { redirects, .. } => crate::syntax::machine::fold_redirects(redirects),
         _ => Vec::new(),
     };
-    w.finish(recorded, walk::ending(&pairs))?;
+    let start = w.out.clone();
+    let run = |w: &mut TypeWalker<'_>| -> Result<(), ModelError> {
+        let recorded = walk::walk(field, target, w)?;
+        w.finish(recorded, walk::ending(&pairs))
+    };
+    run(&mut w)?;
+    // Union alternatives: when a step had several members that fit and the walk ends in a
+    // problem, a later step may fit through another of them (`list.next` rather than
+    // `next` at sk_buff +0). Try the other choices, last step first, a bounded number of
+    // times; the first clean walk wins, else the first walk's findings stand.
+    let mut choice = Vec::new();
+    let mut alternatives = w.alternatives.clone();
+    for _ in 0..16 {
+        if w.out.problems.is_empty() {
+            return Ok(w.out);
+        }
+        let Some(i) =
+            (0..alternatives.len()).rev().find(|&i| choice.get(i).copied().unwrap_or(0) + 1 < alternatives[i])
+        else {
+            break;
+        };
+        choice.resize(i + 1, 0);
+        choice[i] += 1;
+        let mut t = TypeWalker {
+            out: start.clone(),
+            last_add: None,
+            choice: choice.clone(),
+            alternatives: Vec::new(),
+            ..w.clone_setup()
+        };
+        run(&mut t)?;
+        if t.out.problems.is_empty() {
+            return Ok(t.out);
+        }
+        alternatives = t.alternatives.clone();
+    }
     Ok(w.out)
 }
 
@@ -256,9 +292,30 @@ struct TypeWalker<'a> {
     out: FieldMeaning,
     /// The span of the last `+N` applied (where an address-only result came from).
     last_add: Option<Span>,
+    /// For the k-th member lookup, which of the members that fit to take (0: the first).
+    choice: Vec<usize>,
+    /// For each member lookup so far, how many members there fit the read.
+    alternatives: Vec<usize>,
 }
 
-impl TypeWalker<'_> {
+impl<'a> TypeWalker<'a> {
+    /// The same walker's inputs, with empty results.
+    fn clone_setup(&self) -> TypeWalker<'a> {
+        TypeWalker {
+            src: self.src,
+            params: self.params,
+            slots: self.slots,
+            syscall: self.syscall,
+            target: self.target,
+            field: self.field,
+            ptr_size: self.ptr_size,
+            out: FieldMeaning::default(),
+            last_add: None,
+            choice: Vec::new(),
+            alternatives: Vec::new(),
+        }
+    }
+
     fn type_name(&self, ty: TypeRef) -> String {
         layout::type_name(self.src, ty).unwrap_or_else(|_| "?".to_owned())
     }
@@ -371,7 +428,19 @@ impl TypeWalker<'_> {
                         .find(|(p, s)| (!sized || p.size == want) && **s)
                         .map(|(p, _)| (*p).clone())
                 };
-                let pick = by(true, true)
+                // The members that fit, best first; `choice` may ask for another of them.
+                let fitting: Vec<&MemberPath> = starts
+                    .iter()
+                    .zip(&suits)
+                    .filter(|(p, s)| **s && p.size == want)
+                    .chain(starts.iter().zip(&suits).filter(|(p, s)| **s && p.size != want))
+                    .map(|(p, _)| *p)
+                    .collect();
+                let k = self.alternatives.len();
+                self.alternatives.push(fitting.len());
+                let chosen = self.choice.get(k).and_then(|&c| fitting.get(c)).map(|p| (*p).clone());
+                let pick = chosen
+                    .or_else(|| by(true, true))
                     .or_else(|| by(false, true))
                     .or_else(|| by_weaker(true))
                     .or_else(|| by_weaker(false))
