@@ -11,8 +11,12 @@ pub static RULE: Rule = Rule {
     doc: r#"# T401 size-mismatch
 
 ## What it does
-Compares the size of each field's type with the size of the value it reads (the
-parameter, or the member a redirect reaches), and the signedness.
+Compares the size of each field's type with the size of the value it reads (what the
+slot's register holds: a parameter, or the member of a by-value struct in that register;
+or the member a redirect reaches), and the signedness. At an offset where a union holds
+several members, the read matches one of its size and (for decimal types) signedness
+(`sk_buff` +32: `u64` reads `skb_mstamp_ns`, `s64` reads `tstamp`); a read that covers a
+named member whole (`x32` on an `atomic_t`) reads that member.
 
 ## Why is this bad?
 A smaller field keeps only the low bytes (a pointer or `loff_t` cut to 32 bits); a

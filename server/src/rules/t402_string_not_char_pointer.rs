@@ -11,7 +11,10 @@ pub static RULE: Rule = Rule {
     doc: r#"# T402 string-not-char-pointer
 
 ## What it does
-Checks that `string` and `char[N]` fields read from a `char *` or a `char[]` member.
+Checks that `string` and `char[N]` fields read from a `char *` (or `void *`, `const`
+or not) or a `char[]` member. At an offset where a union holds several members, the
+read is fine when one of them is a `char *` (`inode` +584 on 6.1: `i_pipe`, `i_cdev`,
+`i_link`: a string matches `i_link`); the message names the member it judged.
 
 ## Why is this bad?
 `string` copies bytes up to a NUL from the address it computes: from anything else it
