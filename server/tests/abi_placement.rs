@@ -8,9 +8,13 @@
 //!   f16(struct s16 s, int x)        s stack+0, x stack+16 (the struct uses up the registers)
 //!   fll(int a, long long b, int c)  a eax, b edx:ecx, c stack+0
 //!   fll2(long long b, long long c)  b eax:edx, c stack+0
+//!   fp5(struct __packed {char a; int b;} s, int x)    s eax:edx, x ecx (no alignment rule)
 //! x86_64 (SysV, the kernel built without SSE):
 //!   tnum(struct {u64 value, mask} a, u64 size)   a rdi:rsi, size rdx
 //!   big(struct s24 s, int x)                     s stack+0, x rdi
+//!   fp9(struct __packed {char a; long b;} s, long x)  s stack+0, x rdi (a misaligned
+//!   fp5(struct __packed {char a; int b;} s, int x)    s stack+0, x rdi  member sends
+//!                                                the struct to memory)
 //!   empty(union {} (8 bytes) arg, int nr)        arg rdi, nr rsi (a transparent union
 //!                                                BTF records without members, 6.12's
 //!                                                release_pages_arg)
@@ -65,6 +69,7 @@ impl Types {
 fn btf() -> Btf {
     let mut t = Types { b: Builder::new(), next: 0 };
     let int = t.int("int", 4, true);
+    let char_ = t.int("char", 1, true);
     let ll = t.int("long long int", 8, true);
     let u64_ = t.int("long long unsigned int", 8, false);
     let s8 = t.composite(STRUCT, "s8", 8, &[("a", int, 0), ("b", int, 32)]);
@@ -73,6 +78,9 @@ fn btf() -> Btf {
     let s24 = t.composite(STRUCT, "s24", 24, &[("a", u64_, 0), ("b", u64_, 64), ("c", u64_, 128)]);
     let tnum = t.composite(STRUCT, "tnum", 16, &[("value", u64_, 0), ("mask", u64_, 64)]);
     let empty = t.composite(UNION, "", 8, &[]);
+    let long = t.int("long int", 8, true);
+    let p9 = t.composite(STRUCT, "p9", 9, &[("a", char_, 0), ("b", long, 8)]);
+    let p5 = t.composite(STRUCT, "p5", 5, &[("a", char_, 0), ("b", int, 8)]);
     t.func("f8", &[("x", int), ("s", s8)], int);
     t.func("f8b", &[("s", s8), ("x", int)], int);
     t.func("f12", &[("s", s12), ("x", int)], int);
@@ -82,6 +90,8 @@ fn btf() -> Btf {
     t.func("tnum_is_aligned", &[("a", tnum), ("size", u64_)], int);
     t.func("big", &[("s", s24), ("x", int)], int);
     t.func("empty", &[("arg", empty), ("nr", int)], int);
+    t.func("fp9", &[("s", p9), ("x", long)], int);
+    t.func("fp5", &[("s", p5), ("x", int)], int);
     Btf::parse("hand-built", t.b.build()).expect("hand-built BTF parses")
 }
 
@@ -100,6 +110,7 @@ fn i386_regparm_places_structs_and_pairs_like_gcc() {
         ("f16", &["stack+0", "stack+16"]),
         ("fll", &["eax", "edx:ecx", "stack+0"]),
         ("fll2", &["eax:edx", "stack+0"]),
+        ("fp5", &["eax:edx", "ecx"]),
     ];
     for (f, want) in cases {
         assert_eq!(places(&btf, Arch::X86_32, f), *want, "{f} on i386");
@@ -114,6 +125,8 @@ fn x86_64_no_sse_places_structs_in_eightbytes() {
         ("big", &["stack+0", "rdi"]),
         ("empty", &["rdi", "rsi"]),
         ("f8", &["rdi", "rsi"]),
+        ("fp9", &["stack+0", "rdi"]),
+        ("fp5", &["stack+0", "rdi"]),
     ];
     for (f, want) in cases {
         assert_eq!(places(&btf, Arch::X86_64, f), *want, "{f} on x86_64");

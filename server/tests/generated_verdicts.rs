@@ -170,6 +170,32 @@ impl Btf {
         (b.kind == "STRUCT" && !b.name.is_empty() && b.name != "(anon)").then_some(b.name.as_str())
     }
 
+    /// Natural alignment in bytes: scalars their size, arrays their element's,
+    /// composites their largest member's.
+    fn align(&self, id: u32, depth: u32) -> u64 {
+        let Some(b) = self.block(self.base(id)) else { return 1 };
+        match b.kind.as_str() {
+            "STRUCT" | "UNION" if depth < 16 => {
+                b.items.iter().map(|m| self.align(m.type_id, depth + 1)).max().unwrap_or(1)
+            }
+            "ARRAY" => self.align(attr(&b.head, "type_id").unwrap_or(0) as u32, depth + 1),
+            _ => self.size(id).unwrap_or(1).clamp(1, 16),
+        }
+    }
+
+    /// A member (not a bitfield) off its natural alignment: the psABI passes the
+    /// aggregate in memory.
+    fn misaligned(&self, id: u32, base_bits: u64, depth: u32) -> bool {
+        let Some(b) = self.block(self.base(id)) else { return false };
+        if depth > 16 || !matches!(b.kind.as_str(), "STRUCT" | "UNION") {
+            return false;
+        }
+        b.items.iter().any(|m| {
+            let at = base_bits + m.bits_offset;
+            m.bitfield == 0 && (at % (self.align(m.type_id, 0) * 8) != 0 || self.misaligned(m.type_id, at, depth + 1))
+        })
+    }
+
     /// Sizes of the innermost members starting at byte `at` of composite `id`.
     fn leaves_at(&self, id: u32, at: u64, out: &mut Vec<u64>, depth: u32) {
         let Some(b) = self.block(self.base(id)) else { return };
@@ -224,7 +250,9 @@ fn place(btf: &Btf, params: &[Item]) -> Option<Vec<Place>> {
         let words = match btf.kind(p.type_id) {
             "INT" | "ENUM" | "ENUM64" | "PTR" if size <= 8 => Some(1),
             "INT" if size == 16 => Some(2),
-            "STRUCT" | "UNION" if size > 0 && size <= 16 => Some(size.div_ceil(8) as usize),
+            "STRUCT" | "UNION" if size > 0 && size <= 16 && !btf.misaligned(p.type_id, 0, 0) => {
+                Some(size.div_ceil(8) as usize)
+            }
             "STRUCT" | "UNION" => None,
             _ => return None,
         };

@@ -104,12 +104,22 @@ fn locate_x86_64(src: &dyn TypeSource, proto: &Prototype) -> Result<Vec<ParamLoc
         let loc = match size {
             None => Loc::Unknown,
             Some(size) => {
-                let classes = classify_x86_64(&t, size)?;
-                let ints = classes.iter().filter(|c| **c == Class::Integer).count();
                 let composite = matches!(t, Type::Struct(_) | Type::Union(_));
                 let kind = if matches!(t, Type::Union(_)) { "union" } else { "struct" };
+                let mut classes = classify_x86_64(&t, size)?;
+                // A field off its natural alignment (a packed struct) sends the whole
+                // argument to memory (GCC's classify_argument; checked with GCC 12.2:
+                // `struct __packed {char a; long b;}` by value is on the stack).
+                if composite && misaligned(src, &t, 0, 0)? {
+                    classes = vec![Class::Memory];
+                    why = Some(format!(
+                        "{} {size}-byte {kind} with a misaligned (packed) member goes on the stack",
+                        article(size)
+                    ));
+                }
+                let ints = classes.iter().filter(|c| **c == Class::Integer).count();
                 if classes.contains(&Class::Memory) || classes.is_empty() {
-                    if composite {
+                    if composite && why.is_none() {
                         why = Some(format!("{} {size}-byte {kind} passed by value goes on the stack", article(size)));
                     }
                     let at = align_up(stack, 8);
@@ -155,6 +165,53 @@ fn article(size: u64) -> &'static str {
     } else {
         "a"
     }
+}
+
+/// Whether a member of composite `t` (at `base` bits) sits off its natural alignment
+/// (bitfields excepted).
+fn misaligned(src: &dyn TypeSource, t: &Type, base: u64, depth: u32) -> Result<bool, ModelError> {
+    let (Type::Struct(c) | Type::Union(c)) = t else { return Ok(false) };
+    if depth > 8 {
+        return Ok(false);
+    }
+    for m in c.members.iter() {
+        if m.bitfield_size != 0 {
+            continue;
+        }
+        let at = base + m.bit_offset;
+        let (_, mt) = strip(src, m.ty)?;
+        let align = alignment(src, &mt, m.ty, 0)?;
+        if align > 0 && at % (align * 8) != 0 {
+            return Ok(true);
+        }
+        if misaligned(src, &mt, at, depth + 1)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Natural alignment in bytes (scalars: their size; arrays: the element's; composites:
+/// their largest member's), as the x86_64 psABI has it.
+fn alignment(src: &dyn TypeSource, t: &Type, ty: TypeRef, depth: u32) -> Result<u64, ModelError> {
+    if depth > 8 {
+        return Ok(1);
+    }
+    Ok(match t {
+        Type::Struct(c) | Type::Union(c) => {
+            let mut a = 1;
+            for m in c.members.iter() {
+                let (_, mt) = strip(src, m.ty)?;
+                a = a.max(alignment(src, &mt, m.ty, depth + 1)?);
+            }
+            a
+        }
+        Type::Array { element, .. } => {
+            let (_, et) = strip(src, *element)?;
+            alignment(src, &et, *element, depth + 1)?
+        }
+        _ => src.size_of(ty)?.unwrap_or(1).clamp(1, 16),
+    })
 }
 
 /// A struct or union the type information records without members (BTF drops the
