@@ -181,7 +181,7 @@ fn misaligned(src: &dyn TypeSource, t: &Type, base: u64, depth: u32) -> Result<b
         let at = base + m.bit_offset;
         let (_, mt) = strip(src, m.ty)?;
         let align = alignment(src, &mt, m.ty, 0)?;
-        if align > 0 && at % (align * 8) != 0 {
+        if align > 0 && !at.is_multiple_of(align * 8) {
             return Ok(true);
         }
         if misaligned(src, &mt, at, depth + 1)? {
