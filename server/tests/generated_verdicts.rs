@@ -192,7 +192,8 @@ impl Btf {
         }
         b.items.iter().any(|m| {
             let at = base_bits + m.bits_offset;
-            m.bitfield == 0 && (at % (self.align(m.type_id, 0) * 8) != 0 || self.misaligned(m.type_id, at, depth + 1))
+            m.bitfield == 0
+                && (!at.is_multiple_of(self.align(m.type_id, 0) * 8) || self.misaligned(m.type_id, at, depth + 1))
         })
     }
 
