@@ -5,7 +5,8 @@
 //! - `kernel fn --format json` lists each slot with the parameter its register holds;
 //! - the hover lists each parameter with its slots and the fields that read them;
 //! - `check` resolves each field to a parameter, and reports A302 exactly on the slots
-//!   whose register holds none (non-variadic functions).
+//!   whose register holds none (non-variadic functions);
+//! - the lock's meanings (what drift compares) name the parameter of each slot.
 
 use fevlint::analysis::{check_with_kernels, target_for};
 use fevlint::kernel::Kernel;
@@ -77,6 +78,17 @@ fn agree_on(kernel_name: &str) -> (usize, Vec<String>) {
             (0..slots as usize).map(|i| r.slots.get(i).cloned().flatten().map(|h| h.param as u64)).collect();
         if by_check != by_fn {
             bad.push(format!("{name}: kernel fn says {by_fn:?}, check resolves {by_check:?}"));
+        }
+        // The lock's meanings (and so drift): the parameter each used slot holds.
+        let meaning = fevlint::rules::meaning::summarize(&k, parsed, &r, target);
+        let by_lock: Vec<Option<String>> = (0..slots)
+            .map(|i| meaning.params.iter().find(|p| p.slot == i).map(|p| p.name.clone().unwrap_or_default()))
+            .collect();
+        let want_names: Vec<Option<String>> = (0..slots as usize)
+            .map(|i| by_fn[i].map(|_| proto["slots"][i]["name"].as_str().map(str::to_owned).unwrap_or_default()))
+            .collect();
+        if by_lock != want_names {
+            bad.push(format!("{name}: kernel fn slot names {want_names:?}, lock meanings {by_lock:?}"));
         }
         // check (diagnostics): A302 exactly where no parameter is held.
         let diags = check_with_kernels(&mut parser, &text, target, &[&k]);
