@@ -141,3 +141,27 @@ fn a_malformed_symbol_map_is_named_where_it_mattered() {
     assert!(text.contains("K201"), "{text}");
     assert!(text.contains("the symbol map was not read") && text.contains("System.map:2: no name"), "{text}");
 }
+
+#[test]
+fn kernel_fn_says_which_register_holds_which_parameter() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/kernels/");
+    // 6.1: struct tnum a (16 bytes) by value fills rdi:rsi, so size is in rdx (slot 2).
+    let out = fevlint(&["kernel", "fn", &format!("{root}6.1.0-56-amd64"), "tnum_is_aligned", "--format", "json"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let p = &v["prototypes"][0];
+    assert_eq!(p["params"][0]["location"], "rdi:rsi");
+    assert_eq!(p["params"][0]["slots"], serde_json::json!([0, 1]));
+    assert_eq!(p["params"][1]["location"], "rdx");
+    assert_eq!(p["slots"][1]["name"], "a");
+    assert_eq!(p["slots"][1]["bytes"], serde_json::json!([8, 16]));
+    assert_eq!(p["slots"][2]["name"], "size");
+    assert!(p["slots"][3]["param"].is_null());
+    // 6.12: release_pages_arg is a transparent union BTF records without members: passed
+    // like its first member, a pointer, in rdi (the kernel has no SSE: never xmm0).
+    let out = fevlint(&["kernel", "fn", &format!("{root}6.12.117+deb12-amd64"), "release_pages"], None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("slot 0    rdi      arg"), "{text}");
+    assert!(text.contains("slot 1    rsi      nr"), "{text}");
+    assert!(!text.contains("xmm"), "{text}");
+}
