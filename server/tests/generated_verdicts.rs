@@ -594,6 +594,11 @@ fn param_cases(btf: &Btf, f: &Function<'_>, rng: &mut Rng, out: &mut Vec<Case>) 
                         verdict: Verdict::Code("T405"),
                         why: format!("dereferences the {size}-byte integer in register {slot}"),
                     });
+                    out.push(Case {
+                        line: line(f.name, slot, &format!("x8[4] {name}")),
+                        verdict: Verdict::Code("T405"),
+                        why: format!("copies an array from the {size}-byte integer in register {slot}"),
+                    });
                 }
             }
             _ => {}

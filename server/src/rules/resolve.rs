@@ -774,7 +774,15 @@ impl<'a> TypeWalker<'a> {
                                 !chars || self.is_char(t)? || matches!(layout::strip(self.src, t)?.1, Type::Void)
                             }
                             // An address kept in an `unsigned long`: what it points to is unknown.
-                            None => self.is_register(expr),
+                            None if self.is_register(expr) || self.address_param(*ty)? => true,
+                            // An array copied from a number's value (`x8[4] nr`): T405.
+                            None if !chars
+                                && matches!(layout::strip(self.src, *ty)?.1, Type::Int { .. } | Type::Enum { .. }) =>
+                            {
+                                self.deref_non_pointer(type_span, expr.clone(), *ty)?;
+                                return Ok(());
+                            }
+                            None => false,
                         };
                         (expr.clone(), Some(*ty), ok)
                     }

@@ -12,9 +12,9 @@ pub static RULE: Rule = Rule {
 
 ## What it does
 Checks that every `[n]` that makes the kernel follow a pointer reads a pointer: a pointer
-member (indexing an array member inside a struct is fine) or a pointer parameter, and
-that array and string fields, which read a pointer before copying, do not land on an
-inline array. At an offset where a union holds several members, the read is fine when
+member (indexing an array member inside a struct is fine) or a pointer parameter, that
+array and string fields, which read a pointer before copying, do not land on an inline
+array, and that an array field does not copy from a number (`x8[4] nr` on an `int`). At an offset where a union holds several members, the read is fine when
 one of them is a pointer; the step names the member it matched.
 
 Two kinds of integer are read through without a report, deliberately: an `unsigned
