@@ -617,10 +617,8 @@ fn param_cases(btf: &Btf, f: &Function<'_>, rng: &mut Rng, out: &mut Vec<Case>) 
         };
         // The first register not holding this parameter, among 0..6.
         let Some(slot) = (0..6).find(|s| !own.contains(s) && (*s == i || holder(*s).is_some())) else { continue };
-        let verdict = match holder(slot) {
-            Some(_) => Verdict::Code("A301"),
-            None => Verdict::Code("A302"),
-        };
+        // Named after a parameter that is elsewhere: A301, whatever the register holds.
+        let verdict = Verdict::Code("A301");
         out.push(Case {
             line: line(f.name, slot, &format!("x64 {}", p.name)),
             verdict,

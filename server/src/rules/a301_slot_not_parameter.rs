@@ -18,10 +18,10 @@ consecutive registers, a larger one the stack; x86_32 `-mregparm=3`: scalars and
 structs of up to 12 bytes take as many consecutive registers as they have words while
 enough are left, a 64-bit value a register pair, the rest and everything of a variadic
 function the stack) and reports a field that reads the raw register, is *named like a
-parameter*, and whose register holds another parameter (or part of one). A field named
-otherwise, or with redirects (`s64 pos+104[0]` names what it reaches), reads whatever
-its register holds (hover and inlay hints say what) and is checked as that; a register
-that holds nothing is A302.
+parameter*, and whose register does not hold that parameter (it holds another one, part
+of one, or nothing). A field named otherwise, or with redirects (`s64 pos+104[0]` names
+what it reaches), reads whatever its register holds (hover and inlay hints say what) and
+is checked as that; such a field on a register that holds nothing is A302.
 
 ## Why is this bad?
 The kernel does not check. After a struct passed by value, or a 64-bit value on x86_32,

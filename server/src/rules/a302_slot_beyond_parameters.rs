@@ -13,7 +13,8 @@ pub static RULE: Rule = Rule {
 ## What it does
 Reports fields whose slot's register holds no parameter at the function's entry: the
 slot is past the registers the parameters take, or the parameters it would hold went to
-the stack (variadic functions excepted). A slot is a register, so
+the stack (variadic functions excepted). A field named after a parameter that is
+elsewhere is A301 instead. A slot is a register, so
 `tnum_is_aligned(NULL, NULL, size_t size)` is fine on x86_64: `struct tnum a` fills
 `rdi:rsi` and `size` is in `rdx`.
 

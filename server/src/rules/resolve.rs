@@ -80,7 +80,7 @@ pub enum MeaningKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Problem {
     /// A301: the field reads the raw register and is named after parameter `param`, but
-    /// the register holds another parameter (or part of one).
+    /// the register holds another parameter, part of one, or nothing.
     SlotNotParameter {
         span: Span,
         slot: u32,
@@ -91,7 +91,7 @@ pub enum Problem {
         /// What the register holds instead (`file`, `uattr (bytes 8-15)`), if anything.
         holds: Option<String>,
     },
-    /// A302: the slot's register holds no parameter.
+    /// A302: the slot's register holds no parameter (and the field is not named after one).
     SlotBeyondParameters {
         span: Span,
         slot: u32,
@@ -192,16 +192,17 @@ fn resolve_field(
             format!("{} ({})", n.loc.describe(), abi::describe_slots(&abi::slots_of(kernel.arch, &n.loc)))
         };
         match (&held, named) {
-            (Some(h), Some(n)) if h.param != n.index => w.out.problems.push(Problem::SlotNotParameter {
+            (Some(h), Some(n)) if h.param == n.index => {}
+            (held, Some(n)) => w.out.problems.push(Problem::SlotNotParameter {
                 span: field.name_span,
                 slot,
                 register,
                 param: pname(n),
                 loc: where_is(n),
                 why: n.why.clone().unwrap_or_default(),
-                holds: params.get(h.param).map(|p| h.describe(&pname(p))),
+                holds: held.as_ref().and_then(|h| params.get(h.param).map(|p| h.describe(&pname(p)))),
             }),
-            (Some(_), _) => {}
+            (Some(_), None) => {}
             (None, named) => w.out.problems.push(Problem::SlotBeyondParameters {
                 span: field.name_span,
                 slot,
