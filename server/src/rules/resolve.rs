@@ -110,7 +110,8 @@ pub enum Problem {
     /// T401: the field's size differs from the value it reads.
     SizeMismatch { span: Span, expr: String, ty: String, value_size: u64, field_size: u64, detail: String },
     /// T402: `string`/`char[N]` on something that is not `char *`/`char[]`.
-    StringNotChar { span: Span, expr: String, ty: String },
+    /// `others`: the other union members at that offset, none a `char *` or `char[]`.
+    StringNotChar { span: Span, expr: String, ty: String, others: Vec<String> },
     /// T403: `symbol` on a value that is not a pointer.
     SymbolNotPointer { span: Span, expr: String, ty: String },
     /// T406: the field records an address, not the value there.
@@ -817,7 +818,14 @@ impl<'a> TypeWalker<'a> {
                 };
                 if chars && !ok {
                     let tn = ty.map(|t| self.type_name(t)).unwrap_or_else(|| "?".to_owned());
-                    self.out.problems.push(Problem::StringNotChar { span: type_span, expr: expr.clone(), ty: tn });
+                    let others =
+                        self.out.steps.last().filter(|s| s.expr == expr).map(|s| s.others.clone()).unwrap_or_default();
+                    self.out.problems.push(Problem::StringNotChar {
+                        span: type_span,
+                        expr: expr.clone(),
+                        ty: tn,
+                        others,
+                    });
                 }
                 Meaning {
                     expr,

@@ -39,15 +39,19 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 
 fn diagnostic(cx: &Context<'_>, p: &Problem, field_type: &str) -> Option<Diagnostic> {
     match p {
-        Problem::StringNotChar { span, expr, ty } => Some(
-            cx.kernel_diagnostic(
-                &RULE,
-                *span,
-                format!("`{}` reads a string from `{expr}`, which is `{ty}`", field_type),
-            )
-            .note("strings are copied from a `char *` value or a `char[]` member")
-            .note("help: follow the pointer to a `char *` member first, or record the value with `x64`"),
-        ),
+        Problem::StringNotChar { span, expr, ty, others } => {
+            let mut d = cx
+                .kernel_diagnostic(
+                    &RULE,
+                    *span,
+                    format!("`{}` reads a string from `{expr}`, which is `{ty}`", field_type),
+                )
+                .note("strings are copied from a `char *` value or a `char[]` member");
+            if !others.is_empty() {
+                d = d.note(format!("no member at this offset is one: also {}", others.join(", ")));
+            }
+            Some(d.note("help: follow the pointer to a `char *` member first, or record the value with `x64`"))
+        }
         _ => None,
     }
 }
