@@ -30,12 +30,7 @@ impl ProbeKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Place {
     /// `[MOD:]SYM[+OFFS]` (kprobe), `[MOD:]SYM` (fprobe, may be a glob), `TP` (tprobe).
-    Symbol {
-        module: Option<String>,
-        name: String,
-        offset: u64,
-        span: Span,
-    },
+    Symbol { module: Option<String>, name: String, offset: u64, span: Span },
     /// A raw kernel address (kprobe only).
     Address { addr: u64, span: Span },
 }
@@ -76,11 +71,7 @@ pub enum Fetch {
     /// `@+OFFS` (uprobe file offset; kept for completeness).
     FileOffset(i64),
     /// `+|-[u]OFFS(INNER)`.
-    Deref {
-        offset: i64,
-        user: bool,
-        inner: Box<Fetch>,
-    },
+    Deref { offset: i64, user: bool, inner: Box<Fetch> },
     /// A BTF parameter name (or `$retval` with BTF) and its member path.
     Btf {
         /// The parameter name, or `$retval`.
@@ -166,18 +157,15 @@ pub enum Assumption {
     /// The symbol exists once (kprobe: `number_of_same_symbols`/`validate_probe_symbol`).
     UniqueSymbol { name: String, span: Span },
     /// `kprobe_on_func_entry(sym, off)`: assumed at the function entry when the offset is 0.
-    FunctionEntry {
-        name: String,
-        offset: u64,
-        assumed_entry: bool,
-        span: Span,
-    },
+    FunctionEntry { name: String, offset: u64, assumed_entry: bool, span: Span },
     /// The fprobe target is an ftrace-able function (`register_fprobe`).
     FtraceTarget { name: String, span: Span },
     /// The tracepoint exists (else, with modules, it is kept as a stub).
     Tracepoint { name: String, span: Span },
     /// A BTF name or `$argN` whose meaning needs the function's BTF prototype.
     BtfArg { function: String, arg: usize },
+    /// `register_kprobe` must accept the point (instruction boundary, blacklist, text).
+    Registers { symbol: Option<String>, offset: u64, span: Span },
     /// `@SYM` must resolve through kallsyms when the probe registers.
     DataSymbol { name: String, arg: usize },
 }

@@ -69,7 +69,7 @@ fn fixup_radix(s: &[u8], base: u32) -> (u32, usize) {
     let mut base = base;
     if base == 0 {
         base = if at(0) == b'0' {
-            if at(1).to_ascii_lowercase() == b'x' && isxdigit(at(2)) {
+            if at(1).eq_ignore_ascii_case(&b'x') && isxdigit(at(2)) {
                 16
             } else {
                 8
@@ -78,11 +78,7 @@ fn fixup_radix(s: &[u8], base: u32) -> (u32, usize) {
             10
         };
     }
-    let skip = if base == 16 && at(0) == b'0' && at(1).to_ascii_lowercase() == b'x' {
-        2
-    } else {
-        0
-    };
+    let skip = if base == 16 && at(0) == b'0' && at(1).eq_ignore_ascii_case(&b'x') { 2 } else { 0 };
     (base, skip)
 }
 
@@ -104,16 +100,11 @@ fn parse_integer(s: &[u8], base: u32) -> (u64, usize, bool) {
         if val >= base {
             break;
         }
-        match res
-            .checked_mul(u64::from(base))
-            .and_then(|r| r.checked_add(u64::from(val)))
-        {
+        match res.checked_mul(u64::from(base)).and_then(|r| r.checked_add(u64::from(val))) {
             Some(r) => res = r,
             None => {
                 overflow = true;
-                res = res
-                    .wrapping_mul(u64::from(base))
-                    .wrapping_add(u64::from(val));
+                res = res.wrapping_mul(u64::from(base)).wrapping_add(u64::from(val));
             }
         }
         n += 1;

@@ -17,16 +17,33 @@ pub enum FuncEntry {
     NoSymbol,
 }
 
+/// Why `register_kprobe` failed (what `__trace_kprobe_create` logs for it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegisterError {
+    /// -EILSEQ: BAD_INSN_BNDRY.
+    NotInsnBoundary,
+    /// -ENOENT: BAD_PROBE_ADDR.
+    NoSymbol,
+    /// Anything else (blacklisted, not text, ...): FAIL_REG_PROBE.
+    Failed,
+}
+
 /// A BTF type after `btf_type_skip_modifiers` (typedef, const, volatile, restrict skipped).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BtfKind {
     Void,
     /// A pointer to type id `target` (not yet resolved).
-    Ptr { target: u32 },
+    Ptr {
+        target: u32,
+    },
     Struct,
     Union,
     /// `BTF_KIND_INT`: bit width, signedness, bit offset (`BTF_INT_OFFSET`).
-    Int { bits: u32, signed: bool, offset: u32 },
+    Int {
+        bits: u32,
+        signed: bool,
+        offset: u32,
+    },
     Enum,
     Enum64,
     /// Arrays, functions, floats, ...
@@ -87,6 +104,12 @@ pub trait Env {
     }
     /// Whether `kallsyms_lookup_name(name)` finds `@SYM` when the probe registers.
     fn data_symbol(&self, _name: &str) -> Option<bool> {
+        None
+    }
+    /// Whether `register_kprobe` accepts the probe point (`symbol`+`offset`, or the
+    /// address `offset` when `symbol` is None): instruction boundary, kprobe blacklist,
+    /// kernel text.
+    fn register_kprobe(&self, _symbol: Option<&str>, _offset: u64) -> Option<Result<(), RegisterError>> {
         None
     }
     /// Whether `register_fprobe` finds `symbol` among the ftrace-able functions.

@@ -17,11 +17,13 @@ mod dialect;
 mod env;
 mod errors;
 mod parse;
+mod session;
 
 pub use ast::*;
 pub use dialect::{readmes, Arch, Dialect, DialectError, Generation, KernelVersion};
-pub use env::{Btf, BtfKind, BtfMember, BtfProto, Env, FuncEntry, NoKernel};
+pub use env::{Btf, BtfKind, BtfMember, BtfProto, Env, FuncEntry, NoKernel, RegisterError};
 pub use errors::ErrorId;
+pub use session::Session;
 
 /// The errno a rejected write returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +33,8 @@ pub enum Errno {
     E2big,
     Eaddrnotavail,
     Eopnotsupp,
+    Eexist,
+    Eilseq,
 }
 
 impl Errno {
@@ -41,6 +45,8 @@ impl Errno {
             Errno::E2big => "E2BIG",
             Errno::Eaddrnotavail => "EADDRNOTAVAIL",
             Errno::Eopnotsupp => "EOPNOTSUPP",
+            Errno::Eexist => "EEXIST",
+            Errno::Eilseq => "EILSEQ",
         }
     }
 }
@@ -112,7 +118,7 @@ pub fn check_line_with(dialect: &Dialect, env: &dyn Env, text: &str) -> Result<L
     let bytes = text.as_bytes();
     // trace_parse_run_command: a '#' starts a comment.
     let end = bytes.iter().position(|&c| c == b'#').unwrap_or(bytes.len());
-    parse::parse_command(dialect, env, &bytes[..end])
+    parse::parse_command(dialect, env, None, &bytes[..end])
 }
 
 /// One line of a file, with where it starts.
@@ -125,18 +131,16 @@ pub struct FileLine {
     pub result: Result<Line, Rejection>,
 }
 
-/// Parse a `*.dynevents` file (or what would be written to `dynamic_events`): one
-/// definition per line, `#` comments. Spans in each result are relative to its line.
+/// Parse a `*.dynevents` file as written line by line to `dynamic_events` (later lines
+/// see the events of earlier ones, see [`Session`]); `#` comments. Spans in each result
+/// are relative to its line.
 pub fn check_file(dialect: &Dialect, env: &dyn Env, text: &str) -> Vec<FileLine> {
+    let mut session = Session::new(dialect, env);
     let mut out = Vec::new();
     let mut start = 0;
     for (i, line) in text.split('\n').enumerate() {
         let l = line.strip_suffix('\r').unwrap_or(line);
-        out.push(FileLine {
-            number: i + 1,
-            start,
-            result: check_line_with(dialect, env, l),
-        });
+        out.push(FileLine { number: i + 1, start, result: session.write(l) });
         start += line.len() + 1;
     }
     out
@@ -147,9 +151,6 @@ pub fn is_mainline_line(text: &str) -> bool {
     let t = text.trim_start();
     let b = t.as_bytes();
     matches!(b.first(), Some(b'p' | b'r' | b'f' | b't' | b'-'))
-        && b.iter()
-            .take_while(|c| !c.is_ascii_whitespace())
-            .all(|&c| c != b'(')
-        && (b.get(1).is_some_and(|c| *c == b':' || c.is_ascii_digit() || *c == b' ')
-            || b.len() == 1)
+        && b.iter().take_while(|c| !c.is_ascii_whitespace()).all(|&c| c != b'(')
+        && (b.get(1).is_some_and(|c| *c == b':' || c.is_ascii_digit() || *c == b' ') || b.len() == 1)
 }

@@ -10,6 +10,7 @@ use crate::cstr::*;
 use crate::dialect::{Dialect, Generation};
 use crate::env::{BtfKind, Env, FuncEntry};
 use crate::errors::ErrorId;
+use crate::session::{Conflict, Registry};
 use crate::{Errno, KernelError, Rejection};
 
 const MAX_TRACE_ARGS: usize = 128;
@@ -125,11 +126,7 @@ fn find_fetch_type(d: &Dialect, ty: Option<&[u8]>) -> Option<FetchType> {
         b"symbol" => ("symbol", 8, false),
         _ => return None,
     };
-    Some(FetchType {
-        name,
-        size,
-        is_string,
-    })
+    Some(FetchType { name, size, is_string })
 }
 
 fn find(s: &[u8], c: u8) -> Option<usize> {
@@ -157,6 +154,8 @@ struct Parser<'a> {
     /// Entries written to error_log so far (a few paths write two).
     logged: Vec<KernelError>,
     assumptions: Vec<Assumption>,
+    /// Events defined by earlier lines (for `-EEXIST` and the append rules).
+    registry: Option<&'a Registry>,
 }
 
 /// State of one argument list (`struct traceprobe_parse_context`).
@@ -224,11 +223,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `traceprobe_parse_event_name`.
-    fn parse_event_name(
-        &mut self,
-        ev: &[u8],
-        offset: usize,
-    ) -> PResult<(Option<String>, Option<String>)> {
+    fn parse_event_name(&mut self, ev: &[u8], offset: usize) -> PResult<(Option<String>, Option<String>)> {
         let slash = find(ev, b'/').or_else(|| find(ev, b'.'));
         let mut offset = offset;
         let mut group = None;
@@ -292,11 +287,7 @@ impl<'a> Parser<'a> {
         let mut maxactive = None;
         if head.len() > 1 && isdigit(head[1]) {
             if !is_return {
-                let id = if g612 {
-                    ErrorId::BadMaxactType
-                } else {
-                    ErrorId::MaxactNoKprobe
-                };
+                let id = if g612 { ErrorId::BadMaxactType } else { ErrorId::MaxactNoKprobe };
                 return Err(self.log(1, id, Errno::Einval));
             }
             maxactive = Some(self.parse_maxactive(head, colon)?);
@@ -355,10 +346,9 @@ impl<'a> Parser<'a> {
                 if is_entry && (!g612 || !is_return) {
                     flags.fentry = true;
                 }
-                if entry == Some(FuncEntry::NotEntry) || (entry.is_none() && offset != 0) {
-                    if is_return {
-                        return Err(self.log(0, ErrorId::BadRetprobe, Errno::Einval));
-                    }
+                let not_entry = entry == Some(FuncEntry::NotEntry) || (entry.is_none() && offset != 0);
+                if not_entry && is_return {
+                    return Err(self.log(0, ErrorId::BadRetprobe, Errno::Einval));
                 }
                 if !g612 && find(&sym, b':').is_none() {
                     self.check_symbol_count(&name, span, Errno::Enoent)?;
@@ -377,12 +367,7 @@ impl<'a> Parser<'a> {
         let event_written = event.is_some();
         let event = event.unwrap_or_else(|| {
             let name = match &symbol {
-                Some(s) => format!(
-                    "{}_{}_{}",
-                    if is_return { 'r' } else { 'p' },
-                    lossy(s),
-                    offset
-                ),
+                Some(s) => format!("{}_{}_{}", if is_return { 'r' } else { 'p' }, lossy(s), offset),
                 None => format!("{}_0x{:x}", if is_return { 'r' } else { 'p' }, addr),
             };
             sanitize_event_name(&name, false)
@@ -393,17 +378,9 @@ impl<'a> Parser<'a> {
                     Some(c) => (Some(lossy(&s[..c])), lossy(&s[c + 1..])),
                     None => (None, lossy(s)),
                 };
-                Place::Symbol {
-                    module,
-                    name,
-                    offset,
-                    span: self.span_of(1),
-                }
+                Place::Symbol { module, name, offset, span: self.span_of(1) }
             }
-            None => Place::Address {
-                addr,
-                span: self.span_of(1),
-            },
+            None => Place::Address { addr, span: self.span_of(1) },
         };
         let mut ctx = Ctx {
             flags,
@@ -416,16 +393,9 @@ impl<'a> Parser<'a> {
             size: 0,
         };
         let args = self.parse_args(&mut ctx)?;
-        for (i, a) in args.iter().enumerate() {
-            self.check_data_symbols(&a.fetch, i)?;
-        }
-        let kind = if is_return {
-            ProbeKind::Kretprobe
-        } else {
-            ProbeKind::Kprobe
-        };
+        let kind = if is_return { ProbeKind::Kretprobe } else { ProbeKind::Kprobe };
         let group_written = group.is_some();
-        Ok(Some(Probe {
+        let mut probe = Probe {
             kind,
             group: group.unwrap_or_else(|| "kprobes".into()),
             group_written,
@@ -434,24 +404,74 @@ impl<'a> Parser<'a> {
             place,
             maxactive,
             args,
-            assumptions: std::mem::take(&mut self.assumptions),
-        }))
+            assumptions: Vec::new(),
+        };
+        // register_trace_kprobe: the append rules, then __register_trace_kprobe.
+        self.check_registry(&probe)?;
+        for (i, a) in probe.args.iter().enumerate() {
+            self.check_data_symbols(&a.fetch, i)?;
+        }
+        // register_kprobe itself: instruction boundary, blacklist, text checks.
+        let (sym, off) = match &probe.place {
+            Place::Symbol { name, offset, .. } => (Some(name.clone()), *offset),
+            Place::Address { addr, .. } => (None, *addr),
+        };
+        match self.env.register_kprobe(sym.as_deref(), off) {
+            Some(Ok(())) => {}
+            Some(Err(e)) => {
+                self.index = 1;
+                let (id, errno) = match e {
+                    crate::env::RegisterError::NotInsnBoundary => (ErrorId::BadInsnBndry, Errno::Eilseq),
+                    crate::env::RegisterError::NoSymbol => (ErrorId::BadProbeAddr, Errno::Enoent),
+                    crate::env::RegisterError::Failed => (ErrorId::FailRegProbe, Errno::Einval),
+                };
+                return Err(self.log(0, id, errno));
+            }
+            None => self.assumptions.push(Assumption::Registers { symbol: sym, offset: off, span: self.span_of(1) }),
+        }
+        probe.assumptions = std::mem::take(&mut self.assumptions);
+        Ok(Some(probe))
+    }
+
+    /// The append rules of `register_trace_kprobe` / `register_trace_fprobe`.
+    fn check_registry(&mut self, probe: &Probe) -> PResult<()> {
+        let Some(reg) = self.registry else {
+            return Ok(());
+        };
+        match reg.conflict(probe) {
+            None => Ok(()),
+            Some(Conflict::EventExist) => {
+                self.index = 0;
+                Err(self.log(0, ErrorId::EventExist, Errno::Eexist))
+            }
+            Some(Conflict::DiffProbeType) => {
+                self.index = 0;
+                Err(self.log(0, ErrorId::DiffProbeType, Errno::Eexist))
+            }
+            Some(Conflict::DiffArgType(k)) => {
+                self.index = k + 1;
+                Err(self.log(0, ErrorId::DiffArgType, Errno::Eexist))
+            }
+            Some(Conflict::SameProbe) => {
+                self.index = 0;
+                Err(self.log(0, ErrorId::SameProbe, Errno::Eexist))
+            }
+            Some(Conflict::TracepointBusy) => Err(Rejection::Silent {
+                errno: Errno::Eexist,
+                why: "the tracepoint already has a tprobe (tracepoint_probe_register: -EEXIST, no error_log entry)",
+            }),
+        }
     }
 
     /// `number_of_same_symbols` (6.1) / `validate_probe_symbol` (6.12).
     fn check_symbol_count(&mut self, name: &str, span: Span, errno: Errno) -> PResult<()> {
         let plain = !name.contains(':');
         match self.env.symbol_count(name) {
-            Some(n) if n > 1 && plain => {
-                Err(self.log(0, ErrorId::NonUniqSymbol, Errno::Eaddrnotavail))
-            }
+            Some(n) if n > 1 && plain => Err(self.log(0, ErrorId::NonUniqSymbol, Errno::Eaddrnotavail)),
             Some(0) => Err(self.log(0, ErrorId::BadProbeAddr, errno)),
             Some(_) => Ok(()),
             None => {
-                self.assumptions.push(Assumption::UniqueSymbol {
-                    name: name.to_owned(),
-                    span,
-                });
+                self.assumptions.push(Assumption::UniqueSymbol { name: name.to_owned(), span });
                 Ok(())
             }
         }
@@ -469,10 +489,7 @@ impl<'a> Parser<'a> {
                         Err(self.log(0, ErrorId::BadProbeAddr, Errno::Enoent))
                     }
                     None => {
-                        self.assumptions.push(Assumption::DataSymbol {
-                            name: base.to_owned(),
-                            arg,
-                        });
+                        self.assumptions.push(Assumption::DataSymbol { name: base.to_owned(), arg });
                         Ok(())
                     }
                 }
@@ -546,24 +563,13 @@ impl<'a> Parser<'a> {
         let name = lossy(&symbol);
         let event = event.unwrap_or_else(|| {
             let n = if is_tracepoint {
-                format!(
-                    "{}{}",
-                    if symbol.first().copied().is_some_and(isdigit) {
-                        "_"
-                    } else {
-                        ""
-                    },
-                    name
-                )
+                format!("{}{}", if symbol.first().copied().is_some_and(isdigit) { "_" } else { "" }, name)
             } else {
                 format!("{}__{}", name, if is_return { "exit" } else { "entry" })
             };
             sanitize_event_name(&n, true)
         });
-        let mut flags = Flags {
-            fprobe: true,
-            ..Flags::default()
-        };
+        let mut flags = Flags { fprobe: true, ..Flags::default() };
         if is_return {
             flags.ret = true;
         } else {
@@ -581,43 +587,15 @@ impl<'a> Parser<'a> {
                         return Err(self.log(0, ErrorId::NoTracepoint, Errno::Einval));
                     }
                 }
-                None => self.assumptions.push(Assumption::Tracepoint {
-                    name: name.clone(),
-                    span: span.clone(),
-                }),
+                None => self.assumptions.push(Assumption::Tracepoint { name: name.clone(), span: span.clone() }),
             }
         }
-        let mut ctx = Ctx {
-            flags,
-            funcname,
-            btf: None,
-            offset: 0,
-            last_type: None,
-            last_bitoffs: 0,
-            last_bitsize: 0,
-            size: 0,
-        };
+        let mut ctx =
+            Ctx { flags, funcname, btf: None, offset: 0, last_type: None, last_bitoffs: 0, last_bitsize: 0, size: 0 };
         let args = self.parse_args(&mut ctx)?;
-        for (i, a) in args.iter().enumerate() {
-            self.check_data_symbols(&a.fetch, i)?;
-        }
-        if !is_tracepoint {
-            // register_fprobe: -ENOENT when no ftrace-able function matches.
-            match self.env.ftrace_target(&name) {
-                Some(true) => {}
-                Some(false) => {
-                    self.index = 1;
-                    return Err(self.log(0, ErrorId::BadProbeAddr, Errno::Enoent));
-                }
-                None => self.assumptions.push(Assumption::FtraceTarget {
-                    name: name.clone(),
-                    span: span.clone(),
-                }),
-            }
-        }
         let (module, sym) = match find(&symbol, b':') {
             Some(c) if !is_tracepoint => (Some(lossy(&symbol[..c])), lossy(&symbol[c + 1..])),
-            _ => (None, name),
+            _ => (None, name.clone()),
         };
         let kind = if is_tracepoint {
             ProbeKind::Tprobe
@@ -627,28 +605,37 @@ impl<'a> Parser<'a> {
             ProbeKind::FprobeEntry
         };
         let group_written = group.is_some();
-        Ok(Some(Probe {
+        let mut probe = Probe {
             kind,
-            group: group.unwrap_or_else(|| {
-                if is_tracepoint {
-                    "tracepoints".into()
-                } else {
-                    "fprobes".into()
-                }
-            }),
+            group: group.unwrap_or_else(|| if is_tracepoint { "tracepoints".into() } else { "fprobes".into() }),
             group_written,
             event,
             event_written,
-            place: Place::Symbol {
-                module,
-                name: sym,
-                offset: 0,
-                span,
-            },
+            place: Place::Symbol { module, name: sym, offset: 0, span: span.clone() },
             maxactive,
             args,
-            assumptions: std::mem::take(&mut self.assumptions),
-        }))
+            assumptions: Vec::new(),
+        };
+        // register_trace_fprobe: the append rules, then __register_trace_fprobe
+        // (traceprobe_update_arg, then register_fprobe).
+        self.check_registry(&probe)?;
+        for (i, a) in probe.args.iter().enumerate() {
+            self.check_data_symbols(&a.fetch, i)?;
+        }
+        if !is_tracepoint {
+            // register_fprobe fails (not with -ENOENT) when no ftrace-able function
+            // matches: FAIL_REG_PROBE, as the Debian 6.12.117 kernel answers.
+            match self.env.ftrace_target(&name) {
+                Some(true) => {}
+                Some(false) => {
+                    self.index = 1;
+                    return Err(self.log(0, ErrorId::FailRegProbe, Errno::Einval));
+                }
+                None => self.assumptions.push(Assumption::FtraceTarget { name, span }),
+            }
+        }
+        probe.assumptions = std::mem::take(&mut self.assumptions);
+        Ok(Some(probe))
     }
 
     /// `query_btf_context`: Ok(true) when BTF with at least one parameter is known,
@@ -688,9 +675,8 @@ impl<'a> Parser<'a> {
     fn parse_args(&mut self, ctx: &mut Ctx) -> PResult<Vec<Arg>> {
         let g612 = self.d.generation >= Generation::Linux6_12;
         // (text, original word index, verbatim)
-        let mut argv: Vec<(Vec<u8>, usize, bool)> = (2..self.words.len())
-            .map(|i| (self.word(i).to_vec(), i, true))
-            .collect();
+        let mut argv: Vec<(Vec<u8>, usize, bool)> =
+            (2..self.words.len()).map(|i| (self.word(i).to_vec(), i, true)).collect();
         if g612 {
             argv = self.expand_meta_args(argv, ctx)?;
             if argv.len() > MAX_TRACE_ARGS {
@@ -701,7 +687,7 @@ impl<'a> Parser<'a> {
             }
             for a in argv.iter_mut() {
                 if is_dentry_arg(&a.0) {
-                    a.0 = expand_dentry(&a.0);
+                    a.0 = expand_dentry(&a.0, self.d.dentry_offsets);
                     a.2 = false;
                 }
             }
@@ -765,10 +751,8 @@ impl<'a> Parser<'a> {
             Err(()) => {
                 // No kernel: `$arg*` cannot be expanded; `$argN` stays a register fetch.
                 if let Some(i) = args_idx {
-                    self.assumptions.push(Assumption::BtfArg {
-                        function: ctx.funcname.clone().unwrap_or_default(),
-                        arg: i,
-                    });
+                    self.assumptions
+                        .push(Assumption::BtfArg { function: ctx.funcname.clone().unwrap_or_default(), arg: i });
                     let mut v = argv;
                     v.remove(i);
                     return Ok(v);
@@ -846,29 +830,20 @@ impl<'a> Parser<'a> {
                         name = Some(arg[..end].to_vec());
                     }
                 }
-                (
-                    name.unwrap_or_else(|| format!("arg{}", i + 1).into_bytes()),
-                    false,
-                    0,
-                )
+                (name.unwrap_or_else(|| format!("arg{}", i + 1).into_bytes()), false, 0)
             }
         };
         if !is_good_name(&name, false) {
             return Err(self.log(0, ErrorId::BadArgName, Errno::Einval));
         }
-        if RESERVED_FIELD_NAMES.contains(&name.as_slice())
-            || prev.iter().any(|a| a.name.as_bytes() == name.as_slice())
+        if RESERVED_FIELD_NAMES.contains(&name.as_slice()) || prev.iter().any(|a| a.name.as_bytes() == name.as_slice())
         {
             return Err(self.log(0, ErrorId::UsedArgName, Errno::Einval));
         }
         ctx.offset = body_off;
         let body = &arg[body_off..];
         let wspan = self.span_of(word);
-        let base = if verbatim {
-            Some(wspan.start + body_off)
-        } else {
-            None
-        };
+        let base = if verbatim { Some(wspan.start + body_off) } else { None };
         let (fetch, ty, store_type) = self.parse_body(ctx, body, base, &wspan)?;
         Ok(Arg {
             name: lossy(&name),
@@ -895,7 +870,9 @@ impl<'a> Parser<'a> {
         let g612 = self.d.generation >= Generation::Linux6_12;
         let offset0 = ctx.offset;
         if argv.len() > MAX_ARGSTR_LEN {
-            return Err(self.log(offset0, ErrorId::ArgTooLong, Errno::E2big));
+            // 6.1 returns the -EINVAL it set before the check; 6.12 -E2BIG.
+            let errno = if g612 { Errno::E2big } else { Errno::Einval };
+            return Err(self.log(offset0, ErrorId::ArgTooLong, errno));
         } else if argv.is_empty() {
             return Err(self.log(offset0, ErrorId::NoArgBody, Errno::Einval));
         }
@@ -915,37 +892,17 @@ impl<'a> Parser<'a> {
                 let t2 = tstart + b + 1; // index of the count in argv
                 let rest = &argv[t2..];
                 match find(rest, b']') {
-                    None => {
-                        return Err(self.log(
-                            offset0 + t2 + rest.len(),
-                            ErrorId::ArrayNoClose,
-                            Errno::Einval,
-                        ))
-                    }
+                    None => return Err(self.log(offset0 + t2 + rest.len(), ErrorId::ArrayNoClose, Errno::Einval)),
                     Some(r) if t2 + r + 1 != argv.len() => {
-                        return Err(self.log(
-                            offset0 + t2 + r + 1,
-                            ErrorId::BadArraySuffix,
-                            Errno::Einval,
-                        ))
+                        return Err(self.log(offset0 + t2 + r + 1, ErrorId::BadArraySuffix, Errno::Einval))
                     }
                     Some(r) => {
                         match kstrtouint(&rest[..r], 0) {
                             Ok(n) if n != 0 => count = n,
-                            _ => {
-                                return Err(self.log(
-                                    offset0 + t2,
-                                    ErrorId::BadArrayNum,
-                                    Errno::Einval,
-                                ))
-                            }
+                            _ => return Err(self.log(offset0 + t2, ErrorId::BadArrayNum, Errno::Einval)),
                         }
                         if count > MAX_ARRAY_LEN {
-                            return Err(self.log(
-                                offset0 + t2,
-                                ErrorId::ArrayTooBig,
-                                Errno::Einval,
-                            ));
+                            return Err(self.log(offset0 + t2, ErrorId::ArrayTooBig, Errno::Einval));
                         }
                     }
                 }
@@ -1009,22 +966,13 @@ impl<'a> Parser<'a> {
         let cur = code[pc];
         if ft.is_string {
             if ft.name == "symstr" {
-                if !matches!(
-                    cur,
-                    Op::Reg | Op::Stack | Op::Retval | Op::Arg | Op::Deref | Op::TpArg
-                ) {
+                if !matches!(cur, Op::Reg | Op::Stack | Op::Retval | Op::Arg | Op::Deref | Op::TpArg) {
                     return Err(self.log(err_off + toff, ErrorId::BadSymstring, Errno::Einval));
                 }
-            } else if !matches!(
-                cur,
-                Op::Deref | Op::Uderef | Op::Imm | Op::Comm | Op::Data | Op::TpArg
-            ) {
+            } else if !matches!(cur, Op::Deref | Op::Uderef | Op::Imm | Op::Comm | Op::Data | Op::TpArg) {
                 return Err(self.log(err_off + toff, ErrorId::BadString, Errno::Einval));
             }
-            if ft.name == "symstr"
-                || matches!(cur, Op::Imm | Op::Comm | Op::Data | Op::TpArg)
-                || count != 0
-            {
+            if ft.name == "symstr" || matches!(cur, Op::Imm | Op::Comm | Op::Data | Op::TpArg) || count != 0 {
                 pc += 1;
                 if code[pc] != Op::Nop {
                     return Err(self.log(err_off, ErrorId::TooManyOps, Errno::Einval));
@@ -1053,13 +1001,11 @@ impl<'a> Parser<'a> {
         if let Some((_, ts)) = &t {
             match parse_bitfield(ts, ft, &mut code, &mut pc) {
                 Ok(bf) => bitfield = bf,
-                Err(()) => {
-                    return Err(self.log(err_off + toff, ErrorId::BadBitfield, Errno::Einval))
-                }
+                Err(()) => return Err(self.log(err_off + toff, ErrorId::BadBitfield, Errno::Einval)),
             }
         } else if g612 && ctx.last_type.is_some() {
             // parse_btf_bitfield
-            if !(ctx.last_bitsize % 8 == 0 && ctx.last_bitoffs == 0) {
+            if !(ctx.last_bitsize.is_multiple_of(8) && ctx.last_bitoffs == 0) {
                 pc += 1;
                 if code[pc] != Op::Nop {
                     return Err(self.log(err_off, ErrorId::TooManyOps, Errno::Einval));
@@ -1141,9 +1087,7 @@ impl<'a> Parser<'a> {
                             code[*pc] = Op::Imm;
                             inner = Fetch::Address(v);
                         }
-                        Err(_) => {
-                            return Err(self.log(ctx.offset, ErrorId::BadMemAddr, Errno::Einval))
-                        }
+                        Err(_) => return Err(self.log(ctx.offset, ErrorId::BadMemAddr, Errno::Einval)),
                     }
                 } else if c1 == b'+' {
                     return Err(self.log(ctx.offset, ErrorId::FileOnKprobe, Errno::Einval));
@@ -1154,9 +1098,7 @@ impl<'a> Parser<'a> {
                         return Err(self.log(ctx.offset, ErrorId::TooManyOps, Errno::Einval));
                     }
                     code[*pc] = Op::Imm;
-                    inner = Fetch::Symbol {
-                        name: lossy(&arg[1..]),
-                    };
+                    inner = Fetch::Symbol { name: lossy(&arg[1..]) };
                 }
                 *pc += 1;
                 if *pc == end {
@@ -1182,9 +1124,7 @@ impl<'a> Parser<'a> {
                 };
                 let off = match kstrtol(&s[..lp], 0) {
                     Ok(o) => o,
-                    Err(_) => {
-                        return Err(self.log(ctx.offset, ErrorId::BadDerefOffs, Errno::Einval))
-                    }
+                    Err(_) => return Err(self.log(ctx.offset, ErrorId::BadDerefOffs, Errno::Einval)),
                 };
                 ctx.offset += lp + 1 + usize::from(s[0] != b'-');
                 // Where the inner text sits in `arg` (the kernel's idea is `ctx.offset`,
@@ -1192,21 +1132,10 @@ impl<'a> Parser<'a> {
                 let inner_start = arg.len() - (s.len() - lp - 1);
                 let rest = &arg[inner_start..];
                 let Some(rp) = rfind(rest, b')') else {
-                    return Err(self.log(
-                        ctx.offset + rest.len(),
-                        ErrorId::DerefOpenBrace,
-                        Errno::Einval,
-                    ));
+                    return Err(self.log(ctx.offset + rest.len(), ErrorId::DerefOpenBrace, Errno::Einval));
                 };
                 let cur_offs = ctx.offset;
-                let inner = self.parse_probe_arg(
-                    ctx,
-                    &rest[..rp],
-                    code,
-                    pc,
-                    rel + inner_start,
-                    span_at,
-                )?;
+                let inner = self.parse_probe_arg(ctx, &rest[..rp], code, pc, rel + inner_start, span_at)?;
                 ctx.offset = cur_offs;
                 if matches!(code[*pc], Op::Comm | Op::Data) {
                     return Err(self.log(ctx.offset, ErrorId::CommCantDeref, Errno::Einval));
@@ -1217,11 +1146,7 @@ impl<'a> Parser<'a> {
                 }
                 code[*pc] = if user { Op::Uderef } else { Op::Deref };
                 ctx.last_type = None;
-                fetch = Some(Fetch::Deref {
-                    offset: off,
-                    user,
-                    inner: Box::new(inner),
-                });
+                fetch = Some(Fetch::Deref { offset: off, user, inner: Box::new(inner) });
             }
             b'\\' => {
                 if c1 == b'"' {
@@ -1233,25 +1158,17 @@ impl<'a> Parser<'a> {
                         s.is_empty() || s.last() == Some(&b'"')
                     };
                     if !closed {
-                        return Err(self.log(
-                            ctx.offset + 2 + s.len(),
-                            ErrorId::ImmstrNoClose,
-                            Errno::Einval,
-                        ));
+                        return Err(self.log(ctx.offset + 2 + s.len(), ErrorId::ImmstrNoClose, Errno::Einval));
                     }
                     code[*pc] = Op::Data;
-                    fetch = Some(Fetch::ImmediateString(lossy(
-                        &s[..s.len().saturating_sub(1)],
-                    )));
+                    fetch = Some(Fetch::ImmediateString(lossy(&s[..s.len().saturating_sub(1)])));
                 } else {
                     match str_to_immediate(&arg[1..]) {
                         Some(v) => {
                             code[*pc] = Op::Imm;
                             fetch = Some(Fetch::Immediate(v));
                         }
-                        None => {
-                            return Err(self.log(ctx.offset + 1, ErrorId::BadImm, Errno::Einval))
-                        }
+                        None => return Err(self.log(ctx.offset + 1, ErrorId::BadImm, Errno::Einval)),
                     }
                 }
             }
@@ -1287,11 +1204,7 @@ impl<'a> Parser<'a> {
         let max = self.d.arch.param_max_stack();
         let inval = |p: &mut Self, id: ErrorId, off: usize| Err(p.log(off, id, Errno::Einval));
         let off = ctx.offset;
-        let is_retval = if g612 {
-            arg.starts_with(b"retval")
-        } else {
-            arg == b"retval"
-        };
+        let is_retval = if g612 { arg.starts_with(b"retval") } else { arg == b"retval" };
         if is_retval {
             if !ctx.flags.ret {
                 return inval(self, ErrorId::RetvalOnProbe, off);
@@ -1325,11 +1238,7 @@ impl<'a> Parser<'a> {
         }
         if self.d.arg_access {
             if let Some(rest) = arg.strip_prefix(b"arg") {
-                let entry_ok = if g612 {
-                    true
-                } else {
-                    ctx.flags.fentry && !ctx.flags.ret
-                };
+                let entry_ok = if g612 { true } else { ctx.flags.fentry && !ctx.flags.ret };
                 if entry_ok {
                     let Ok(n) = kstrtoul(rest, 10) else {
                         return inval(self, ErrorId::BadVar, off);
@@ -1340,16 +1249,10 @@ impl<'a> Parser<'a> {
                     let n32 = n as u32;
                     if ctx.flags.is_entry() {
                         code[*pc] = Op::Arg;
-                        return Ok(Fetch::Arg {
-                            n: n32,
-                            at_entry: false,
-                        });
+                        return Ok(Fetch::Arg { n: n32, at_entry: false });
                     } else if g612 && ctx.flags.is_return() {
                         code[*pc] = Op::Edata;
-                        return Ok(Fetch::Arg {
-                            n: n32,
-                            at_entry: true,
-                        });
+                        return Ok(Fetch::Arg { n: n32, at_entry: true });
                     } else if g612 {
                         return inval(self, ErrorId::NofentryArgs, off);
                     }
@@ -1389,10 +1292,7 @@ impl<'a> Parser<'a> {
             return Err(self.log(ctx.offset, ErrorId::NosupBtfarg, Errno::Eopnotsupp));
         }
         if ctx.funcname.is_none() {
-            return Err(Rejection::Silent {
-                errno: Errno::Einval,
-                why: "BTF argument without a function name",
-            });
+            return Err(Rejection::Silent { errno: Errno::Einval, why: "BTF argument without a function name" });
         }
         let first = self.split_next_field(ctx, varname)?;
         let (name, mut field_at, mut arrow) = match first {
@@ -1416,18 +1316,11 @@ impl<'a> Parser<'a> {
                     tid = Some(proto.ret);
                 }
                 (Err(()), _) => {
-                    self.assumptions.push(Assumption::BtfArg {
-                        function: fname.clone(),
-                        arg: arg_index,
-                    });
+                    self.assumptions.push(Assumption::BtfArg { function: fname.clone(), arg: arg_index });
                 }
                 _ => {
                     if let Some(next) = field_at {
-                        return Err(self.log(
-                            ctx.offset + next,
-                            ErrorId::NoBtfEntry,
-                            Errno::Enoent,
-                        ));
+                        return Err(self.log(ctx.offset + next, ErrorId::NoBtfEntry, Errno::Enoent));
                     }
                     return Ok(Fetch::Retval);
                 }
@@ -1435,27 +1328,15 @@ impl<'a> Parser<'a> {
         } else {
             match (&known, &ctx.btf) {
                 (Ok(true), Some(Ok(proto))) => {
-                    let Some(i) = proto.params.iter().position(|(n, _)| n.as_bytes() == name)
-                    else {
+                    let Some(i) = proto.params.iter().position(|(n, _)| n.as_bytes() == name) else {
                         return Err(self.log(ctx.offset, ErrorId::NoBtfarg, Errno::Enoent));
                     };
-                    code[*pc] = if ctx.flags.is_entry() {
-                        Op::Arg
-                    } else {
-                        Op::Edata
-                    };
+                    code[*pc] = if ctx.flags.is_entry() { Op::Arg } else { Op::Edata };
                     tid = Some(proto.params[i].1);
                 }
                 (Err(()), _) => {
-                    code[*pc] = if ctx.flags.is_entry() {
-                        Op::Arg
-                    } else {
-                        Op::Edata
-                    };
-                    self.assumptions.push(Assumption::BtfArg {
-                        function: fname.clone(),
-                        arg: arg_index,
-                    });
+                    code[*pc] = if ctx.flags.is_entry() { Op::Arg } else { Op::Edata };
+                    self.assumptions.push(Assumption::BtfArg { function: fname.clone(), arg: arg_index });
                 }
                 _ => return Err(self.log(ctx.offset, ErrorId::NoBtfEntry, Errno::Enoent)),
             }
@@ -1499,20 +1380,12 @@ impl<'a> Parser<'a> {
                     None => (s.len(), None, false),
                 };
                 let member = &s[..fname_end];
-                fields.push(Field {
-                    name: lossy(member),
-                    arrow,
-                    span: span_at(rel + at, rel + at + fname_end),
-                });
+                fields.push(Field { name: lossy(member), arrow, span: span_at(rel + at, rel + at + fname_end) });
                 if let (Some(t), Some(btf)) = (tid, self.env.btf()) {
                     let m = match btf.member(t, &lossy(member)) {
                         Ok(Some(m)) => m,
-                        Ok(None) => {
-                            return Err(self.log(ctx.offset, ErrorId::NoBtfField, Errno::Enoent))
-                        }
-                        Err(()) => {
-                            return Err(self.log(ctx.offset, ErrorId::BadBtfTid, Errno::Einval))
-                        }
+                        Ok(None) => return Err(self.log(ctx.offset, ErrorId::NoBtfField, Errno::Enoent)),
+                        Err(()) => return Err(self.log(ctx.offset, ErrorId::BadBtfTid, Errno::Einval)),
                     };
                     bitoffs += m.bit_offset;
                     ctx.last_bitsize = m.bitfield_size;
@@ -1561,11 +1434,7 @@ impl<'a> Parser<'a> {
             BtfKind::Enum => Some("s32"),
             BtfKind::Enum64 => Some("s64"),
             BtfKind::Ptr { .. } => Some("x64"),
-            BtfKind::Int {
-                bits,
-                signed,
-                offset,
-            } => {
+            BtfKind::Int { bits, signed, offset } => {
                 let s = match (signed, bits) {
                     (true, 8) => "s8",
                     (true, 16) => "s16",
@@ -1610,11 +1479,7 @@ impl<'a> Parser<'a> {
                 return Err(self.log(ctx.offset, ErrorId::TooManyOps, Errno::E2big));
             }
             *pc += 1;
-            code[*pc] = if typename.first() == Some(&b'u') {
-                Op::Uderef
-            } else {
-                Op::Deref
-            };
+            code[*pc] = if typename.first() == Some(&b'u') { Op::Uderef } else { Op::Deref };
             return Ok(());
         }
         Err(self.log(ctx.offset, ErrorId::BadType4str, Errno::Einval))
@@ -1663,9 +1528,9 @@ fn parse_bitfield(
     Ok(Some((bw as u32, bo as u32, bits as u32)))
 }
 
-/// `traceprobe_expand_dentry_args` for one argument (x86_64 6.12 offsets:
-/// `offsetof(struct dentry, d_name.name)` = 0x28, `offsetof(struct file, f_path.dentry)` = 0x18).
-fn expand_dentry(arg: &[u8]) -> Vec<u8> {
+/// `traceprobe_expand_dentry_args` for one argument. `offsets` are the kernel build's
+/// `offsetof(struct dentry, d_name.name)` and `offsetof(struct file, f_path.dentry)`.
+fn expand_dentry(arg: &[u8], offsets: (u32, u32)) -> Vec<u8> {
     let eq = find(arg, b'=');
     let body_end = arg.len() - 4;
     let (name, body) = match eq {
@@ -1675,9 +1540,9 @@ fn expand_dentry(arg: &[u8]) -> Vec<u8> {
     let b = lossy(body);
     let n = lossy(name);
     if arg[arg.len() - 1] == b'd' {
-        format!("{n}+0x0(+0x28({b})):string").into_bytes()
+        format!("{n}+0x0(+0x{:x}({b})):string", offsets.0).into_bytes()
     } else {
-        format!("{n}+0x0(+0x28(+0x18({b}))):string").into_bytes()
+        format!("{n}+0x0(+0x{:x}(+0x{:x}({b}))):string", offsets.0, offsets.1).into_bytes()
     }
 }
 
@@ -1702,7 +1567,12 @@ fn sanitize_event_name(name: &str, star: bool) -> String {
 }
 
 /// Parse one command, as a write of it to `dynamic_events` would.
-pub(crate) fn parse_command(d: &Dialect, env: &dyn Env, line: &[u8]) -> Result<Line, Rejection> {
+pub(crate) fn parse_command(
+    d: &Dialect,
+    env: &dyn Env,
+    registry: Option<&Registry>,
+    line: &[u8],
+) -> Result<Line, Rejection> {
     let words = argv_split(line);
     if words.is_empty() {
         return Ok(Line::Empty);
@@ -1719,21 +1589,14 @@ pub(crate) fn parse_command(d: &Dialect, env: &dyn Env, line: &[u8]) -> Result<L
         index: 0,
         logged: Vec::new(),
         assumptions: Vec::new(),
+        registry,
     };
     let head0 = p.word(0)[0];
     let r = match head0 {
         b'p' | b'r' => p.kprobe(),
         b'f' | b't' if d.fprobe => p.fprobe(),
-        b'e' => {
-            return Err(Rejection::Unmodelled {
-                what: "event probes (e:) are not modelled",
-            })
-        }
-        b's' => {
-            return Err(Rejection::Unmodelled {
-                what: "synthetic events (s:) are not modelled",
-            })
-        }
+        b'e' => return Err(Rejection::Unmodelled { what: "event probes (e:) are not modelled" }),
+        b's' => return Err(Rejection::Unmodelled { what: "synthetic events (s:) are not modelled" }),
         _ => Ok(None),
     };
     match r? {
@@ -1746,9 +1609,7 @@ pub(crate) fn parse_command(d: &Dialect, env: &dyn Env, line: &[u8]) -> Result<L
                 && find(w1, b'/').is_some()
                 && find(w1, b':').is_some()
             {
-                return Err(Rejection::Unmodelled {
-                    what: "uprobes (PATH:OFFSET) are not modelled",
-                });
+                return Err(Rejection::Unmodelled { what: "uprobes (PATH:OFFSET) are not modelled" });
             }
             Err(Rejection::Silent {
                 errno: Errno::Einval,
@@ -1764,20 +1625,14 @@ fn parse_removal(line: &[u8], words: &[(usize, usize)]) -> Result<Line, Rejectio
     let w = &line[s..e];
     let ev_at = if w[0] == b'-' {
         if w.get(1) != Some(&b':') {
-            return Err(Rejection::Silent {
-                errno: Errno::Einval,
-                why: "a removal is written -:[GROUP/]EVENT",
-            });
+            return Err(Rejection::Silent { errno: Errno::Einval, why: "a removal is written -:[GROUP/]EVENT" });
         }
         2
     } else {
         match find(w, b':') {
             Some(c) => c + 1,
             None => {
-                return Err(Rejection::Silent {
-                    errno: Errno::Einval,
-                    why: "a removal is written -:[GROUP/]EVENT",
-                })
+                return Err(Rejection::Silent { errno: Errno::Einval, why: "a removal is written -:[GROUP/]EVENT" })
             }
         }
     };
@@ -1787,14 +1642,7 @@ fn parse_removal(line: &[u8], words: &[(usize, usize)]) -> Result<Line, Rejectio
         None => (None, lossy(ev)),
     };
     if group.is_none() && event.is_empty() {
-        return Err(Rejection::Silent {
-            errno: Errno::Einval,
-            why: "a removal needs an event name",
-        });
+        return Err(Rejection::Silent { errno: Errno::Einval, why: "a removal needs an event name" });
     }
-    Ok(Line::Remove(Removal {
-        group,
-        event,
-        span: s..e,
-    }))
+    Ok(Line::Remove(Removal { group, event, span: s..e }))
 }

@@ -77,16 +77,7 @@ impl KernelBtf {
             let kind = (info >> 24) & 0x1f;
             let vlen = info & 0xffff;
             let kflag = info >> 31 == 1;
-            let mut t = Type {
-                kind,
-                name,
-                vlen,
-                kflag,
-                size_type,
-                int: 0,
-                members: Vec::new(),
-                raw_off,
-            };
+            let mut t = Type { kind, name, vlen, kflag, size_type, int: 0, members: Vec::new(), raw_off };
             match kind {
                 1 => {
                     t.int = u32_at(tb, o);
@@ -98,8 +89,7 @@ impl KernelBtf {
                 }
                 4 | 5 => {
                     for _ in 0..vlen {
-                        t.members
-                            .push((u32_at(tb, o), u32_at(tb, o + 4), u32_at(tb, o + 8)));
+                        t.members.push((u32_at(tb, o), u32_at(tb, o + 4), u32_at(tb, o + 8)));
                         o += 12;
                     }
                 }
@@ -118,12 +108,7 @@ impl KernelBtf {
             }
             types.push(t);
         }
-        let mut k = KernelBtf {
-            raw: tb.to_vec(),
-            strings,
-            types,
-            funcs: HashMap::new(),
-        };
+        let mut k = KernelBtf { raw: tb.to_vec(), strings, types, funcs: HashMap::new() };
         for id in 1..k.types.len() {
             if k.types[id].kind == 12 {
                 let n = k.name(k.types[id].name).to_owned();
@@ -163,11 +148,7 @@ impl Btf for KernelBtf {
         }
         Some(BtfProto {
             ret: proto.size_type,
-            params: proto
-                .members
-                .iter()
-                .map(|&(n, t, _)| (self.name(n).to_owned(), t))
-                .collect(),
+            params: proto.members.iter().map(|&(n, t, _)| (self.name(n).to_owned(), t)).collect(),
         })
     }
 
@@ -176,14 +157,8 @@ impl Btf for KernelBtf {
         let t = &self.types[rid as usize];
         let kind = match t.kind {
             0 => BtfKind::Void,
-            1 => BtfKind::Int {
-                bits: t.int & 0xff,
-                signed: (t.int >> 24) & 1 == 1,
-                offset: (t.int >> 16) & 0xff,
-            },
-            2 => BtfKind::Ptr {
-                target: t.size_type,
-            },
+            1 => BtfKind::Int { bits: t.int & 0xff, signed: (t.int >> 24) & 1 == 1, offset: (t.int >> 16) & 0xff },
+            2 => BtfKind::Ptr { target: t.size_type },
             4 => BtfKind::Struct,
             5 => BtfKind::Union,
             6 => BtfKind::Enum,
@@ -211,16 +186,8 @@ impl Btf for KernelBtf {
                         }
                     }
                 } else if self.name(n) == name {
-                    let (bit_offset, bitfield_size) = if t.kflag {
-                        (off & 0xff_ffff, off >> 24)
-                    } else {
-                        (off, 0)
-                    };
-                    return Ok(Some(BtfMember {
-                        bit_offset: cur_off + bit_offset,
-                        bitfield_size,
-                        type_id: ty,
-                    }));
+                    let (bit_offset, bitfield_size) = if t.kflag { (off & 0xff_ffff, off >> 24) } else { (off, 0) };
+                    return Ok(Some(BtfMember { bit_offset: cur_off + bit_offset, bitfield_size, type_id: ty }));
                 }
             }
             match stack.pop() {
@@ -271,6 +238,9 @@ impl Btf for KernelBtf {
 
 /// One fixture kernel as an [`Env`].
 pub struct FixtureKernel {
+    /// x86 IBT (CONFIG_X86_KERNEL_IBT): functions start with ENDBR64 and
+    /// `kprobe_on_func_entry` also takes offset 4 as the entry.
+    pub ibt: bool,
     pub symbols: HashMap<String, u32>,
     pub ftrace: HashMap<String, u32>,
     pub btf: Option<KernelBtf>,
@@ -286,20 +256,13 @@ impl FixtureKernel {
             }
         }
         let mut ftrace = HashMap::new();
-        for line in String::from_utf8_lossy(&read_zst(&d.join("available_filter_functions.zst")))
-            .lines()
-        {
+        for line in String::from_utf8_lossy(&read_zst(&d.join("available_filter_functions.zst"))).lines() {
             *ftrace.entry(line.trim().to_owned()).or_insert(0) += 1;
         }
         let btf_path = d.join("vmlinux.btf.zst");
-        let btf = btf_path
-            .exists()
-            .then(|| KernelBtf::parse(&read_zst(&btf_path)));
-        FixtureKernel {
-            symbols,
-            ftrace,
-            btf,
-        }
+        let btf = btf_path.exists().then(|| KernelBtf::parse(&read_zst(&btf_path)));
+        let config = String::from_utf8_lossy(&read_zst(&d.join("config.zst"))).into_owned();
+        FixtureKernel { ibt: config.lines().any(|l| l == "CONFIG_X86_KERNEL_IBT=y"), symbols, ftrace, btf }
     }
 }
 
@@ -311,11 +274,9 @@ impl Env for FixtureKernel {
         if !self.symbols.contains_key(symbol) {
             return Some(FuncEntry::NoSymbol);
         }
-        Some(if offset == 0 {
-            FuncEntry::Entry
-        } else {
-            FuncEntry::NotEntry
-        })
+        // arch_adjust_kprobe_addr: offset 0, or 4 past an ENDBR64 (assumed present
+        // on IBT kernels; this fixture has no code bytes to look at).
+        Some(if offset == 0 || (self.ibt && offset == 4) { FuncEntry::Entry } else { FuncEntry::NotEntry })
     }
 
     fn symbol_count(&self, symbol: &str) -> Option<u32> {
