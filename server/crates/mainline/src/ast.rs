@@ -169,3 +169,35 @@ pub enum Assumption {
     /// `@SYM` must resolve through kallsyms when the probe registers.
     DataSymbol { name: String, arg: usize },
 }
+
+impl std::fmt::Display for Fetch {
+    /// The fetch in the kernel's syntax (what `emit` writes and the parser reads back).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fetch::Register { name } => write!(f, "%{name}"),
+            Fetch::Stack(n) => write!(f, "$stack{n}"),
+            Fetch::StackPointer => write!(f, "$stack"),
+            Fetch::Retval => write!(f, "$retval"),
+            Fetch::Comm => write!(f, "$comm"),
+            Fetch::Arg { n, .. } => write!(f, "$arg{n}"),
+            Fetch::Immediate(v) => write!(f, "\\{v}"),
+            Fetch::ImmediateString(s) => write!(f, "\\\"{s}\""),
+            Fetch::Address(a) => write!(f, "@0x{a:x}"),
+            Fetch::Symbol { name } => write!(f, "@{name}"),
+            Fetch::FileOffset(o) => write!(f, "@+{o}"),
+            Fetch::Deref { offset, user, inner } => {
+                let sign = if *offset < 0 { "-" } else { "+" };
+                let u = if *user { "u" } else { "" };
+                write!(f, "{sign}{u}{}({inner})", offset.unsigned_abs())
+            }
+            Fetch::Btf { base, fields } => {
+                write!(f, "{base}")?;
+                for fl in fields {
+                    write!(f, "{}{}", if fl.arrow { "->" } else { "." }, fl.name)?;
+                }
+                Ok(())
+            }
+            Fetch::EventField(n) => write!(f, "${n}"),
+        }
+    }
+}

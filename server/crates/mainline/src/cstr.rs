@@ -112,16 +112,23 @@ fn parse_integer(s: &[u8], base: u32) -> (u64, usize, bool) {
     (res, n, overflow)
 }
 
-/// Errors of the kstrto* family (only whether it failed matters to the parser).
+/// Errors of the kstrto* family: -ERANGE on overflow, -EINVAL otherwise (the kernel
+/// passes the code on as the write's errno in a few places).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ParseIntError;
+pub enum ParseIntError {
+    Invalid,
+    Range,
+}
 
 fn kstrtoull_nosign(s: &[u8], base: u32) -> Result<u64, ParseIntError> {
     let (base, skip) = fixup_radix(s, base);
     let s = &s[skip.min(s.len())..];
     let (v, n, overflow) = parse_integer(s, base);
-    if overflow || n == 0 {
-        return Err(ParseIntError);
+    if overflow {
+        return Err(ParseIntError::Range);
+    }
+    if n == 0 {
+        return Err(ParseIntError::Invalid);
     }
     let mut rest = &s[n..];
     if rest.first() == Some(&b'\n') {
@@ -130,7 +137,7 @@ fn kstrtoull_nosign(s: &[u8], base: u32) -> Result<u64, ParseIntError> {
     if rest.is_empty() {
         Ok(v)
     } else {
-        Err(ParseIntError)
+        Err(ParseIntError::Invalid)
     }
 }
 
@@ -146,18 +153,18 @@ pub fn kstrtol(s: &[u8], base: u32) -> Result<i64, ParseIntError> {
         let v = kstrtoull_nosign(rest, base)?;
         let neg = (v as i64).wrapping_neg();
         if neg > 0 {
-            return Err(ParseIntError);
+            return Err(ParseIntError::Range);
         }
         Ok(neg)
     } else {
         let v = kstrtoul(s, base)?;
-        i64::try_from(v).map_err(|_| ParseIntError)
+        i64::try_from(v).map_err(|_| ParseIntError::Range)
     }
 }
 
 /// `kstrtouint`.
 pub fn kstrtouint(s: &[u8], base: u32) -> Result<u32, ParseIntError> {
-    u32::try_from(kstrtoul(s, base)?).map_err(|_| ParseIntError)
+    u32::try_from(kstrtoul(s, base)?).map_err(|_| ParseIntError::Range)
 }
 
 /// `simple_strtoul(s, &end, base)`: the value and the index of `end` in `s`.

@@ -35,6 +35,7 @@ pub enum Errno {
     Eopnotsupp,
     Eexist,
     Eilseq,
+    Erange,
 }
 
 impl Errno {
@@ -47,6 +48,7 @@ impl Errno {
             Errno::Eopnotsupp => "EOPNOTSUPP",
             Errno::Eexist => "EEXIST",
             Errno::Eilseq => "EILSEQ",
+            Errno::Erange => "ERANGE",
         }
     }
 }

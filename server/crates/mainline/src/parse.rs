@@ -1087,7 +1087,7 @@ impl<'a> Parser<'a> {
                             code[*pc] = Op::Imm;
                             inner = Fetch::Address(v);
                         }
-                        Err(_) => return Err(self.log(ctx.offset, ErrorId::BadMemAddr, Errno::Einval)),
+                        Err(e) => return Err(self.log(ctx.offset, ErrorId::BadMemAddr, errno_of(e))),
                     }
                 } else if c1 == b'+' {
                     return Err(self.log(ctx.offset, ErrorId::FileOnKprobe, Errno::Einval));
@@ -1124,7 +1124,7 @@ impl<'a> Parser<'a> {
                 };
                 let off = match kstrtol(&s[..lp], 0) {
                     Ok(o) => o,
-                    Err(_) => return Err(self.log(ctx.offset, ErrorId::BadDerefOffs, Errno::Einval)),
+                    Err(e) => return Err(self.log(ctx.offset, ErrorId::BadDerefOffs, errno_of(e))),
                 };
                 ctx.offset += lp + 1 + usize::from(s[0] != b'-');
                 // Where the inner text sits in `arg` (the kernel's idea is `ctx.offset`,
@@ -1164,11 +1164,11 @@ impl<'a> Parser<'a> {
                     fetch = Some(Fetch::ImmediateString(lossy(&s[..s.len().saturating_sub(1)])));
                 } else {
                     match str_to_immediate(&arg[1..]) {
-                        Some(v) => {
+                        Ok(v) => {
                             code[*pc] = Op::Imm;
                             fetch = Some(Fetch::Immediate(v));
                         }
-                        None => return Err(self.log(ctx.offset + 1, ErrorId::BadImm, Errno::Einval)),
+                        Err(e) => return Err(self.log(ctx.offset + 1, ErrorId::BadImm, errno_of(e))),
                     }
                 }
             }
@@ -1487,12 +1487,20 @@ impl<'a> Parser<'a> {
 }
 
 /// `str_to_immediate`.
-fn str_to_immediate(s: &[u8]) -> Option<u64> {
+fn str_to_immediate(s: &[u8]) -> Result<u64, ParseIntError> {
     match s.first() {
-        Some(c) if isdigit(*c) => kstrtoul(s, 0).ok(),
-        Some(b'-') => kstrtol(s, 0).ok().map(|v| v as u64),
-        Some(b'+') => kstrtol(&s[1..], 0).ok().map(|v| v as u64),
-        _ => None,
+        Some(c) if isdigit(*c) => kstrtoul(s, 0),
+        Some(b'-') => kstrtol(s, 0).map(|v| v as u64),
+        Some(b'+') => kstrtol(&s[1..], 0).map(|v| v as u64),
+        _ => Err(ParseIntError::Invalid),
+    }
+}
+
+/// The errno a failed `kstrto*` passes on.
+fn errno_of(e: ParseIntError) -> Errno {
+    match e {
+        ParseIntError::Invalid => Errno::Einval,
+        ParseIntError::Range => Errno::Erange,
     }
 }
 

@@ -177,3 +177,21 @@ fn mainline_lines_are_recognised() {
         assert!(!is_mainline_line(l), "{l}");
     }
 }
+
+#[test]
+fn fetches_print_back_in_the_kernel_syntax() {
+    let d = Dialect::debian_6_12_117();
+    for (line, want) in [
+        ("p vfs_read +8(+0(%di)):u32", "+8(+0(%di))"),
+        ("p vfs_read -0x10(+u8($stack))", "-16(+u8($stack))"),
+        ("f vfs_read file->f_path.dentry", "file->f_path.dentry"),
+        ("p vfs_read @jiffies+8", "@jiffies+8"),
+        ("p vfs_read \\\"hi\"", "\\\"hi\""),
+    ] {
+        let p = probe(&d, line);
+        assert_eq!(p.args[0].fetch.to_string(), want, "{line}");
+        // And what it prints parses back to itself.
+        let again = probe(&d, &format!("p:x vfs_read {want}"));
+        assert_eq!(again.args[0].fetch.to_string(), want, "{line}");
+    }
+}

@@ -1,5 +1,5 @@
 //! The parser against real kernels: `tests/oracle/mainline-corpus.txt` was written line by
-//! line to `dynamic_events` of the Debian 6.1.192 and 6.12.117 kernels under QEMU
+//! line to `dynamic_events` of the Debian 6.1.170, 6.1.192 and 6.12.117 kernels under QEMU
 //! (`oracle/run-oracle.sh`, commands in the TSV headers). For every line the parser, fed
 //! the same lines in the same order ([`Session`]) and the fixture kernel's BTF, System.map
 //! and ftrace list, must give the kernel's verdict, its first error_log message, its caret
@@ -102,6 +102,11 @@ fn run(dialect: &Dialect, fixture: &str, tsv: &str) {
         bad.len()
     );
     assert!(bad.is_empty(), "{} mismatches:\n{}", bad.len(), bad.join("\n"));
+}
+
+#[test]
+fn debian_6_1_170_agrees_with_the_parser() {
+    run(&Dialect::debian_6_1_170(), "6.1.0-47-amd64", include_str!("oracle/mainline-verdicts-6.1.170.tsv"));
 }
 
 #[test]
