@@ -71,7 +71,14 @@ pub enum Fetch {
     /// `@+OFFS` (uprobe file offset; kept for completeness).
     FileOffset(i64),
     /// `+|-[u]OFFS(INNER)`.
-    Deref { offset: i64, user: bool, inner: Box<Fetch> },
+    Deref {
+        offset: i64,
+        user: bool,
+        inner: Box<Fetch>,
+        /// The digits of OFFS (after the sign and the `u`) in the user's line; the
+        /// argument's span when the kernel rewrote the text (`%pd`).
+        offset_span: Span,
+    },
     /// A BTF parameter name (or `$retval` with BTF) and its member path.
     Btf {
         /// The parameter name, or `$retval`.
@@ -109,6 +116,9 @@ pub struct Arg {
     pub store_type: String,
     /// The whole word in the user's line (for arguments made by `$arg*`, that word).
     pub span: Span,
+    /// The fetch expression (after `NAME=`, before `:TYPE`) in the user's line; the
+    /// word's span when the text was rewritten.
+    pub body_span: Span,
     /// Index of the word in the line (0 = the `p:...` head), or of the `$arg*` word.
     pub word: usize,
     /// Whether `text` is what the user wrote (false for `$arg*`, `$argN`, `%pd` rewrites).
@@ -185,7 +195,7 @@ impl std::fmt::Display for Fetch {
             Fetch::Address(a) => write!(f, "@0x{a:x}"),
             Fetch::Symbol { name } => write!(f, "@{name}"),
             Fetch::FileOffset(o) => write!(f, "@+{o}"),
-            Fetch::Deref { offset, user, inner } => {
+            Fetch::Deref { offset, user, inner, .. } => {
                 let sign = if *offset < 0 { "-" } else { "+" };
                 let u = if *user { "u" } else { "" };
                 write!(f, "{sign}{u}{}({inner})", offset.unsigned_abs())

@@ -845,6 +845,10 @@ impl<'a> Parser<'a> {
         let wspan = self.span_of(word);
         let base = if verbatim { Some(wspan.start + body_off) } else { None };
         let (fetch, ty, store_type) = self.parse_body(ctx, body, base, &wspan)?;
+        let body_span = match base {
+            Some(b) => b..b + find(body, b':').unwrap_or(body.len()),
+            None => wspan.clone(),
+        };
         Ok(Arg {
             name: lossy(&name),
             explicit_name: explicit,
@@ -853,6 +857,7 @@ impl<'a> Parser<'a> {
             ty,
             store_type,
             span: wspan,
+            body_span,
             word,
             verbatim,
         })
@@ -1146,7 +1151,14 @@ impl<'a> Parser<'a> {
                 }
                 code[*pc] = if user { Op::Uderef } else { Op::Deref };
                 ctx.last_type = None;
-                fetch = Some(Fetch::Deref { offset: off, user, inner: Box::new(inner) });
+                let digits = 1 + usize::from(user);
+                let lp_arg = find(arg, b'(').unwrap_or(arg.len());
+                fetch = Some(Fetch::Deref {
+                    offset: off,
+                    user,
+                    inner: Box::new(inner),
+                    offset_span: span_at(rel + digits.min(lp_arg), rel + lp_arg),
+                });
             }
             b'\\' => {
                 if c1 == b'"' {

@@ -29,10 +29,19 @@ fn kprobe_with_registers_derefs_and_types() {
     let names: Vec<&str> = p.args.iter().map(|a| a.name.as_str()).collect();
     assert_eq!(names, ["dfd", "filename", "mode"]);
     assert_eq!(p.args[0].fetch, Fetch::Register { name: "ax".into() });
-    assert_eq!(
-        p.args[1].fetch,
-        Fetch::Deref { offset: 0, user: false, inner: Box::new(Fetch::Register { name: "si".into() }) }
-    );
+    let Fetch::Deref { offset: 0, user: false, inner, offset_span } = &p.args[1].fetch else {
+        panic!("{:?}", p.args[1].fetch)
+    };
+    assert_eq!(**inner, Fetch::Register { name: "si".into() });
+    assert_eq!(&line[offset_span.clone()], "0");
+    assert_eq!(&line[p.args[1].body_span.clone()], "+0(%si)");
+    // `-u16(`: the offset's digits, after the sign and the `u`.
+    let line2 = "p:q vfs_read v=+8(-u16(%di)):u8";
+    let q = probe(&d, line2);
+    let Fetch::Deref { inner, offset_span, .. } = &q.args[0].fetch else { panic!() };
+    assert_eq!(&line2[offset_span.clone()], "8");
+    let Fetch::Deref { offset: -16, user: true, offset_span, .. } = &**inner else { panic!("{inner:?}") };
+    assert_eq!(&line2[offset_span.clone()], "16");
     assert_eq!(p.args[1].store_type, "string");
     assert_eq!(p.args[2].ty.as_ref().map(|t| t.name.as_str()), Some("u16"));
     assert_eq!(&line[p.args[2].span.clone()], "mode=+4($stack):u16");

@@ -1,9 +1,10 @@
 //! Bad input never panics: the oracle corpus, mutated byte by byte with the characters
-//! the parser cares about, through every dialect and through the real-kernel env.
+//! the parser cares about, through every dialect and through the real-kernel env; every
+//! span it reports lies inside the line.
 
 mod common;
 
-use fevlint_mainline::{check_line, check_line_with, Dialect, Rejection};
+use fevlint_mainline::{check_line, check_line_with, Dialect, Fetch, Line, Rejection};
 
 /// xorshift64*: a fixed sequence, so a failure reproduces.
 struct Rng(u64);
@@ -43,8 +44,29 @@ fn check(d: &Dialect, env: Option<&common::FixtureKernel>, line: &str) {
         Some(e) => check_line_with(d, e, line),
         None => check_line(d, line),
     };
-    if let Err(Rejection::Logged(e)) = r {
-        assert!(e.byte <= line.len(), "`{line}`: byte {}", e.byte);
+    match r {
+        Err(Rejection::Logged(e)) => assert!(e.byte <= line.len(), "`{line}`: byte {}", e.byte),
+        Ok(Line::Probe(p)) => {
+            let ok = |s: &std::ops::Range<usize>| s.start <= s.end && s.end <= line.len();
+            for a in &p.args {
+                assert!(ok(&a.span) && ok(&a.body_span), "`{line}`: {a:?}");
+                assert!(a.ty.as_ref().is_none_or(|t| ok(&t.span)), "`{line}`: {a:?}");
+                let mut stack = vec![&a.fetch];
+                while let Some(f) = stack.pop() {
+                    match f {
+                        Fetch::Deref { inner, offset_span, .. } => {
+                            assert!(ok(offset_span), "`{line}`: {f:?}");
+                            stack.push(inner);
+                        }
+                        Fetch::Btf { fields, .. } => {
+                            assert!(fields.iter().all(|x| ok(&x.span)), "`{line}`: {f:?}")
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        _ => {}
     }
 }
 
