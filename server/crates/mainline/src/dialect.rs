@@ -135,6 +135,16 @@ pub mod readmes {
     pub const DEBIAN_6_12_117_AMD64: &str = include_str!("../data/readme-6.12.117-amd64.txt");
 }
 
+/// The tracing README (`readme_msg`) inside an uncompressed kernel image (a vmlinux, or
+/// the decompressed payload of a bzImage): the NUL-terminated string that starts with
+/// `tracing mini-HOWTO:`. Byte-identical to what `/sys/kernel/tracing/README` shows.
+pub fn readme_from_image(image: &[u8]) -> Option<&str> {
+    const START: &[u8] = b"tracing mini-HOWTO:\n";
+    let at = image.windows(START.len()).position(|w| w == START)?;
+    let len = image[at..].iter().position(|&c| c == 0)?;
+    std::str::from_utf8(&image[at..at + len]).ok()
+}
+
 impl Dialect {
     /// The dialect of `version` whose README is `readme`.
     pub fn new(version: KernelVersion, readme: &str) -> Result<Dialect, DialectError> {

@@ -20,7 +20,7 @@ mod parse;
 mod session;
 
 pub use ast::*;
-pub use dialect::{readmes, Arch, Dialect, DialectError, Generation, KernelVersion};
+pub use dialect::{readme_from_image, readmes, Arch, Dialect, DialectError, Generation, KernelVersion};
 pub use env::{Btf, BtfKind, BtfMember, BtfProto, Env, FuncEntry, NoKernel, RegisterError};
 pub use errors::ErrorId;
 pub use session::Session;
