@@ -10,6 +10,18 @@
 //! symbol exist, is the offset a function entry, what are the BTF parameters) are asked
 //! through [`Env`]; [`NoKernel`] answers "unknown" and the parser records an
 //! [`Assumption`] for a checker to verify.
+//!
+//! ```
+//! use fevlint_mainline::{check_line, Dialect};
+//!
+//! let d = Dialect::debian_6_1_192();
+//! let err = check_line(&d, "p:x vfs_read +0(+0(%di):u8").unwrap_err();
+//! assert_eq!(
+//!     err.logged().expect("an error_log entry").render(),
+//!     "trace_kprobe: error: Dereference brace is not closed\n  \
+//!      Command: p:x vfs_read +0(+0(%di):u8\n                                 ^\n"
+//! );
+//! ```
 
 mod ast;
 mod cstr;
@@ -117,10 +129,7 @@ pub fn check_line(dialect: &Dialect, text: &str) -> Result<Line, Rejection> {
 
 /// Parse one line, asking `env` what only a kernel knows.
 pub fn check_line_with(dialect: &Dialect, env: &dyn Env, text: &str) -> Result<Line, Rejection> {
-    let bytes = text.as_bytes();
-    // trace_parse_run_command: a '#' starts a comment.
-    let end = bytes.iter().position(|&c| c == b'#').unwrap_or(bytes.len());
-    parse::parse_command(dialect, env, None, &bytes[..end])
+    parse::run_command(dialect, env, None, text)
 }
 
 /// One line of a file, with where it starts.

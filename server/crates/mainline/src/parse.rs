@@ -1586,13 +1586,31 @@ fn sanitize_event_name(name: &str, star: bool) -> String {
     out
 }
 
-/// Parse one command, as a write of it to `dynamic_events` would.
-pub(crate) fn parse_command(
+/// `trace_parse_run_command` for one line written with its newline (as `echo` does):
+/// a line that does not fit the 4096-byte write buffer with its `\n` and the NUL (or
+/// that holds a NUL, which ends the kernel's `strlen` early) is refused before any
+/// parser sees it; a `#` starts a comment.
+pub(crate) fn run_command(
     d: &Dialect,
     env: &dyn Env,
     registry: Option<&Registry>,
-    line: &[u8],
+    text: &str,
 ) -> Result<Line, Rejection> {
+    const WRITE_BUFSIZE: usize = 4096;
+    let bytes = text.as_bytes();
+    if bytes.len() + 1 > WRITE_BUFSIZE - 1 || bytes.contains(&0) {
+        return Err(Rejection::Silent {
+            errno: Errno::Einval,
+            why:
+                "line too long for the kernel's write buffer (at most 4094 bytes; \"Line length is too long\" in dmesg)",
+        });
+    }
+    let end = bytes.iter().position(|&c| c == b'#').unwrap_or(bytes.len());
+    parse_command(d, env, registry, &bytes[..end])
+}
+
+/// Parse one command, as a write of it to `dynamic_events` would.
+fn parse_command(d: &Dialect, env: &dyn Env, registry: Option<&Registry>, line: &[u8]) -> Result<Line, Rejection> {
     let words = argv_split(line);
     if words.is_empty() {
         return Ok(Line::Empty);

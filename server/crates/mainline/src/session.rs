@@ -163,9 +163,7 @@ impl<'a> Session<'a> {
 
     /// Write one line; an accepted definition or removal changes the state.
     pub fn write(&mut self, text: &str) -> Result<Line, Rejection> {
-        let bytes = text.as_bytes();
-        let end = bytes.iter().position(|&c| c == b'#').unwrap_or(bytes.len());
-        let r = parse::parse_command(self.dialect, self.env, Some(&self.registry), &bytes[..end]);
+        let r = parse::run_command(self.dialect, self.env, Some(&self.registry), text);
         match &r {
             Ok(Line::Probe(p)) => self.registry.add(p),
             Ok(Line::Remove(rm)) if !self.registry.remove(rm.group.as_deref(), &rm.event) => {

@@ -204,3 +204,13 @@ fn fetches_print_back_in_the_kernel_syntax() {
         assert_eq!(again.args[0].fetch.to_string(), want, "{line}");
     }
 }
+
+#[test]
+fn lines_longer_than_the_write_buffer_are_refused() {
+    let d = Dialect::debian_6_12_117();
+    let fits = format!("p:x vfs_read {}", "a".repeat(4094 - 13));
+    assert_eq!(fits.len(), 4094);
+    assert!(matches!(check_line(&d, &fits), Err(Rejection::Logged(_))), "parsed (and rejected by the parser)");
+    let long = format!("{fits}a");
+    assert!(matches!(check_line(&d, &long), Err(Rejection::Silent { errno: Errno::Einval, .. })));
+}
