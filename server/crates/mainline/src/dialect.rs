@@ -66,33 +66,45 @@ impl std::fmt::Display for DialectError {
 
 impl std::error::Error for DialectError {}
 
-/// Architecture facts the parser needs (`regs_query_register_offset`, `THREAD_SIZE`).
+/// Architecture facts the parser needs (`regs_query_register_offset`, `THREAD_SIZE`,
+/// `BITS_PER_LONG`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arch {
     X86_64,
+    /// 32-bit x86 (`i386`, Debian's `686-pae`).
+    I386,
 }
 
 impl Arch {
-    /// `regoffset_table` of `arch/x86/kernel/ptrace.c` (x86_64).
+    /// `regoffset_table` of `arch/x86/kernel/ptrace.c`.
     pub fn registers(self) -> &'static [&'static str] {
         match self {
             Arch::X86_64 => &[
                 "r15", "r14", "r13", "r12", "r11", "r10", "r9", "r8", "bx", "cx", "dx", "si", "di", "bp", "ax",
                 "orig_ax", "ip", "cs", "flags", "sp", "ss",
             ],
+            Arch::I386 => &[
+                "bx", "cx", "dx", "si", "di", "bp", "ax", "ds", "es", "fs", "gs", "orig_ax", "ip", "cs", "flags", "sp",
+                "ss",
+            ],
         }
     }
 
-    /// `PARAM_MAX_STACK` = `THREAD_SIZE / sizeof(long)` (16 KiB stacks on x86_64).
+    /// `PARAM_MAX_STACK` = `THREAD_SIZE / sizeof(long)` (16 KiB stacks on x86_64, 8 KiB
+    /// on i386).
     pub fn param_max_stack(self) -> u64 {
         match self {
             Arch::X86_64 => 16384 / 8,
+            Arch::I386 => 8192 / 4,
         }
     }
 
     /// `BITS_PER_LONG`.
     pub fn bits(self) -> u32 {
-        64
+        match self {
+            Arch::X86_64 => 64,
+            Arch::I386 => 32,
+        }
     }
 }
 
@@ -146,8 +158,13 @@ pub fn readme_from_image(image: &[u8]) -> Option<&str> {
 }
 
 impl Dialect {
-    /// The dialect of `version` whose README is `readme`.
+    /// The x86_64 dialect of `version` whose README is `readme`.
     pub fn new(version: KernelVersion, readme: &str) -> Result<Dialect, DialectError> {
+        Dialect::for_arch(Arch::X86_64, version, readme)
+    }
+
+    /// The dialect of `version` on `arch` whose README is `readme`.
+    pub fn for_arch(arch: Arch, version: KernelVersion, readme: &str) -> Result<Dialect, DialectError> {
         let generation = match (version.major, version.minor) {
             (6, 1) => Generation::Linux6_1,
             (6, 12) => Generation::Linux6_12,
@@ -164,7 +181,7 @@ impl Dialect {
         Ok(Dialect {
             version,
             generation,
-            arch: Arch::X86_64,
+            arch,
             fprobe: !g61 && readme.contains("f[:[<group>/][<event>]]"),
             arg_access: readme.contains("$arg<N>"),
             btf_args: !g61 && readme.contains("<argname>[->field"),

@@ -94,10 +94,11 @@ struct FetchType {
 }
 
 fn find_fetch_type(d: &Dialect, ty: Option<&[u8]>) -> Option<FetchType> {
-    let ty: &[u8] = ty.unwrap_or(b"x64");
+    // DEFAULT_FETCH_TYPE: x<BITS_PER_LONG>.
+    let ty: &[u8] = ty.unwrap_or(if d.arch.bits() == 32 { b"x32" } else { b"x64" });
     if ty.first() == Some(&b'b') {
         let slash = ty.iter().position(|&c| c == b'/')?;
-        let bs = kstrtoul(&ty[slash + 1..], 0).ok()?;
+        let bs = ul(d, &ty[slash + 1..], 0).ok()?;
         return match bs {
             8 => find_fetch_type(d, Some(b"u8")),
             16 => find_fetch_type(d, Some(b"u16")),
@@ -123,7 +124,7 @@ fn find_fetch_type(d: &Dialect, ty: Option<&[u8]>) -> Option<FetchType> {
         b"x32" => ("x32", 4, false),
         b"x64" => ("x64", 8, false),
         b"char" if d.generation >= Generation::Linux6_12 => ("char", 1, false),
-        b"symbol" => ("symbol", 8, false),
+        b"symbol" => ("symbol", (d.arch.bits() / 8) as usize, false),
         _ => return None,
     };
     Some(FetchType { name, size, is_string })
@@ -298,7 +299,7 @@ impl<'a> Parser<'a> {
         let mut symbol: Option<Vec<u8>> = None;
         let mut offset: u64 = 0;
         let mut addr: u64 = 0;
-        match kstrtoul(place_word, 0) {
+        match ul(self.d, place_word, 0) {
             Ok(a) => addr = a,
             Err(_) => {
                 self.index = 1;
@@ -316,7 +317,7 @@ impl<'a> Parser<'a> {
                 }
                 // traceprobe_split_symbol_offset
                 if let Some(p) = sym.iter().position(|&c| c == b'+' || c == b'-') {
-                    match kstrtol(&sym[p..], 0) {
+                    match l(self.d, &sym[p..], 0) {
                         Ok(o) if (0..=i64::from(u32::MAX)).contains(&o) => {
                             offset = o as u64;
                             sym.truncate(p);
@@ -1087,7 +1088,7 @@ impl<'a> Parser<'a> {
             b'@' => {
                 let inner;
                 if isdigit(c1) {
-                    match kstrtoul(&arg[1..], 0) {
+                    match ul(self.d, &arg[1..], 0) {
                         Ok(v) => {
                             code[*pc] = Op::Imm;
                             inner = Fetch::Address(v);
@@ -1127,7 +1128,7 @@ impl<'a> Parser<'a> {
                 let Some(lp) = find(&s, b'(') else {
                     return Err(self.log(ctx.offset, ErrorId::DerefNeedBrace, Errno::Einval));
                 };
-                let off = match kstrtol(&s[..lp], 0) {
+                let off = match l(self.d, &s[..lp], 0) {
                     Ok(o) => o,
                     Err(e) => return Err(self.log(ctx.offset, ErrorId::BadDerefOffs, errno_of(e))),
                 };
@@ -1175,7 +1176,7 @@ impl<'a> Parser<'a> {
                     code[*pc] = Op::Data;
                     fetch = Some(Fetch::ImmediateString(lossy(&s[..s.len().saturating_sub(1)])));
                 } else {
-                    match str_to_immediate(&arg[1..]) {
+                    match str_to_immediate(self.d, &arg[1..]) {
                         Ok(v) => {
                             code[*pc] = Op::Imm;
                             fetch = Some(Fetch::Immediate(v));
@@ -1233,7 +1234,7 @@ impl<'a> Parser<'a> {
                 return Ok(Fetch::StackPointer);
             }
             if isdigit(rest[0]) {
-                let Ok(n) = kstrtoul(rest, 10) else {
+                let Ok(n) = ul(self.d, rest, 10) else {
                     return inval(self, ErrorId::BadVar, off);
                 };
                 if n > max {
@@ -1252,7 +1253,7 @@ impl<'a> Parser<'a> {
             if let Some(rest) = arg.strip_prefix(b"arg") {
                 let entry_ok = if g612 { true } else { ctx.flags.fentry && !ctx.flags.ret };
                 if entry_ok {
-                    let Ok(n) = kstrtoul(rest, 10) else {
+                    let Ok(n) = ul(self.d, rest, 10) else {
                         return inval(self, ErrorId::BadVar, off);
                     };
                     if n == 0 || n > max {
@@ -1445,7 +1446,7 @@ impl<'a> Parser<'a> {
         match kind {
             BtfKind::Enum => Some("s32"),
             BtfKind::Enum64 => Some("s64"),
-            BtfKind::Ptr { .. } => Some("x64"),
+            BtfKind::Ptr { .. } => Some(if self.d.arch.bits() == 32 { "x32" } else { "x64" }),
             BtfKind::Int { bits, signed, offset } => {
                 let s = match (signed, bits) {
                     (true, 8) => "s8",
@@ -1499,13 +1500,31 @@ impl<'a> Parser<'a> {
 }
 
 /// `str_to_immediate`.
-fn str_to_immediate(s: &[u8]) -> Result<u64, ParseIntError> {
+fn str_to_immediate(d: &Dialect, s: &[u8]) -> Result<u64, ParseIntError> {
     match s.first() {
-        Some(c) if isdigit(*c) => kstrtoul(s, 0),
-        Some(b'-') => kstrtol(s, 0).map(|v| v as u64),
-        Some(b'+') => kstrtol(&s[1..], 0).map(|v| v as u64),
+        Some(c) if isdigit(*c) => ul(d, s, 0),
+        Some(b'-') => l(d, s, 0).map(|v| v as u64),
+        Some(b'+') => l(d, &s[1..], 0).map(|v| v as u64),
         _ => Err(ParseIntError::Invalid),
     }
+}
+
+/// `kstrtoul` for the target's `unsigned long`.
+fn ul(d: &Dialect, s: &[u8], base: u32) -> Result<u64, ParseIntError> {
+    let v = kstrtoul(s, base)?;
+    if d.arch.bits() == 32 && v > u64::from(u32::MAX) {
+        return Err(ParseIntError::Range);
+    }
+    Ok(v)
+}
+
+/// `kstrtol` for the target's `long`.
+fn l(d: &Dialect, s: &[u8], base: u32) -> Result<i64, ParseIntError> {
+    let v = kstrtol(s, base)?;
+    if d.arch.bits() == 32 && i32::try_from(v).is_err() {
+        return Err(ParseIntError::Range);
+    }
+    Ok(v)
 }
 
 /// The errno a failed `kstrto*` passes on.

@@ -214,3 +214,17 @@ fn lines_longer_than_the_write_buffer_are_refused() {
     let long = format!("{fits}a");
     assert!(matches!(check_line(&d, &long), Err(Rejection::Silent { errno: Errno::Einval, .. })));
 }
+
+#[test]
+fn i386_has_its_own_registers_and_longs() {
+    // From arch/x86/kernel/ptrace.c and BITS_PER_LONG = 32 (read, not yet run on a
+    // real i386 kernel: the QEMU oracle boots amd64 images only).
+    let d =
+        Dialect::for_arch(Arch::I386, KernelVersion::new(6, 1, 192), readmes::DEBIAN_6_1_192_AMD64).expect("dialect");
+    let p = probe(&d, "p:x vfs_read a=%ds b=+0(%ax):symbol");
+    assert_eq!(p.args[0].store_type, "x32");
+    assert_eq!(logged(&d, "p:x vfs_read a=%r8").id, ErrorId::BadRegName);
+    let e = logged(&d, "p:x vfs_read a=@0x100000000");
+    assert_eq!((e.id, e.errno), (ErrorId::BadMemAddr, Errno::Erange));
+    assert!(check_line(&Dialect::debian_6_1_192(), "p:x vfs_read a=@0x100000000").is_ok());
+}
