@@ -33,7 +33,9 @@ function fetchRules(suffix, first) {
       imm(')'),
     ),
     [r('immediate')]: $ => seq(t('\\'), field('value', alias(imm(/[0-9+\-][0-9A-Za-z]*/), $.number))),
-    [r('immediate_string')]: $ => seq(t('\\"'), optional(field('text', alias(imm(/[^\s#":][^\s#":]*/), $.string_content))), imm('"')),
+    // The kernel only needs the last byte to be '"' (`\"a"b"` is `a"b`); the content
+    // token keeps the closing quote, since tree-sitter's lexer cannot look ahead for it.
+    [r('immediate_string')]: $ => seq(t('\\"'), optional(field('text', alias(imm(/[^\s#:]+/), $.string_content)))),
     [r('btf_name')]: $ => seq(
       field('name', first ? alias(imm(IDENT), $.identifier) : $.identifier),
       repeat($._member),

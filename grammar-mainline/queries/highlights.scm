@@ -15,6 +15,6 @@
 (number) @number
 (string_content) @string
 (type_identifier) @type
-["%" "$" "@" "\\" "\\\"" "\""] @punctuation.special
+["%" "$" "@" "\\" "\\\""] @punctuation.special
 ["(" ")" "[" "]"] @punctuation.bracket
 ["=" ":" "->" "."] @punctuation.delimiter

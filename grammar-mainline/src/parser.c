@@ -7,11 +7,11 @@
 #endif
 
 #define LANGUAGE_VERSION 15
-#define STATE_COUNT 96
+#define STATE_COUNT 92
 #define LARGE_STATE_COUNT 2
-#define SYMBOL_COUNT 69
+#define SYMBOL_COUNT 68
 #define ALIAS_COUNT 2
-#define TOKEN_COUNT 43
+#define TOKEN_COUNT 42
 #define EXTERNAL_TOKEN_COUNT 0
 #define FIELD_COUNT 17
 #define MAX_ALIAS_SEQUENCE_LENGTH 6
@@ -49,47 +49,46 @@ enum ts_symbol_identifiers {
   aux_sym_immediate_token1 = 27,
   anon_sym_BSLASH_DQUOTE = 28,
   aux_sym_immediate_string_token1 = 29,
-  anon_sym_DQUOTE = 30,
-  anon_sym_PERCENT2 = 31,
-  anon_sym_DOLLAR2 = 32,
-  anon_sym_AT2 = 33,
-  aux_sym_dereference_i_token1 = 34,
-  anon_sym_BSLASH2 = 35,
-  anon_sym_BSLASH_DQUOTE2 = 36,
-  anon_sym_DASH_GT = 37,
-  anon_sym_DOT = 38,
-  aux_sym_type_token1 = 39,
-  anon_sym_LBRACK = 40,
-  aux_sym_type_token2 = 41,
-  anon_sym_RBRACK = 42,
-  sym_source_file = 43,
-  sym_definition = 44,
-  sym_probe_kind = 45,
-  sym_removal = 46,
-  sym_argument = 47,
-  sym__fetch = 48,
-  sym__inner_fetch = 49,
-  sym_register = 50,
-  sym_variable = 51,
-  sym_memory = 52,
-  sym_dereference = 53,
-  sym_immediate = 54,
-  sym_immediate_string = 55,
-  sym_btf_name = 56,
-  sym_register_i = 57,
-  sym_variable_i = 58,
-  sym_memory_i = 59,
-  sym_dereference_i = 60,
-  sym_immediate_i = 61,
-  sym_immediate_string_i = 62,
-  sym_btf_name_i = 63,
-  sym__member = 64,
-  sym_type = 65,
-  aux_sym_source_file_repeat1 = 66,
-  aux_sym_definition_repeat1 = 67,
-  aux_sym_variable_repeat1 = 68,
-  alias_sym_argument_name = 69,
-  alias_sym_field_identifier = 70,
+  anon_sym_PERCENT2 = 30,
+  anon_sym_DOLLAR2 = 31,
+  anon_sym_AT2 = 32,
+  aux_sym_dereference_i_token1 = 33,
+  anon_sym_BSLASH2 = 34,
+  anon_sym_BSLASH_DQUOTE2 = 35,
+  anon_sym_DASH_GT = 36,
+  anon_sym_DOT = 37,
+  aux_sym_type_token1 = 38,
+  anon_sym_LBRACK = 39,
+  aux_sym_type_token2 = 40,
+  anon_sym_RBRACK = 41,
+  sym_source_file = 42,
+  sym_definition = 43,
+  sym_probe_kind = 44,
+  sym_removal = 45,
+  sym_argument = 46,
+  sym__fetch = 47,
+  sym__inner_fetch = 48,
+  sym_register = 49,
+  sym_variable = 50,
+  sym_memory = 51,
+  sym_dereference = 52,
+  sym_immediate = 53,
+  sym_immediate_string = 54,
+  sym_btf_name = 55,
+  sym_register_i = 56,
+  sym_variable_i = 57,
+  sym_memory_i = 58,
+  sym_dereference_i = 59,
+  sym_immediate_i = 60,
+  sym_immediate_string_i = 61,
+  sym_btf_name_i = 62,
+  sym__member = 63,
+  sym_type = 64,
+  aux_sym_source_file_repeat1 = 65,
+  aux_sym_definition_repeat1 = 66,
+  aux_sym_variable_repeat1 = 67,
+  alias_sym_argument_name = 68,
+  alias_sym_field_identifier = 69,
 };
 
 static const char * const ts_symbol_names[] = {
@@ -123,7 +122,6 @@ static const char * const ts_symbol_names[] = {
   [aux_sym_immediate_token1] = "number",
   [anon_sym_BSLASH_DQUOTE] = "\\\"",
   [aux_sym_immediate_string_token1] = "string_content",
-  [anon_sym_DQUOTE] = "\"",
   [anon_sym_PERCENT2] = "%",
   [anon_sym_DOLLAR2] = "$",
   [anon_sym_AT2] = "@",
@@ -197,7 +195,6 @@ static const TSSymbol ts_symbol_map[] = {
   [aux_sym_immediate_token1] = aux_sym_definition_token1,
   [anon_sym_BSLASH_DQUOTE] = anon_sym_BSLASH_DQUOTE,
   [aux_sym_immediate_string_token1] = aux_sym_immediate_string_token1,
-  [anon_sym_DQUOTE] = anon_sym_DQUOTE,
   [anon_sym_PERCENT2] = anon_sym_PERCENT,
   [anon_sym_DOLLAR2] = anon_sym_DOLLAR,
   [anon_sym_AT2] = anon_sym_AT,
@@ -360,10 +357,6 @@ static const TSSymbolMetadata ts_symbol_metadata[] = {
   [aux_sym_immediate_string_token1] = {
     .visible = true,
     .named = true,
-  },
-  [anon_sym_DQUOTE] = {
-    .visible = true,
-    .named = false,
   },
   [anon_sym_PERCENT2] = {
     .visible = true,
@@ -581,15 +574,15 @@ static const TSMapSlice ts_field_map_slices[PRODUCTION_ID_COUNT] = {
   [10] = {.index = 14, .length = 1},
   [11] = {.index = 15, .length = 1},
   [12] = {.index = 16, .length = 1},
-  [13] = {.index = 17, .length = 2},
-  [14] = {.index = 19, .length = 3},
-  [15] = {.index = 22, .length = 2},
-  [16] = {.index = 24, .length = 3},
-  [17] = {.index = 27, .length = 2},
-  [18] = {.index = 29, .length = 2},
-  [19] = {.index = 31, .length = 4},
-  [20] = {.index = 35, .length = 3},
-  [21] = {.index = 38, .length = 1},
+  [13] = {.index = 17, .length = 1},
+  [14] = {.index = 18, .length = 2},
+  [15] = {.index = 20, .length = 3},
+  [16] = {.index = 23, .length = 2},
+  [17] = {.index = 25, .length = 3},
+  [18] = {.index = 28, .length = 2},
+  [19] = {.index = 30, .length = 2},
+  [20] = {.index = 32, .length = 4},
+  [21] = {.index = 36, .length = 3},
   [22] = {.index = 39, .length = 2},
   [23] = {.index = 41, .length = 3},
   [24] = {.index = 44, .length = 4},
@@ -636,36 +629,36 @@ static const TSFieldMapEntry ts_field_map_entries[] = {
   [16] =
     {field_value, 1},
   [17] =
+    {field_text, 1},
+  [18] =
     {field_argument, 0, .inherited = true},
     {field_argument, 1, .inherited = true},
-  [19] =
+  [20] =
     {field_kind, 0},
     {field_maxactive, 1},
     {field_place, 2},
-  [22] =
+  [23] =
     {field_kind, 0},
     {field_place, 2},
-  [24] =
+  [25] =
     {field_argument, 2, .inherited = true},
     {field_kind, 0},
     {field_place, 1},
-  [27] =
+  [28] =
     {field_name, 0},
     {field_value, 2},
-  [29] =
+  [30] =
     {field_member, 1},
     {field_operator, 0},
-  [31] =
+  [32] =
     {field_member, 0, .inherited = true},
     {field_member, 1, .inherited = true},
     {field_operator, 0, .inherited = true},
     {field_operator, 1, .inherited = true},
-  [35] =
+  [36] =
     {field_member, 2, .inherited = true},
     {field_name, 1},
     {field_operator, 2, .inherited = true},
-  [38] =
-    {field_text, 1},
   [39] =
     {field_type, 2},
     {field_value, 0},
@@ -727,10 +720,10 @@ static const TSFieldMapEntry ts_field_map_entries[] = {
 
 static const TSSymbol ts_alias_sequences[PRODUCTION_ID_COUNT][MAX_ALIAS_SEQUENCE_LENGTH] = {
   [0] = {0},
-  [17] = {
+  [18] = {
     [0] = alias_sym_argument_name,
   },
-  [18] = {
+  [19] = {
     [1] = alias_sym_field_identifier,
   },
   [30] = {
@@ -835,10 +828,6 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [89] = 89,
   [90] = 90,
   [91] = 91,
-  [92] = 92,
-  [93] = 93,
-  [94] = 94,
-  [95] = 95,
 };
 
 static bool ts_lex(TSLexer *lexer, TSStateId state) {
@@ -846,131 +835,130 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
   eof = lexer->eof(lexer);
   switch (state) {
     case 0:
-      if (eof) ADVANCE(21);
+      if (eof) ADVANCE(22);
       ADVANCE_MAP(
-        '\n', 22,
-        '"', 62,
-        '#', 23,
-        '$', 64,
-        '%', 63,
-        '(', 55,
-        ')', 56,
-        '+', 59,
-        '-', 58,
-        '.', 70,
-        ':', 25,
-        '=', 40,
-        '@', 65,
-        '[', 72,
-        '\\', 67,
-        ']', 74,
-        'f', 30,
-        'p', 26,
-        'r', 28,
-        't', 32,
-        'u', 53,
+        '\n', 23,
+        '#', 24,
+        '$', 76,
+        '%', 75,
+        '(', 63,
+        ')', 64,
+        '+', 69,
+        '-', 68,
+        '.', 82,
+        ':', 26,
+        '=', 45,
+        '@', 77,
+        '[', 84,
+        '\\', 79,
+        ']', 86,
+        'f', 33,
+        'p', 27,
+        'r', 30,
+        't', 36,
+        'u', 61,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(17);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(24);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(25);
       END_STATE();
     case 1:
-      if (lookahead == '"') ADVANCE(62);
-      if (lookahead == '#') ADVANCE(23);
+      if (lookahead == '#') ADVANCE(24);
+      if (lookahead == '$') ADVANCE(76);
+      if (lookahead == '%') ADVANCE(75);
+      if (lookahead == '@') ADVANCE(77);
+      if (lookahead == '\\') ADVANCE(79);
+      if (lookahead == '+' ||
+          lookahead == '-') ADVANCE(78);
+      if (lookahead == '\t' ||
+          (0x0b <= lookahead && lookahead <= '\r') ||
+          lookahead == ' ') SKIP(6);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(50);
+      END_STATE();
+    case 2:
+      if (lookahead == '#') ADVANCE(24);
+      if (lookahead == '$') ADVANCE(51);
+      if (lookahead == '%') ADVANCE(48);
+      if (lookahead == '@') ADVANCE(55);
+      if (lookahead == '\\') ADVANCE(66);
+      if (lookahead == '+' ||
+          lookahead == '-') ADVANCE(58);
+      if (lookahead == '\t' ||
+          (0x0b <= lookahead && lookahead <= '\r') ||
+          lookahead == ' ') SKIP(2);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(47);
+      END_STATE();
+    case 3:
+      if (lookahead == '#') ADVANCE(24);
+      if (lookahead == ')') ADVANCE(65);
       if (lookahead == '\t' ||
           (0x0b <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(6);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ':') ADVANCE(61);
-      END_STATE();
-    case 2:
-      if (lookahead == '#') ADVANCE(23);
-      if (lookahead == '$') ADVANCE(64);
-      if (lookahead == '%') ADVANCE(63);
-      if (lookahead == '@') ADVANCE(65);
-      if (lookahead == '\\') ADVANCE(67);
-      if (lookahead == '+' ||
-          lookahead == '-') ADVANCE(66);
-      if (lookahead == '\t' ||
-          (0x0b <= lookahead && lookahead <= '\r') ||
-          lookahead == ' ') SKIP(6);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(44);
-      END_STATE();
-    case 3:
-      if (lookahead == '#') ADVANCE(23);
-      if (lookahead == '$') ADVANCE(45);
-      if (lookahead == '%') ADVANCE(43);
-      if (lookahead == '@') ADVANCE(48);
-      if (lookahead == '\\') ADVANCE(57);
-      if (lookahead == '+' ||
-          lookahead == '-') ADVANCE(50);
-      if (lookahead == '\t' ||
-          (0x0b <= lookahead && lookahead <= '\r') ||
-          lookahead == ' ') SKIP(3);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(42);
+          lookahead != ':') ADVANCE(74);
       END_STATE();
     case 4:
-      if (lookahead == '#') ADVANCE(23);
-      if (lookahead == ':') ADVANCE(25);
+      if (lookahead == '#') ADVANCE(24);
+      if (lookahead == ':') ADVANCE(26);
       if (lookahead == '\t' ||
           (0x0b <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(12);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(24);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(25);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(39);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(44);
       END_STATE();
     case 5:
-      if (lookahead == '#') ADVANCE(23);
-      if (lookahead == ':') ADVANCE(25);
+      if (lookahead == '#') ADVANCE(24);
+      if (lookahead == ':') ADVANCE(26);
       if (lookahead == '\t' ||
           (0x0b <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(12);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(39);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(44);
       END_STATE();
     case 6:
-      if (lookahead == '#') ADVANCE(23);
+      if (lookahead == '#') ADVANCE(24);
       if (lookahead == '\t' ||
           (0x0b <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(6);
       END_STATE();
     case 7:
-      if (lookahead == '#') ADVANCE(23);
+      if (lookahead == '#') ADVANCE(24);
       if (lookahead == '\t' ||
           (0x0b <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(6);
       if (lookahead == '+' ||
           lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(59);
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(69);
       if (lookahead == '%' ||
           ('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(71);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(83);
       END_STATE();
     case 8:
-      if (lookahead == '#') ADVANCE(23);
+      if (lookahead == '#') ADVANCE(24);
       if (lookahead == '\t' ||
           (0x0b <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(6);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(47);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(54);
       END_STATE();
     case 9:
-      if (lookahead == '#') ADVANCE(23);
+      if (lookahead == '#') ADVANCE(24);
       if (lookahead == '\t' ||
           (0x0b <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(6);
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(73);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(85);
       END_STATE();
     case 10:
-      if (lookahead == '#') ADVANCE(23);
+      if (lookahead == '#') ADVANCE(24);
       if (lookahead == '\t' ||
           (0x0b <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(6);
@@ -980,297 +968,393 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(49);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(57);
       END_STATE();
     case 11:
-      if (lookahead == '#') ADVANCE(23);
+      if (lookahead == '#') ADVANCE(24);
       if (lookahead == '\t' ||
           (0x0b <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(12);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(38);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(43);
       END_STATE();
     case 12:
-      if (lookahead == '#') ADVANCE(23);
+      if (lookahead == '#') ADVANCE(24);
       if (lookahead == '\t' ||
           (0x0b <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(12);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(39);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(44);
       END_STATE();
     case 13:
-      if (lookahead == ':') ADVANCE(34);
+      if (lookahead == ':') ADVANCE(39);
       END_STATE();
     case 14:
-      if (lookahead == ':') ADVANCE(34);
-      if (lookahead == '>') ADVANCE(69);
+      if (lookahead == ':') ADVANCE(39);
+      if (lookahead == '>') ADVANCE(81);
       END_STATE();
     case 15:
-      if (eof) ADVANCE(21);
+      if (eof) ADVANCE(22);
       ADVANCE_MAP(
-        '\n', 22,
-        '#', 23,
-        '$', 45,
-        '%', 43,
-        ')', 56,
-        '+', 50,
-        '-', 52,
-        '.', 70,
-        ':', 41,
-        '=', 40,
-        '@', 48,
-        '[', 72,
-        '\\', 57,
-        'f', 31,
-        'p', 27,
-        'r', 29,
-        't', 33,
-      );
-      if (('\t' <= lookahead && lookahead <= '\r') ||
-          lookahead == ' ') SKIP(16);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(42);
-      END_STATE();
-    case 16:
-      if (eof) ADVANCE(21);
-      ADVANCE_MAP(
-        '\n', 22,
-        '#', 23,
-        '$', 45,
-        '%', 43,
-        '+', 50,
-        '-', 51,
-        '@', 48,
-        '\\', 57,
-        'f', 31,
-        'p', 27,
-        'r', 29,
-        't', 33,
-      );
-      if (('\t' <= lookahead && lookahead <= '\r') ||
-          lookahead == ' ') SKIP(16);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(42);
-      END_STATE();
-    case 17:
-      if (eof) ADVANCE(21);
-      ADVANCE_MAP(
-        '\n', 22,
-        '#', 23,
-        '$', 45,
-        '%', 43,
-        '@', 48,
-        '\\', 57,
-        'f', 30,
-        'p', 26,
-        'r', 28,
-        't', 32,
-        '+', 50,
-        '-', 50,
-      );
-      if (('\t' <= lookahead && lookahead <= '\r') ||
-          lookahead == ' ') SKIP(17);
-      END_STATE();
-    case 18:
-      if (eof) ADVANCE(21);
-      ADVANCE_MAP(
-        '\n', 22,
-        '#', 23,
-        '$', 38,
-        '%', 38,
-        '+', 38,
-        '-', 36,
-        '@', 38,
-        '\\', 35,
-        'f', 37,
-        'p', 37,
-        'r', 37,
+        '\n', 23,
+        '#', 24,
+        '$', 51,
+        '%', 48,
+        ')', 64,
+        '+', 58,
+        '-', 60,
+        '.', 82,
+        ':', 46,
+        '=', 45,
+        '@', 55,
+        '[', 84,
+        '\\', 66,
+        'f', 34,
+        'p', 28,
+        'r', 31,
         't', 37,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(16);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(37);
-      if (lookahead != 0) ADVANCE(38);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(47);
       END_STATE();
-    case 19:
-      if (eof) ADVANCE(21);
+    case 16:
+      if (eof) ADVANCE(22);
       ADVANCE_MAP(
-        '\n', 22,
-        '#', 23,
-        ')', 56,
-        '-', 14,
-        '.', 70,
-        'f', 30,
-        'p', 26,
-        'r', 28,
-        't', 32,
-        'u', 53,
+        '\n', 23,
+        '#', 24,
+        '$', 51,
+        '%', 48,
+        '+', 58,
+        '-', 59,
+        '@', 55,
+        '\\', 66,
+        'f', 34,
+        'p', 28,
+        'r', 31,
+        't', 37,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
-          lookahead == ' ') SKIP(20);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(54);
+          lookahead == ' ') SKIP(16);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(47);
+      END_STATE();
+    case 17:
+      if (eof) ADVANCE(22);
+      ADVANCE_MAP(
+        '\n', 23,
+        '#', 24,
+        '$', 51,
+        '%', 48,
+        '@', 55,
+        '\\', 66,
+        'f', 33,
+        'p', 27,
+        'r', 30,
+        't', 36,
+        '+', 58,
+        '-', 58,
+      );
+      if (('\t' <= lookahead && lookahead <= '\r') ||
+          lookahead == ' ') SKIP(17);
+      END_STATE();
+    case 18:
+      if (eof) ADVANCE(22);
+      ADVANCE_MAP(
+        '\n', 23,
+        '#', 24,
+        '$', 43,
+        '%', 43,
+        '+', 43,
+        '-', 41,
+        '@', 43,
+        '\\', 40,
+        'f', 42,
+        'p', 42,
+        'r', 42,
+        't', 42,
+      );
+      if (('\t' <= lookahead && lookahead <= '\r') ||
+          lookahead == ' ') SKIP(16);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(42);
+      if (lookahead != 0) ADVANCE(43);
+      END_STATE();
+    case 19:
+      if (eof) ADVANCE(22);
+      ADVANCE_MAP(
+        '\n', 23,
+        '#', 24,
+        '$', 52,
+        '%', 49,
+        '+', 74,
+        '-', 72,
+        ':', 46,
+        '@', 56,
+        '\\', 67,
+        'f', 35,
+        'p', 29,
+        'r', 32,
+        't', 38,
+      );
+      if (('\t' <= lookahead && lookahead <= '\r') ||
+          lookahead == ' ') SKIP(16);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(73);
+      if (lookahead != 0) ADVANCE(74);
       END_STATE();
     case 20:
-      if (eof) ADVANCE(21);
-      if (lookahead == '\n') ADVANCE(22);
-      if (lookahead == '#') ADVANCE(23);
-      if (lookahead == '-') ADVANCE(13);
-      if (lookahead == 'f') ADVANCE(30);
-      if (lookahead == 'p') ADVANCE(26);
-      if (lookahead == 'r') ADVANCE(28);
-      if (lookahead == 't') ADVANCE(32);
+      if (eof) ADVANCE(22);
+      ADVANCE_MAP(
+        '\n', 23,
+        '#', 24,
+        ')', 64,
+        '-', 14,
+        '.', 82,
+        'f', 33,
+        'p', 27,
+        'r', 30,
+        't', 36,
+        'u', 61,
+      );
       if (('\t' <= lookahead && lookahead <= '\r') ||
-          lookahead == ' ') SKIP(20);
+          lookahead == ' ') SKIP(21);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(62);
       END_STATE();
     case 21:
-      ACCEPT_TOKEN(ts_builtin_sym_end);
+      if (eof) ADVANCE(22);
+      if (lookahead == '\n') ADVANCE(23);
+      if (lookahead == '#') ADVANCE(24);
+      if (lookahead == '-') ADVANCE(13);
+      if (lookahead == 'f') ADVANCE(33);
+      if (lookahead == 'p') ADVANCE(27);
+      if (lookahead == 'r') ADVANCE(30);
+      if (lookahead == 't') ADVANCE(36);
+      if (('\t' <= lookahead && lookahead <= '\r') ||
+          lookahead == ' ') SKIP(21);
       END_STATE();
     case 22:
-      ACCEPT_TOKEN(anon_sym_LF);
+      ACCEPT_TOKEN(ts_builtin_sym_end);
       END_STATE();
     case 23:
-      ACCEPT_TOKEN(sym_comment);
-      if (lookahead != 0 &&
-          lookahead != '\n') ADVANCE(23);
+      ACCEPT_TOKEN(anon_sym_LF);
       END_STATE();
     case 24:
-      ACCEPT_TOKEN(aux_sym_definition_token1);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(24);
+      ACCEPT_TOKEN(sym_comment);
+      if (lookahead != 0 &&
+          lookahead != '\n') ADVANCE(24);
       END_STATE();
     case 25:
-      ACCEPT_TOKEN(anon_sym_COLON);
+      ACCEPT_TOKEN(aux_sym_definition_token1);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(25);
       END_STATE();
     case 26:
-      ACCEPT_TOKEN(anon_sym_p);
+      ACCEPT_TOKEN(anon_sym_COLON);
       END_STATE();
     case 27:
       ACCEPT_TOKEN(anon_sym_p);
-      if (('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(42);
       END_STATE();
     case 28:
-      ACCEPT_TOKEN(anon_sym_r);
+      ACCEPT_TOKEN(anon_sym_p);
+      if (('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(47);
       END_STATE();
     case 29:
+      ACCEPT_TOKEN(anon_sym_p);
+      if (('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(73);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '#' &&
+          (lookahead < '0' || ':' < lookahead)) ADVANCE(74);
+      END_STATE();
+    case 30:
+      ACCEPT_TOKEN(anon_sym_r);
+      END_STATE();
+    case 31:
       ACCEPT_TOKEN(anon_sym_r);
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(42);
-      END_STATE();
-    case 30:
-      ACCEPT_TOKEN(anon_sym_f);
-      END_STATE();
-    case 31:
-      ACCEPT_TOKEN(anon_sym_f);
-      if (('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(42);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(47);
       END_STATE();
     case 32:
-      ACCEPT_TOKEN(anon_sym_t);
+      ACCEPT_TOKEN(anon_sym_r);
+      if (('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(73);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '#' &&
+          (lookahead < '0' || ':' < lookahead)) ADVANCE(74);
       END_STATE();
     case 33:
+      ACCEPT_TOKEN(anon_sym_f);
+      END_STATE();
+    case 34:
+      ACCEPT_TOKEN(anon_sym_f);
+      if (('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(47);
+      END_STATE();
+    case 35:
+      ACCEPT_TOKEN(anon_sym_f);
+      if (('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(73);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '#' &&
+          (lookahead < '0' || ':' < lookahead)) ADVANCE(74);
+      END_STATE();
+    case 36:
+      ACCEPT_TOKEN(anon_sym_t);
+      END_STATE();
+    case 37:
       ACCEPT_TOKEN(anon_sym_t);
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(42);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(47);
       END_STATE();
-    case 34:
+    case 38:
+      ACCEPT_TOKEN(anon_sym_t);
+      if (('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(73);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '#' &&
+          (lookahead < '0' || ':' < lookahead)) ADVANCE(74);
+      END_STATE();
+    case 39:
       ACCEPT_TOKEN(anon_sym_DASH_COLON);
       END_STATE();
-    case 35:
+    case 40:
       ACCEPT_TOKEN(sym_event_id);
-      if (lookahead == '"') ADVANCE(38);
+      if (lookahead == '"') ADVANCE(43);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '"' &&
-          lookahead != '#') ADVANCE(38);
-      END_STATE();
-    case 36:
-      ACCEPT_TOKEN(sym_event_id);
-      if (lookahead == ':') ADVANCE(38);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '#') ADVANCE(38);
-      END_STATE();
-    case 37:
-      ACCEPT_TOKEN(sym_event_id);
-      if (('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(37);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '#') ADVANCE(38);
-      END_STATE();
-    case 38:
-      ACCEPT_TOKEN(sym_event_id);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '#') ADVANCE(38);
-      END_STATE();
-    case 39:
-      ACCEPT_TOKEN(sym_place);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '#') ADVANCE(39);
-      END_STATE();
-    case 40:
-      ACCEPT_TOKEN(anon_sym_EQ);
+          lookahead != '#') ADVANCE(43);
       END_STATE();
     case 41:
-      ACCEPT_TOKEN(anon_sym_COLON2);
+      ACCEPT_TOKEN(sym_event_id);
+      if (lookahead == ':') ADVANCE(43);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '#') ADVANCE(43);
       END_STATE();
     case 42:
-      ACCEPT_TOKEN(sym_identifier);
+      ACCEPT_TOKEN(sym_event_id);
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
           ('a' <= lookahead && lookahead <= 'z')) ADVANCE(42);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '#') ADVANCE(43);
       END_STATE();
     case 43:
-      ACCEPT_TOKEN(anon_sym_PERCENT);
+      ACCEPT_TOKEN(sym_event_id);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '#') ADVANCE(43);
       END_STATE();
     case 44:
-      ACCEPT_TOKEN(aux_sym_register_token1);
-      if (('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(44);
+      ACCEPT_TOKEN(sym_place);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '#') ADVANCE(44);
       END_STATE();
     case 45:
-      ACCEPT_TOKEN(anon_sym_DOLLAR);
+      ACCEPT_TOKEN(anon_sym_EQ);
       END_STATE();
     case 46:
-      ACCEPT_TOKEN(aux_sym_variable_token1);
+      ACCEPT_TOKEN(anon_sym_COLON2);
       END_STATE();
     case 47:
-      ACCEPT_TOKEN(aux_sym_variable_token1);
-      if (lookahead == '*') ADVANCE(46);
-      if (lookahead == '+' ||
-          ('0' <= lookahead && lookahead <= '9') ||
+      ACCEPT_TOKEN(sym_identifier);
+      if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
           ('a' <= lookahead && lookahead <= 'z')) ADVANCE(47);
       END_STATE();
     case 48:
-      ACCEPT_TOKEN(anon_sym_AT);
+      ACCEPT_TOKEN(anon_sym_PERCENT);
       END_STATE();
     case 49:
+      ACCEPT_TOKEN(anon_sym_PERCENT);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '#' &&
+          lookahead != ':') ADVANCE(74);
+      END_STATE();
+    case 50:
+      ACCEPT_TOKEN(aux_sym_register_token1);
+      if (('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(50);
+      END_STATE();
+    case 51:
+      ACCEPT_TOKEN(anon_sym_DOLLAR);
+      END_STATE();
+    case 52:
+      ACCEPT_TOKEN(anon_sym_DOLLAR);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '#' &&
+          lookahead != ':') ADVANCE(74);
+      END_STATE();
+    case 53:
+      ACCEPT_TOKEN(aux_sym_variable_token1);
+      END_STATE();
+    case 54:
+      ACCEPT_TOKEN(aux_sym_variable_token1);
+      if (lookahead == '*') ADVANCE(53);
+      if (lookahead == '+' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(54);
+      END_STATE();
+    case 55:
+      ACCEPT_TOKEN(anon_sym_AT);
+      END_STATE();
+    case 56:
+      ACCEPT_TOKEN(anon_sym_AT);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '#' &&
+          lookahead != ':') ADVANCE(74);
+      END_STATE();
+    case 57:
       ACCEPT_TOKEN(aux_sym_memory_token1);
       if (lookahead == '+' ||
           lookahead == '-' ||
@@ -1278,110 +1362,152 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(49);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(57);
       END_STATE();
-    case 50:
+    case 58:
       ACCEPT_TOKEN(aux_sym_dereference_token1);
       END_STATE();
-    case 51:
+    case 59:
       ACCEPT_TOKEN(aux_sym_dereference_token1);
-      if (lookahead == ':') ADVANCE(34);
+      if (lookahead == ':') ADVANCE(39);
       END_STATE();
-    case 52:
+    case 60:
       ACCEPT_TOKEN(aux_sym_dereference_token1);
-      if (lookahead == ':') ADVANCE(34);
-      if (lookahead == '>') ADVANCE(69);
+      if (lookahead == ':') ADVANCE(39);
+      if (lookahead == '>') ADVANCE(81);
       END_STATE();
-    case 53:
+    case 61:
       ACCEPT_TOKEN(anon_sym_u);
       END_STATE();
-    case 54:
+    case 62:
       ACCEPT_TOKEN(aux_sym_dereference_token2);
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(54);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(62);
       END_STATE();
-    case 55:
+    case 63:
       ACCEPT_TOKEN(anon_sym_LPAREN);
       END_STATE();
-    case 56:
+    case 64:
       ACCEPT_TOKEN(anon_sym_RPAREN);
       END_STATE();
-    case 57:
+    case 65:
+      ACCEPT_TOKEN(anon_sym_RPAREN);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '#' &&
+          lookahead != ':') ADVANCE(74);
+      END_STATE();
+    case 66:
       ACCEPT_TOKEN(anon_sym_BSLASH);
-      if (lookahead == '"') ADVANCE(60);
+      if (lookahead == '"') ADVANCE(70);
       END_STATE();
-    case 58:
-      ACCEPT_TOKEN(aux_sym_immediate_token1);
-      if (lookahead == '>') ADVANCE(69);
-      if (('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(59);
-      END_STATE();
-    case 59:
-      ACCEPT_TOKEN(aux_sym_immediate_token1);
-      if (('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(59);
-      END_STATE();
-    case 60:
-      ACCEPT_TOKEN(anon_sym_BSLASH_DQUOTE);
-      END_STATE();
-    case 61:
-      ACCEPT_TOKEN(aux_sym_immediate_string_token1);
+    case 67:
+      ACCEPT_TOKEN(anon_sym_BSLASH);
+      if (lookahead == '"') ADVANCE(71);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '"' &&
           lookahead != '#' &&
-          lookahead != ':') ADVANCE(61);
-      END_STATE();
-    case 62:
-      ACCEPT_TOKEN(anon_sym_DQUOTE);
-      END_STATE();
-    case 63:
-      ACCEPT_TOKEN(anon_sym_PERCENT2);
-      END_STATE();
-    case 64:
-      ACCEPT_TOKEN(anon_sym_DOLLAR2);
-      END_STATE();
-    case 65:
-      ACCEPT_TOKEN(anon_sym_AT2);
-      END_STATE();
-    case 66:
-      ACCEPT_TOKEN(aux_sym_dereference_i_token1);
-      END_STATE();
-    case 67:
-      ACCEPT_TOKEN(anon_sym_BSLASH2);
-      if (lookahead == '"') ADVANCE(68);
+          lookahead != ':') ADVANCE(74);
       END_STATE();
     case 68:
-      ACCEPT_TOKEN(anon_sym_BSLASH_DQUOTE2);
+      ACCEPT_TOKEN(aux_sym_immediate_token1);
+      if (lookahead == '>') ADVANCE(81);
+      if (('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(69);
       END_STATE();
     case 69:
-      ACCEPT_TOKEN(anon_sym_DASH_GT);
+      ACCEPT_TOKEN(aux_sym_immediate_token1);
+      if (('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(69);
       END_STATE();
     case 70:
-      ACCEPT_TOKEN(anon_sym_DOT);
+      ACCEPT_TOKEN(anon_sym_BSLASH_DQUOTE);
       END_STATE();
     case 71:
+      ACCEPT_TOKEN(anon_sym_BSLASH_DQUOTE);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '#' &&
+          lookahead != ':') ADVANCE(74);
+      END_STATE();
+    case 72:
+      ACCEPT_TOKEN(aux_sym_immediate_string_token1);
+      if (lookahead == ':') ADVANCE(39);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '#') ADVANCE(74);
+      END_STATE();
+    case 73:
+      ACCEPT_TOKEN(aux_sym_immediate_string_token1);
+      if (('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(73);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '#' &&
+          (lookahead < '0' || ':' < lookahead)) ADVANCE(74);
+      END_STATE();
+    case 74:
+      ACCEPT_TOKEN(aux_sym_immediate_string_token1);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '#' &&
+          lookahead != ':') ADVANCE(74);
+      END_STATE();
+    case 75:
+      ACCEPT_TOKEN(anon_sym_PERCENT2);
+      END_STATE();
+    case 76:
+      ACCEPT_TOKEN(anon_sym_DOLLAR2);
+      END_STATE();
+    case 77:
+      ACCEPT_TOKEN(anon_sym_AT2);
+      END_STATE();
+    case 78:
+      ACCEPT_TOKEN(aux_sym_dereference_i_token1);
+      END_STATE();
+    case 79:
+      ACCEPT_TOKEN(anon_sym_BSLASH2);
+      if (lookahead == '"') ADVANCE(80);
+      END_STATE();
+    case 80:
+      ACCEPT_TOKEN(anon_sym_BSLASH_DQUOTE2);
+      END_STATE();
+    case 81:
+      ACCEPT_TOKEN(anon_sym_DASH_GT);
+      END_STATE();
+    case 82:
+      ACCEPT_TOKEN(anon_sym_DOT);
+      END_STATE();
+    case 83:
       ACCEPT_TOKEN(aux_sym_type_token1);
       if (lookahead == '%' ||
           ('/' <= lookahead && lookahead <= '9') ||
           ('@' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(71);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(83);
       END_STATE();
-    case 72:
+    case 84:
       ACCEPT_TOKEN(anon_sym_LBRACK);
       END_STATE();
-    case 73:
+    case 85:
       ACCEPT_TOKEN(aux_sym_type_token2);
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(73);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(85);
       END_STATE();
-    case 74:
+    case 86:
       ACCEPT_TOKEN(anon_sym_RBRACK);
       END_STATE();
     default:
@@ -1391,7 +1517,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
 
 static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [0] = {.lex_state = 0},
-  [1] = {.lex_state = 19},
+  [1] = {.lex_state = 20},
   [2] = {.lex_state = 18},
   [3] = {.lex_state = 15},
   [4] = {.lex_state = 15},
@@ -1417,75 +1543,71 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [24] = {.lex_state = 15},
   [25] = {.lex_state = 15},
   [26] = {.lex_state = 15},
-  [27] = {.lex_state = 2},
+  [27] = {.lex_state = 19},
   [28] = {.lex_state = 15},
-  [29] = {.lex_state = 15},
+  [29] = {.lex_state = 2},
   [30] = {.lex_state = 15},
-  [31] = {.lex_state = 2},
+  [31] = {.lex_state = 15},
   [32] = {.lex_state = 15},
   [33] = {.lex_state = 15},
-  [34] = {.lex_state = 15},
+  [34] = {.lex_state = 1},
   [35] = {.lex_state = 15},
   [36] = {.lex_state = 15},
-  [37] = {.lex_state = 2},
-  [38] = {.lex_state = 3},
+  [37] = {.lex_state = 15},
+  [38] = {.lex_state = 1},
   [39] = {.lex_state = 15},
-  [40] = {.lex_state = 15},
-  [41] = {.lex_state = 2},
+  [40] = {.lex_state = 1},
+  [41] = {.lex_state = 1},
   [42] = {.lex_state = 15},
   [43] = {.lex_state = 15},
   [44] = {.lex_state = 15},
   [45] = {.lex_state = 15},
-  [46] = {.lex_state = 19},
-  [47] = {.lex_state = 19},
-  [48] = {.lex_state = 19},
-  [49] = {.lex_state = 19},
-  [50] = {.lex_state = 19},
-  [51] = {.lex_state = 19},
+  [46] = {.lex_state = 20},
+  [47] = {.lex_state = 20},
+  [48] = {.lex_state = 20},
+  [49] = {.lex_state = 20},
+  [50] = {.lex_state = 20},
+  [51] = {.lex_state = 20},
   [52] = {.lex_state = 4},
   [53] = {.lex_state = 4},
-  [54] = {.lex_state = 7},
-  [55] = {.lex_state = 11},
-  [56] = {.lex_state = 7},
-  [57] = {.lex_state = 19},
-  [58] = {.lex_state = 1},
+  [54] = {.lex_state = 20},
+  [55] = {.lex_state = 20},
+  [56] = {.lex_state = 3},
+  [57] = {.lex_state = 7},
+  [58] = {.lex_state = 7},
   [59] = {.lex_state = 5},
   [60] = {.lex_state = 11},
-  [61] = {.lex_state = 19},
-  [62] = {.lex_state = 1},
-  [63] = {.lex_state = 0},
-  [64] = {.lex_state = 7},
-  [65] = {.lex_state = 0},
-  [66] = {.lex_state = 0},
-  [67] = {.lex_state = 9},
+  [61] = {.lex_state = 11},
+  [62] = {.lex_state = 10},
+  [63] = {.lex_state = 8},
+  [64] = {.lex_state = 0},
+  [65] = {.lex_state = 9},
+  [66] = {.lex_state = 1},
+  [67] = {.lex_state = 0},
   [68] = {.lex_state = 8},
-  [69] = {.lex_state = 2},
+  [69] = {.lex_state = 1},
   [70] = {.lex_state = 0},
-  [71] = {.lex_state = 2},
+  [71] = {.lex_state = 10},
   [72] = {.lex_state = 0},
   [73] = {.lex_state = 0},
   [74] = {.lex_state = 0},
-  [75] = {.lex_state = 10},
+  [75] = {.lex_state = 20},
   [76] = {.lex_state = 0},
-  [77] = {.lex_state = 19},
+  [77] = {.lex_state = 0},
   [78] = {.lex_state = 0},
-  [79] = {.lex_state = 19},
+  [79] = {.lex_state = 1},
   [80] = {.lex_state = 0},
-  [81] = {.lex_state = 0},
-  [82] = {.lex_state = 8},
-  [83] = {.lex_state = 0},
-  [84] = {.lex_state = 2},
-  [85] = {.lex_state = 10},
-  [86] = {.lex_state = 12},
-  [87] = {.lex_state = 0},
-  [88] = {.lex_state = 12},
+  [81] = {.lex_state = 7},
+  [82] = {.lex_state = 0},
+  [83] = {.lex_state = 12},
+  [84] = {.lex_state = 0},
+  [85] = {.lex_state = 12},
+  [86] = {.lex_state = 20},
+  [87] = {.lex_state = 7},
+  [88] = {.lex_state = 0},
   [89] = {.lex_state = 0},
   [90] = {.lex_state = 0},
-  [91] = {.lex_state = 7},
-  [92] = {.lex_state = 0},
-  [93] = {.lex_state = 0},
-  [94] = {.lex_state = 0},
-  [95] = {.lex_state = 0},
+  [91] = {.lex_state = 0},
 };
 
 static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
@@ -1512,7 +1634,6 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_BSLASH] = ACTIONS(1),
     [aux_sym_immediate_token1] = ACTIONS(1),
     [anon_sym_BSLASH_DQUOTE] = ACTIONS(1),
-    [anon_sym_DQUOTE] = ACTIONS(1),
     [anon_sym_PERCENT2] = ACTIONS(1),
     [anon_sym_DOLLAR2] = ACTIONS(1),
     [anon_sym_AT2] = ACTIONS(1),
@@ -1525,11 +1646,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_RBRACK] = ACTIONS(1),
   },
   [STATE(1)] = {
-    [sym_source_file] = STATE(70),
-    [sym_definition] = STATE(47),
+    [sym_source_file] = STATE(67),
+    [sym_definition] = STATE(46),
     [sym_probe_kind] = STATE(52),
-    [sym_removal] = STATE(47),
-    [aux_sym_source_file_repeat1] = STATE(47),
+    [sym_removal] = STATE(46),
+    [aux_sym_source_file_repeat1] = STATE(46),
     [ts_builtin_sym_end] = ACTIONS(5),
     [anon_sym_LF] = ACTIONS(7),
     [sym_comment] = ACTIONS(3),
@@ -1561,9 +1682,9 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_BSLASH,
     ACTIONS(31), 1,
       anon_sym_BSLASH_DQUOTE,
-    STATE(5), 1,
+    STATE(4), 1,
       aux_sym_definition_repeat1,
-    STATE(43), 1,
+    STATE(42), 1,
       sym_argument,
     ACTIONS(13), 2,
       ts_builtin_sym_end,
@@ -1574,7 +1695,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_f,
       anon_sym_t,
       anon_sym_DASH_COLON,
-    STATE(33), 8,
+    STATE(37), 8,
       sym__fetch,
       sym_register,
       sym_variable,
@@ -1600,9 +1721,9 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AT,
     ACTIONS(43), 1,
       anon_sym_BSLASH_DQUOTE,
-    STATE(4), 1,
+    STATE(6), 1,
       aux_sym_definition_repeat1,
-    STATE(43), 1,
+    STATE(42), 1,
       sym_argument,
     ACTIONS(33), 3,
       ts_builtin_sym_end,
@@ -1613,7 +1734,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_r,
       anon_sym_f,
       anon_sym_t,
-    STATE(33), 8,
+    STATE(37), 8,
       sym__fetch,
       sym_register,
       sym_variable,
@@ -1639,9 +1760,9 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AT,
     ACTIONS(43), 1,
       anon_sym_BSLASH_DQUOTE,
-    STATE(8), 1,
+    STATE(7), 1,
       aux_sym_definition_repeat1,
-    STATE(43), 1,
+    STATE(42), 1,
       sym_argument,
     ACTIONS(45), 3,
       ts_builtin_sym_end,
@@ -1652,7 +1773,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_r,
       anon_sym_f,
       anon_sym_t,
-    STATE(33), 8,
+    STATE(37), 8,
       sym__fetch,
       sym_register,
       sym_variable,
@@ -1678,9 +1799,9 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AT,
     ACTIONS(43), 1,
       anon_sym_BSLASH_DQUOTE,
-    STATE(8), 1,
+    STATE(10), 1,
       aux_sym_definition_repeat1,
-    STATE(43), 1,
+    STATE(42), 1,
       sym_argument,
     ACTIONS(49), 3,
       ts_builtin_sym_end,
@@ -1691,7 +1812,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_r,
       anon_sym_f,
       anon_sym_t,
-    STATE(33), 8,
+    STATE(37), 8,
       sym__fetch,
       sym_register,
       sym_variable,
@@ -1717,9 +1838,9 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AT,
     ACTIONS(43), 1,
       anon_sym_BSLASH_DQUOTE,
-    STATE(10), 1,
+    STATE(7), 1,
       aux_sym_definition_repeat1,
-    STATE(43), 1,
+    STATE(42), 1,
       sym_argument,
     ACTIONS(53), 3,
       ts_builtin_sym_end,
@@ -1730,7 +1851,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_r,
       anon_sym_f,
       anon_sym_t,
-    STATE(33), 8,
+    STATE(37), 8,
       sym__fetch,
       sym_register,
       sym_variable,
@@ -1740,6 +1861,45 @@ static const uint16_t ts_small_parse_table[] = {
       sym_immediate_string,
       sym_btf_name,
   [263] = 13,
+    ACTIONS(3), 1,
+      sym_comment,
+    ACTIONS(61), 1,
+      sym_identifier,
+    ACTIONS(64), 1,
+      anon_sym_PERCENT,
+    ACTIONS(67), 1,
+      anon_sym_DOLLAR,
+    ACTIONS(70), 1,
+      anon_sym_AT,
+    ACTIONS(73), 1,
+      aux_sym_dereference_token1,
+    ACTIONS(76), 1,
+      anon_sym_BSLASH,
+    ACTIONS(79), 1,
+      anon_sym_BSLASH_DQUOTE,
+    STATE(7), 1,
+      aux_sym_definition_repeat1,
+    STATE(42), 1,
+      sym_argument,
+    ACTIONS(57), 3,
+      ts_builtin_sym_end,
+      anon_sym_LF,
+      anon_sym_DASH_COLON,
+    ACTIONS(59), 4,
+      anon_sym_p,
+      anon_sym_r,
+      anon_sym_f,
+      anon_sym_t,
+    STATE(37), 8,
+      sym__fetch,
+      sym_register,
+      sym_variable,
+      sym_memory,
+      sym_dereference,
+      sym_immediate,
+      sym_immediate_string,
+      sym_btf_name,
+  [315] = 13,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(19), 1,
@@ -1756,59 +1916,20 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AT,
     ACTIONS(43), 1,
       anon_sym_BSLASH_DQUOTE,
-    STATE(17), 1,
+    STATE(12), 1,
       aux_sym_definition_repeat1,
-    STATE(43), 1,
+    STATE(42), 1,
       sym_argument,
-    ACTIONS(57), 3,
+    ACTIONS(82), 3,
       ts_builtin_sym_end,
       anon_sym_LF,
       anon_sym_DASH_COLON,
-    ACTIONS(59), 4,
+    ACTIONS(84), 4,
       anon_sym_p,
       anon_sym_r,
       anon_sym_f,
       anon_sym_t,
-    STATE(33), 8,
-      sym__fetch,
-      sym_register,
-      sym_variable,
-      sym_memory,
-      sym_dereference,
-      sym_immediate,
-      sym_immediate_string,
-      sym_btf_name,
-  [315] = 13,
-    ACTIONS(3), 1,
-      sym_comment,
-    ACTIONS(65), 1,
-      sym_identifier,
-    ACTIONS(68), 1,
-      anon_sym_PERCENT,
-    ACTIONS(71), 1,
-      anon_sym_DOLLAR,
-    ACTIONS(74), 1,
-      anon_sym_AT,
-    ACTIONS(77), 1,
-      aux_sym_dereference_token1,
-    ACTIONS(80), 1,
-      anon_sym_BSLASH,
-    ACTIONS(83), 1,
-      anon_sym_BSLASH_DQUOTE,
-    STATE(8), 1,
-      aux_sym_definition_repeat1,
-    STATE(43), 1,
-      sym_argument,
-    ACTIONS(61), 3,
-      ts_builtin_sym_end,
-      anon_sym_LF,
-      anon_sym_DASH_COLON,
-    ACTIONS(63), 4,
-      anon_sym_p,
-      anon_sym_r,
-      anon_sym_f,
-      anon_sym_t,
-    STATE(33), 8,
+    STATE(37), 8,
       sym__fetch,
       sym_register,
       sym_variable,
@@ -1834,9 +1955,9 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AT,
     ACTIONS(43), 1,
       anon_sym_BSLASH_DQUOTE,
-    STATE(16), 1,
+    STATE(14), 1,
       aux_sym_definition_repeat1,
-    STATE(43), 1,
+    STATE(42), 1,
       sym_argument,
     ACTIONS(86), 3,
       ts_builtin_sym_end,
@@ -1847,7 +1968,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_r,
       anon_sym_f,
       anon_sym_t,
-    STATE(33), 8,
+    STATE(37), 8,
       sym__fetch,
       sym_register,
       sym_variable,
@@ -1873,9 +1994,9 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AT,
     ACTIONS(43), 1,
       anon_sym_BSLASH_DQUOTE,
-    STATE(8), 1,
+    STATE(7), 1,
       aux_sym_definition_repeat1,
-    STATE(43), 1,
+    STATE(42), 1,
       sym_argument,
     ACTIONS(90), 3,
       ts_builtin_sym_end,
@@ -1886,7 +2007,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_r,
       anon_sym_f,
       anon_sym_t,
-    STATE(33), 8,
+    STATE(37), 8,
       sym__fetch,
       sym_register,
       sym_variable,
@@ -1912,9 +2033,9 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AT,
     ACTIONS(43), 1,
       anon_sym_BSLASH_DQUOTE,
-    STATE(8), 1,
+    STATE(16), 1,
       aux_sym_definition_repeat1,
-    STATE(43), 1,
+    STATE(42), 1,
       sym_argument,
     ACTIONS(94), 3,
       ts_builtin_sym_end,
@@ -1925,7 +2046,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_r,
       anon_sym_f,
       anon_sym_t,
-    STATE(33), 8,
+    STATE(37), 8,
       sym__fetch,
       sym_register,
       sym_variable,
@@ -1951,9 +2072,9 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AT,
     ACTIONS(43), 1,
       anon_sym_BSLASH_DQUOTE,
-    STATE(18), 1,
+    STATE(7), 1,
       aux_sym_definition_repeat1,
-    STATE(43), 1,
+    STATE(42), 1,
       sym_argument,
     ACTIONS(98), 3,
       ts_builtin_sym_end,
@@ -1964,7 +2085,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_r,
       anon_sym_f,
       anon_sym_t,
-    STATE(33), 8,
+    STATE(37), 8,
       sym__fetch,
       sym_register,
       sym_variable,
@@ -1990,9 +2111,9 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AT,
     ACTIONS(43), 1,
       anon_sym_BSLASH_DQUOTE,
-    STATE(14), 1,
+    STATE(17), 1,
       aux_sym_definition_repeat1,
-    STATE(43), 1,
+    STATE(42), 1,
       sym_argument,
     ACTIONS(102), 3,
       ts_builtin_sym_end,
@@ -2003,7 +2124,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_r,
       anon_sym_f,
       anon_sym_t,
-    STATE(33), 8,
+    STATE(37), 8,
       sym__fetch,
       sym_register,
       sym_variable,
@@ -2029,9 +2150,9 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AT,
     ACTIONS(43), 1,
       anon_sym_BSLASH_DQUOTE,
-    STATE(8), 1,
+    STATE(7), 1,
       aux_sym_definition_repeat1,
-    STATE(43), 1,
+    STATE(42), 1,
       sym_argument,
     ACTIONS(106), 3,
       ts_builtin_sym_end,
@@ -2042,7 +2163,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_r,
       anon_sym_f,
       anon_sym_t,
-    STATE(33), 8,
+    STATE(37), 8,
       sym__fetch,
       sym_register,
       sym_variable,
@@ -2068,9 +2189,9 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AT,
     ACTIONS(43), 1,
       anon_sym_BSLASH_DQUOTE,
-    STATE(11), 1,
+    STATE(18), 1,
       aux_sym_definition_repeat1,
-    STATE(43), 1,
+    STATE(42), 1,
       sym_argument,
     ACTIONS(110), 3,
       ts_builtin_sym_end,
@@ -2081,7 +2202,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_r,
       anon_sym_f,
       anon_sym_t,
-    STATE(33), 8,
+    STATE(37), 8,
       sym__fetch,
       sym_register,
       sym_variable,
@@ -2107,9 +2228,9 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AT,
     ACTIONS(43), 1,
       anon_sym_BSLASH_DQUOTE,
-    STATE(8), 1,
+    STATE(7), 1,
       aux_sym_definition_repeat1,
-    STATE(43), 1,
+    STATE(42), 1,
       sym_argument,
     ACTIONS(114), 3,
       ts_builtin_sym_end,
@@ -2120,7 +2241,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_r,
       anon_sym_f,
       anon_sym_t,
-    STATE(33), 8,
+    STATE(37), 8,
       sym__fetch,
       sym_register,
       sym_variable,
@@ -2146,9 +2267,9 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AT,
     ACTIONS(43), 1,
       anon_sym_BSLASH_DQUOTE,
-    STATE(8), 1,
+    STATE(7), 1,
       aux_sym_definition_repeat1,
-    STATE(43), 1,
+    STATE(42), 1,
       sym_argument,
     ACTIONS(118), 3,
       ts_builtin_sym_end,
@@ -2159,7 +2280,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_r,
       anon_sym_f,
       anon_sym_t,
-    STATE(33), 8,
+    STATE(37), 8,
       sym__fetch,
       sym_register,
       sym_variable,
@@ -2185,9 +2306,9 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AT,
     ACTIONS(43), 1,
       anon_sym_BSLASH_DQUOTE,
-    STATE(8), 1,
+    STATE(7), 1,
       aux_sym_definition_repeat1,
-    STATE(43), 1,
+    STATE(42), 1,
       sym_argument,
     ACTIONS(122), 3,
       ts_builtin_sym_end,
@@ -2198,7 +2319,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_r,
       anon_sym_f,
       anon_sym_t,
-    STATE(33), 8,
+    STATE(37), 8,
       sym__fetch,
       sym_register,
       sym_variable,
@@ -2207,16 +2328,14 @@ static const uint16_t ts_small_parse_table[] = {
       sym_immediate,
       sym_immediate_string,
       sym_btf_name,
-  [887] = 7,
+  [887] = 6,
     ACTIONS(3), 1,
       sym_comment,
-    ACTIONS(130), 1,
-      anon_sym_EQ,
-    STATE(21), 1,
+    STATE(19), 1,
       aux_sym_variable_repeat1,
     STATE(25), 1,
       sym__member,
-    ACTIONS(132), 2,
+    ACTIONS(130), 2,
       anon_sym_DASH_GT,
       anon_sym_DOT,
     ACTIONS(128), 7,
@@ -2227,34 +2346,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_identifier,
       aux_sym_dereference_token1,
       anon_sym_BSLASH,
-    ACTIONS(126), 8,
-      ts_builtin_sym_end,
-      anon_sym_LF,
-      anon_sym_DASH_COLON,
-      anon_sym_COLON2,
-      anon_sym_PERCENT,
-      anon_sym_DOLLAR,
-      anon_sym_AT,
-      anon_sym_BSLASH_DQUOTE,
-  [923] = 6,
-    ACTIONS(3), 1,
-      sym_comment,
-    STATE(20), 1,
-      aux_sym_variable_repeat1,
-    STATE(25), 1,
-      sym__member,
-    ACTIONS(138), 2,
-      anon_sym_DASH_GT,
-      anon_sym_DOT,
-    ACTIONS(136), 7,
-      anon_sym_p,
-      anon_sym_r,
-      anon_sym_f,
-      anon_sym_t,
-      sym_identifier,
-      aux_sym_dereference_token1,
-      anon_sym_BSLASH,
-    ACTIONS(134), 9,
+    ACTIONS(126), 9,
       ts_builtin_sym_end,
       anon_sym_LF,
       anon_sym_DASH_COLON,
@@ -2264,14 +2356,43 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AT,
       anon_sym_RPAREN,
       anon_sym_BSLASH_DQUOTE,
-  [957] = 6,
+  [921] = 7,
     ACTIONS(3), 1,
       sym_comment,
-    STATE(20), 1,
+    ACTIONS(137), 1,
+      anon_sym_EQ,
+    STATE(21), 1,
       aux_sym_variable_repeat1,
     STATE(25), 1,
       sym__member,
-    ACTIONS(132), 2,
+    ACTIONS(139), 2,
+      anon_sym_DASH_GT,
+      anon_sym_DOT,
+    ACTIONS(135), 7,
+      anon_sym_p,
+      anon_sym_r,
+      anon_sym_f,
+      anon_sym_t,
+      sym_identifier,
+      aux_sym_dereference_token1,
+      anon_sym_BSLASH,
+    ACTIONS(133), 8,
+      ts_builtin_sym_end,
+      anon_sym_LF,
+      anon_sym_DASH_COLON,
+      anon_sym_COLON2,
+      anon_sym_PERCENT,
+      anon_sym_DOLLAR,
+      anon_sym_AT,
+      anon_sym_BSLASH_DQUOTE,
+  [957] = 6,
+    ACTIONS(3), 1,
+      sym_comment,
+    STATE(19), 1,
+      aux_sym_variable_repeat1,
+    STATE(25), 1,
+      sym__member,
+    ACTIONS(139), 2,
       anon_sym_DASH_GT,
       anon_sym_DOT,
     ACTIONS(143), 7,
@@ -2294,11 +2415,38 @@ static const uint16_t ts_small_parse_table[] = {
   [990] = 6,
     ACTIONS(3), 1,
       sym_comment,
+    STATE(21), 1,
+      aux_sym_variable_repeat1,
+    STATE(25), 1,
+      sym__member,
+    ACTIONS(139), 2,
+      anon_sym_DASH_GT,
+      anon_sym_DOT,
+    ACTIONS(135), 7,
+      anon_sym_p,
+      anon_sym_r,
+      anon_sym_f,
+      anon_sym_t,
+      sym_identifier,
+      aux_sym_dereference_token1,
+      anon_sym_BSLASH,
+    ACTIONS(133), 8,
+      ts_builtin_sym_end,
+      anon_sym_LF,
+      anon_sym_DASH_COLON,
+      anon_sym_COLON2,
+      anon_sym_PERCENT,
+      anon_sym_DOLLAR,
+      anon_sym_AT,
+      anon_sym_BSLASH_DQUOTE,
+  [1023] = 6,
+    ACTIONS(3), 1,
+      sym_comment,
     STATE(24), 1,
       aux_sym_variable_repeat1,
     STATE(25), 1,
       sym__member,
-    ACTIONS(132), 2,
+    ACTIONS(139), 2,
       anon_sym_DASH_GT,
       anon_sym_DOT,
     ACTIONS(147), 7,
@@ -2318,41 +2466,14 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOLLAR,
       anon_sym_AT,
       anon_sym_BSLASH_DQUOTE,
-  [1023] = 6,
-    ACTIONS(3), 1,
-      sym_comment,
-    STATE(21), 1,
-      aux_sym_variable_repeat1,
-    STATE(25), 1,
-      sym__member,
-    ACTIONS(132), 2,
-      anon_sym_DASH_GT,
-      anon_sym_DOT,
-    ACTIONS(128), 7,
-      anon_sym_p,
-      anon_sym_r,
-      anon_sym_f,
-      anon_sym_t,
-      sym_identifier,
-      aux_sym_dereference_token1,
-      anon_sym_BSLASH,
-    ACTIONS(126), 8,
-      ts_builtin_sym_end,
-      anon_sym_LF,
-      anon_sym_DASH_COLON,
-      anon_sym_COLON2,
-      anon_sym_PERCENT,
-      anon_sym_DOLLAR,
-      anon_sym_AT,
-      anon_sym_BSLASH_DQUOTE,
   [1056] = 6,
     ACTIONS(3), 1,
       sym_comment,
-    STATE(20), 1,
+    STATE(19), 1,
       aux_sym_variable_repeat1,
     STATE(25), 1,
       sym__member,
-    ACTIONS(132), 2,
+    ACTIONS(139), 2,
       anon_sym_DASH_GT,
       anon_sym_DOT,
     ACTIONS(151), 7,
@@ -2418,124 +2539,34 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_BSLASH_DQUOTE,
       anon_sym_DASH_GT,
       anon_sym_DOT,
-  [1141] = 9,
+  [1141] = 4,
     ACTIONS(3), 1,
       sym_comment,
-    ACTIONS(161), 1,
-      aux_sym_register_token1,
-    ACTIONS(163), 1,
-      anon_sym_PERCENT2,
     ACTIONS(165), 1,
-      anon_sym_DOLLAR2,
-    ACTIONS(167), 1,
-      anon_sym_AT2,
-    ACTIONS(169), 1,
-      aux_sym_dereference_i_token1,
+      aux_sym_immediate_string_token1,
+    ACTIONS(161), 4,
+      ts_builtin_sym_end,
+      anon_sym_LF,
+      anon_sym_DASH_COLON,
+      anon_sym_COLON2,
+    ACTIONS(163), 11,
+      anon_sym_p,
+      anon_sym_r,
+      anon_sym_f,
+      anon_sym_t,
+      sym_identifier,
+      anon_sym_PERCENT,
+      anon_sym_DOLLAR,
+      anon_sym_AT,
+      aux_sym_dereference_token1,
+      anon_sym_BSLASH,
+      anon_sym_BSLASH_DQUOTE,
+  [1167] = 4,
+    ACTIONS(3), 1,
+      sym_comment,
     ACTIONS(171), 1,
-      anon_sym_BSLASH2,
-    ACTIONS(173), 1,
-      anon_sym_BSLASH_DQUOTE2,
-    STATE(93), 8,
-      sym__inner_fetch,
-      sym_register_i,
-      sym_variable_i,
-      sym_memory_i,
-      sym_dereference_i,
-      sym_immediate_i,
-      sym_immediate_string_i,
-      sym_btf_name_i,
-  [1176] = 3,
-    ACTIONS(3), 1,
-      sym_comment,
-    ACTIONS(177), 7,
-      anon_sym_p,
-      anon_sym_r,
-      anon_sym_f,
-      anon_sym_t,
-      sym_identifier,
-      aux_sym_dereference_token1,
-      anon_sym_BSLASH,
-    ACTIONS(175), 8,
-      ts_builtin_sym_end,
-      anon_sym_LF,
-      anon_sym_DASH_COLON,
       anon_sym_COLON2,
-      anon_sym_PERCENT,
-      anon_sym_DOLLAR,
-      anon_sym_AT,
-      anon_sym_BSLASH_DQUOTE,
-  [1199] = 3,
-    ACTIONS(3), 1,
-      sym_comment,
-    ACTIONS(181), 7,
-      anon_sym_p,
-      anon_sym_r,
-      anon_sym_f,
-      anon_sym_t,
-      sym_identifier,
-      aux_sym_dereference_token1,
-      anon_sym_BSLASH,
-    ACTIONS(179), 8,
-      ts_builtin_sym_end,
-      anon_sym_LF,
-      anon_sym_DASH_COLON,
-      anon_sym_COLON2,
-      anon_sym_PERCENT,
-      anon_sym_DOLLAR,
-      anon_sym_AT,
-      anon_sym_BSLASH_DQUOTE,
-  [1222] = 3,
-    ACTIONS(3), 1,
-      sym_comment,
-    ACTIONS(185), 7,
-      anon_sym_p,
-      anon_sym_r,
-      anon_sym_f,
-      anon_sym_t,
-      sym_identifier,
-      aux_sym_dereference_token1,
-      anon_sym_BSLASH,
-    ACTIONS(183), 8,
-      ts_builtin_sym_end,
-      anon_sym_LF,
-      anon_sym_DASH_COLON,
-      anon_sym_COLON2,
-      anon_sym_PERCENT,
-      anon_sym_DOLLAR,
-      anon_sym_AT,
-      anon_sym_BSLASH_DQUOTE,
-  [1245] = 9,
-    ACTIONS(3), 1,
-      sym_comment,
-    ACTIONS(161), 1,
-      aux_sym_register_token1,
-    ACTIONS(163), 1,
-      anon_sym_PERCENT2,
-    ACTIONS(165), 1,
-      anon_sym_DOLLAR2,
-    ACTIONS(167), 1,
-      anon_sym_AT2,
-    ACTIONS(169), 1,
-      aux_sym_dereference_i_token1,
-    ACTIONS(171), 1,
-      anon_sym_BSLASH2,
-    ACTIONS(173), 1,
-      anon_sym_BSLASH_DQUOTE2,
-    STATE(66), 8,
-      sym__inner_fetch,
-      sym_register_i,
-      sym_variable_i,
-      sym_memory_i,
-      sym_dereference_i,
-      sym_immediate_i,
-      sym_immediate_string_i,
-      sym_btf_name_i,
-  [1280] = 4,
-    ACTIONS(3), 1,
-      sym_comment,
-    ACTIONS(191), 1,
-      anon_sym_COLON2,
-    ACTIONS(187), 7,
+    ACTIONS(167), 7,
       ts_builtin_sym_end,
       anon_sym_LF,
       anon_sym_DASH_COLON,
@@ -2543,7 +2574,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOLLAR,
       anon_sym_AT,
       anon_sym_BSLASH_DQUOTE,
-    ACTIONS(189), 7,
+    ACTIONS(169), 7,
       anon_sym_p,
       anon_sym_r,
       anon_sym_f,
@@ -2551,115 +2582,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_identifier,
       aux_sym_dereference_token1,
       anon_sym_BSLASH,
-  [1305] = 4,
-    ACTIONS(3), 1,
-      sym_comment,
-    ACTIONS(197), 1,
-      anon_sym_COLON2,
-    ACTIONS(193), 7,
-      ts_builtin_sym_end,
-      anon_sym_LF,
-      anon_sym_DASH_COLON,
-      anon_sym_PERCENT,
-      anon_sym_DOLLAR,
-      anon_sym_AT,
-      anon_sym_BSLASH_DQUOTE,
-    ACTIONS(195), 7,
-      anon_sym_p,
-      anon_sym_r,
-      anon_sym_f,
-      anon_sym_t,
-      sym_identifier,
-      aux_sym_dereference_token1,
-      anon_sym_BSLASH,
-  [1330] = 3,
-    ACTIONS(3), 1,
-      sym_comment,
-    ACTIONS(201), 7,
-      anon_sym_p,
-      anon_sym_r,
-      anon_sym_f,
-      anon_sym_t,
-      sym_identifier,
-      aux_sym_dereference_token1,
-      anon_sym_BSLASH,
-    ACTIONS(199), 8,
-      ts_builtin_sym_end,
-      anon_sym_LF,
-      anon_sym_DASH_COLON,
-      anon_sym_COLON2,
-      anon_sym_PERCENT,
-      anon_sym_DOLLAR,
-      anon_sym_AT,
-      anon_sym_BSLASH_DQUOTE,
-  [1353] = 4,
-    ACTIONS(3), 1,
-      sym_comment,
-    ACTIONS(207), 1,
-      anon_sym_LBRACK,
-    ACTIONS(203), 7,
-      ts_builtin_sym_end,
-      anon_sym_LF,
-      anon_sym_DASH_COLON,
-      anon_sym_PERCENT,
-      anon_sym_DOLLAR,
-      anon_sym_AT,
-      anon_sym_BSLASH_DQUOTE,
-    ACTIONS(205), 7,
-      anon_sym_p,
-      anon_sym_r,
-      anon_sym_f,
-      anon_sym_t,
-      sym_identifier,
-      aux_sym_dereference_token1,
-      anon_sym_BSLASH,
-  [1378] = 3,
-    ACTIONS(3), 1,
-      sym_comment,
-    ACTIONS(211), 7,
-      anon_sym_p,
-      anon_sym_r,
-      anon_sym_f,
-      anon_sym_t,
-      sym_identifier,
-      aux_sym_dereference_token1,
-      anon_sym_BSLASH,
-    ACTIONS(209), 8,
-      ts_builtin_sym_end,
-      anon_sym_LF,
-      anon_sym_DASH_COLON,
-      anon_sym_COLON2,
-      anon_sym_PERCENT,
-      anon_sym_DOLLAR,
-      anon_sym_AT,
-      anon_sym_BSLASH_DQUOTE,
-  [1401] = 9,
-    ACTIONS(3), 1,
-      sym_comment,
-    ACTIONS(161), 1,
-      aux_sym_register_token1,
-    ACTIONS(163), 1,
-      anon_sym_PERCENT2,
-    ACTIONS(165), 1,
-      anon_sym_DOLLAR2,
-    ACTIONS(167), 1,
-      anon_sym_AT2,
-    ACTIONS(169), 1,
-      aux_sym_dereference_i_token1,
-    ACTIONS(171), 1,
-      anon_sym_BSLASH2,
-    ACTIONS(173), 1,
-      anon_sym_BSLASH_DQUOTE2,
-    STATE(72), 8,
-      sym__inner_fetch,
-      sym_register_i,
-      sym_variable_i,
-      sym_memory_i,
-      sym_dereference_i,
-      sym_immediate_i,
-      sym_immediate_string_i,
-      sym_btf_name_i,
-  [1436] = 9,
+  [1192] = 9,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(29), 1,
@@ -2672,11 +2595,11 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AT,
     ACTIONS(43), 1,
       anon_sym_BSLASH_DQUOTE,
-    ACTIONS(213), 1,
+    ACTIONS(173), 1,
       sym_identifier,
-    ACTIONS(215), 1,
+    ACTIONS(175), 1,
       aux_sym_dereference_token1,
-    STATE(32), 8,
+    STATE(28), 8,
       sym__fetch,
       sym_register,
       sym_variable,
@@ -2685,10 +2608,10 @@ static const uint16_t ts_small_parse_table[] = {
       sym_immediate,
       sym_immediate_string,
       sym_btf_name,
-  [1471] = 3,
+  [1227] = 3,
     ACTIONS(3), 1,
       sym_comment,
-    ACTIONS(219), 7,
+    ACTIONS(179), 7,
       anon_sym_p,
       anon_sym_r,
       anon_sym_f,
@@ -2696,7 +2619,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_identifier,
       aux_sym_dereference_token1,
       anon_sym_BSLASH,
-    ACTIONS(217), 8,
+    ACTIONS(177), 8,
       ts_builtin_sym_end,
       anon_sym_LF,
       anon_sym_DASH_COLON,
@@ -2705,10 +2628,10 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOLLAR,
       anon_sym_AT,
       anon_sym_BSLASH_DQUOTE,
-  [1494] = 3,
+  [1250] = 3,
     ACTIONS(3), 1,
       sym_comment,
-    ACTIONS(223), 7,
+    ACTIONS(183), 7,
       anon_sym_p,
       anon_sym_r,
       anon_sym_f,
@@ -2716,7 +2639,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_identifier,
       aux_sym_dereference_token1,
       anon_sym_BSLASH,
-    ACTIONS(221), 8,
+    ACTIONS(181), 8,
       ts_builtin_sym_end,
       anon_sym_LF,
       anon_sym_DASH_COLON,
@@ -2725,24 +2648,64 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOLLAR,
       anon_sym_AT,
       anon_sym_BSLASH_DQUOTE,
-  [1517] = 9,
+  [1273] = 3,
     ACTIONS(3), 1,
       sym_comment,
-    ACTIONS(161), 1,
+    ACTIONS(187), 7,
+      anon_sym_p,
+      anon_sym_r,
+      anon_sym_f,
+      anon_sym_t,
+      sym_identifier,
+      aux_sym_dereference_token1,
+      anon_sym_BSLASH,
+    ACTIONS(185), 8,
+      ts_builtin_sym_end,
+      anon_sym_LF,
+      anon_sym_DASH_COLON,
+      anon_sym_COLON2,
+      anon_sym_PERCENT,
+      anon_sym_DOLLAR,
+      anon_sym_AT,
+      anon_sym_BSLASH_DQUOTE,
+  [1296] = 3,
+    ACTIONS(3), 1,
+      sym_comment,
+    ACTIONS(191), 7,
+      anon_sym_p,
+      anon_sym_r,
+      anon_sym_f,
+      anon_sym_t,
+      sym_identifier,
+      aux_sym_dereference_token1,
+      anon_sym_BSLASH,
+    ACTIONS(189), 8,
+      ts_builtin_sym_end,
+      anon_sym_LF,
+      anon_sym_DASH_COLON,
+      anon_sym_COLON2,
+      anon_sym_PERCENT,
+      anon_sym_DOLLAR,
+      anon_sym_AT,
+      anon_sym_BSLASH_DQUOTE,
+  [1319] = 9,
+    ACTIONS(3), 1,
+      sym_comment,
+    ACTIONS(193), 1,
       aux_sym_register_token1,
-    ACTIONS(163), 1,
+    ACTIONS(195), 1,
       anon_sym_PERCENT2,
-    ACTIONS(165), 1,
+    ACTIONS(197), 1,
       anon_sym_DOLLAR2,
-    ACTIONS(167), 1,
+    ACTIONS(199), 1,
       anon_sym_AT2,
-    ACTIONS(169), 1,
+    ACTIONS(201), 1,
       aux_sym_dereference_i_token1,
-    ACTIONS(171), 1,
+    ACTIONS(203), 1,
       anon_sym_BSLASH2,
-    ACTIONS(173), 1,
+    ACTIONS(205), 1,
       anon_sym_BSLASH_DQUOTE2,
-    STATE(92), 8,
+    STATE(64), 8,
       sym__inner_fetch,
       sym_register_i,
       sym_variable_i,
@@ -2751,67 +2714,208 @@ static const uint16_t ts_small_parse_table[] = {
       sym_immediate_i,
       sym_immediate_string_i,
       sym_btf_name_i,
-  [1552] = 3,
+  [1354] = 4,
+    ACTIONS(3), 1,
+      sym_comment,
+    ACTIONS(211), 1,
+      anon_sym_LBRACK,
+    ACTIONS(207), 7,
+      ts_builtin_sym_end,
+      anon_sym_LF,
+      anon_sym_DASH_COLON,
+      anon_sym_PERCENT,
+      anon_sym_DOLLAR,
+      anon_sym_AT,
+      anon_sym_BSLASH_DQUOTE,
+    ACTIONS(209), 7,
+      anon_sym_p,
+      anon_sym_r,
+      anon_sym_f,
+      anon_sym_t,
+      sym_identifier,
+      aux_sym_dereference_token1,
+      anon_sym_BSLASH,
+  [1379] = 3,
+    ACTIONS(3), 1,
+      sym_comment,
+    ACTIONS(215), 7,
+      anon_sym_p,
+      anon_sym_r,
+      anon_sym_f,
+      anon_sym_t,
+      sym_identifier,
+      aux_sym_dereference_token1,
+      anon_sym_BSLASH,
+    ACTIONS(213), 8,
+      ts_builtin_sym_end,
+      anon_sym_LF,
+      anon_sym_DASH_COLON,
+      anon_sym_COLON2,
+      anon_sym_PERCENT,
+      anon_sym_DOLLAR,
+      anon_sym_AT,
+      anon_sym_BSLASH_DQUOTE,
+  [1402] = 4,
+    ACTIONS(3), 1,
+      sym_comment,
+    ACTIONS(221), 1,
+      anon_sym_COLON2,
+    ACTIONS(217), 7,
+      ts_builtin_sym_end,
+      anon_sym_LF,
+      anon_sym_DASH_COLON,
+      anon_sym_PERCENT,
+      anon_sym_DOLLAR,
+      anon_sym_AT,
+      anon_sym_BSLASH_DQUOTE,
+    ACTIONS(219), 7,
+      anon_sym_p,
+      anon_sym_r,
+      anon_sym_f,
+      anon_sym_t,
+      sym_identifier,
+      aux_sym_dereference_token1,
+      anon_sym_BSLASH,
+  [1427] = 9,
+    ACTIONS(3), 1,
+      sym_comment,
+    ACTIONS(193), 1,
+      aux_sym_register_token1,
+    ACTIONS(195), 1,
+      anon_sym_PERCENT2,
+    ACTIONS(197), 1,
+      anon_sym_DOLLAR2,
+    ACTIONS(199), 1,
+      anon_sym_AT2,
+    ACTIONS(201), 1,
+      aux_sym_dereference_i_token1,
+    ACTIONS(203), 1,
+      anon_sym_BSLASH2,
+    ACTIONS(205), 1,
+      anon_sym_BSLASH_DQUOTE2,
+    STATE(70), 8,
+      sym__inner_fetch,
+      sym_register_i,
+      sym_variable_i,
+      sym_memory_i,
+      sym_dereference_i,
+      sym_immediate_i,
+      sym_immediate_string_i,
+      sym_btf_name_i,
+  [1462] = 3,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(225), 7,
+      anon_sym_p,
+      anon_sym_r,
+      anon_sym_f,
+      anon_sym_t,
+      sym_identifier,
+      aux_sym_dereference_token1,
+      anon_sym_BSLASH,
+    ACTIONS(223), 8,
       ts_builtin_sym_end,
       anon_sym_LF,
       anon_sym_DASH_COLON,
+      anon_sym_COLON2,
       anon_sym_PERCENT,
       anon_sym_DOLLAR,
       anon_sym_AT,
       anon_sym_BSLASH_DQUOTE,
+  [1485] = 9,
+    ACTIONS(3), 1,
+      sym_comment,
+    ACTIONS(193), 1,
+      aux_sym_register_token1,
+    ACTIONS(195), 1,
+      anon_sym_PERCENT2,
+    ACTIONS(197), 1,
+      anon_sym_DOLLAR2,
+    ACTIONS(199), 1,
+      anon_sym_AT2,
+    ACTIONS(201), 1,
+      aux_sym_dereference_i_token1,
+    ACTIONS(203), 1,
+      anon_sym_BSLASH2,
+    ACTIONS(205), 1,
+      anon_sym_BSLASH_DQUOTE2,
+    STATE(88), 8,
+      sym__inner_fetch,
+      sym_register_i,
+      sym_variable_i,
+      sym_memory_i,
+      sym_dereference_i,
+      sym_immediate_i,
+      sym_immediate_string_i,
+      sym_btf_name_i,
+  [1520] = 9,
+    ACTIONS(3), 1,
+      sym_comment,
+    ACTIONS(193), 1,
+      aux_sym_register_token1,
+    ACTIONS(195), 1,
+      anon_sym_PERCENT2,
+    ACTIONS(197), 1,
+      anon_sym_DOLLAR2,
+    ACTIONS(199), 1,
+      anon_sym_AT2,
+    ACTIONS(201), 1,
+      aux_sym_dereference_i_token1,
+    ACTIONS(203), 1,
+      anon_sym_BSLASH2,
+    ACTIONS(205), 1,
+      anon_sym_BSLASH_DQUOTE2,
+    STATE(89), 8,
+      sym__inner_fetch,
+      sym_register_i,
+      sym_variable_i,
+      sym_memory_i,
+      sym_dereference_i,
+      sym_immediate_i,
+      sym_immediate_string_i,
+      sym_btf_name_i,
+  [1555] = 3,
+    ACTIONS(3), 1,
+      sym_comment,
     ACTIONS(227), 7,
-      anon_sym_p,
-      anon_sym_r,
-      anon_sym_f,
-      anon_sym_t,
-      sym_identifier,
-      aux_sym_dereference_token1,
-      anon_sym_BSLASH,
-  [1574] = 3,
-    ACTIONS(3), 1,
-      sym_comment,
+      ts_builtin_sym_end,
+      anon_sym_LF,
+      anon_sym_DASH_COLON,
+      anon_sym_PERCENT,
+      anon_sym_DOLLAR,
+      anon_sym_AT,
+      anon_sym_BSLASH_DQUOTE,
     ACTIONS(229), 7,
-      ts_builtin_sym_end,
-      anon_sym_LF,
-      anon_sym_DASH_COLON,
-      anon_sym_PERCENT,
-      anon_sym_DOLLAR,
-      anon_sym_AT,
-      anon_sym_BSLASH_DQUOTE,
+      anon_sym_p,
+      anon_sym_r,
+      anon_sym_f,
+      anon_sym_t,
+      sym_identifier,
+      aux_sym_dereference_token1,
+      anon_sym_BSLASH,
+  [1577] = 3,
+    ACTIONS(3), 1,
+      sym_comment,
     ACTIONS(231), 7,
-      anon_sym_p,
-      anon_sym_r,
-      anon_sym_f,
-      anon_sym_t,
-      sym_identifier,
-      aux_sym_dereference_token1,
-      anon_sym_BSLASH,
-  [1596] = 3,
-    ACTIONS(3), 1,
-      sym_comment,
+      ts_builtin_sym_end,
+      anon_sym_LF,
+      anon_sym_DASH_COLON,
+      anon_sym_PERCENT,
+      anon_sym_DOLLAR,
+      anon_sym_AT,
+      anon_sym_BSLASH_DQUOTE,
     ACTIONS(233), 7,
-      ts_builtin_sym_end,
-      anon_sym_LF,
-      anon_sym_DASH_COLON,
-      anon_sym_PERCENT,
-      anon_sym_DOLLAR,
-      anon_sym_AT,
-      anon_sym_BSLASH_DQUOTE,
+      anon_sym_p,
+      anon_sym_r,
+      anon_sym_f,
+      anon_sym_t,
+      sym_identifier,
+      aux_sym_dereference_token1,
+      anon_sym_BSLASH,
+  [1599] = 3,
+    ACTIONS(3), 1,
+      sym_comment,
     ACTIONS(235), 7,
-      anon_sym_p,
-      anon_sym_r,
-      anon_sym_f,
-      anon_sym_t,
-      sym_identifier,
-      aux_sym_dereference_token1,
-      anon_sym_BSLASH,
-  [1618] = 3,
-    ACTIONS(3), 1,
-      sym_comment,
-    ACTIONS(237), 7,
       ts_builtin_sym_end,
       anon_sym_LF,
       anon_sym_DASH_COLON,
@@ -2819,7 +2923,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOLLAR,
       anon_sym_AT,
       anon_sym_BSLASH_DQUOTE,
-    ACTIONS(239), 7,
+    ACTIONS(237), 7,
       anon_sym_p,
       anon_sym_r,
       anon_sym_f,
@@ -2827,38 +2931,37 @@ static const uint16_t ts_small_parse_table[] = {
       sym_identifier,
       aux_sym_dereference_token1,
       anon_sym_BSLASH,
-  [1640] = 7,
+  [1621] = 3,
     ACTIONS(3), 1,
       sym_comment,
-    ACTIONS(241), 1,
+    ACTIONS(239), 7,
       ts_builtin_sym_end,
-    ACTIONS(243), 1,
       anon_sym_LF,
-    ACTIONS(249), 1,
       anon_sym_DASH_COLON,
-    STATE(52), 1,
-      sym_probe_kind,
-    STATE(46), 3,
-      sym_definition,
-      sym_removal,
-      aux_sym_source_file_repeat1,
-    ACTIONS(246), 4,
+      anon_sym_PERCENT,
+      anon_sym_DOLLAR,
+      anon_sym_AT,
+      anon_sym_BSLASH_DQUOTE,
+    ACTIONS(241), 7,
       anon_sym_p,
       anon_sym_r,
       anon_sym_f,
       anon_sym_t,
-  [1667] = 7,
+      sym_identifier,
+      aux_sym_dereference_token1,
+      anon_sym_BSLASH,
+  [1643] = 7,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(11), 1,
       anon_sym_DASH_COLON,
-    ACTIONS(252), 1,
+    ACTIONS(243), 1,
       ts_builtin_sym_end,
-    ACTIONS(254), 1,
+    ACTIONS(245), 1,
       anon_sym_LF,
     STATE(52), 1,
       sym_probe_kind,
-    STATE(46), 3,
+    STATE(47), 3,
       sym_definition,
       sym_removal,
       aux_sym_source_file_repeat1,
@@ -2867,159 +2970,177 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_r,
       anon_sym_f,
       anon_sym_t,
-  [1694] = 5,
+  [1670] = 7,
     ACTIONS(3), 1,
       sym_comment,
-    ACTIONS(256), 1,
+    ACTIONS(247), 1,
+      ts_builtin_sym_end,
+    ACTIONS(249), 1,
+      anon_sym_LF,
+    ACTIONS(255), 1,
+      anon_sym_DASH_COLON,
+    STATE(52), 1,
+      sym_probe_kind,
+    STATE(47), 3,
+      sym_definition,
+      sym_removal,
+      aux_sym_source_file_repeat1,
+    ACTIONS(252), 4,
+      anon_sym_p,
+      anon_sym_r,
+      anon_sym_f,
+      anon_sym_t,
+  [1697] = 5,
+    ACTIONS(3), 1,
+      sym_comment,
+    ACTIONS(258), 1,
       anon_sym_RPAREN,
     STATE(25), 1,
       sym__member,
     STATE(51), 1,
       aux_sym_variable_repeat1,
-    ACTIONS(132), 2,
+    ACTIONS(139), 2,
       anon_sym_DASH_GT,
       anon_sym_DOT,
-  [1711] = 5,
-    ACTIONS(3), 1,
-      sym_comment,
-    ACTIONS(258), 1,
-      anon_sym_RPAREN,
-    STATE(20), 1,
-      aux_sym_variable_repeat1,
-    STATE(25), 1,
-      sym__member,
-    ACTIONS(132), 2,
-      anon_sym_DASH_GT,
-      anon_sym_DOT,
-  [1728] = 5,
+  [1714] = 5,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(260), 1,
+      anon_sym_RPAREN,
+    STATE(19), 1,
+      aux_sym_variable_repeat1,
+    STATE(25), 1,
+      sym__member,
+    ACTIONS(139), 2,
+      anon_sym_DASH_GT,
+      anon_sym_DOT,
+  [1731] = 5,
+    ACTIONS(3), 1,
+      sym_comment,
+    ACTIONS(262), 1,
       anon_sym_RPAREN,
     STATE(25), 1,
       sym__member,
     STATE(49), 1,
       aux_sym_variable_repeat1,
-    ACTIONS(132), 2,
+    ACTIONS(139), 2,
       anon_sym_DASH_GT,
       anon_sym_DOT,
-  [1745] = 5,
-    ACTIONS(3), 1,
-      sym_comment,
-    ACTIONS(262), 1,
-      anon_sym_RPAREN,
-    STATE(20), 1,
-      aux_sym_variable_repeat1,
-    STATE(25), 1,
-      sym__member,
-    ACTIONS(132), 2,
-      anon_sym_DASH_GT,
-      anon_sym_DOT,
-  [1762] = 4,
+  [1748] = 5,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(264), 1,
-      aux_sym_definition_token1,
-    ACTIONS(266), 1,
-      anon_sym_COLON,
-    ACTIONS(268), 1,
-      sym_place,
-  [1775] = 3,
+      anon_sym_RPAREN,
+    STATE(19), 1,
+      aux_sym_variable_repeat1,
+    STATE(25), 1,
+      sym__member,
+    ACTIONS(139), 2,
+      anon_sym_DASH_GT,
+      anon_sym_DOT,
+  [1765] = 4,
     ACTIONS(3), 1,
       sym_comment,
-    ACTIONS(272), 1,
-      sym_place,
-    ACTIONS(270), 2,
+    ACTIONS(266), 1,
       aux_sym_definition_token1,
+    ACTIONS(268), 1,
       anon_sym_COLON,
-  [1786] = 3,
+    ACTIONS(270), 1,
+      sym_place,
+  [1778] = 3,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(274), 1,
-      aux_sym_type_token1,
-    STATE(42), 1,
-      sym_type,
-  [1796] = 3,
+      sym_place,
+    ACTIONS(272), 2,
+      aux_sym_definition_token1,
+      anon_sym_COLON,
+  [1789] = 3,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(276), 1,
-      sym_event_id,
+      anon_sym_u,
     ACTIONS(278), 1,
-      sym_place,
-  [1806] = 3,
-    ACTIONS(3), 1,
-      sym_comment,
-    ACTIONS(274), 1,
-      aux_sym_type_token1,
-    STATE(44), 1,
-      sym_type,
-  [1816] = 3,
+      aux_sym_dereference_token2,
+  [1799] = 3,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(280), 1,
       anon_sym_u,
     ACTIONS(282), 1,
       aux_sym_dereference_token2,
-  [1826] = 3,
+  [1809] = 3,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(284), 1,
-      aux_sym_immediate_string_token1,
+      anon_sym_RPAREN,
     ACTIONS(286), 1,
-      anon_sym_DQUOTE,
-  [1836] = 3,
+      aux_sym_immediate_string_token1,
+  [1819] = 3,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(288), 1,
-      anon_sym_COLON,
+      aux_sym_type_token1,
+    STATE(43), 1,
+      sym_type,
+  [1829] = 3,
+    ACTIONS(3), 1,
+      sym_comment,
+    ACTIONS(288), 1,
+      aux_sym_type_token1,
+    STATE(44), 1,
+      sym_type,
+  [1839] = 3,
+    ACTIONS(3), 1,
+      sym_comment,
     ACTIONS(290), 1,
-      sym_place,
-  [1846] = 3,
-    ACTIONS(3), 1,
-      sym_comment,
+      anon_sym_COLON,
     ACTIONS(292), 1,
-      sym_event_id,
-    ACTIONS(294), 1,
       sym_place,
-  [1856] = 3,
+  [1849] = 3,
     ACTIONS(3), 1,
       sym_comment,
+    ACTIONS(294), 1,
+      sym_event_id,
     ACTIONS(296), 1,
-      anon_sym_u,
-    ACTIONS(298), 1,
-      aux_sym_dereference_token2,
-  [1866] = 3,
+      sym_place,
+  [1859] = 3,
     ACTIONS(3), 1,
       sym_comment,
+    ACTIONS(298), 1,
+      sym_event_id,
     ACTIONS(300), 1,
-      aux_sym_immediate_string_token1,
+      sym_place,
+  [1869] = 2,
+    ACTIONS(3), 1,
+      sym_comment,
     ACTIONS(302), 1,
-      anon_sym_DQUOTE,
+      aux_sym_memory_token1,
   [1876] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(304), 1,
-      anon_sym_RPAREN,
+      aux_sym_variable_token1,
   [1883] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(306), 1,
-      aux_sym_immediate_token1,
+      anon_sym_RPAREN,
   [1890] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(308), 1,
-      anon_sym_LPAREN,
+      aux_sym_type_token2,
   [1897] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(310), 1,
-      anon_sym_RPAREN,
+      aux_sym_register_token1,
   [1904] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(312), 1,
-      aux_sym_type_token2,
+      ts_builtin_sym_end,
   [1911] = 2,
     ACTIONS(3), 1,
       sym_comment,
@@ -3034,12 +3155,12 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(318), 1,
-      ts_builtin_sym_end,
+      anon_sym_RPAREN,
   [1932] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(320), 1,
-      aux_sym_register_token1,
+      aux_sym_memory_token1,
   [1939] = 2,
     ACTIONS(3), 1,
       sym_comment,
@@ -3059,72 +3180,72 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(328), 1,
-      aux_sym_memory_token1,
+      aux_sym_dereference_token2,
   [1967] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(330), 1,
-      anon_sym_RPAREN,
+      anon_sym_LPAREN,
   [1974] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(332), 1,
-      aux_sym_dereference_token2,
+      anon_sym_RPAREN,
   [1981] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(334), 1,
-      anon_sym_LPAREN,
+      anon_sym_RPAREN,
   [1988] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(336), 1,
-      aux_sym_dereference_token2,
+      aux_sym_register_token1,
   [1995] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(338), 1,
-      anon_sym_DQUOTE,
+      anon_sym_RBRACK,
   [2002] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(340), 1,
-      anon_sym_RPAREN,
+      aux_sym_immediate_token1,
   [2009] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(342), 1,
-      aux_sym_variable_token1,
+      anon_sym_LPAREN,
   [2016] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(344), 1,
-      anon_sym_RBRACK,
+      sym_place,
   [2023] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(346), 1,
-      aux_sym_register_token1,
+      anon_sym_LPAREN,
   [2030] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(348), 1,
-      aux_sym_memory_token1,
+      sym_place,
   [2037] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(350), 1,
-      sym_place,
+      aux_sym_dereference_token2,
   [2044] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(352), 1,
-      anon_sym_LPAREN,
+      aux_sym_immediate_token1,
   [2051] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(354), 1,
-      sym_place,
+      anon_sym_RPAREN,
   [2058] = 2,
     ACTIONS(3), 1,
       sym_comment,
@@ -3134,31 +3255,11 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(358), 1,
-      anon_sym_DQUOTE,
+      anon_sym_RPAREN,
   [2072] = 2,
     ACTIONS(3), 1,
       sym_comment,
     ACTIONS(360), 1,
-      aux_sym_immediate_token1,
-  [2079] = 2,
-    ACTIONS(3), 1,
-      sym_comment,
-    ACTIONS(362), 1,
-      anon_sym_RPAREN,
-  [2086] = 2,
-    ACTIONS(3), 1,
-      sym_comment,
-    ACTIONS(364), 1,
-      anon_sym_RPAREN,
-  [2093] = 2,
-    ACTIONS(3), 1,
-      sym_comment,
-    ACTIONS(366), 1,
-      anon_sym_RPAREN,
-  [2100] = 2,
-    ACTIONS(3), 1,
-      sym_comment,
-    ACTIONS(368), 1,
       anon_sym_RPAREN,
 };
 
@@ -3181,7 +3282,7 @@ static const uint32_t ts_small_parse_table_map[] = {
   [SMALL_STATE(17)] = 783,
   [SMALL_STATE(18)] = 835,
   [SMALL_STATE(19)] = 887,
-  [SMALL_STATE(20)] = 923,
+  [SMALL_STATE(20)] = 921,
   [SMALL_STATE(21)] = 957,
   [SMALL_STATE(22)] = 990,
   [SMALL_STATE(23)] = 1023,
@@ -3189,41 +3290,41 @@ static const uint32_t ts_small_parse_table_map[] = {
   [SMALL_STATE(25)] = 1089,
   [SMALL_STATE(26)] = 1115,
   [SMALL_STATE(27)] = 1141,
-  [SMALL_STATE(28)] = 1176,
-  [SMALL_STATE(29)] = 1199,
-  [SMALL_STATE(30)] = 1222,
-  [SMALL_STATE(31)] = 1245,
-  [SMALL_STATE(32)] = 1280,
-  [SMALL_STATE(33)] = 1305,
-  [SMALL_STATE(34)] = 1330,
-  [SMALL_STATE(35)] = 1353,
-  [SMALL_STATE(36)] = 1378,
-  [SMALL_STATE(37)] = 1401,
-  [SMALL_STATE(38)] = 1436,
-  [SMALL_STATE(39)] = 1471,
-  [SMALL_STATE(40)] = 1494,
-  [SMALL_STATE(41)] = 1517,
-  [SMALL_STATE(42)] = 1552,
-  [SMALL_STATE(43)] = 1574,
-  [SMALL_STATE(44)] = 1596,
-  [SMALL_STATE(45)] = 1618,
-  [SMALL_STATE(46)] = 1640,
-  [SMALL_STATE(47)] = 1667,
-  [SMALL_STATE(48)] = 1694,
-  [SMALL_STATE(49)] = 1711,
-  [SMALL_STATE(50)] = 1728,
-  [SMALL_STATE(51)] = 1745,
-  [SMALL_STATE(52)] = 1762,
-  [SMALL_STATE(53)] = 1775,
-  [SMALL_STATE(54)] = 1786,
-  [SMALL_STATE(55)] = 1796,
-  [SMALL_STATE(56)] = 1806,
-  [SMALL_STATE(57)] = 1816,
-  [SMALL_STATE(58)] = 1826,
-  [SMALL_STATE(59)] = 1836,
-  [SMALL_STATE(60)] = 1846,
-  [SMALL_STATE(61)] = 1856,
-  [SMALL_STATE(62)] = 1866,
+  [SMALL_STATE(28)] = 1167,
+  [SMALL_STATE(29)] = 1192,
+  [SMALL_STATE(30)] = 1227,
+  [SMALL_STATE(31)] = 1250,
+  [SMALL_STATE(32)] = 1273,
+  [SMALL_STATE(33)] = 1296,
+  [SMALL_STATE(34)] = 1319,
+  [SMALL_STATE(35)] = 1354,
+  [SMALL_STATE(36)] = 1379,
+  [SMALL_STATE(37)] = 1402,
+  [SMALL_STATE(38)] = 1427,
+  [SMALL_STATE(39)] = 1462,
+  [SMALL_STATE(40)] = 1485,
+  [SMALL_STATE(41)] = 1520,
+  [SMALL_STATE(42)] = 1555,
+  [SMALL_STATE(43)] = 1577,
+  [SMALL_STATE(44)] = 1599,
+  [SMALL_STATE(45)] = 1621,
+  [SMALL_STATE(46)] = 1643,
+  [SMALL_STATE(47)] = 1670,
+  [SMALL_STATE(48)] = 1697,
+  [SMALL_STATE(49)] = 1714,
+  [SMALL_STATE(50)] = 1731,
+  [SMALL_STATE(51)] = 1748,
+  [SMALL_STATE(52)] = 1765,
+  [SMALL_STATE(53)] = 1778,
+  [SMALL_STATE(54)] = 1789,
+  [SMALL_STATE(55)] = 1799,
+  [SMALL_STATE(56)] = 1809,
+  [SMALL_STATE(57)] = 1819,
+  [SMALL_STATE(58)] = 1829,
+  [SMALL_STATE(59)] = 1839,
+  [SMALL_STATE(60)] = 1849,
+  [SMALL_STATE(61)] = 1859,
+  [SMALL_STATE(62)] = 1869,
   [SMALL_STATE(63)] = 1876,
   [SMALL_STATE(64)] = 1883,
   [SMALL_STATE(65)] = 1890,
@@ -3253,10 +3354,6 @@ static const uint32_t ts_small_parse_table_map[] = {
   [SMALL_STATE(89)] = 2058,
   [SMALL_STATE(90)] = 2065,
   [SMALL_STATE(91)] = 2072,
-  [SMALL_STATE(92)] = 2079,
-  [SMALL_STATE(93)] = 2086,
-  [SMALL_STATE(94)] = 2093,
-  [SMALL_STATE(95)] = 2100,
 };
 
 static const TSParseActionEntry ts_parse_actions[] = {
@@ -3264,182 +3361,178 @@ static const TSParseActionEntry ts_parse_actions[] = {
   [1] = {.entry = {.count = 1, .reusable = false}}, RECOVER(),
   [3] = {.entry = {.count = 1, .reusable = true}}, SHIFT_EXTRA(),
   [5] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_source_file, 0, 0, 0),
-  [7] = {.entry = {.count = 1, .reusable = true}}, SHIFT(47),
+  [7] = {.entry = {.count = 1, .reusable = true}}, SHIFT(46),
   [9] = {.entry = {.count = 1, .reusable = true}}, SHIFT(53),
   [11] = {.entry = {.count = 1, .reusable = true}}, SHIFT(2),
   [13] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_removal, 1, 0, 0),
   [15] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_removal, 1, 0, 0),
   [17] = {.entry = {.count = 1, .reusable = true}}, SHIFT(3),
-  [19] = {.entry = {.count = 1, .reusable = false}}, SHIFT(19),
-  [21] = {.entry = {.count = 1, .reusable = false}}, SHIFT(84),
-  [23] = {.entry = {.count = 1, .reusable = false}}, SHIFT(68),
-  [25] = {.entry = {.count = 1, .reusable = false}}, SHIFT(75),
-  [27] = {.entry = {.count = 1, .reusable = false}}, SHIFT(61),
-  [29] = {.entry = {.count = 1, .reusable = false}}, SHIFT(91),
-  [31] = {.entry = {.count = 1, .reusable = false}}, SHIFT(62),
+  [19] = {.entry = {.count = 1, .reusable = false}}, SHIFT(20),
+  [21] = {.entry = {.count = 1, .reusable = false}}, SHIFT(69),
+  [23] = {.entry = {.count = 1, .reusable = false}}, SHIFT(63),
+  [25] = {.entry = {.count = 1, .reusable = false}}, SHIFT(62),
+  [27] = {.entry = {.count = 1, .reusable = false}}, SHIFT(54),
+  [29] = {.entry = {.count = 1, .reusable = false}}, SHIFT(87),
+  [31] = {.entry = {.count = 1, .reusable = false}}, SHIFT(27),
   [33] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_removal, 2, 0, 1),
   [35] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_removal, 2, 0, 1),
-  [37] = {.entry = {.count = 1, .reusable = true}}, SHIFT(84),
-  [39] = {.entry = {.count = 1, .reusable = true}}, SHIFT(68),
-  [41] = {.entry = {.count = 1, .reusable = true}}, SHIFT(75),
-  [43] = {.entry = {.count = 1, .reusable = true}}, SHIFT(62),
-  [45] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_removal, 3, 0, 7),
-  [47] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_removal, 3, 0, 7),
-  [49] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_removal, 2, 0, 5),
-  [51] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_removal, 2, 0, 5),
-  [53] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 2, 0, 6),
-  [55] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 2, 0, 6),
-  [57] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 3, 0, 15),
-  [59] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 3, 0, 15),
-  [61] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_definition_repeat1, 2, 0, 13),
-  [63] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_definition_repeat1, 2, 0, 13),
-  [65] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_definition_repeat1, 2, 0, 13), SHIFT_REPEAT(19),
-  [68] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_definition_repeat1, 2, 0, 13), SHIFT_REPEAT(84),
-  [71] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_definition_repeat1, 2, 0, 13), SHIFT_REPEAT(68),
-  [74] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_definition_repeat1, 2, 0, 13), SHIFT_REPEAT(75),
-  [77] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_definition_repeat1, 2, 0, 13), SHIFT_REPEAT(61),
-  [80] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_definition_repeat1, 2, 0, 13), SHIFT_REPEAT(91),
-  [83] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_definition_repeat1, 2, 0, 13), SHIFT_REPEAT(62),
-  [86] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 3, 0, 14),
-  [88] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 3, 0, 14),
-  [90] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 3, 0, 16),
-  [92] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 3, 0, 16),
-  [94] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 5, 0, 28),
-  [96] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 5, 0, 28),
-  [98] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 5, 0, 27),
-  [100] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 5, 0, 27),
+  [37] = {.entry = {.count = 1, .reusable = true}}, SHIFT(69),
+  [39] = {.entry = {.count = 1, .reusable = true}}, SHIFT(63),
+  [41] = {.entry = {.count = 1, .reusable = true}}, SHIFT(62),
+  [43] = {.entry = {.count = 1, .reusable = true}}, SHIFT(27),
+  [45] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_removal, 2, 0, 5),
+  [47] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_removal, 2, 0, 5),
+  [49] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 2, 0, 6),
+  [51] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 2, 0, 6),
+  [53] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_removal, 3, 0, 7),
+  [55] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_removal, 3, 0, 7),
+  [57] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_definition_repeat1, 2, 0, 14),
+  [59] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_definition_repeat1, 2, 0, 14),
+  [61] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_definition_repeat1, 2, 0, 14), SHIFT_REPEAT(20),
+  [64] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_definition_repeat1, 2, 0, 14), SHIFT_REPEAT(69),
+  [67] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_definition_repeat1, 2, 0, 14), SHIFT_REPEAT(63),
+  [70] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_definition_repeat1, 2, 0, 14), SHIFT_REPEAT(62),
+  [73] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_definition_repeat1, 2, 0, 14), SHIFT_REPEAT(54),
+  [76] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_definition_repeat1, 2, 0, 14), SHIFT_REPEAT(87),
+  [79] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_definition_repeat1, 2, 0, 14), SHIFT_REPEAT(27),
+  [82] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 3, 0, 15),
+  [84] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 3, 0, 15),
+  [86] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 3, 0, 16),
+  [88] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 3, 0, 16),
+  [90] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 3, 0, 17),
+  [92] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 3, 0, 17),
+  [94] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 4, 0, 23),
+  [96] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 4, 0, 23),
+  [98] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 4, 0, 24),
+  [100] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 4, 0, 24),
   [102] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 4, 0, 25),
   [104] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 4, 0, 25),
-  [106] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 5, 0, 29),
-  [108] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 5, 0, 29),
-  [110] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 4, 0, 23),
-  [112] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 4, 0, 23),
-  [114] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 4, 0, 24),
-  [116] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 4, 0, 24),
-  [118] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 4, 0, 26),
-  [120] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 4, 0, 26),
+  [106] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 4, 0, 26),
+  [108] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 4, 0, 26),
+  [110] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 5, 0, 27),
+  [112] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 5, 0, 27),
+  [114] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 5, 0, 28),
+  [116] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 5, 0, 28),
+  [118] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 5, 0, 29),
+  [120] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 5, 0, 29),
   [122] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_definition, 6, 0, 32),
   [124] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_definition, 6, 0, 32),
-  [126] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_btf_name, 1, 0, 2),
-  [128] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_btf_name, 1, 0, 2),
-  [130] = {.entry = {.count = 1, .reusable = true}}, SHIFT(38),
-  [132] = {.entry = {.count = 1, .reusable = true}}, SHIFT(69),
-  [134] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_variable_repeat1, 2, 0, 19),
-  [136] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_variable_repeat1, 2, 0, 19),
-  [138] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_variable_repeat1, 2, 0, 19), SHIFT_REPEAT(69),
+  [126] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_variable_repeat1, 2, 0, 20),
+  [128] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_variable_repeat1, 2, 0, 20),
+  [130] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_variable_repeat1, 2, 0, 20), SHIFT_REPEAT(79),
+  [133] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_btf_name, 1, 0, 2),
+  [135] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_btf_name, 1, 0, 2),
+  [137] = {.entry = {.count = 1, .reusable = true}}, SHIFT(29),
+  [139] = {.entry = {.count = 1, .reusable = true}}, SHIFT(79),
   [141] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_btf_name, 2, 0, 9),
   [143] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_btf_name, 2, 0, 9),
   [145] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable, 2, 0, 10),
   [147] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable, 2, 0, 10),
-  [149] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable, 3, 0, 20),
-  [151] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable, 3, 0, 20),
+  [149] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable, 3, 0, 21),
+  [151] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable, 3, 0, 21),
   [153] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_variable_repeat1, 1, 0, 8),
   [155] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_variable_repeat1, 1, 0, 8),
-  [157] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__member, 2, 0, 18),
-  [159] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym__member, 2, 0, 18),
-  [161] = {.entry = {.count = 1, .reusable = true}}, SHIFT(48),
-  [163] = {.entry = {.count = 1, .reusable = true}}, SHIFT(71),
-  [165] = {.entry = {.count = 1, .reusable = true}}, SHIFT(82),
-  [167] = {.entry = {.count = 1, .reusable = true}}, SHIFT(85),
-  [169] = {.entry = {.count = 1, .reusable = true}}, SHIFT(57),
-  [171] = {.entry = {.count = 1, .reusable = false}}, SHIFT(64),
-  [173] = {.entry = {.count = 1, .reusable = true}}, SHIFT(58),
-  [175] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_memory, 2, 0, 11),
-  [177] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_memory, 2, 0, 11),
-  [179] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_immediate, 2, 0, 12),
-  [181] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_immediate, 2, 0, 12),
-  [183] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_immediate_string, 2, 0, 0),
-  [185] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_immediate_string, 2, 0, 0),
-  [187] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_argument, 3, 0, 17),
-  [189] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_argument, 3, 0, 17),
-  [191] = {.entry = {.count = 1, .reusable = true}}, SHIFT(56),
-  [193] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_argument, 1, 0, 4),
-  [195] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_argument, 1, 0, 4),
-  [197] = {.entry = {.count = 1, .reusable = true}}, SHIFT(54),
-  [199] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_immediate_string, 3, 0, 21),
-  [201] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_immediate_string, 3, 0, 21),
-  [203] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_type, 1, 0, 2),
-  [205] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_type, 1, 0, 2),
-  [207] = {.entry = {.count = 1, .reusable = true}}, SHIFT(67),
-  [209] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_register, 2, 0, 10),
-  [211] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_register, 2, 0, 10),
-  [213] = {.entry = {.count = 1, .reusable = true}}, SHIFT(23),
-  [215] = {.entry = {.count = 1, .reusable = true}}, SHIFT(61),
-  [217] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_dereference, 6, 0, 33),
-  [219] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_dereference, 6, 0, 33),
-  [221] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_dereference, 5, 0, 31),
-  [223] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_dereference, 5, 0, 31),
-  [225] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_argument, 3, 0, 22),
-  [227] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_argument, 3, 0, 22),
-  [229] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_definition_repeat1, 1, 0, 3),
-  [231] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_definition_repeat1, 1, 0, 3),
-  [233] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_argument, 5, 0, 30),
-  [235] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_argument, 5, 0, 30),
-  [237] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_type, 4, 0, 34),
-  [239] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_type, 4, 0, 34),
-  [241] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_source_file_repeat1, 2, 0, 0),
-  [243] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_source_file_repeat1, 2, 0, 0), SHIFT_REPEAT(46),
-  [246] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_source_file_repeat1, 2, 0, 0), SHIFT_REPEAT(53),
-  [249] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_source_file_repeat1, 2, 0, 0), SHIFT_REPEAT(2),
-  [252] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_source_file, 1, 0, 0),
-  [254] = {.entry = {.count = 1, .reusable = true}}, SHIFT(46),
-  [256] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_btf_name_i, 1, 0, 2),
-  [258] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable_i, 3, 0, 20),
-  [260] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable_i, 2, 0, 10),
-  [262] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_btf_name_i, 2, 0, 9),
-  [264] = {.entry = {.count = 1, .reusable = true}}, SHIFT(59),
-  [266] = {.entry = {.count = 1, .reusable = true}}, SHIFT(55),
-  [268] = {.entry = {.count = 1, .reusable = false}}, SHIFT(6),
-  [270] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_probe_kind, 1, 0, 0),
-  [272] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_probe_kind, 1, 0, 0),
-  [274] = {.entry = {.count = 1, .reusable = true}}, SHIFT(35),
+  [157] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__member, 2, 0, 19),
+  [159] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym__member, 2, 0, 19),
+  [161] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_immediate_string, 1, 0, 0),
+  [163] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_immediate_string, 1, 0, 0),
+  [165] = {.entry = {.count = 1, .reusable = false}}, SHIFT(32),
+  [167] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_argument, 3, 0, 18),
+  [169] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_argument, 3, 0, 18),
+  [171] = {.entry = {.count = 1, .reusable = true}}, SHIFT(57),
+  [173] = {.entry = {.count = 1, .reusable = true}}, SHIFT(22),
+  [175] = {.entry = {.count = 1, .reusable = true}}, SHIFT(54),
+  [177] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_memory, 2, 0, 11),
+  [179] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_memory, 2, 0, 11),
+  [181] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_immediate, 2, 0, 12),
+  [183] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_immediate, 2, 0, 12),
+  [185] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_immediate_string, 2, 0, 13),
+  [187] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_immediate_string, 2, 0, 13),
+  [189] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_register, 2, 0, 10),
+  [191] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_register, 2, 0, 10),
+  [193] = {.entry = {.count = 1, .reusable = true}}, SHIFT(50),
+  [195] = {.entry = {.count = 1, .reusable = true}}, SHIFT(66),
+  [197] = {.entry = {.count = 1, .reusable = true}}, SHIFT(68),
+  [199] = {.entry = {.count = 1, .reusable = true}}, SHIFT(71),
+  [201] = {.entry = {.count = 1, .reusable = true}}, SHIFT(55),
+  [203] = {.entry = {.count = 1, .reusable = false}}, SHIFT(81),
+  [205] = {.entry = {.count = 1, .reusable = true}}, SHIFT(56),
+  [207] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_type, 1, 0, 2),
+  [209] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_type, 1, 0, 2),
+  [211] = {.entry = {.count = 1, .reusable = true}}, SHIFT(65),
+  [213] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_dereference, 5, 0, 31),
+  [215] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_dereference, 5, 0, 31),
+  [217] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_argument, 1, 0, 4),
+  [219] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_argument, 1, 0, 4),
+  [221] = {.entry = {.count = 1, .reusable = true}}, SHIFT(58),
+  [223] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_dereference, 6, 0, 33),
+  [225] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_dereference, 6, 0, 33),
+  [227] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_definition_repeat1, 1, 0, 3),
+  [229] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_definition_repeat1, 1, 0, 3),
+  [231] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_argument, 5, 0, 30),
+  [233] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_argument, 5, 0, 30),
+  [235] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_argument, 3, 0, 22),
+  [237] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_argument, 3, 0, 22),
+  [239] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_type, 4, 0, 34),
+  [241] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_type, 4, 0, 34),
+  [243] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_source_file, 1, 0, 0),
+  [245] = {.entry = {.count = 1, .reusable = true}}, SHIFT(47),
+  [247] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_source_file_repeat1, 2, 0, 0),
+  [249] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_source_file_repeat1, 2, 0, 0), SHIFT_REPEAT(47),
+  [252] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_source_file_repeat1, 2, 0, 0), SHIFT_REPEAT(53),
+  [255] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_source_file_repeat1, 2, 0, 0), SHIFT_REPEAT(2),
+  [258] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable_i, 2, 0, 10),
+  [260] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_btf_name_i, 2, 0, 9),
+  [262] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_btf_name_i, 1, 0, 2),
+  [264] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable_i, 3, 0, 21),
+  [266] = {.entry = {.count = 1, .reusable = true}}, SHIFT(59),
+  [268] = {.entry = {.count = 1, .reusable = true}}, SHIFT(61),
+  [270] = {.entry = {.count = 1, .reusable = false}}, SHIFT(5),
+  [272] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_probe_kind, 1, 0, 0),
+  [274] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_probe_kind, 1, 0, 0),
   [276] = {.entry = {.count = 1, .reusable = true}}, SHIFT(86),
-  [278] = {.entry = {.count = 1, .reusable = false}}, SHIFT(7),
-  [280] = {.entry = {.count = 1, .reusable = true}}, SHIFT(77),
-  [282] = {.entry = {.count = 1, .reusable = true}}, SHIFT(78),
-  [284] = {.entry = {.count = 1, .reusable = true}}, SHIFT(80),
-  [286] = {.entry = {.count = 1, .reusable = true}}, SHIFT(81),
-  [288] = {.entry = {.count = 1, .reusable = true}}, SHIFT(60),
-  [290] = {.entry = {.count = 1, .reusable = false}}, SHIFT(9),
-  [292] = {.entry = {.count = 1, .reusable = true}}, SHIFT(88),
-  [294] = {.entry = {.count = 1, .reusable = false}}, SHIFT(15),
-  [296] = {.entry = {.count = 1, .reusable = true}}, SHIFT(79),
-  [298] = {.entry = {.count = 1, .reusable = true}}, SHIFT(65),
-  [300] = {.entry = {.count = 1, .reusable = true}}, SHIFT(90),
+  [278] = {.entry = {.count = 1, .reusable = true}}, SHIFT(82),
+  [280] = {.entry = {.count = 1, .reusable = true}}, SHIFT(75),
+  [282] = {.entry = {.count = 1, .reusable = true}}, SHIFT(76),
+  [284] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_immediate_string_i, 1, 0, 0),
+  [286] = {.entry = {.count = 1, .reusable = false}}, SHIFT(78),
+  [288] = {.entry = {.count = 1, .reusable = true}}, SHIFT(35),
+  [290] = {.entry = {.count = 1, .reusable = true}}, SHIFT(60),
+  [292] = {.entry = {.count = 1, .reusable = false}}, SHIFT(8),
+  [294] = {.entry = {.count = 1, .reusable = true}}, SHIFT(85),
+  [296] = {.entry = {.count = 1, .reusable = false}}, SHIFT(11),
+  [298] = {.entry = {.count = 1, .reusable = true}}, SHIFT(83),
+  [300] = {.entry = {.count = 1, .reusable = false}}, SHIFT(9),
   [302] = {.entry = {.count = 1, .reusable = true}}, SHIFT(30),
-  [304] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_immediate_i, 2, 0, 12),
-  [306] = {.entry = {.count = 1, .reusable = true}}, SHIFT(63),
-  [308] = {.entry = {.count = 1, .reusable = true}}, SHIFT(31),
-  [310] = {.entry = {.count = 1, .reusable = true}}, SHIFT(40),
-  [312] = {.entry = {.count = 1, .reusable = true}}, SHIFT(83),
-  [314] = {.entry = {.count = 1, .reusable = true}}, SHIFT(22),
-  [316] = {.entry = {.count = 1, .reusable = true}}, SHIFT(26),
-  [318] = {.entry = {.count = 1, .reusable = true}},  ACCEPT_INPUT(),
+  [304] = {.entry = {.count = 1, .reusable = true}}, SHIFT(23),
+  [306] = {.entry = {.count = 1, .reusable = true}}, SHIFT(36),
+  [308] = {.entry = {.count = 1, .reusable = true}}, SHIFT(80),
+  [310] = {.entry = {.count = 1, .reusable = true}}, SHIFT(72),
+  [312] = {.entry = {.count = 1, .reusable = true}},  ACCEPT_INPUT(),
+  [314] = {.entry = {.count = 1, .reusable = true}}, SHIFT(48),
+  [316] = {.entry = {.count = 1, .reusable = true}}, SHIFT(33),
+  [318] = {.entry = {.count = 1, .reusable = true}}, SHIFT(39),
   [320] = {.entry = {.count = 1, .reusable = true}}, SHIFT(74),
-  [322] = {.entry = {.count = 1, .reusable = true}}, SHIFT(39),
-  [324] = {.entry = {.count = 1, .reusable = true}}, SHIFT(37),
-  [326] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_register_i, 2, 0, 10),
-  [328] = {.entry = {.count = 1, .reusable = true}}, SHIFT(28),
-  [330] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_memory_i, 2, 0, 11),
-  [332] = {.entry = {.count = 1, .reusable = true}}, SHIFT(87),
-  [334] = {.entry = {.count = 1, .reusable = true}}, SHIFT(41),
-  [336] = {.entry = {.count = 1, .reusable = true}}, SHIFT(73),
-  [338] = {.entry = {.count = 1, .reusable = true}}, SHIFT(89),
-  [340] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_immediate_string_i, 2, 0, 0),
-  [342] = {.entry = {.count = 1, .reusable = true}}, SHIFT(50),
-  [344] = {.entry = {.count = 1, .reusable = true}}, SHIFT(45),
-  [346] = {.entry = {.count = 1, .reusable = true}}, SHIFT(36),
-  [348] = {.entry = {.count = 1, .reusable = true}}, SHIFT(76),
-  [350] = {.entry = {.count = 1, .reusable = true}}, SHIFT(13),
-  [352] = {.entry = {.count = 1, .reusable = true}}, SHIFT(27),
-  [354] = {.entry = {.count = 1, .reusable = true}}, SHIFT(12),
-  [356] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_immediate_string_i, 3, 0, 21),
-  [358] = {.entry = {.count = 1, .reusable = true}}, SHIFT(34),
-  [360] = {.entry = {.count = 1, .reusable = true}}, SHIFT(29),
-  [362] = {.entry = {.count = 1, .reusable = true}}, SHIFT(94),
-  [364] = {.entry = {.count = 1, .reusable = true}}, SHIFT(95),
-  [366] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_dereference_i, 5, 0, 31),
-  [368] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_dereference_i, 6, 0, 33),
+  [322] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_register_i, 2, 0, 10),
+  [324] = {.entry = {.count = 1, .reusable = true}}, SHIFT(38),
+  [326] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_memory_i, 2, 0, 11),
+  [328] = {.entry = {.count = 1, .reusable = true}}, SHIFT(84),
+  [330] = {.entry = {.count = 1, .reusable = true}}, SHIFT(40),
+  [332] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_immediate_i, 2, 0, 12),
+  [334] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_immediate_string_i, 2, 0, 13),
+  [336] = {.entry = {.count = 1, .reusable = true}}, SHIFT(26),
+  [338] = {.entry = {.count = 1, .reusable = true}}, SHIFT(45),
+  [340] = {.entry = {.count = 1, .reusable = true}}, SHIFT(77),
+  [342] = {.entry = {.count = 1, .reusable = true}}, SHIFT(34),
+  [344] = {.entry = {.count = 1, .reusable = true}}, SHIFT(13),
+  [346] = {.entry = {.count = 1, .reusable = true}}, SHIFT(41),
+  [348] = {.entry = {.count = 1, .reusable = true}}, SHIFT(15),
+  [350] = {.entry = {.count = 1, .reusable = true}}, SHIFT(73),
+  [352] = {.entry = {.count = 1, .reusable = true}}, SHIFT(31),
+  [354] = {.entry = {.count = 1, .reusable = true}}, SHIFT(90),
+  [356] = {.entry = {.count = 1, .reusable = true}}, SHIFT(91),
+  [358] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_dereference_i, 5, 0, 31),
+  [360] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_dereference_i, 6, 0, 33),
 };
 
 #ifdef __cplusplus
