@@ -174,10 +174,13 @@ impl Dialect {
             return Err(DialectError::NoProbeEvents);
         }
         let g61 = generation == Generation::Linux6_1;
-        // Sublevels read from Debian's sources: 6.1.170 lacks the EVENT_TOO_BIG check and
-        // the empty-immediate-string check and has the "valiable" typo; 6.1.192 has all
-        // three fixes. Releases in between are taken as fixed from 6.1.192 only.
-        let fixed61 = version.sublevel >= 192;
+        // Stable backports into 6.1.y, from Debian's sources: 6.1.170 has none of them;
+        // 6.1.176 has the EVENT_TOO_BIG check and the empty-`\"` check but still spells
+        // BAD_VAR "valiable"; 6.1.192 has all three. Sublevels between those read are
+        // taken as the older one (171-175 as 170, 177-191 as 176).
+        let sub = version.sublevel;
+        let backports = !g61 || sub >= 176;
+        let typo_fixed = !g61 || sub >= 192;
         Ok(Dialect {
             version,
             generation,
@@ -186,9 +189,9 @@ impl Dialect {
             arg_access: readme.contains("$arg<N>"),
             btf_args: !g61 && readme.contains("<argname>[->field"),
             return_suffix: readme.contains("%return"),
-            event_size_limit: !g61 || fixed61,
-            empty_immstr_check: !g61 || fixed61,
-            bad_var_typo: g61 && !fixed61,
+            event_size_limit: backports,
+            empty_immstr_check: backports,
+            bad_var_typo: !typo_fixed,
             modules: true,
             dentry_offsets: (0x28, 0x48),
             readme: readme.to_owned(),
@@ -204,6 +207,16 @@ impl Dialect {
     /// Debian bookworm's 6.1.0-47-amd64 (6.1.170; same README as 6.1.192).
     pub fn debian_6_1_170() -> Dialect {
         Dialect::new(KernelVersion::new(6, 1, 170), readmes::DEBIAN_6_1_192_AMD64)
+            .unwrap_or_else(|e| unreachable!("bundled README: {e}"))
+    }
+
+    /// Debian bookworm's 6.1.0-50-686-pae (6.1.176, i386). Its README is taken to be
+    /// 6.1.192's: `readme_msg` is the same text in 6.1.170 and 6.1.192, and the config
+    /// switches it depends on (KPROBE_EVENTS, UPROBE_EVENTS, HIST_TRIGGERS,
+    /// HAVE_FUNCTION_ARG_ACCESS_API) are set alike in both configs. Not booted (the QEMU
+    /// oracle runs amd64 images only).
+    pub fn debian_6_1_176_i386() -> Dialect {
+        Dialect::for_arch(Arch::I386, KernelVersion::new(6, 1, 176), readmes::DEBIAN_6_1_192_AMD64)
             .unwrap_or_else(|e| unreachable!("bundled README: {e}"))
     }
 

@@ -228,3 +228,34 @@ fn i386_has_its_own_registers_and_longs() {
     assert_eq!((e.id, e.errno), (ErrorId::BadMemAddr, Errno::Erange));
     assert!(check_line(&Dialect::debian_6_1_192(), "p:x vfs_read a=@0x100000000").is_ok());
 }
+
+/// The version and arch a fixture kernel's `.config` header names
+/// (`# Linux/x86 6.1.192 Kernel Configuration`) and whether it is 64-bit.
+fn fixture_kernel(dir: &str) -> (KernelVersion, bool) {
+    let path = format!("{}/../../../fixtures/kernels/{dir}/config.zst", env!("CARGO_MANIFEST_DIR"));
+    let config = zstd::decode_all(std::fs::read(&path).expect("config").as_slice()).expect("zstd");
+    let text = String::from_utf8_lossy(&config);
+    let header = text.lines().find(|l| l.starts_with("# Linux/")).expect("header");
+    let version = KernelVersion::parse(header.split_whitespace().nth(2).expect("version")).expect("version");
+    (version, text.lines().any(|l| l == "CONFIG_64BIT=y"))
+}
+
+#[test]
+fn every_fixture_kernel_has_its_dialect_or_says_why_not() {
+    let presets = [
+        ("6.1.0-47-amd64", Dialect::debian_6_1_170()),
+        ("6.1.0-50-686-pae", Dialect::debian_6_1_176_i386()),
+        ("6.1.0-56-amd64", Dialect::debian_6_1_192()),
+        ("6.12.117+deb12-amd64", Dialect::debian_6_12_117()),
+    ];
+    for (dir, d) in &presets {
+        let (version, is64) = fixture_kernel(dir);
+        assert_eq!(d.version, version, "{dir}");
+        assert_eq!(d.arch.bits() == 64, is64, "{dir}");
+    }
+    // 6.1.176 sits between the backports: EVENT_TOO_BIG yes, the "valiable" fix no.
+    let d = Dialect::debian_6_1_176_i386();
+    assert!(d.has_error(ErrorId::EventTooBig) && d.bad_var_typo && d.empty_immstr_check);
+    let (v, _) = fixture_kernel("6.18.44-fc-v769");
+    assert!(matches!(Dialect::new(v, readmes::DEBIAN_6_12_117_AMD64), Err(DialectError::UnsupportedVersion(_))));
+}
