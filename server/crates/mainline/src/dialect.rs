@@ -176,11 +176,11 @@ impl Dialect {
         let g61 = generation == Generation::Linux6_1;
         // Stable backports into 6.1.y, from Debian's sources: 6.1.170 has none of them;
         // 6.1.176 has the EVENT_TOO_BIG check and the empty-`\"` check but still spells
-        // BAD_VAR "valiable"; 6.1.192 has all three. Sublevels between those read are
-        // taken as the older one (171-175 as 170, 177-191 as 176).
+        // BAD_VAR "valiable"; 6.1.187, 6.1.190 and 6.1.192 have all three. Sublevels
+        // between those read are taken as the older one (171-175 as 170, 177-186 as 176).
         let sub = version.sublevel;
         let backports = !g61 || sub >= 176;
-        let typo_fixed = !g61 || sub >= 192;
+        let typo_fixed = !g61 || sub >= 187;
         Ok(Dialect {
             version,
             generation,
