@@ -76,7 +76,9 @@ fn mutated_corpus_lines_never_panic() {
     let kernel = common::FixtureKernel::load("6.12.117+deb12-amd64");
     let dialects = [Dialect::debian_6_1_170(), Dialect::debian_6_1_192(), Dialect::debian_6_12_117()];
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    for _ in 0..20_000 {
+    // FEVLINT_ROBUST_ITERS raises the count for a longer local run (default 20,000).
+    let iters = std::env::var("FEVLINT_ROBUST_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
+    for _ in 0..iters {
         let pick = corpus[rng.below(corpus.len())];
         let line = mutate(&mut rng, pick);
         for d in &dialects {
