@@ -139,6 +139,9 @@ pub struct Probe {
     /// `r<N>` / `f<N>`.
     pub maxactive: Option<u32>,
     pub args: Vec<Arg>,
+    /// A `t:` on a tracepoint the kernel does not have (yet): with CONFIG_MODULES it is
+    /// kept as a stub that fires once a module brings the tracepoint.
+    pub tracepoint_stub: bool,
     /// Facts only a kernel can settle, assumed by the parser (see [`crate::Env`]).
     pub assumptions: Vec<Assumption>,
 }

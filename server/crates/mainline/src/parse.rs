@@ -405,6 +405,7 @@ impl<'a> Parser<'a> {
             place,
             maxactive,
             args,
+            tracepoint_stub: false,
             assumptions: Vec::new(),
         };
         // register_trace_kprobe: the append rules, then __register_trace_kprobe.
@@ -578,6 +579,7 @@ impl<'a> Parser<'a> {
         }
         let span = self.span_of(1);
         let mut funcname = Some(name.clone());
+        let mut stub = false;
         if is_tracepoint {
             flags.tpoint = true;
             match self.env.tracepoint(&name) {
@@ -587,6 +589,7 @@ impl<'a> Parser<'a> {
                         self.index = 1;
                         return Err(self.log(0, ErrorId::NoTracepoint, Errno::Einval));
                     }
+                    stub = true;
                 }
                 None => self.assumptions.push(Assumption::Tracepoint { name: name.clone(), span: span.clone() }),
             }
@@ -615,6 +618,7 @@ impl<'a> Parser<'a> {
             place: Place::Symbol { module, name: sym, offset: 0, span: span.clone() },
             maxactive,
             args,
+            tracepoint_stub: stub,
             assumptions: Vec::new(),
         };
         // register_trace_fprobe: the append rules, then __register_trace_fprobe

@@ -95,7 +95,9 @@ impl Registry {
                 return Some(Conflict::SameProbe);
             }
         }
-        if p.kind == ProbeKind::Tprobe {
+        // tracepoint_probe_register(tp, probestub, NULL) refuses a second probe; a stub
+        // registers nothing.
+        if p.kind == ProbeKind::Tprobe && !p.tracepoint_stub {
             if let Place::Symbol { name, .. } = &p.place {
                 if self.tracepoints.contains(name) {
                     return Some(Conflict::TracepointBusy);
@@ -106,7 +108,7 @@ impl Registry {
     }
 
     fn add(&mut self, p: &Probe) {
-        if p.kind == ProbeKind::Tprobe {
+        if p.kind == ProbeKind::Tprobe && !p.tracepoint_stub {
             if let Place::Symbol { name, .. } = &p.place {
                 self.tracepoints.push(name.clone());
             }
