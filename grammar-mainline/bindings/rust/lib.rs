@@ -18,7 +18,7 @@ extern "C" {
 #[allow(unsafe_code)]
 pub const LANGUAGE: LanguageFn = unsafe { LanguageFn::from_raw(tree_sitter_dynevents) };
 
-/// The content of the [`node-types.json`] file for this grammar.
+/// The content of the `src/node-types.json` file for this grammar.
 pub const NODE_TYPES: &str = include_str!("../../src/node-types.json");
 
 /// The syntax highlighting query.
