@@ -4,12 +4,12 @@
 //! `uprobe_syntax_errors.tc` of the Linux kernel, GPL-2.0) as a table test, with the
 //! selftests' own README gates evaluated on each kernel's README.
 //!
-//! What a selftest checks is what this test asserts: the line is rejected with an
-//! error_log entry of that subsystem, caret at the `^`. Where the Debian kernel itself
-//! answers otherwise (recorded in `tests/oracle/`, e.g. 6.12 keeps an unknown tracepoint
-//! as a stub for a future module), the kernel's answer is expected instead. The error ID
-//! the table names (a test comment, not checked by the selftests) is compared and the
-//! differences printed; `tests/oracle.rs` checks IDs against the real kernels.
+//! Asserted: what a selftest checks (the line is rejected with an error_log entry of that
+//! subsystem, caret at the `^`) and the message. Where the Debian kernel itself answers
+//! otherwise (recorded in `tests/oracle/`, e.g. 6.12 keeps an unknown tracepoint as a
+//! stub for a future module, or logs NO_BTFARG where the test comment says BAD_ARG_NUM),
+//! the kernel's answer is expected. The table's error IDs that differ from the kernel's
+//! (they are test comments the selftests never check) are printed.
 
 mod common;
 
@@ -147,13 +147,15 @@ fn setup_of(gate: &str) -> Option<String> {
 }
 
 /// The real kernel's answer for `line`, if the oracle corpus has it: (accepted, caret).
-fn oracle(tsv: &str, line: &str) -> Option<(bool, Option<usize>)> {
+/// The real kernel's answer for `line`, if the oracle corpus has it: (accepted, the
+/// error_log message, caret).
+fn oracle(tsv: &str, line: &str) -> Option<(bool, String, Option<usize>)> {
     let corpus = include_str!("oracle/mainline-corpus.txt");
     let n = corpus.lines().position(|l| l == line)? + 1;
     tsv.lines().find_map(|l| {
         let f: Vec<&str> = l.split('\t').collect();
         (f.first() == Some(&"DEF") && f.get(1) == Some(&n.to_string().as_str()))
-            .then(|| (f[2] == "ACCEPT", f[f.len() - 2].parse().ok()))
+            .then(|| (f[2] == "ACCEPT", f[f.len() - 3].to_owned(), f[f.len() - 2].parse().ok()))
     })
 }
 
@@ -205,13 +207,18 @@ fn run(d: &Dialect, fixture: &str, tsv: &str) {
         let subsystem = if c.section == 'A' { "trace_kprobe" } else { "trace_fprobe" };
         let mut want_reject = true;
         let mut want_caret = Some(c.caret);
+        // The message: the real kernel's when the oracle recorded this line, else the
+        // table's (a selftest comment, confirmed by the kernel's code for the rows with
+        // a setup line: DIFF_PROBE_TYPE, DIFF_ARG_TYPE, SAME_PROBE).
+        let mut want_message = ErrorId::from_name(&c.id).map(|id| format!("{subsystem}: error: {}", d.message(id)));
         if setup.is_none() {
-            if let Some((acc, caret)) = oracle(tsv, &c.bytes) {
+            if let Some((acc, message, caret)) = oracle(tsv, &c.bytes) {
                 if acc || caret != Some(c.caret) {
                     kernel_differs += 1;
                     want_reject = !acc;
                     want_caret = caret;
                 }
+                want_message = Some(message);
             }
         }
         let ok = match &got {
@@ -227,7 +234,9 @@ fn run(d: &Dialect, fixture: &str, tsv: &str) {
                         e.id.name()
                     ));
                 }
-                e.subsystem == subsystem && Some(e.caret) == want_caret
+                let first = e.earlier.first().copied().unwrap_or(e.id);
+                let message = format!("{}: error: {}", e.subsystem, d.message(first));
+                e.subsystem == subsystem && Some(e.caret) == want_caret && Some(&message) == want_message.as_ref()
             }
             Ok(_) => !want_reject,
             _ => false,
