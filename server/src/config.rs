@@ -61,7 +61,8 @@ struct RawConfig {
 impl Config {
     /// Reads and validates one config file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io { path: path.to_owned(), source })?;
+        let text = crate::kernel::load::fsio::read_limited_string(path, crate::kernel::load::fsio::MAX_CONFIG_BYTES)
+            .map_err(|e| ConfigError::Io { path: path.to_owned(), source: e.into_io() })?;
         Config::parse(path, &text)
     }
 

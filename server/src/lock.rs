@@ -67,7 +67,8 @@ impl Lock {
 
     pub fn read(path: &Path) -> Result<Lock, LockError> {
         let p = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| LockError::Read { path: p.clone(), source })?;
+        let text = crate::kernel::load::fsio::read_limited_string(path, crate::kernel::load::fsio::MAX_LOCK_BYTES)
+            .map_err(|e| LockError::Read { path: p.clone(), source: e.into_io() })?;
         let lock: Lock =
             toml::from_str(&text).map_err(|e| LockError::Parse { path: p.clone(), message: e.to_string() })?;
         if lock.version != VERSION {

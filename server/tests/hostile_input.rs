@@ -71,3 +71,327 @@ fn many_short_broken_lines() {
     let got = codes(text.into_bytes());
     assert_eq!(got.len(), 20_000);
 }
+
+// ---------------------------------------------------------------------------------------
+// The binary as a user runs it on hostile paths: each run is measured (wall time and peak
+// RSS of the child, from wait4's rusage), its error must name the file, and nothing in
+// the tree may change. Times are recorded, never asserted; memory bounds are generous.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// One finished run of `fevlint`.
+#[derive(Debug)]
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    /// Peak resident set of the child, in KiB (`ru_maxrss`).
+    max_rss_kb: i64,
+    secs: f64,
+}
+
+/// A process that does not finish in this long is a hang, not a slow run.
+const HANG: Duration = Duration::from_secs(60);
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fevlint-hostile-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+/// Runs `cmd` to its end (killing it after [`HANG`]) and measures it.
+fn measure(mut cmd: Command) -> Run {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    if cmd.get_program() == env!("CARGO_BIN_EXE_fevlint") {
+        // No shared cache: each run decompresses what it reads, as on a first run.
+        cmd.env("FEVLINT_NO_CACHE", "1");
+    }
+    let start = Instant::now();
+    // Reaped by wait4 below (to get its rusage), not by `Child::wait`.
+    #[allow(clippy::zombie_processes)]
+    let mut child = cmd.spawn().expect("spawn");
+    let pid = child.id() as libc::pid_t;
+    let mut out = child.stdout.take().expect("stdout");
+    let mut err = child.stderr.take().expect("stderr");
+    let t_out = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        std::io::Read::read_to_end(&mut out, &mut s).ok();
+        s
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        std::io::Read::read_to_end(&mut err, &mut s).ok();
+        s
+    });
+    let killer = std::thread::spawn(move || {
+        let deadline = Instant::now() + HANG;
+        while Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+            if std::path::Path::new(&format!("/proc/{pid}")).exists() {
+                continue;
+            }
+            return;
+        }
+        // Still running: a hang. SIGKILL it, so wait4 below returns.
+        #[allow(unsafe_code)]
+        // SAFETY: kill(2) on a pid we spawned and have not reaped yet.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+        }
+    });
+    let mut status = 0;
+    #[allow(unsafe_code)]
+    // SAFETY: rusage is plain data, zero-initialised, written by wait4 for our child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    #[allow(unsafe_code)]
+    // SAFETY: valid pointers to locals; `pid` is our unreaped child.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4");
+    let secs = start.elapsed().as_secs_f64();
+    let _ = killer.join();
+    let code = if libc::WIFEXITED(status) { Some(libc::WEXITSTATUS(status)) } else { None };
+    let run = Run {
+        code,
+        stdout: String::from_utf8_lossy(&t_out.join().expect("stdout thread")).into_owned(),
+        stderr: String::from_utf8_lossy(&t_err.join().expect("stderr thread")).into_owned(),
+        max_rss_kb: usage.ru_maxrss,
+        secs,
+    };
+    assert!(secs < HANG.as_secs_f64(), "hung (killed after {HANG:?}): {cmd:?}");
+    run
+}
+
+fn fevlint(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_fevlint"));
+    c.args(args).stdin(Stdio::null());
+    c
+}
+
+/// Every file under `dir` (not following symlinks) with its kind, mode and contents:
+/// two snapshots compare equal when nothing was written.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, String, u32, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            let meta = std::fs::symlink_metadata(&p).expect("lstat");
+            let ft = meta.file_type();
+            let (kind, bytes) = if ft.is_symlink() {
+                ("link", std::fs::read_link(&p).expect("readlink").into_os_string().into_encoded_bytes())
+            } else if ft.is_dir() {
+                stack.push(p.clone());
+                ("dir", Vec::new())
+            } else if ft.is_file() {
+                ("file", std::fs::read(&p).expect("read"))
+            } else {
+                ("special", Vec::new())
+            };
+            out.push((p, kind.to_owned(), meta.permissions().mode(), bytes));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Makes a FIFO (named pipe) with no writer.
+fn mkfifo(path: &Path) {
+    let st = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(st.success());
+}
+
+const MB: i64 = 1024;
+
+/// Issue 16: `check /dev/zero` read until killed (8.3 GB after 20 s). Now a device, a
+/// FIFO or a file over the script limit is refused before it is read, and standard input
+/// is read with the same bound.
+#[test]
+fn check_refuses_devices_fifos_and_huge_files_at_once() {
+    let d = scratch("check-special");
+    let fifo = d.join("pipe.fev");
+    mkfifo(&fifo);
+    let huge = d.join("huge.fev");
+    // Sparse: 65 MiB on paper, nothing on disk.
+    std::fs::File::create(&huge).expect("create").set_len((64 << 20) + 1).expect("truncate");
+    let cases: [(&str, &Path, &str); 3] = [
+        ("/dev/zero", Path::new("/dev/zero"), "character device"),
+        ("fifo", &fifo, "FIFO"),
+        ("huge", &huge, "larger than the limit of 67108864 bytes"),
+    ];
+    for (what, path, why) in cases {
+        let r = measure(fevlint(&["check", path.to_str().expect("utf-8")]));
+        eprintln!("check {what}: exit {:?}, {:.3} s, {} KiB", r.code, r.secs, r.max_rss_kb);
+        assert_eq!(r.code, Some(2), "{what}: {r:?}");
+        assert!(r.stderr.contains(&path.display().to_string()) && r.stderr.contains(why), "{what}: {r:?}");
+        assert!(r.max_rss_kb < 100 * MB, "{what}: {} KiB", r.max_rss_kb);
+    }
+    // Standard input from an endless source: streamed, stopped at the limit.
+    let mut c = fevlint(&["check", "-"]);
+    c.stdin(std::fs::File::open("/dev/zero").expect("open /dev/zero"));
+    let r = measure(c);
+    eprintln!("check - < /dev/zero: exit {:?}, {:.3} s, {} KiB", r.code, r.secs, r.max_rss_kb);
+    assert_eq!(r.code, Some(2), "{r:?}");
+    assert!(r.stderr.contains("standard input: more than the limit of 67108864 bytes"), "{r:?}");
+    assert!(r.max_rss_kb < 100 * MB, "{} KiB", r.max_rss_kb);
+    // A pipe that ends is still a script: `-` reads it.
+    let mut c = fevlint(&["check", "-"]);
+    c.stdin(std::fs::File::open(root().join("fixtures/scripts/clean-6.12.fev")).expect("open"));
+    let r = measure(c);
+    assert_eq!(r.code, Some(0), "{r:?}");
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// The kernel fixture with a moved member between 6.1.0-56 and 6.12 (`f_count` of
+/// `struct file`): `fix` rewrites `+56` to nothing.
+const DRIFTING: &str = "vfs_fsync(s64 f_count+56[0])\n";
+const DRIFT_FIXED: &str = "vfs_fsync(s64 f_count[0])\n";
+
+fn kernel_dir(name: &str) -> String {
+    root().join("fixtures/kernels").join(name).display().to_string()
+}
+
+/// Issue 16: `fix` on a symlink replaced the link with a regular file and left the file it
+/// pointed to unfixed. Now the target is rewritten in its own folder, with its mode, and
+/// the links (a chain of two, one relative, one absolute) stay links.
+#[test]
+fn fix_writes_through_symlinks_to_the_target() {
+    let d = scratch("fix-symlink");
+    std::fs::create_dir_all(d.join("real")).expect("mkdir");
+    let target = d.join("real/probes.fev");
+    std::fs::write(&target, DRIFTING).expect("write");
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    std::os::unix::fs::symlink(&target, d.join("abs.fev")).expect("symlink");
+    std::os::unix::fs::symlink("abs.fev", d.join("link.fev")).expect("symlink");
+    let link = d.join("link.fev");
+    let (old, new) = (kernel_dir("6.1.0-56-amd64"), kernel_dir("6.12.117+deb12-amd64"));
+    let r = measure(fevlint(&["fix", "-k", &old, "-k", &new, link.to_str().expect("utf-8")]));
+    assert_eq!(r.code, Some(0), "{r:?}");
+    assert!(r.stdout.contains("+vfs_fsync(s64 f_count[0])"), "{r:?}");
+    assert_eq!(std::fs::read_to_string(&target).expect("read"), DRIFT_FIXED);
+    for l in ["link.fev", "abs.fev"] {
+        assert!(std::fs::symlink_metadata(d.join(l)).expect("lstat").file_type().is_symlink(), "{l}");
+    }
+    assert_eq!(std::fs::read_link(&link).expect("readlink"), Path::new("abs.fev"));
+    assert_eq!(std::fs::metadata(&target).expect("stat").permissions().mode() & 0o7777, 0o640);
+    let names: Vec<_> = snapshot(&d).into_iter().map(|s| s.0).collect();
+    assert_eq!(names, [d.join("abs.fev"), d.join("link.fev"), d.join("real"), target.clone()]);
+    // `lock -o` through a link writes the target too.
+    let lock_target = d.join("real/fevlint.lock");
+    std::os::unix::fs::symlink("real/fevlint.lock", d.join("fevlint.lock")).expect("symlink");
+    let r = measure(fevlint(&[
+        "lock",
+        "-k",
+        &new,
+        "-o",
+        d.join("fevlint.lock").to_str().expect("utf-8"),
+        target.to_str().expect("utf-8"),
+    ]));
+    assert_eq!(r.code, Some(0), "{r:?}");
+    assert!(std::fs::read_to_string(&lock_target).expect("lock written").contains("vfs_fsync"));
+    assert!(std::fs::symlink_metadata(d.join("fevlint.lock")).expect("lstat").file_type().is_symlink());
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// Issue 16: a full disk. Simulated with RLIMIT_FSIZE (`ulimit -f`, SIGXFSZ ignored so
+/// that the write fails with EFBIG instead of killing the process): the write of the
+/// fixed script fails, `fix` says so and exits 2, the script is untouched and no
+/// temporary file is left. (A real full tmpfs needs a mount, which CI containers may not
+/// allow; EFBIG reaches the same error path as ENOSPC: a failed `write`.)
+#[test]
+fn fix_on_a_full_disk_leaves_the_script_and_no_temporary_file() {
+    let d = scratch("fix-full");
+    let script = d.join("big.fev");
+    // Over 8 KiB, so the new contents cannot be written under `ulimit -f 8` (8 KiB in
+    // bash's 1024-byte blocks, 4 KiB in POSIX 512-byte blocks).
+    let padding: String = (0..300).map(|i| format!("# padding line {i:05} ........\n")).collect();
+    std::fs::write(&script, format!("{padding}{DRIFTING}")).expect("write");
+    let before = snapshot(&d);
+    let (old, new) = (kernel_dir("6.1.0-56-amd64"), kernel_dir("6.12.117+deb12-amd64"));
+    let mut c = Command::new("sh");
+    c.arg("-c")
+        .arg("ulimit -f 8; trap '' XFSZ; exec \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_fevlint"))
+        .args(["fix", "-k", &old, "-k", &new, script.to_str().expect("utf-8")])
+        .env("FEVLINT_NO_CACHE", "1")
+        .stdin(Stdio::null());
+    let r = measure(c);
+    assert_eq!(r.code, Some(2), "{r:?}");
+    assert!(r.stderr.contains(&format!("cannot write {}", script.display())), "{r:?}");
+    assert!(r.stderr.contains("too large"), "the EFBIG of the write: {r:?}");
+    assert_eq!(snapshot(&d), before, "the tree changed");
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// The child of [`killed_writers_leave_no_temporary_file`]: rewrites a large file through
+/// a symlink, forever, until killed. Does nothing unless the parent set the variable.
+#[test]
+fn atomic_writer_child() {
+    let Some(dir) = std::env::var_os("FEVLINT_TEST_WRITER_DIR") else { return };
+    let link = Path::new(&dir).join("link.fev");
+    let a = vec![b'a'; 48 << 20];
+    let b = vec![b'b'; 48 << 20];
+    for i in 0.. {
+        fevlint::write_atomic(&link, if i % 2 == 0 { &a } else { &b }).expect("write");
+    }
+}
+
+/// Issue 16: killed mid-write, the writer leaves the file whole (old or new contents,
+/// never a mix) and no temporary file: the contents go to an unnamed `O_TMPFILE` file
+/// that vanishes with the process. Only between naming it and renaming it (two system
+/// calls) can a kill leave a name, and the next write removes it: checked too.
+#[test]
+fn killed_writers_leave_no_temporary_file() {
+    let d = scratch("killed");
+    std::fs::create_dir_all(d.join("real")).expect("mkdir");
+    let target = d.join("real/target.fev");
+    std::fs::write(&target, b"original\n").expect("write");
+    std::os::unix::fs::symlink("real/target.fev", d.join("link.fev")).expect("symlink");
+    // Kill points spread over the writes (a 48 MiB write takes tens of milliseconds).
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut window_hits = 0;
+    for round in 0..12 {
+        let mut child = Command::new(std::env::current_exe().expect("test binary"))
+            .args(["--exact", "atomic_writer_child", "--test-threads=1", "--nocapture"])
+            .env("FEVLINT_TEST_WRITER_DIR", &d)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn writer");
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        std::thread::sleep(Duration::from_millis(100 + x % 900));
+        child.kill().expect("SIGKILL");
+        child.wait().expect("reap");
+        let contents = std::fs::read(&target).expect("target readable");
+        let whole = contents == b"original\n"
+            || (contents.len() == 48 << 20
+                && (contents.iter().all(|&c| c == b'a') || contents.iter().all(|&c| c == b'b')));
+        assert!(whole, "round {round}: a torn file of {} bytes", contents.len());
+        assert!(std::fs::symlink_metadata(d.join("link.fev")).expect("lstat").file_type().is_symlink());
+        let leftovers: Vec<_> = snapshot(&d)
+            .into_iter()
+            .map(|s| s.0)
+            .filter(|p| p != &target && p != &d.join("real") && p != &d.join("link.fev"))
+            .collect();
+        if !leftovers.is_empty() {
+            // Killed between linkat and rename: the next write sweeps it.
+            window_hits += 1;
+            fevlint::write_atomic(&d.join("link.fev"), b"original\n").expect("write");
+            let names: Vec<_> = snapshot(&d).into_iter().map(|s| s.0).collect();
+            assert_eq!(names, [d.join("link.fev"), d.join("real"), target.clone()], "round {round}");
+        }
+    }
+    eprintln!("12 kills, {window_hits} between naming and renaming");
+    std::fs::remove_dir_all(&d).ok();
+}

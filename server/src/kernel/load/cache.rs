@@ -12,7 +12,6 @@
 
 use super::blob::Blob;
 use super::decompress::Codec;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"FEVBLOB1";
@@ -123,13 +122,8 @@ pub fn put(path: &Path, codec: Codec, payload: &[u8]) {
     }
 }
 
+/// Nothing is left behind when the write fails or the process is killed (see
+/// [`super::fsio::write_atomic`]).
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    let mut f = std::fs::File::create(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    drop(f);
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+    super::fsio::write_atomic(path, bytes)
 }

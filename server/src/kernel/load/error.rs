@@ -21,12 +21,10 @@ impl fmt::Display for FileOffset {
 /// Why a kernel input could not be read. Every variant carries the path it is about.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: io::Error,
-    },
+    /// The message includes the OS error, so it is not also a `source` (which would
+    /// print it twice in an error chain).
+    #[error("{path}: {error}")]
+    Io { path: PathBuf, error: io::Error },
     #[error("{path}: corrupt {codec} stream at or before byte {offset}: {message}")]
     Corrupt { path: PathBuf, codec: Codec, offset: FileOffset, message: String },
     #[error(

@@ -10,6 +10,7 @@ pub mod cache;
 pub mod decompress;
 pub mod elf;
 pub mod error;
+pub mod fsio;
 pub mod open;
 
 pub use blob::{Blob, BlobSlice};
