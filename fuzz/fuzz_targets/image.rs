@@ -8,7 +8,7 @@ use std::path::Path;
 fuzz_target!(|data: &[u8]| {
     let path = Path::new("fuzz");
     // A small cap: a decompression bomb must stop at it, not exhaust memory.
-    let limits = Limits { max_output: 16 << 20 };
+    let limits = Limits { max_output: 16 << 20, ..Limits::default() };
     let _ = bzimage::parse_header(data, path);
     let _ = bzimage::extract_vmlinux(data, path, &limits);
     let _ = decompress::decompress_auto(data, &limits, Origin::file(path));

@@ -395,3 +395,89 @@ fn killed_writers_leave_no_temporary_file() {
     eprintln!("12 kills, {window_hits} between naming and renaming");
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// A zstd frame of `blocks` RLE blocks of 128 KiB of zeros each, after an optional raw
+/// block of `head`: 4 bytes on disk per 128 KiB out, built in no time (what `zstd -19`
+/// makes of zeros too). Window 128 KiB, no content size.
+fn zstd_bomb(head: &[u8], blocks: usize) -> Vec<u8> {
+    let mut v = vec![0x28, 0xB5, 0x2F, 0xFD, 0x00, 7 << 3];
+    let block = |v: &mut Vec<u8>, last: bool, kind: u32, size: u32| {
+        let h = u32::from(last) | (kind << 1) | (size << 3);
+        v.extend_from_slice(&h.to_le_bytes()[..3]);
+    };
+    if !head.is_empty() {
+        block(&mut v, false, 0, head.len() as u32);
+        v.extend_from_slice(head);
+    }
+    for i in 0..blocks {
+        block(&mut v, i + 1 == blocks, 1, 128 << 10);
+        v.push(0);
+    }
+    v
+}
+
+/// Concatenated xz streams, `head` then zeros, `streams` x 8 MiB of zeros in all.
+fn xz_bomb(head: &[u8], streams: usize) -> Vec<u8> {
+    use std::io::Write;
+    let xz = |bytes: &[u8]| {
+        let mut w = lzma_rust2::XzWriter::new(Vec::new(), lzma_rust2::XzOptions::with_preset(0)).expect("xz");
+        w.write_all(bytes).expect("xz");
+        w.finish().expect("xz")
+    };
+    let zeros = vec![0u8; 8 << 20];
+    let mut first = head.to_vec();
+    first.extend_from_slice(&zeros[head.len()..]);
+    let mut v = xz(&first);
+    let rest = xz(&zeros);
+    for _ in 1..streams {
+        v.extend_from_slice(&rest);
+    }
+    v
+}
+
+/// The start of a valid BTF header (magic, version 1): a bomb that passes the first-bytes
+/// check and must be stopped by the ratio bound.
+const BTF_START: &[u8] = &[0x9F, 0xEB, 0x01, 0x00, 0x18, 0, 0, 0];
+
+/// Issue 16: a 130 KB `.zst` took 2.1 GB and 3.5 s before the 2 GB limit stopped it, a
+/// 2 GB `.xz` of zeros 14 s before "not BTF". Now the first decompressed bytes are judged
+/// before the rest (zeros are not BTF, ELF, bzImage or tar: stop after 1 KiB), and a
+/// stream that starts right is stopped by the ratio bound (64x its size, at least
+/// 64 MiB): each under 200 MB. Also through a kernel folder, whose text files must
+/// decompress to text.
+#[test]
+fn decompression_bombs_are_refused_early() {
+    let d = scratch("bombs");
+    let script = d.join("s.fev");
+    std::fs::write(&script, "vfs_read(x64 file)\n").expect("write");
+    // 2 GiB of zeros each.
+    let bombs: [(&str, Vec<u8>, &str); 4] = [
+        ("zeros.btf.zst", zstd_bomb(&[], 16384), "not BTF, ELF, bzImage or a tar archive"),
+        ("btf.zst", zstd_bomb(BTF_START, 16384), "a decompression bomb"),
+        ("zeros.btf.xz", xz_bomb(&[], 256), "not BTF, ELF, bzImage or a tar archive"),
+        ("btf.xz", xz_bomb(BTF_START, 256), "a decompression bomb"),
+    ];
+    for (name, bytes, why) in &bombs {
+        let p = d.join(name);
+        std::fs::write(&p, bytes).expect("write");
+        let before = snapshot(&d);
+        let r = measure(fevlint(&["check", "-k", p.to_str().expect("utf-8"), script.to_str().expect("utf-8")]));
+        eprintln!("{name} ({} bytes): exit {:?}, {:.3} s, {} KiB", bytes.len(), r.code, r.secs, r.max_rss_kb);
+        assert_eq!(r.code, Some(2), "{name}: {r:?}");
+        assert!(r.stderr.contains(&p.display().to_string()) && r.stderr.contains(why), "{name}: {r:?}");
+        assert!(r.stderr.contains("byte 0"), "{name}: the stream's offset: {r:?}");
+        assert!(r.max_rss_kb < 200 * MB, "{name}: {} KiB", r.max_rss_kb);
+        assert_eq!(snapshot(&d), before, "{name}: the tree changed");
+    }
+    // A kernel folder whose System.map and config are bombs of zeros: not text.
+    let k = d.join("kernel");
+    std::fs::create_dir_all(&k).expect("mkdir");
+    std::fs::write(k.join("System.map.zst"), &bombs[0].1).expect("write");
+    std::fs::write(k.join("config.xz"), &bombs[2].1).expect("write");
+    let r = measure(fevlint(&["kernel", "info", k.to_str().expect("utf-8")]));
+    eprintln!("kernel folder of bombs: exit {:?}, {:.3} s, {} KiB", r.code, r.secs, r.max_rss_kb);
+    assert_eq!(r.code, Some(2), "{r:?}");
+    assert!(r.stderr.contains("not text (no NUL bytes)"), "{r:?}");
+    assert!(r.max_rss_kb < 200 * MB, "{} KiB", r.max_rss_kb);
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -27,11 +27,9 @@ pub enum LoadError {
     Io { path: PathBuf, error: io::Error },
     #[error("{path}: corrupt {codec} stream at or before byte {offset}: {message}")]
     Corrupt { path: PathBuf, codec: Codec, offset: FileOffset, message: String },
-    #[error(
-        "{path}: {codec} stream starting at byte {offset} decompresses to more than the limit of \
-         {limit} bytes (a decompression bomb, or raise the limit)"
-    )]
-    TooLarge { path: PathBuf, codec: Codec, offset: FileOffset, limit: u64 },
+    /// `rule` says how `limit` was reached: the size limit, or the ratio to the input.
+    #[error("{path}: {codec} stream starting at byte {offset} decompresses to more than {rule}: a decompression bomb")]
+    TooLarge { path: PathBuf, codec: Codec, offset: FileOffset, limit: u64, rule: String },
     #[error("{path}: {codec} stream at byte {offset}: {message}")]
     SizeMismatch { path: PathBuf, codec: Codec, offset: FileOffset, message: String },
     #[error("{path}: bzImage: {message} (byte {offset})")]
