@@ -39,14 +39,15 @@ pub struct LockedDefinition {
 
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
-    #[error("cannot read {path}: {source}")]
-    Read { path: String, source: std::io::Error },
+    /// (`error`, not `source`: the message includes it, an error chain would repeat it.)
+    #[error("cannot read {path}: {error}")]
+    Read { path: String, error: std::io::Error },
     #[error("{path}: {message}")]
     Parse { path: String, message: String },
     #[error("{path}: lock version {found}, this fevlint reads version {VERSION}")]
     Version { path: String, found: u32 },
-    #[error("cannot write {path}: {source}")]
-    Write { path: String, source: std::io::Error },
+    #[error("cannot write {path}: {error}")]
+    Write { path: String, error: std::io::Error },
 }
 
 impl Lock {
@@ -68,7 +69,7 @@ impl Lock {
     pub fn read(path: &Path) -> Result<Lock, LockError> {
         let p = path.display().to_string();
         let text = crate::kernel::load::fsio::read_limited_string(path, crate::kernel::load::fsio::MAX_LOCK_BYTES)
-            .map_err(|e| LockError::Read { path: p.clone(), source: e.into_io() })?;
+            .map_err(|e| LockError::Read { path: p.clone(), error: e.into_io() })?;
         let lock: Lock =
             toml::from_str(&text).map_err(|e| LockError::Parse { path: p.clone(), message: e.to_string() })?;
         if lock.version != VERSION {
@@ -86,7 +87,7 @@ impl Lock {
             toml::to_string(&sorted).map_err(|e| LockError::Parse { path: p.clone(), message: e.to_string() })?;
         let header = "# fevlint.lock: what each definition meant when it was locked. Written by `fevlint lock`.\n";
         crate::write_atomic(path, format!("{header}{text}").as_bytes())
-            .map_err(|source| LockError::Write { path: p, source })
+            .map_err(|error| LockError::Write { path: p, error })
     }
 
     /// The meanings recorded for one script.
