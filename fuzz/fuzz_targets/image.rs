@@ -1,7 +1,7 @@
 //! Fuzzes the kernel-image readers: bzImage header and payload, ELF, decompressors.
 #![no_main]
 
-use fevlint::kernel::load::{bzimage, decompress, elf::KernelElf, Blob, Limits, Origin};
+use fevlint::kernel::load::{bzimage, decompress, elf::KernelElf, Blob, Content, Limits, Origin};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
@@ -12,6 +12,11 @@ fuzz_target!(|data: &[u8]| {
     let _ = bzimage::parse_header(data, path);
     let _ = bzimage::extract_vmlinux(data, path, &limits);
     let _ = decompress::decompress_auto(data, &limits, Origin::file(path));
+    // With the first-bytes checks the loader uses.
+    for content in [Content::KernelImage, Content::Text, Content::Btf] {
+        let _ = decompress::decompress_auto_as(data, content, &limits, Origin::file(path));
+    }
+    let _ = bzimage::extract_payload(data, path, Content::Elf, &limits);
     if let Ok(elf) = KernelElf::parse(Blob::from_vec(data.to_vec()), path) {
         let _ = elf.arch();
         let _ = elf.build_id();

@@ -70,8 +70,14 @@ impl Lock {
         let p = path.display().to_string();
         let text = crate::kernel::load::fsio::read_limited_string(path, crate::kernel::load::fsio::MAX_LOCK_BYTES)
             .map_err(|e| LockError::Read { path: p.clone(), error: e.into_io() })?;
+        Lock::parse(path, &text)
+    }
+
+    /// Parses lock text; `path` names the file in errors.
+    pub fn parse(path: &Path, text: &str) -> Result<Lock, LockError> {
+        let p = path.display().to_string();
         let lock: Lock =
-            toml::from_str(&text).map_err(|e| LockError::Parse { path: p.clone(), message: e.to_string() })?;
+            toml::from_str(text).map_err(|e| LockError::Parse { path: p.clone(), message: e.to_string() })?;
         if lock.version != VERSION {
             return Err(LockError::Version { path: p, found: lock.version });
         }

@@ -120,7 +120,23 @@ pub fn open_regular(path: &Path) -> Result<(File, u64), ReadError> {
     if !meta.file_type().is_file() {
         return Err(ReadError::NotRegular { path: path.to_owned(), kind: kind(meta.file_type()) });
     }
+    // A regular file after all: reads block as usual again (some network and FUSE file
+    // systems would otherwise answer EAGAIN).
+    clear_nonblocking(&file).map_err(io)?;
     Ok((file, meta.len()))
+}
+
+#[allow(unsafe_code)]
+fn clear_nonblocking(file: &File) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor we own, with integer arguments only.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    // SAFETY: as above.
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Reads a regular file of at most `limit` bytes. Devices, FIFOs, sockets and directories
