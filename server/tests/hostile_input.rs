@@ -924,3 +924,73 @@ fn lsp_with_hostile_kernels() {
     assert_eq!(snapshot(&d), before, "the tree changed");
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// Issue 16: large compressed inputs are decompressed into the cache file, not memory,
+/// and mapped from there; the result equals the in-memory decompression. A bomb on that
+/// path stops at the same bounds and leaves no cache file (the unnamed temporary file
+/// vanishes).
+#[test]
+fn large_payloads_are_decompressed_into_the_cache_file() {
+    let d = scratch("stream");
+    let cache = d.join("cache");
+    // The 6.12 vmlinuz payload (the ELF, 57.6 MB), recompressed: over 4 MiB compressed.
+    let vmlinuz = root().join("fixtures/kernels/6.12.117+deb12-amd64/vmlinuz");
+    let image = std::fs::read(&vmlinuz).expect("fixture");
+    let (_, elf) =
+        fevlint::kernel::load::bzimage::extract_vmlinux(&image, &vmlinuz, &Default::default()).expect("payload");
+    let z = zstd::encode_all(&elf[..], 1).expect("zstd");
+    assert!(z.len() > 4 << 20, "{} bytes: below the streaming threshold", z.len());
+    let input = d.join("vmlinux.zst");
+    std::fs::write(&input, &z).expect("write");
+    drop((image, z));
+    let run = |cached: bool| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_fevlint"));
+        c.args(["kernel", "info", input.to_str().expect("utf-8")]).stdin(Stdio::null());
+        let r = if cached {
+            // `measure` turns the cache off for the other tests; this one wants it.
+            c.env("FEVLINT_CACHE_DIR", &cache).env_remove("FEVLINT_NO_CACHE");
+            let mut sh = Command::new("sh");
+            sh.arg("-c").arg("unset FEVLINT_NO_CACHE; exec \"$@\"").arg("sh").arg(c.get_program());
+            sh.args(c.get_args()).env("FEVLINT_CACHE_DIR", &cache).stdin(Stdio::null());
+            measure(sh)
+        } else {
+            measure(c)
+        };
+        eprintln!("kernel info vmlinux.zst (cache {cached}): exit {:?}, {:.3} s, {} KiB", r.code, r.secs, r.max_rss_kb);
+        assert_eq!(r.code, Some(0), "{r:?}");
+        r.stdout
+    };
+    let in_memory = run(false);
+    let streamed = run(true);
+    assert_eq!(streamed, in_memory);
+    let entries: Vec<(String, u64)> = std::fs::read_dir(&cache)
+        .expect("cache dir")
+        .map(|e| e.expect("entry"))
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.metadata().expect("stat").len()))
+        .collect();
+    assert!(entries.iter().any(|(n, len)| n.ends_with(".bin") && *len == elf.len() as u64), "{entries:?}");
+    // Opened again: from the cache, the same answer.
+    assert_eq!(run(true), in_memory);
+    drop(elf);
+    // A bomb over the threshold (ELF magic, then 1M RLE blocks: 128 GiB of zeros in
+    // 4 MiB): stopped by the ratio bound, no cache entry.
+    let _ = std::fs::remove_dir_all(&cache);
+    let bomb = d.join("bomb.zst");
+    std::fs::write(&bomb, zstd_bomb(b"\x7fELF\x02\x01\x01\0", 1 << 20)).expect("write");
+    let mut sh = Command::new("sh");
+    sh.arg("-c")
+        .arg("unset FEVLINT_NO_CACHE; exec \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_fevlint"))
+        .args(["kernel", "info", bomb.to_str().expect("utf-8")])
+        .env("FEVLINT_CACHE_DIR", &cache)
+        .stdin(Stdio::null());
+    let r = measure(sh);
+    eprintln!("streamed bomb: exit {:?}, {:.3} s, {} KiB", r.code, r.secs, r.max_rss_kb);
+    assert_eq!(r.code, Some(2), "{r:?}");
+    assert!(r.stderr.contains("bomb.zst") && r.stderr.contains("a decompression bomb"), "{r:?}");
+    assert!(r.max_rss_kb < 200 * MB, "{} KiB", r.max_rss_kb);
+    let left: Vec<_> = std::fs::read_dir(&cache).map(|r| r.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -679,3 +679,157 @@ pub fn tar_member(data: &[u8], suffix: &str, path: &Path) -> Result<(String, std
         ))),
     }
 }
+
+/// Why [`decompress_to`] stopped: the input (an error about the file), or the writer.
+#[derive(Debug)]
+pub enum ToError {
+    Load(LoadError),
+    Write(io::Error),
+}
+
+impl From<LoadError> for ToError {
+    fn from(e: LoadError) -> ToError {
+        ToError::Load(e)
+    }
+}
+
+/// Streamed output: judged by its first bytes, counted against the cap, written on.
+struct Sink<'a, 'w> {
+    d: &'a Decode<'a>,
+    w: &'w mut dyn io::Write,
+    written: u64,
+    /// The first bytes, held until judged.
+    head: Vec<u8>,
+    judged: bool,
+}
+
+impl Sink<'_, '_> {
+    fn push(&mut self, bytes: &[u8]) -> Result<(), ToError> {
+        self.written += bytes.len() as u64;
+        if self.written > self.d.cap {
+            return Err(self.d.too_large().into());
+        }
+        if self.judged {
+            return self.w.write_all(bytes).map_err(ToError::Write);
+        }
+        self.head.extend_from_slice(bytes);
+        if self.head.len() >= SNIFF_LEN {
+            self.judge(false)?;
+        }
+        Ok(())
+    }
+
+    fn judge(&mut self, complete: bool) -> Result<(), ToError> {
+        Sniff::new(self.d.content, &[]).check(&self.head, complete, self.d.codec, &self.d.origin)?;
+        self.judged = true;
+        let head = std::mem::take(&mut self.head);
+        self.w.write_all(&head).map_err(ToError::Write)
+    }
+
+    fn finish(mut self) -> Result<u64, ToError> {
+        if !self.judged {
+            self.judge(true)?;
+        }
+        Ok(self.written)
+    }
+}
+
+/// Decompresses `data` into `w` in pieces of at most a few MiB, so that a large payload
+/// goes to a file (the cache) instead of memory; the same checks as [`decompress_as`]:
+/// first bytes, size and ratio caps. Returns the number of bytes written.
+pub fn decompress_to(
+    data: &[u8],
+    codec: Codec,
+    content: Content,
+    limits: &Limits,
+    origin: Origin<'_>,
+    w: &mut dyn io::Write,
+) -> Result<u64, ToError> {
+    let cap = limits.cap(data.len());
+    let d = Decode { data, codec, limits, cap, origin, content };
+    let mut sink = Sink { d: &d, w, written: 0, head: Vec::new(), judged: content == Content::Any };
+    match codec {
+        Codec::Zstd => zstd_to(&d, &mut sink)?,
+        Codec::Xz => {
+            let mem_kb = mem_limit_kb(cap);
+            stream_to(&d, &mut sink, |r| Ok(Box::new(lzma_rust2::XzReader::new_mem_limit(r, true, mem_kb))))?
+        }
+        Codec::Lzma => {
+            let mem_kb = mem_limit_kb(cap);
+            stream_to(&d, &mut sink, |r| Ok(Box::new(lzma_rust2::LzmaReader::new_mem_limit(r, mem_kb, None)?)))?
+        }
+        Codec::Gzip => stream_to(&d, &mut sink, |r| Ok(Box::new(flate2::bufread::MultiGzDecoder::new(r))))?,
+        Codec::Bzip2 => stream_to(&d, &mut sink, |r| Ok(Box::new(bzip2::bufread::MultiBzDecoder::new(r))))?,
+        Codec::Lz4Legacy => {
+            // Blocks of 8 MiB at most: decoded in memory, block by block would gain little.
+            let mut out = Vec::new();
+            lz4_legacy(&d, &mut out)?;
+            sink.push(&out)?;
+        }
+    }
+    sink.finish()
+}
+
+/// [`stream`], into a [`Sink`].
+fn stream_to<'d>(
+    d: &Decode<'d>,
+    sink: &mut Sink<'_, '_>,
+    make: impl for<'r> FnOnce(&'r mut &'d [u8]) -> io::Result<BoxRead<'r>>,
+) -> Result<(), ToError> {
+    let (data, codec, origin) = (d.data, d.codec, &d.origin);
+    let mut rest: &'d [u8] = data;
+    let mut failed = None;
+    match make(&mut rest) {
+        Ok(mut dec) => {
+            let mut buf = vec![0u8; 1 << 20];
+            loop {
+                match dec.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => sink.push(&buf[..n])?,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+            }
+        }
+        Err(e) => failed = Some(e),
+    }
+    let consumed = data.len() - rest.len();
+    match failed {
+        Some(e) => Err(origin.corrupt(codec, consumed, describe(&e)).into()),
+        None if consumed < data.len() => {
+            Err(origin.corrupt(codec, consumed, "trailing bytes after the end of the stream").into())
+        }
+        None => Ok(()),
+    }
+}
+
+/// [`zstd`]'s streaming loop, into a [`Sink`] through a 1 MiB buffer.
+fn zstd_to(d: &Decode<'_>, sink: &mut Sink<'_, '_>) -> Result<(), ToError> {
+    let (data, origin) = (d.data, &d.origin);
+    let codec = Codec::Zstd;
+    let corrupt = |at: usize, code: usize| origin.corrupt(codec, at, zstd_safe::get_error_name(code));
+    let mut dctx = DCtx::create();
+    dctx.set_parameter(DParameter::WindowLogMax(ZSTD_WINDOW_LOG_MAX)).map_err(|code| corrupt(0, code))?;
+    let mut chunk: Vec<u8> = Vec::with_capacity(1 << 20);
+    let mut pos = 0;
+    loop {
+        let end = data.len().min(pos + DCtx::in_size());
+        let mut input = InBuffer::around(&data[pos..end]);
+        chunk.clear();
+        let left = dctx.decompress_stream(&mut OutBuffer::around_pos(&mut chunk, 0), &mut input);
+        let left = left.map_err(|code| corrupt(end, code))?;
+        pos += input.pos();
+        sink.push(&chunk)?;
+        if pos == data.len() {
+            if left == 0 {
+                return Ok(());
+            }
+            if chunk.len() < chunk.capacity() {
+                return Err(origin.corrupt(codec, pos, "truncated: the stream ends inside a frame").into());
+            }
+        }
+    }
+}

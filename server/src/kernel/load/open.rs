@@ -240,12 +240,43 @@ fn read_decompressed(path: &Path, content: Content, limits: &Limits) -> Result<(
         return Ok((blob, Some(codec)));
     }
     let raw = Blob::read(path)?;
+    if let Some(streamed) = decompress_into_cache(&raw, path, content, limits) {
+        return streamed;
+    }
     match decompress::decompress_auto_as(&raw, content, limits, Origin::file(path))? {
         Some((codec, out)) => {
             super::cache::put(path, codec, &out);
             Ok((Blob::from_vec(out), Some(codec)))
         }
         None => Ok((raw, None)),
+    }
+}
+
+/// Compressed inputs at least this large (their output is likely past
+/// [`super::blob::MMAP_THRESHOLD`]) are decompressed into the cache file, not memory.
+const STREAM_THRESHOLD: usize = 4 << 20;
+
+/// Decompresses a large compressed `raw` straight into its cache file and maps it, so
+/// that the output never sits in memory as a whole. `None` when `raw` is small or not
+/// compressed, or the cache is off or cannot be written: decompress in memory then.
+fn decompress_into_cache(
+    raw: &[u8],
+    path: &Path,
+    content: Content,
+    limits: &Limits,
+) -> Option<Result<(Blob, Option<Codec>), LoadError>> {
+    if raw.len() < STREAM_THRESHOLD {
+        return None;
+    }
+    let codec = decompress::detect(raw)?;
+    let filled = super::cache::fill(path, codec, |w| {
+        decompress::decompress_to(raw, codec, content, limits, Origin::file(path), w)
+    })?;
+    match filled {
+        Ok(blob) => Some(Ok((blob, Some(codec)))),
+        Err(decompress::ToError::Load(e)) => Some(Err(e)),
+        // The cache file could not be written (a full disk): decompress in memory.
+        Err(decompress::ToError::Write(_)) => None,
     }
 }
 
@@ -261,12 +292,16 @@ fn read_image_or_btf(path: &Path, opts: &OpenOptions, k: &mut KernelInputs) -> R
     }
     let (bytes, codec) = match super::cache::get(path) {
         Some((codec, blob)) => (blob, Some(codec)),
-        None => match decompress::decompress_auto_as(&raw, Content::KernelImage, &opts.limits, Origin::file(path))? {
-            Some((codec, out)) => {
-                super::cache::put(path, codec, &out);
-                (Blob::from_vec(out), Some(codec))
-            }
-            None => (raw, None),
+        None => match decompress_into_cache(&raw, path, Content::KernelImage, &opts.limits) {
+            Some(streamed) => streamed?,
+            None => match decompress::decompress_auto_as(&raw, Content::KernelImage, &opts.limits, Origin::file(path))?
+            {
+                Some((codec, out)) => {
+                    super::cache::put(path, codec, &out);
+                    (Blob::from_vec(out), Some(codec))
+                }
+                None => (raw, None),
+            },
         },
     };
     if is_btf(&bytes) {
