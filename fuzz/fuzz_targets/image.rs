@@ -17,6 +17,17 @@ fuzz_target!(|data: &[u8]| {
         let _ = decompress::decompress_auto_as(data, content, &limits, Origin::file(path));
     }
     let _ = bzimage::extract_payload(data, path, Content::Elf, &limits);
+    // Streamed (as into the cache file) rather than into memory.
+    if let Some(codec) = decompress::detect(data) {
+        let _ = decompress::decompress_to(
+            data,
+            codec,
+            Content::KernelImage,
+            &limits,
+            Origin::file(path),
+            &mut std::io::sink(),
+        );
+    }
     if let Ok(elf) = KernelElf::parse(Blob::from_vec(data.to_vec()), path) {
         let _ = elf.arch();
         let _ = elf.build_id();
