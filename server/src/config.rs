@@ -36,8 +36,9 @@ pub struct Config {
 /// the mistake has a place.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read {}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    /// (`error`, not `source`: the message includes it, an error chain would repeat it.)
+    #[error("cannot read {}: {error}", path.display())]
+    Io { path: PathBuf, error: std::io::Error },
     #[error("{}:{line}:{column}: {message}", path.display())]
     Invalid { path: PathBuf, line: usize, column: usize, message: String },
     #[error("{}: {message}", path.display())]
@@ -61,7 +62,8 @@ struct RawConfig {
 impl Config {
     /// Reads and validates one config file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io { path: path.to_owned(), source })?;
+        let text = crate::kernel::load::fsio::read_limited_string(path, crate::kernel::load::fsio::MAX_CONFIG_BYTES)
+            .map_err(|e| ConfigError::Io { path: path.to_owned(), error: e.into_io() })?;
         Config::parse(path, &text)
     }
 

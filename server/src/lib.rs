@@ -18,24 +18,8 @@ pub mod rules;
 pub mod suppress;
 pub mod syntax;
 
-/// Writes a file atomically: a temporary file in the same folder, synced, then renamed.
+/// Writes a user's file atomically, through symlinks to the file they name, keeping its
+/// mode, leaving no temporary file behind (see [`kernel::load::fsio::write_atomic`]).
 pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.fevlint-{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        if let Ok(meta) = std::fs::metadata(path) {
-            // Keep the permissions of the file being replaced.
-            std::fs::set_permissions(&tmp, meta.permissions())?;
-        }
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    kernel::load::fsio::write_atomic(path, bytes)
 }

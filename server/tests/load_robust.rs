@@ -107,12 +107,12 @@ fn corrupted_zstd_payload() {
 fn output_cap_on_the_real_vmlinuz() {
     let (path, data) = vmlinuz_612();
     let t = Instant::now();
-    let err = extract_vmlinux(&data, &path, &Limits { max_output: 8 << 20 }).expect_err("cap");
+    let err = extract_vmlinux(&data, &path, &Limits { max_output: 8 << 20, ..Limits::default() }).expect_err("cap");
     assert!(t.elapsed() < FAST);
     assert!(matches!(err, LoadError::TooLarge { .. }), "{err}");
     assert_eq!(err.offset().map(|o| o.0), Some(21_196));
     // And through open().
-    let opts = OpenOptions { limits: Limits { max_output: 8 << 20 }, ..OpenOptions::default() };
+    let opts = OpenOptions { limits: Limits { max_output: 8 << 20, ..Limits::default() }, ..OpenOptions::default() };
     let err = open_with(&path, &opts).expect_err("cap");
     assert!(matches!(err, LoadError::TooLarge { .. }), "{err}");
 }
@@ -160,7 +160,7 @@ fn random_bytes_everywhere() {
         };
         data.extend_from_slice(&random);
         let t = Instant::now();
-        let r = decompress(&data, codec, &Limits { max_output: 64 << 20 }, Origin::file(p));
+        let r = decompress(&data, codec, &Limits { max_output: 64 << 20, ..Limits::default() }, Origin::file(p));
         assert!(t.elapsed() < FAST, "{codec}: {:?}", t.elapsed());
         let err = r.expect_err("noise is not a valid stream");
         assert_eq!(err.path(), p, "{codec}");

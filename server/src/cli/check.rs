@@ -5,11 +5,12 @@ use super::{Arch, EXIT_FINDINGS};
 use crate::analysis;
 use crate::config::{self, Config};
 use crate::diagnostic::Severity;
+use crate::kernel::load::fsio;
 use crate::kernel::Kernel;
 use crate::render::{self, FileReport};
 use anyhow::Context as _;
 use std::collections::HashMap;
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -75,12 +76,19 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     for input in files {
         let (name, bytes, dir) = match &input {
             Input::Stdin => {
-                let mut buf = Vec::new();
-                std::io::stdin().read_to_end(&mut buf).context("cannot read standard input")?;
+                // Streamed with the same bound as a file: `- < /dev/zero` stops at the limit.
+                let buf = match fsio::read_to_limit(std::io::stdin().lock(), 0, fsio::MAX_SCRIPT_BYTES) {
+                    Ok(buf) => buf,
+                    Err(fsio::LimitedError::Io(e)) => return Err(e).context("cannot read standard input"),
+                    Err(fsio::LimitedError::TooLarge) => anyhow::bail!(
+                        "cannot read standard input: more than the limit of {} bytes for a script",
+                        fsio::MAX_SCRIPT_BYTES
+                    ),
+                };
                 ("<stdin>".to_owned(), buf, PathBuf::from("."))
             }
             Input::File(path) => {
-                let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+                let bytes = fsio::read_limited(path, fsio::MAX_SCRIPT_BYTES)?;
                 let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
                 (path.display().to_string(), bytes, dir.to_owned())
             }
@@ -254,4 +262,17 @@ pub(super) fn script_paths(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
         }
     }
     Ok(out)
+}
+
+/// A script as UTF-8 text, read with the script bound (for `lock` and `fix`, which
+/// rewrite text; `check` reads bytes and reports bad UTF-8 as a diagnostic).
+pub(super) fn read_script_text(path: &Path) -> anyhow::Result<String> {
+    let bytes = fsio::read_limited(path, fsio::MAX_SCRIPT_BYTES)?;
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot read {}: not UTF-8 text (invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
 }

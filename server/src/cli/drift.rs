@@ -43,7 +43,7 @@ pub fn lock(args: &LockArgs) -> anyhow::Result<ExitCode> {
     let mut lock = Lock::new(&k);
     let mut parser = crate::syntax::Parser::new();
     for path in super::check::script_paths(&args.paths)? {
-        let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let text = super::check::read_script_text(&path)?;
         for (line, code, meaning) in analysis::meanings(&mut parser, &text, &k) {
             lock.definitions.push(LockedDefinition {
                 file: path.display().to_string(),
@@ -76,7 +76,7 @@ pub fn fix(args: &FixArgs) -> anyhow::Result<ExitCode> {
     let mut left = 0;
     for path in super::check::script_paths(&args.paths)? {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {name}"))?;
+        let text = super::check::read_script_text(&path)?;
         let entries = lock.as_ref().map(|l| l.for_file(&name)).unwrap_or_default();
         // What each original line meant: on the old kernel, or as locked. Every round of
         // fixes is checked against this, so renames and moved members stay matched.

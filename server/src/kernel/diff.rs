@@ -807,7 +807,7 @@ fn flatten(
 ) -> Result<(), ModelError> {
     let src = names.src;
     if depth > MAX_DEPTH {
-        return Err(ModelError::TooDeep { source_name: src.describe(), ty: TypeRef(0) });
+        return Err(ModelError::TooDeep { source_name: src.error_name(), ty: TypeRef(0) });
     }
     for m in c.members.iter() {
         let start = base_bits.saturating_add(m.bit_offset);

@@ -15,7 +15,7 @@ pub const MAX_DEPTH: usize = 64;
 pub const CACHELINE: u64 = 64;
 
 fn too_deep(src: &dyn TypeSource, ty: TypeRef) -> ModelError {
-    ModelError::TooDeep { source_name: src.describe(), ty }
+    ModelError::TooDeep { source_name: src.error_name(), ty }
 }
 
 /// Follows typedefs and qualifiers; returns the first other type and its ref.
@@ -422,7 +422,7 @@ pub fn print_struct(src: &dyn TypeSource, ty: TypeRef) -> Result<String, ModelEr
         }
         _ => {
             return Err(ModelError::Malformed {
-                source_name: src.describe(),
+                source_name: src.error_name(),
                 offset: 0,
                 what: format!("type {ty:?} is not a struct or union"),
             })

@@ -148,6 +148,11 @@ pub enum ModelError {
 pub trait TypeSource: Send + Sync + fmt::Debug {
     /// Short description for messages: "BTF (6.1 MB)", "DWARF 5 (2352 units)".
     fn describe(&self) -> String;
+    /// For error messages: the file the types come from, when known, and
+    /// [`Self::describe`].
+    fn error_name(&self) -> String {
+        self.describe()
+    }
     /// Resolve one type, one level deep.
     fn get(&self, ty: TypeRef) -> Result<Type, ModelError>;
     /// Size in bytes of a type, following typedefs and qualifiers; `None` for void,

@@ -99,7 +99,10 @@ pub fn resolve(path: Option<&Path>, client: &[&Layer]) -> (Settings, Vec<String>
     let mut problems = Vec::new();
     if let Some(file) = path.and_then(Path::parent).and_then(find_file) {
         let dir = file.parent().unwrap_or(Path::new("."));
-        match std::fs::read_to_string(&file).map_err(|e| e.to_string()).and_then(|t| Layer::from_toml(&t, dir)) {
+        match crate::kernel::load::fsio::read_limited_string(&file, crate::kernel::load::fsio::MAX_CONFIG_BYTES)
+            .map_err(|e| e.reason())
+            .and_then(|t| Layer::from_toml(&t, dir))
+        {
             Ok(layer) => {
                 if let Err(e) = layer.apply(&mut s) {
                     problems.push(format!("{}: {e}", file.display()));

@@ -290,6 +290,10 @@ impl TypeSource for Btf {
             .unwrap_or_default())
     }
 
+    fn error_name(&self) -> String {
+        format!("{}: {}", self.source_name(), self.describe())
+    }
+
     fn describe(&self) -> String {
         let mb = self.bytes().len() as f64 / 1e6;
         match &self.base {

@@ -490,14 +490,9 @@ fn header_bytes(dw: &Dwarf, count: u64) -> Vec<u8> {
 pub(crate) fn write_cache(dw: &Dwarf, idx: &NameIndex, path: &Path) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir)?;
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    let tmp = dir.join(format!(
-        ".{}.{}.{nanos}.tmp",
-        path.file_name().map_or("index".into(), |n| n.to_string_lossy()),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut w = BufWriter::new(fs::File::create(&tmp)?);
+    // Through an unnamed temporary file: a process killed while writing leaves nothing.
+    crate::kernel::load::fsio::write_atomic_with(path, |f| {
+        let mut w = BufWriter::new(f);
         let mut sum = Fnv64::new();
         let header = header_bytes(dw, idx.entries.len() as u64);
         sum.update(&header);
@@ -508,13 +503,8 @@ pub(crate) fn write_cache(dw: &Dwarf, idx: &NameIndex, path: &Path) -> std::io::
             w.write_all(&b)?;
         }
         w.write_all(&sum.0.to_le_bytes())?;
-        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+        w.flush()
+    })
 }
 
 /// Reads and validates a cache file: magic, version, build-id, file and section

@@ -3,15 +3,18 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::Read;
 use std::ops::{Deref, Range};
 use std::path::Path;
 use std::sync::Arc;
 
 use super::error::LoadError;
+use super::fsio;
 
 /// Files at least this large are memory-mapped rather than read.
 pub const MMAP_THRESHOLD: u64 = 16 << 20;
+/// The most bytes read from a file that reported a small size (procfs files report 0;
+/// `/proc/kallsyms` is about 20 MiB): far above any real one, and bounded.
+const READ_LIMIT: u64 = 1 << 30;
 
 /// Shared, immutable bytes. Cloning is cheap (one `Arc`).
 #[derive(Clone)]
@@ -28,19 +31,24 @@ impl Blob {
     }
 
     /// Reads `path`, mapping it when it is large. The result is the file's bytes as they
-    /// are; nothing is decompressed here.
+    /// are; nothing is decompressed here. Only regular files are read: a device, a FIFO or
+    /// a socket is refused before reading (it could be endless, or block forever).
     pub fn read(path: &Path) -> Result<Blob, LoadError> {
-        let io = |source| LoadError::Io { path: path.to_owned(), source };
-        let mut file = File::open(path).map_err(io)?;
-        let meta = file.metadata().map_err(io)?;
-        if meta.is_file() && meta.len() >= MMAP_THRESHOLD {
+        let io = |error| LoadError::Io { path: path.to_owned(), error };
+        let (file, len) = fsio::open_regular(path).map_err(|e| io(e.into_io()))?;
+        if len >= MMAP_THRESHOLD {
             return map(&file).map(|m| Blob(Arc::new(Inner::Mapped(m)))).map_err(io);
         }
-        // Small files and special files (procfs, sysfs report size 0 or 4096): read to
-        // the end; the size hint is only a hint.
-        let mut v = Vec::with_capacity(meta.len().min(MMAP_THRESHOLD) as usize);
-        file.read_to_end(&mut v).map_err(io)?;
-        Ok(Blob::from_vec(v))
+        // Small files and procfs/sysfs files (which report size 0 or 4096): read to the
+        // end, the size only a hint, but never more than READ_LIMIT.
+        match fsio::read_to_limit(file, len.min(MMAP_THRESHOLD), READ_LIMIT) {
+            Ok(v) => Ok(Blob::from_vec(v)),
+            Err(fsio::LimitedError::Io(e)) => Err(io(e)),
+            Err(fsio::LimitedError::TooLarge) => Err(io(std::io::Error::new(
+                std::io::ErrorKind::FileTooLarge,
+                format!("grew past {READ_LIMIT} bytes while being read"),
+            ))),
+        }
     }
 
     /// Whether the bytes are a memory map of the file (as opposed to an owned copy).

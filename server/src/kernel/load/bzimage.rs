@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use super::decompress::{self, le16, le32, Codec, Limits, Origin};
+use super::decompress::{self, le16, le32, Codec, Content, Limits, Origin};
 use super::error::{FileOffset, LoadError};
 
 const SETUP_SECTS: usize = 0x1f1;
@@ -119,6 +119,17 @@ pub fn parse_header(data: &[u8], path: &Path) -> Result<BzImageHeader, LoadError
 /// Decompresses the payload of a bzImage: the ELF vmlinux (stripped in distribution
 /// images). The `size_append` trailer is removed before decoding and checked after.
 pub fn extract_vmlinux(data: &[u8], path: &Path, limits: &Limits) -> Result<(BzImageHeader, Vec<u8>), LoadError> {
+    extract_payload(data, path, Content::Any, limits)
+}
+
+/// [`extract_vmlinux`], stopping after the first decompressed bytes when they are not
+/// `content` (an x86 payload is the ELF vmlinux: [`Content::Elf`]).
+pub fn extract_payload(
+    data: &[u8],
+    path: &Path,
+    content: Content,
+    limits: &Limits,
+) -> Result<(BzImageHeader, Vec<u8>), LoadError> {
     let header = parse_header(data, path)?;
     let start = header.payload_file_offset as usize;
     let mut end = start + header.payload_length as usize;
@@ -129,7 +140,8 @@ pub fn extract_vmlinux(data: &[u8], path: &Path, limits: &Limits) -> Result<(BzI
     }
     let origin = Origin { path, base: start as u64 };
     let size = header.trailer_size.map(u64::from);
-    let elf = decompress::decompress_sized(&data[start..end], header.codec, size, limits, origin)?;
+    let payload = &data[start..end];
+    let elf = decompress::decompress_sized_as(payload, header.codec, size, content, limits, origin)?;
     if let Some(size) = header.trailer_size {
         if size as usize != elf.len() {
             return Err(LoadError::SizeMismatch {

@@ -12,7 +12,6 @@
 
 use super::blob::Blob;
 use super::decompress::Codec;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"FEVBLOB1";
@@ -123,13 +122,68 @@ pub fn put(path: &Path, codec: Codec, payload: &[u8]) {
     }
 }
 
+/// Stores what `produce` writes as the decompression of `path`, streamed to the cache
+/// file (never held in memory), and returns it memory-mapped. `None` when the cache is
+/// off or cannot be written (the caller then decompresses in memory); an error of
+/// `produce` about the input is returned as is.
+pub fn fill<E>(
+    path: &Path,
+    codec: Codec,
+    produce: impl FnOnce(&mut dyn std::io::Write) -> Result<u64, E>,
+) -> Option<Result<Blob, E>> {
+    let (dir, s) = (dir()?, stamp(path)?);
+    std::fs::create_dir_all(&dir).ok()?;
+    let (bin, hdr) = paths(&dir, s);
+    /// Hashes and counts what passes through.
+    struct Tee<'a> {
+        file: std::io::BufWriter<&'a mut std::fs::File>,
+        crc: crc32fast::Hasher,
+    }
+    impl std::io::Write for Tee<'_> {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let n = self.file.write(buf)?;
+            self.crc.update(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            self.file.flush()
+        }
+    }
+    let mut outcome: Option<Result<(u64, u32), E>> = None;
+    let written = super::fsio::write_atomic_with(&bin, |f| {
+        let mut tee = Tee { file: std::io::BufWriter::with_capacity(1 << 20, f), crc: crc32fast::Hasher::new() };
+        match produce(&mut tee) {
+            Ok(n) => {
+                std::io::Write::flush(&mut tee)?;
+                outcome = Some(Ok((n, tee.crc.finalize())));
+                Ok(())
+            }
+            Err(e) => {
+                outcome = Some(Err(e));
+                // Abandon the file: nothing is named, nothing is left.
+                Err(std::io::Error::other("decompression failed"))
+            }
+        }
+    });
+    match outcome? {
+        Err(e) => Some(Err(e)),
+        Ok(_) if written.is_err() => None,
+        Ok((len, crc)) => {
+            let mut h = Vec::with_capacity(48);
+            h.extend_from_slice(MAGIC);
+            h.extend_from_slice(&s.len.to_le_bytes());
+            h.extend_from_slice(&s.mtime_ns.to_le_bytes());
+            h.extend_from_slice(&len.to_le_bytes());
+            h.extend_from_slice(&crc.to_le_bytes());
+            h.push(codec_id(codec));
+            write_atomic(&hdr, &h).ok()?;
+            get(path).map(|(_, blob)| Ok(blob))
+        }
+    }
+}
+
+/// Nothing is left behind when the write fails or the process is killed (see
+/// [`super::fsio::write_atomic`]).
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    let mut f = std::fs::File::create(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    drop(f);
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+    super::fsio::write_atomic(path, bytes)
 }

@@ -21,19 +21,15 @@ impl fmt::Display for FileOffset {
 /// Why a kernel input could not be read. Every variant carries the path it is about.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: io::Error,
-    },
+    /// The message includes the OS error, so it is not also a `source` (which would
+    /// print it twice in an error chain).
+    #[error("{path}: {error}")]
+    Io { path: PathBuf, error: io::Error },
     #[error("{path}: corrupt {codec} stream at or before byte {offset}: {message}")]
     Corrupt { path: PathBuf, codec: Codec, offset: FileOffset, message: String },
-    #[error(
-        "{path}: {codec} stream starting at byte {offset} decompresses to more than the limit of \
-         {limit} bytes (a decompression bomb, or raise the limit)"
-    )]
-    TooLarge { path: PathBuf, codec: Codec, offset: FileOffset, limit: u64 },
+    /// `rule` says how `limit` was reached: the size limit, or the ratio to the input.
+    #[error("{path}: {codec} stream starting at byte {offset} decompresses to more than {rule}: a decompression bomb")]
+    TooLarge { path: PathBuf, codec: Codec, offset: FileOffset, limit: u64, rule: String },
     #[error("{path}: {codec} stream at byte {offset}: {message}")]
     SizeMismatch { path: PathBuf, codec: Codec, offset: FileOffset, message: String },
     #[error("{path}: bzImage: {message} (byte {offset})")]

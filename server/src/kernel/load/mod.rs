@@ -10,10 +10,11 @@ pub mod cache;
 pub mod decompress;
 pub mod elf;
 pub mod error;
+pub mod fsio;
 pub mod open;
 
 pub use blob::{Blob, BlobSlice};
-pub use decompress::{Codec, Limits, Origin};
+pub use decompress::{Codec, Content, Limits, Origin};
 pub use error::{FileOffset, LoadError};
 pub use open::{
     open, open_with, read_symbols, ArchSource, Container, DeferredSymbols, ImagePolicy, KernelInputs, Loaded,

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::blob::{Blob, BlobSlice};
 use super::bzimage;
-use super::decompress::{self, Codec, Limits, Origin};
+use super::decompress::{self, Codec, Content, Limits, Origin};
 use super::elf::{ftrace_function_names, is_elf, KernelElf};
 use super::error::LoadError;
 use super::Arch;
@@ -161,7 +161,7 @@ impl KernelInputs {
     /// Adds a module's split BTF (raw or compressed). The BTF parser reads it on top of
     /// [`Self::btf`].
     pub fn add_module_btf(&mut self, path: &Path, limits: &Limits) -> Result<(), LoadError> {
-        let (bytes, codec) = read_decompressed(path, limits)?;
+        let (bytes, codec) = read_decompressed(path, Content::Btf, limits)?;
         if !is_btf(&bytes) {
             return Err(LoadError::Unrecognized {
                 path: path.to_owned(),
@@ -233,18 +233,50 @@ fn is_btf(data: &[u8]) -> bool {
     data.starts_with(&[0x9F, 0xEB])
 }
 
-/// Reads a file and decompresses it if its magic says so (one level).
-fn read_decompressed(path: &Path, limits: &Limits) -> Result<(Blob, Option<Codec>), LoadError> {
+/// Reads a file and decompresses it if its magic says so (one level), stopping at once
+/// when the first decompressed bytes are not `content`.
+fn read_decompressed(path: &Path, content: Content, limits: &Limits) -> Result<(Blob, Option<Codec>), LoadError> {
     if let Some((codec, blob)) = super::cache::get(path) {
         return Ok((blob, Some(codec)));
     }
     let raw = Blob::read(path)?;
-    match decompress::decompress_auto(&raw, limits, Origin::file(path))? {
+    if let Some(streamed) = decompress_into_cache(&raw, path, content, limits) {
+        return streamed;
+    }
+    match decompress::decompress_auto_as(&raw, content, limits, Origin::file(path))? {
         Some((codec, out)) => {
             super::cache::put(path, codec, &out);
             Ok((Blob::from_vec(out), Some(codec)))
         }
         None => Ok((raw, None)),
+    }
+}
+
+/// Compressed inputs at least this large (their output is likely past
+/// [`super::blob::MMAP_THRESHOLD`]) are decompressed into the cache file, not memory.
+const STREAM_THRESHOLD: usize = 4 << 20;
+
+/// Decompresses a large compressed `raw` straight into its cache file and maps it, so
+/// that the output never sits in memory as a whole. `None` when `raw` is small or not
+/// compressed, or the cache is off or cannot be written: decompress in memory then.
+fn decompress_into_cache(
+    raw: &[u8],
+    path: &Path,
+    content: Content,
+    limits: &Limits,
+) -> Option<Result<(Blob, Option<Codec>), LoadError>> {
+    if raw.len() < STREAM_THRESHOLD {
+        return None;
+    }
+    let codec = decompress::detect(raw)?;
+    let filled = super::cache::fill(path, codec, |w| {
+        decompress::decompress_to(raw, codec, content, limits, Origin::file(path), w)
+    })?;
+    match filled {
+        Ok(blob) => Some(Ok((blob, Some(codec)))),
+        Err(decompress::ToError::Load(e)) => Some(Err(e)),
+        // The cache file could not be written (a full disk): decompress in memory.
+        Err(decompress::ToError::Write(_)) => None,
     }
 }
 
@@ -255,22 +287,31 @@ fn read_image_or_btf(path: &Path, opts: &OpenOptions, k: &mut KernelInputs) -> R
     // A bzImage first: its boot sector is not a compression magic, and its payload
     // must be found through the header, not by scanning.
     if bzimage::is_bzimage(&raw) {
-        let (h, elf) = bzimage::extract_vmlinux(&raw, path, &opts.limits)?;
+        let (h, elf) = bzimage::extract_payload(&raw, path, Content::Elf, &opts.limits)?;
         return set_elf(k, Blob::from_vec(elf), path, Some(h.codec), Container::BzImage);
     }
     let (bytes, codec) = match super::cache::get(path) {
         Some((codec, blob)) => (blob, Some(codec)),
-        None => match decompress::decompress_auto(&raw, &opts.limits, Origin::file(path))? {
-            Some((codec, out)) => {
-                super::cache::put(path, codec, &out);
-                (Blob::from_vec(out), Some(codec))
-            }
-            None => (raw, None),
+        None => match decompress_into_cache(&raw, path, Content::KernelImage, &opts.limits) {
+            Some(streamed) => streamed?,
+            None => match decompress::decompress_auto_as(&raw, Content::KernelImage, &opts.limits, Origin::file(path))?
+            {
+                Some((codec, out)) => {
+                    super::cache::put(path, codec, &out);
+                    (Blob::from_vec(out), Some(codec))
+                }
+                None => (raw, None),
+            },
         },
     };
     if is_btf(&bytes) {
         k.btf = Some(Loaded { value: bytes.whole(), from: prov(codec, Container::File) });
         return Ok(());
+    }
+    if codec.is_some() && bzimage::is_bzimage(&bytes) {
+        // A compressed bzImage (`vmlinuz.xz`): its payload, as for a plain one.
+        let (h, elf) = bzimage::extract_payload(&bytes, path, Content::Elf, &opts.limits)?;
+        return set_elf(k, Blob::from_vec(elf), path, Some(h.codec), Container::BzImage);
     }
     if is_elf(&bytes) {
         return set_elf(k, bytes, path, codec, Container::File);
@@ -365,7 +406,7 @@ fn read_text<T>(
     limits: &Limits,
     parse: impl FnOnce(&[u8], &Path) -> Result<T, LoadError>,
 ) -> Result<Loaded<T>, LoadError> {
-    let (bytes, codec) = read_decompressed(path, limits)?;
+    let (bytes, codec) = read_decompressed(path, Content::Text, limits)?;
     let value = parse(&bytes, path)?;
     Ok(Loaded { value, from: Provenance { path: path.to_owned(), codec, container: Container::File } })
 }
