@@ -212,12 +212,14 @@ fn pre_commit_hook_on_the_examples() {
             .expect("pre-commit");
         (out.status.code(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
     };
-    // Clean scripts pass; without a kernel only the parser runs (spec.fev parses).
+    // Clean scripts pass; without a kernel only the parser and name rules run.
     let (code, out) = hook(&["examples/vfs.fev", "examples/net.fev"], &[]);
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("fevlint") && out.contains("Passed"), "{out}");
+    // spec.fev repeats functions: the kernel refuses a second event of the same name (N101).
     let (code, out) = hook(&["examples/spec.fev"], &[]);
-    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("N101[duplicate-event]") && out.contains("examples/spec.fev:34:1"), "{out}");
     // A script with a syntax error fails the hook and shows the kernel's message.
     std::fs::write(repo.join("examples/bad.fev"), "ip_rcv(x64 skb, x86 dev)\n").expect("write");
     git(&["add", "examples/bad.fev"]);
