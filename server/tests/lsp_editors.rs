@@ -102,3 +102,20 @@ fn pytest_lsp_as_vscode_and_neovim() {
     // Both capability sets ran every test: nothing was skipped or deselected.
     assert!(output.contains("22 passed") && !output.contains("skipped"), "pytest-lsp:\n{output}");
 }
+
+#[test]
+fn emacs_mode_byte_compiles_without_warnings() {
+    if Command::new("emacs").arg("--version").stdout(Stdio::null()).status().is_err() {
+        missing("emacs (Debian emacs-nox + elpa-eglot)");
+    }
+    let dir = std::env::temp_dir().join(format!("fevlint-elc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    std::fs::copy(root().join("editors/emacs/fev-mode.el"), dir.join("fev-mode.el")).expect("copy fev-mode.el");
+    let mut cmd = Command::new("emacs");
+    cmd.args(["--batch", "--eval", "(setq byte-compile-error-on-warn t)", "-f", "batch-byte-compile"])
+        .arg(dir.join("fev-mode.el"));
+    let (ok, output) = run(cmd, Duration::from_secs(60));
+    let compiled = dir.join("fev-mode.elc").is_file();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(ok && compiled, "fev-mode.el does not byte-compile cleanly:\n{output}");
+}
