@@ -219,6 +219,15 @@ fn vscode_extension_builds_and_works_in_a_real_workbench() {
         "{commands}"
     );
 
+    // Dry run: `fevlint dry-run --kernel K --core CORE SCRIPT` with the `fevlint.core`
+    // setting (a core that does not exist here: the command's own error is shown).
+    let dry = commands["dryRun"].as_str().unwrap_or_default();
+    assert!(
+        dry.starts_with("# fevlint dry-run --kernel ") && dry.contains("--core ") && dry.contains("no-such.core"),
+        "{commands}"
+    );
+    assert!(!dry.contains("# exit status: 0"), "a dry run against a missing core cannot succeed: {dry}");
+
     for png in ["workbench.png", "hover.png", "fixed.png"] {
         let size = std::fs::metadata(out.join(png)).map(|m| m.len()).unwrap_or(0);
         assert!(size > 10_000, "{png} missing or empty ({size} bytes)");

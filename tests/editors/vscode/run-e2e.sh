@@ -48,6 +48,7 @@ cat > "$run/ud/User/settings.json" <<JSON
 {
   "fevlint.path": "$fevlint",
   "fevlint.kernels": ["$kernel"],
+  "fevlint.core": "$run/no-such.core",
   "workbench.startupEditor": "none",
   "workbench.tips.enabled": false,
   "security.workspace.trust.enabled": false,

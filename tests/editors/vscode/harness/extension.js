@@ -5,7 +5,7 @@
 //   2. (after `go-hover`) hover through the API, and show the hover on screen  -> hover.json
 //   3. (after `go-fix`) apply the quick fix offered for the diagnostic at FEVLINT_E2E_FIX,
 //      wait for the diagnostics to change                              -> fixed.json
-//   4. run the extension's commands: kernel info, emit                 -> commands.json
+//   4. run the extension's commands: kernel info, emit, dry run        -> commands.json
 // Any exception ends in error.json.
 const vscode = require('vscode');
 const fs = require('fs');
@@ -102,7 +102,9 @@ exports.activate = async function activate() {
     await vscode.window.showTextDocument(doc);
     const emit = await vscode.commands.executeCommand('fevlint.emit');
     await vscode.window.showTextDocument(doc);
-    write('commands.json', { kernelInfo, emit });
+    const dryRun = await vscode.commands.executeCommand('fevlint.dryRun');
+    await vscode.window.showTextDocument(doc);
+    write('commands.json', { kernelInfo, emit, dryRun });
   } catch (e) {
     write('error.json', { error: String((e && e.stack) || e) });
   }
