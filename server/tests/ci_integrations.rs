@@ -176,6 +176,29 @@ fn action_check_script_on_the_examples() {
 }
 
 #[test]
+fn action_install_script_modes() {
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_fevlint")).parent().expect("bin dir").to_owned();
+    let install = |version: &str, path: &str| {
+        Command::new("bash")
+            .arg(root().join("scripts/action-install.sh"))
+            .env("FEVLINT_VERSION", version)
+            .env("PATH", path)
+            .env_remove("GITHUB_PATH")
+            .output()
+            .expect("action-install.sh")
+    };
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let out = install("installed", &path);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("fevlint "), "prints the version");
+    let out = install("installed", "/usr/bin:/bin");
+    assert_eq!(out.status.code(), Some(2), "no fevlint on PATH");
+    let out = install("1.2.3", &path);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("::error::unknown version '1.2.3'"));
+}
+
+#[test]
 fn pre_commit_hook_on_the_examples() {
     let dir = fresh_dir("pre-commit");
     let repo = dir.join("repo");
