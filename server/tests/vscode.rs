@@ -228,6 +228,15 @@ fn vscode_extension_builds_and_works_in_a_real_workbench() {
     );
     assert!(!dry.contains("# exit status: 0"), "a dry run against a missing core cannot succeed: {dry}");
 
+    // 6. Settings reach the server, and the server restarts with the same results.
+    let settings = read_json(&out.join("settings.json"));
+    assert!(settings["withN101"].as_u64().unwrap_or(0) > 0, "{settings}");
+    assert_eq!(settings["afterIgnore"], 0, "fevlint.ignore = [N101] did not reach the server: {settings}");
+    assert!(settings["afterIgnoreTotal"].as_u64().unwrap_or(0) > 0, "{settings}");
+    assert_eq!(settings["restartedSame"], true, "after fevlint.restartServer: {settings}");
+    let items = browser["restarted"]["statusItems"].as_array().expect("status items after the restart");
+    assert!(items.iter().any(|i| i == "6.12.117+deb12-amd64"), "kernel status after the restart: {browser}");
+
     for png in ["workbench.png", "hover.png", "fixed.png"] {
         let size = std::fs::metadata(out.join(png)).map(|m| m.len()).unwrap_or(0);
         assert!(size > 10_000, "{png} missing or empty ({size} bytes)");

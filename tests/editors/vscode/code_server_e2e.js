@@ -66,6 +66,8 @@ async function look(page) {
     await waitFile(page, 'commands.json', 90000);
     await page.waitForTimeout(500);
     await page.screenshot({ path: file('commands.png') });
+    await waitFile(page, 'settings.json', 150000);
+    report.restarted = await look(page);
     report.title = await page.title();
   } catch (e) {
     report.error = String((e && e.message) || e);

@@ -6,6 +6,7 @@
 //   3. (after `go-fix`) apply the quick fix offered for the diagnostic at FEVLINT_E2E_FIX,
 //      wait for the diagnostics to change                              -> fixed.json
 //   4. run the extension's commands: kernel info, emit, dry run        -> commands.json
+//   5. change `fevlint.ignore`, restart the server                     -> settings.json
 // Any exception ends in error.json.
 const vscode = require('vscode');
 const fs = require('fs');
@@ -105,6 +106,21 @@ exports.activate = async function activate() {
     const dryRun = await vscode.commands.executeCommand('fevlint.dryRun');
     await vscode.window.showTextDocument(doc);
     write('commands.json', { kernelInfo, emit, dryRun });
+    // 5. Settings reach the server (workspace/didChangeConfiguration): ignoring N101
+    //    drops those diagnostics; restarting the server brings the same ones back.
+    const config = vscode.workspace.getConfiguration('fevlint');
+    const withN101 = summary(uri).filter((d) => d.code === 'N101').length;
+    await config.update('ignore', ['N101'], vscode.ConfigurationTarget.Global);
+    const ignored = await settle(uri, (ds) => ds.length > 0 && !ds.some((d) => d.code === 'N101'), 30000, 1000);
+    const beforeRestart = JSON.stringify(ignored.map((d) => [d.code, d.line, d.character]));
+    await vscode.commands.executeCommand('fevlint.restartServer');
+    await sleep(500);
+    const restarted = await settle(uri, (ds) => JSON.stringify(ds.map((d) => [d.code, d.line, d.character])) === beforeRestart, 60000, 1000);
+    write('settings.json', {
+      withN101, afterIgnore: ignored.filter((d) => d.code === 'N101').length, afterIgnoreTotal: ignored.length,
+      restartedSame: JSON.stringify(restarted.map((d) => [d.code, d.line, d.character])) === beforeRestart,
+      restartedTotal: restarted.length,
+    });
   } catch (e) {
     write('error.json', { error: String((e && e.stack) || e) });
   }
