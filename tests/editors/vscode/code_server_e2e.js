@@ -63,9 +63,11 @@ async function look(page) {
     await waitFile(page, 'fixed.json', 90000);
     report.fixed = await look(page);
     await page.screenshot({ path: file('fixed.png') });
+    fs.writeFileSync(file('go-commands'), '');
     await waitFile(page, 'commands.json', 90000);
     await page.waitForTimeout(500);
     await page.screenshot({ path: file('commands.png') });
+    fs.writeFileSync(file('go-settings'), '');
     await waitFile(page, 'settings.json', 150000);
     report.restarted = await look(page);
     report.title = await page.title();

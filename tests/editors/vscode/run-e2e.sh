@@ -57,6 +57,7 @@ cat > "$run/ud/User/settings.json" <<JSON
   "extensions.autoUpdate": false,
   "update.mode": "none",
   "chat.disableAIFeatures": true,
+  "workbench.secondarySideBar.defaultVisibility": "hidden",
   "editor.hover.delay": 100,
   "files.autoSave": "off"
 }

@@ -5,7 +5,7 @@
 //   2. (after `go-hover`) hover through the API, and show the hover on screen  -> hover.json
 //   3. (after `go-fix`) apply the quick fix offered for the diagnostic at FEVLINT_E2E_FIX,
 //      wait for the diagnostics to change                              -> fixed.json
-//   4. run the extension's commands: kernel info, emit, dry run        -> commands.json
+//   4. (after `go-commands`) run the extension's commands: kernel info, emit, dry run        -> commands.json
 //   5. change `fevlint.ignore`, restart the server                     -> settings.json
 // Any exception ends in error.json.
 const vscode = require('vscode');
@@ -97,15 +97,17 @@ exports.activate = async function activate() {
       lineBefore, lineAfter: doc.lineAt(fl).text, before: before.length, diagnostics: after,
       dirty: doc.isDirty,
     });
-    // 4. Commands that run the CLI.
+    // 4. Commands that run the CLI (once the browser has looked at the fixed file).
+    await waitFor('go-commands', 60000);
     const kernel = vscode.workspace.getConfiguration('fevlint').get('kernels')[0];
     const kernelInfo = await vscode.commands.executeCommand('fevlint.showKernelInfo', kernel);
-    await vscode.window.showTextDocument(doc);
+    await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
     const emit = await vscode.commands.executeCommand('fevlint.emit');
-    await vscode.window.showTextDocument(doc);
+    await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
     const dryRun = await vscode.commands.executeCommand('fevlint.dryRun');
-    await vscode.window.showTextDocument(doc);
+    await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
     write('commands.json', { kernelInfo, emit, dryRun });
+    await waitFor('go-settings', 60000);
     // 5. Settings reach the server (workspace/didChangeConfiguration): ignoring N101
     //    drops those diagnostics; restarting the server brings the same ones back.
     const config = vscode.workspace.getConfiguration('fevlint');
