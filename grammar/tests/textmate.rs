@@ -3,7 +3,8 @@
 //! (`editors/vscode/scripts/gen-tmgrammar.js --check` fails when it is stale), and
 //! VS Code's own tokenizer (vscode-textmate + Oniguruma, from `editors/vscode/node_modules`,
 //! installed by `scripts/install-test-deps.sh`) must give every character of real scripts
-//! the scope of the tree-sitter capture covering it.
+//! the scope of the tree-sitter capture covering it. The `dynevents` grammar is checked on
+//! sample lines.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -108,4 +109,12 @@ fn collect_errors(node: tree_sitter::Node, lines: &mut Vec<usize>) {
             collect_errors(child, lines);
         }
     }
+}
+
+/// The mainline dialect's grammar (`dynevents`, hand-written until that dialect has a
+/// tree-sitter grammar) loads in vscode-textmate and scopes the parts of real lines.
+#[test]
+fn dynevents_textmate_grammar_scopes_mainline_lines() {
+    let (ok, out) = node(&["test/dynevents-check.js"]);
+    assert!(ok && out.contains(" passed, 0 failed"), "{out}");
 }
