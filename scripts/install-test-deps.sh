@@ -57,13 +57,7 @@ die() { say "$*"; exit 1; }
 # --- Emacs + Eglot (Debian) -----------------------------------------------------------
 if ! command -v emacs >/dev/null || [ ! -d /usr/share/emacs/site-lisp/elpa-src ] \
     || ! ls -d /usr/share/emacs/site-lisp/elpa-src/eglot-* >/dev/null 2>&1; then
-    command -v apt-get >/dev/null || die "emacs + eglot missing and no apt-get: install emacs-nox and elpa-eglot"
-    SUDO=
-    [ "$(id -u)" = 0 ] || SUDO=sudo
-    say "installing emacs-nox elpa-eglot (apt)"
-    $SUDO apt-get update -q >/dev/null || say "apt-get update reported errors; continuing with the lists it has"
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends emacs-nox elpa-eglot >/dev/null \
-        || die "apt-get install emacs-nox elpa-eglot failed"
+    apt_install emacs-nox elpa-eglot
 fi
 
 # --- Vim + ALE, Kakoune (Debian) ------------------------------------------------------
