@@ -206,8 +206,10 @@ async function emit(): Promise<string | undefined> {
   try {
     const args = ['emit', '--kernel', kernel, '--flavor', settings.emitFlavor(doc.uri), script.file];
     const r = await runCli(args, settings.baseFolder(doc.uri));
-    // Clean output is a dynamic_events file; anything else is shown with its status.
-    const text = r.code === 0 && !r.stderr.trim() ? r.stdout : describe(r, args);
+    // Success is a dynamic_events file (notes on stderr go to the output channel);
+    // anything else is shown with its status.
+    if (r.code === 0 && r.stderr.trim()) channel.appendLine(r.stderr.trimEnd());
+    const text = r.code === 0 ? r.stdout : describe(r, args);
     await showOutput(`${path.basename(doc.uri.path, '.fev')}.dynevents`, text, r.code === 0 ? 'dynevents' : 'plaintext');
     return text;
   } finally {
