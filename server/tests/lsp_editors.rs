@@ -102,3 +102,51 @@ fn pytest_lsp_as_vscode_and_neovim() {
     // Both capability sets ran every test: nothing was skipped or deselected.
     assert!(output.contains("22 passed") && !output.contains("skipped"), "pytest-lsp:\n{output}");
 }
+
+#[test]
+fn emacs_mode_byte_compiles_without_warnings() {
+    if Command::new("emacs").arg("--version").stdout(Stdio::null()).status().is_err() {
+        missing("emacs (Debian emacs-nox + elpa-eglot)");
+    }
+    let dir = std::env::temp_dir().join(format!("fevlint-elc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    std::fs::copy(root().join("editors/emacs/fev-mode.el"), dir.join("fev-mode.el")).expect("copy fev-mode.el");
+    let mut cmd = Command::new("emacs");
+    cmd.args(["--batch", "--eval", "(setq byte-compile-error-on-warn t)", "-f", "batch-byte-compile"])
+        .arg(dir.join("fev-mode.el"));
+    let (ok, output) = run(cmd, Duration::from_secs(60));
+    let compiled = dir.join("fev-mode.elc").is_file();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(ok && compiled, "fev-mode.el does not byte-compile cleanly:\n{output}");
+}
+
+#[test]
+fn vim_with_ale_and_the_plugin() {
+    if Command::new("vim").arg("--version").stdout(Stdio::null()).status().is_err() {
+        missing("vim (Debian vim + vim-ale)");
+    }
+    if !Path::new("/usr/share/vim/vimfiles/pack/dist-bundle/opt/ale").is_dir() {
+        missing("ALE (Debian vim-ale)");
+    }
+    let report = std::env::temp_dir().join(format!("fevlint-vim-{}.json", std::process::id()));
+    let mut cmd = Command::new("vim");
+    cmd.args(["-Nu", "tests/editors/vim_ale_test.vim", "-i", "NONE", "-n", "-es"])
+        .env("FEV_FILE", "tests/editors/problems.fev")
+        .env("FEV_OUT", &report);
+    let (ok, output) = run(cmd, Duration::from_secs(120));
+    let json = std::fs::read_to_string(&report).unwrap_or_default();
+    let _ = std::fs::remove_file(&report);
+    assert!(ok, "Vim + ALE test failed:\n{output}\n{json}");
+    assert!(json.contains("\"failures\":[]"), "Vim + ALE report:\n{json}");
+}
+
+#[test]
+fn kakoune_loads_fev_kak() {
+    if Command::new("kak").arg("-version").stdout(Stdio::null()).status().is_err() {
+        missing("kak (Debian kakoune)");
+    }
+    let mut cmd = Command::new("sh");
+    cmd.args(["tests/editors/kakoune_test.sh", "tests/editors/problems.fev"]);
+    let (ok, output) = run(cmd, Duration::from_secs(60));
+    assert!(ok && output.contains("6 passed, 0 failed"), "Kakoune test failed:\n{output}");
+}

@@ -27,9 +27,10 @@
                    (format "%s@%d:%d" (plist-get d :code) (plist-get start :line) (plist-get start :character))))
                (and last (plist-get last :diagnostics)) " ")))
 
-(define-derived-mode fev-mode prog-mode "fev" (setq-local comment-start "# "))
-(add-to-list 'auto-mode-alist '("\\.fev\\'" . fev-mode))
-(add-to-list 'eglot-server-programs `(fev-mode . (,(or (getenv "FEVLINT") "fevlint") "lsp")))
+;; The shipped major mode (editors/emacs/fev-mode.el): auto-mode-alist, font-lock and
+;; its Eglot registration are what this test exercises.
+(load (expand-file-name "editors/emacs/fev-mode.el" fev-test-root) nil t)
+(setq fev-mode-fevlint-program (or (getenv "FEVLINT") "fevlint"))
 (setq eglot-sync-connect fev-test-timeout eglot-connect-timeout fev-test-timeout eglot-autoshutdown nil
       eglot-send-changes-idle-time 0.01)
 
@@ -60,6 +61,41 @@
   (fev-test-wait (lambda () (equal (fev-test-codes) want)))
   (fev-test-codes))
 
+;; Highlighting, as grammar/queries/highlights.scm captures it.
+(with-temp-buffer
+  (insert "vfs_read(symbol read+16[0]+24[0], u32 a=0x10, x64 x | NULL, int int, unsigned char $sym) # c\n")
+  (fev-mode)
+  (font-lock-ensure)
+  (let ((faces nil))
+    ;; (TEXT OFFSET FACE): the face at OFFSET into the first occurrence of TEXT.
+    (dolist (probe '(("vfs_read" 0 font-lock-function-name-face)
+                     ("symbol read" 0 font-lock-type-face)
+                     ("symbol read" 7 font-lock-variable-name-face)
+                     ("read+16" 4 fev-mode-operator-face)
+                     ("read+16" 5 fev-mode-number-face)
+                     ("u32 a=" 4 font-lock-variable-name-face)
+                     ("a=0x10" 1 fev-mode-operator-face)
+                     ("a=0x10" 2 fev-mode-number-face)
+                     ("x64 x |" 4 font-lock-variable-name-face)
+                     ("| NULL" 2 font-lock-constant-face)
+                     ("int int" 0 font-lock-type-face)
+                     ("int int" 4 font-lock-variable-name-face)
+                     ("unsigned char" 0 font-lock-type-face)
+                     ("unsigned char" 9 font-lock-type-face)
+                     ("$sym" 0 font-lock-preprocessor-face)
+                     ("$sym" 1 font-lock-constant-face)
+                     ("# c" 2 font-lock-comment-face)))
+      (goto-char (point-min))
+      (search-forward (nth 0 probe))
+      (let* ((pos (+ (match-beginning 0) (nth 1 probe)))
+             (face (get-text-property pos 'face))
+             (name (format "%s@%d" (nth 0 probe) (nth 1 probe))))
+        (push (format "%s=%s" name face) faces)
+        (fev-test-check (format "face of %s" name)
+                        (if (listp face) (memq (nth 2 probe) face) (eq face (nth 2 probe)))
+                        face)))
+    (push :faces fev-test-report) (push (vconcat (reverse faces)) fev-test-report)))
+
 (let* ((src (expand-file-name (car command-line-args-left)))
        (dir (make-temp-file "fev-eglot" t))
        (file (expand-file-name "problems.fev" dir))
@@ -67,6 +103,7 @@
   (setq command-line-args-left nil)
   (copy-file src file)
   (with-current-buffer (find-file-noselect file)
+    (fev-test-check "fev-mode from auto-mode-alist" (eq major-mode 'fev-mode) major-mode)
     (condition-case err
         (progn (apply #'eglot (eglot--guess-contact)) (setq server (eglot-current-server)))
       (error (fev-test-check "connect" nil err)))

@@ -5,7 +5,7 @@ mod diff;
 mod drift;
 pub mod kernel;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
 
 #[derive(Debug, Parser)]
@@ -38,6 +38,21 @@ enum Command {
     Rule {
         /// Code (`S001`) or name (`syntax-error`).
         code: Option<String>,
+    },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    ///
+    /// bash: `fevlint completions bash > ~/.local/share/bash-completion/completions/fevlint`
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), or write one page per command into a folder.
+    ///
+    /// `fevlint man | man -l -`, or `fevlint man --dir ~/.local/share/man/man1`.
+    Man {
+        /// Write `fevlint.1` and `fevlint-COMMAND.1` for every command into this folder.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<std::path::PathBuf>,
     },
     /// Run the language server on stdin/stdout.
     Lsp {
@@ -80,6 +95,8 @@ pub fn main() -> ExitCode {
         Command::Lock(args) => drift::lock(&args),
         Command::Fix(args) => drift::fix(&args),
         Command::Diff(args) => diff::run(&args),
+        Command::Completions { shell } => completions(shell),
+        Command::Man { dir } => man(dir.as_deref()),
         Command::Lsp { stdio: _ } => return crate::lsp::run(),
     };
     match result {
@@ -89,6 +106,29 @@ pub fn main() -> ExitCode {
             ExitCode::from(EXIT_USAGE)
         }
     }
+}
+
+/// Completions and man pages come from the clap definition above, so they cannot drift.
+fn completions(shell: clap_complete::Shell) -> anyhow::Result<ExitCode> {
+    clap_complete::generate(shell, &mut Cli::command(), "fevlint", &mut std::io::stdout());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn man(dir: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
+    use anyhow::Context as _;
+    match dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            clap_mangen::generate_to(Cli::command(), dir)
+                .with_context(|| format!("cannot write man pages into {}", dir.display()))?;
+        }
+        None => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+            std::io::Write::write_all(&mut std::io::stdout(), &out)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn rule(code: Option<&str>) -> anyhow::Result<ExitCode> {

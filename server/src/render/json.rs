@@ -1,10 +1,17 @@
-//! `--format json`: one stable document, `{"diagnostics": [...]}`.
+//! `--format json`: one stable document, `{"version": 1, "diagnostics": [...]}`, documented
+//! in `docs/json-output.md` with its JSON Schema (`docs/schemas/check-json-v1.schema.json`).
+//! `version` changes only when a field is removed or changes meaning; new fields may be
+//! added within a version.
 
 use super::{char_span, FileReport, LineIndex};
 use serde::Serialize;
 
+/// The version of the `--format json` document.
+pub const VERSION: u32 = 1;
+
 #[derive(Serialize)]
 struct Document<'a> {
+    version: u32,
     diagnostics: Vec<JsonDiagnostic<'a>>,
 }
 
@@ -46,8 +53,8 @@ pub fn render(files: &[FileReport]) -> String {
             });
         }
     }
-    let mut out =
-        serde_json::to_string_pretty(&Document { diagnostics }).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    let mut out = serde_json::to_string_pretty(&Document { version: VERSION, diagnostics })
+        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     out.push('\n');
     out
 }

