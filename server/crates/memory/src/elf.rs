@@ -13,6 +13,7 @@ const PT_NOTE: u32 = 4;
 const EM_386: u16 = 3;
 const EM_X86_64: u16 = 62;
 const PN_XNUM: u64 = 0xffff;
+const VSYSCALL: u64 = 0xffff_ffff_ff60_0000;
 /// Notes larger than this are refused (a kdump with thousands of CPUs has a few MB).
 const MAX_NOTES: u64 = 64 << 20;
 
@@ -227,7 +228,10 @@ impl ElfCore {
     pub fn is_kernel(&self) -> bool {
         self.notes.vmcoreinfo.is_some()
             || !self.notes.qemu.is_empty()
-            || (self.arch == Arch::X86_64 && self.by_vaddr.iter().any(|s| s.vaddr >= 0xffff_8000_0000_0000))
+            || (self.arch == Arch::X86_64
+                && self.notes.files.is_empty()
+                // User cores carry the vsyscall page, the one kernel-half user mapping.
+                && self.by_vaddr.iter().any(|s| s.vaddr >= 0xffff_8000_0000_0000 && s.vaddr != VSYSCALL))
     }
 
     /// Whether any segment carries a virtual address.
