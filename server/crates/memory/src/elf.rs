@@ -180,9 +180,29 @@ impl ElfCore {
         }
         // Physical ranges may overlap in a kdump vmcore (the kernel-text segment repeats
         // part of a RAM segment); the lookup takes the first by address.
-        let mut by_paddr: Vec<Segment> =
+        let mut sorted: Vec<Segment> =
             segments.iter().copied().filter(|s| s.paddr != u64::MAX && s.memsz > 0).collect();
-        by_paddr.sort_by_key(|s| (s.paddr, std::cmp::Reverse(s.memsz)));
+        sorted.sort_by_key(|s| (s.paddr, std::cmp::Reverse(s.memsz)));
+        // Clip overlaps (QEMU with paging writes one segment per virtual mapping, so the
+        // direct map, the kernel text and vmalloc pages repeat physical ranges): each
+        // physical byte then has one segment, and a binary search finds it.
+        let mut by_paddr: Vec<Segment> = Vec::with_capacity(sorted.len());
+        let mut covered = 0u64;
+        for mut s in sorted {
+            let end = s.paddr + s.memsz;
+            if !by_paddr.is_empty() {
+                if end <= covered {
+                    continue;
+                }
+                let skip = covered.saturating_sub(s.paddr);
+                s.paddr += skip;
+                s.memsz -= skip;
+                s.offset += skip.min(s.filesz);
+                s.filesz = s.filesz.saturating_sub(skip);
+            }
+            covered = covered.max(end);
+            by_paddr.push(s);
+        }
         let (notes, bad) = parse_notes(&note_bytes);
         if let Some((off, what)) = bad {
             // Notes are located by program headers, so the offset is within the notes.
@@ -234,9 +254,10 @@ impl ElfCore {
                 && self.by_vaddr.iter().any(|s| s.vaddr >= 0xffff_8000_0000_0000 && s.vaddr != VSYSCALL))
     }
 
-    /// Whether any segment carries a virtual address.
+    /// Whether any segment carries a kernel virtual address (QEMU without paging writes
+    /// `p_vaddr = p_paddr`, which is not one).
     pub fn has_virtual(&self) -> bool {
-        !self.by_vaddr.is_empty()
+        self.by_vaddr.iter().any(|s| s.vaddr >= 0xffff_8000_0000_0000 && s.vaddr != VSYSCALL)
     }
 
     pub(crate) fn read_segments(

@@ -55,6 +55,7 @@ pub enum RootSource {
 }
 
 const TLB_MAX: usize = 1 << 14;
+const KERNEL_HALF: u64 = 0xffff_8000_0000_0000;
 
 /// A kernel dump.
 #[derive(Debug)]
@@ -110,7 +111,9 @@ impl KernelCore {
         let phys_base = vmcoreinfo.as_ref().and_then(VmcoreInfo::phys_base).or(header_phys_base);
         let tables = vmcoreinfo.as_ref().and_then(|info| {
             let sym = info.symbol("init_top_pgt").or_else(|| info.symbol("swapper_pg_dir"))?;
-            let root = sym.checked_sub(START_KERNEL_MAP)?.checked_add(phys_base.unwrap_or(0))?;
+            // __pa_symbol(): phys_base is negative (two's complement) when KASLR moved the
+            // kernel down physically less than virtually, so this wraps by design.
+            let root = sym.checked_sub(START_KERNEL_MAP)?.wrapping_add(phys_base.unwrap_or(0));
             let levels = if info.number("pgtable_l5_enabled") == Some(1) { 5 } else { 4 };
             let mut t = PageTables::new(root, levels);
             t.sme_mask = info.number("sme_mask").map(|m| m as u64).unwrap_or(0);
@@ -205,7 +208,8 @@ impl KernelCore {
     /// How `vaddr` is read: from a virtual segment, or at a physical address.
     pub fn translate(&self, vaddr: u64) -> Result<Translation, Fault> {
         if let Backing::Elf(e) = &self.backing {
-            if e.covers_virtual(vaddr) {
+            // Only kernel-half segments: QEMU without paging writes p_vaddr = p_paddr.
+            if vaddr >= KERNEL_HALF && e.covers_virtual(vaddr) {
                 return Ok(Translation::Segment);
             }
         }

@@ -71,7 +71,8 @@ impl Source {
         Source { path: Arc::new(path.to_path_buf()), inner: Arc::new(Inner::Owned(bytes)) }
     }
 
-    pub(crate) fn flat(index: FlatIndex) -> Source {
+    /// The file a flattened stream reassembles to.
+    pub fn flat(index: FlatIndex) -> Source {
         Source { path: Arc::new(index.path().to_path_buf()), inner: Arc::new(Inner::Flat(index)) }
     }
 
