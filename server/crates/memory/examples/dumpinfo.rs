@@ -21,7 +21,12 @@ fn main() {
     println!("opened in {:?}: {}", t.elapsed(), dump.format());
     if let Dump::Kernel(k) = &dump {
         if let Some(info) = k.vmcoreinfo() {
-            println!("OSRELEASE={:?} BUILD-ID={:?} KERNELOFFSET={:#x}", info.osrelease(), info.build_id(), k.kernel_offset());
+            println!(
+                "OSRELEASE={:?} BUILD-ID={:?} KERNELOFFSET={:#x}",
+                info.osrelease(),
+                info.build_id(),
+                k.kernel_offset()
+            );
         } else {
             println!("no VMCOREINFO");
         }

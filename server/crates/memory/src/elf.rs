@@ -105,16 +105,18 @@ impl ElfCore {
             };
         }
         if phnum > 0 && phentsize != want_ent {
-            return Err(src.malformed(
-                if class64 { 54 } else { 42 },
-                format!("e_phentsize {phentsize}, expected {want_ent}"),
-            ));
+            return Err(
+                src.malformed(if class64 { 54 } else { 42 }, format!("e_phentsize {phentsize}, expected {want_ent}"))
+            );
         }
         let table_len = phnum.checked_mul(phentsize).filter(|&l| phoff.checked_add(l).is_some_and(|e| e <= src.len()));
         let Some(table_len) = table_len else {
             return Err(src.malformed(
                 phoff,
-                format!("{phnum} program headers of {phentsize} bytes run past the end of the file ({} bytes)", src.len()),
+                format!(
+                    "{phnum} program headers of {phentsize} bytes run past the end of the file ({} bytes)",
+                    src.len()
+                ),
             ));
         };
         let table = src.vec_at(phoff, table_len)?;
@@ -157,7 +159,9 @@ impl ElfCore {
             if vaddr.checked_add(memsz).is_none() || (paddr != u64::MAX && paddr.checked_add(memsz).is_none()) {
                 return Err(src.malformed(
                     at,
-                    format!("program header {i}: segment at {vaddr:#x} (phys {paddr:#x}) of {memsz:#x} bytes wraps around"),
+                    format!(
+                        "program header {i}: segment at {vaddr:#x} (phys {paddr:#x}) of {memsz:#x} bytes wraps around"
+                    ),
                 ));
             }
             segments.push(Segment { vaddr, paddr, offset, filesz, memsz, flags });

@@ -62,7 +62,9 @@ impl FlatIndex {
             }
             let (start, size) = (offset as u64, size as u64);
             let Some(end) = start.checked_add(size) else {
-                return Err(src.malformed(pos, format!("flattened record {records}: offset {offset} + size {size} overflows")));
+                return Err(
+                    src.malformed(pos, format!("flattened record {records}: offset {offset} + size {size} overflows"))
+                );
             };
             if size > 0 {
                 insert(&mut map, start, end, data);

@@ -139,7 +139,8 @@ impl KdumpFile {
         let uts = |i: usize| cstr(&h[12 + i * 65..12 + (i + 1) * 65]);
         let release = uts(2);
         let machine = uts(4);
-        let is_64 = !matches!(machine.as_str(), "i386" | "i486" | "i586" | "i686" | "x86" | "arm" | "ppc" | "s390" | "mips");
+        let is_64 =
+            !matches!(machine.as_str(), "i386" | "i486" | "i586" | "i686" | "x86" | "arm" | "ppc" | "s390" | "mips");
         let arch = if is_64 { Arch::X86_64 } else { Arch::I386 };
         // After utsname (ends at 402): timeval aligned to 8 on 64-bit (408 + 16), to 4 on
         // 32-bit (404 + 8).
@@ -159,9 +160,12 @@ impl KdumpFile {
         let bs = u64::from(block_size);
         // kdump_sub_header at block 1.
         let sub = bs;
-        let sub_len = u64::from(sub_hdr_size).checked_mul(bs).unwrap_or(u64::MAX);
+        let sub_len = u64::from(sub_hdr_size).saturating_mul(bs);
         if sub_hdr_size == 0 || sub.checked_add(sub_len).is_none_or(|e| e > src.len()) {
-            return Err(src.malformed(base as u64 + 8, format!("sub-header of {sub_hdr_size} blocks runs past the end of the file")));
+            return Err(src.malformed(
+                base as u64 + 8,
+                format!("sub-header of {sub_hdr_size} blocks runs past the end of the file"),
+            ));
         }
         let mut s = [0u8; 104];
         src.read_exact_at(sub, &mut s[..(sub_len.min(104) as usize)])?;
@@ -231,14 +235,20 @@ impl KdumpFile {
         if bitmap_blocks == 0 || bitmap_off.checked_add(bitmap_len).is_none_or(|e| e > src.len()) {
             return Err(src.malformed(
                 base as u64 + 12,
-                format!("bitmap of {bitmap_blocks} blocks at {bitmap_off:#x} runs past the end of the file ({:#x})", src.len()),
+                format!(
+                    "bitmap of {bitmap_blocks} blocks at {bitmap_off:#x} runs past the end of the file ({:#x})",
+                    src.len()
+                ),
             ));
         }
         let bitmap_half = bitmap_len / 2;
         if max_mapnr.div_ceil(8) > bitmap_half {
             return Err(src.malformed(
                 bitmap_off,
-                format!("bad bitmap: {max_mapnr} page frames need {} bytes, each bitmap has {bitmap_half}", max_mapnr.div_ceil(8)),
+                format!(
+                    "bad bitmap: {max_mapnr} page frames need {} bytes, each bitmap has {bitmap_half}",
+                    max_mapnr.div_ceil(8)
+                ),
             ));
         }
         let desc_off = bitmap_off + bitmap_len;
@@ -364,7 +374,8 @@ impl KdumpFile {
         let offset = le64(&d, 0);
         let size = le32(&d, 8);
         let flags = le32(&d, 12);
-        let corrupt = |what: String| Error::CorruptPage { path: self.src.path().to_path_buf(), offset: doff, pfn, what };
+        let corrupt =
+            |what: String| Error::CorruptPage { path: self.src.path().to_path_buf(), offset: doff, pfn, what };
         if size as usize > bs || offset.checked_add(u64::from(size)).is_none_or(|e| e > self.src.len()) {
             return Err(corrupt(format!(
                 "page descriptor: {size} bytes at {offset:#x} (block size {bs}, file {:#x} bytes)",
@@ -415,7 +426,9 @@ impl KdumpFile {
                 }
                 snap::raw::Decoder::new().decompress(data, out).map_err(|e| corrupt(format!("snappy: {e}")))?
             }
-            Compression::Zstd => zstd::bulk::decompress_to_buffer(data, out).map_err(|e| corrupt(format!("zstd: {e}")))?,
+            Compression::Zstd => {
+                zstd::bulk::decompress_to_buffer(data, out).map_err(|e| corrupt(format!("zstd: {e}")))?
+            }
         };
         if got != bs {
             return Err(corrupt(format!("{comp:?} page decompressed to {got} bytes, block size {bs}")));

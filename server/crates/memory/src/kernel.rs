@@ -101,7 +101,8 @@ impl KernelCore {
         if k.tables.is_none() {
             return Err(Error::Missing {
                 path: k.path().to_path_buf(),
-                what: "no VMCOREINFO with SYMBOL(init_top_pgt) or SYMBOL(swapper_pg_dir): cannot find the page tables".into(),
+                what: "no VMCOREINFO with SYMBOL(init_top_pgt) or SYMBOL(swapper_pg_dir): cannot find the page tables"
+                    .into(),
             });
         }
         Ok(k)
@@ -136,7 +137,9 @@ impl KernelCore {
                 format!("QEMU ELF dump ({})", if e.has_virtual() { "paging" } else { "physical" })
             }
             Backing::Elf(_) => "ELF vmcore".to_string(),
-            Backing::Kdump(k) => format!("kdump ({:?}, dump level {})", k.header().compression(), k.header().dump_level),
+            Backing::Kdump(k) => {
+                format!("kdump ({:?}, dump level {})", k.header().compression(), k.header().dump_level)
+            }
         }
     }
 
@@ -253,9 +256,10 @@ impl Memory for KernelCore {
                         e.read_virtual(a, out)?;
                     }
                 }
-                Translation::Physical(p) => {
-                    self.phys().read_phys(p, out).map_err(|f| Fault::new(a.wrapping_add(f.addr.wrapping_sub(p)), f.kind))?
-                }
+                Translation::Physical(p) => self
+                    .phys()
+                    .read_phys(p, out)
+                    .map_err(|f| Fault::new(a.wrapping_add(f.addr.wrapping_sub(p)), f.kind))?,
             }
             done += n;
         }

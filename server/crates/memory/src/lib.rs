@@ -64,6 +64,8 @@ impl<M: Memory + ?Sized> Memory for &M {
 
 /// Any dump this crate reads, opened by content (not by file name).
 #[derive(Debug)]
+// One per open file, matched on every read: boxing would add an indirection for nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Dump {
     /// A user-space process core: memory by the process's virtual addresses.
     User(ElfCore),

@@ -17,8 +17,8 @@ pub struct X86_64Regs(pub [u64; 27]);
 pub struct I386Regs(pub [u32; 17]);
 
 const X86_64_NAMES: [&str; 27] = [
-    "r15", "r14", "r13", "r12", "bp", "bx", "r11", "r10", "r9", "r8", "ax", "cx", "dx", "si", "di",
-    "orig_ax", "ip", "cs", "flags", "sp", "ss", "fs_base", "gs_base", "ds", "es", "fs", "gs",
+    "r15", "r14", "r13", "r12", "bp", "bx", "r11", "r10", "r9", "r8", "ax", "cx", "dx", "si", "di", "orig_ax", "ip",
+    "cs", "flags", "sp", "ss", "fs_base", "gs_base", "ds", "es", "fs", "gs",
 ];
 
 const I386_NAMES: [&str; 17] =

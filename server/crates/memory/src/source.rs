@@ -133,9 +133,9 @@ impl Source {
                 buf.copy_from_slice(s);
                 Ok(())
             }
-            Inner::File(f, _) => f
-                .read_exact_at(buf, offset)
-                .map_err(|source| Error::Io { path: self.path().to_path_buf(), source }),
+            Inner::File(f, _) => {
+                f.read_exact_at(buf, offset).map_err(|source| Error::Io { path: self.path().to_path_buf(), source })
+            }
             Inner::Flat(idx) => idx.read_exact_at(offset, buf),
         }
     }

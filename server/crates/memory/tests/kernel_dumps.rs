@@ -37,7 +37,8 @@ impl Dumps {
 }
 
 fn need(tool: &str, package: &str) {
-    let found = Command::new("sh").args(["-c", &format!("command -v {tool}")]).output().is_ok_and(|o| o.status.success());
+    let found =
+        Command::new("sh").args(["-c", &format!("command -v {tool}")]).output().is_ok_and(|o| o.status.success());
     assert!(found, "`{tool}` is needed: run scripts/install-test-deps.sh (apt-get install {package})");
 }
 

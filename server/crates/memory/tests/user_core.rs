@@ -114,9 +114,17 @@ fn gcore_values_read_back() {
 
     // NULL and an address no segment covers: unmapped.
     assert_eq!(dump.read_u64(0).map_err(|f| f.kind), Err(FaultKind::Unmapped));
-    assert_eq!(dump.read_u64(0xdead_0000_0000).map_err(|f| (f.addr, f.kind)), Err((0xdead_0000_0000, FaultKind::Unmapped)));
+    assert_eq!(
+        dump.read_u64(0xdead_0000_0000).map_err(|f| (f.addr, f.kind)),
+        Err((0xdead_0000_0000, FaultKind::Unmapped))
+    );
 
     // NT_FILE names the program.
     let prog = std::fs::canonicalize(&g.prog).expect("canonical");
-    assert!(core.files().iter().any(|m| Path::new(&m.path) == prog), "NT_FILE lacks {}: {:?}", prog.display(), core.files());
+    assert!(
+        core.files().iter().any(|m| Path::new(&m.path) == prog),
+        "NT_FILE lacks {}: {:?}",
+        prog.display(),
+        core.files()
+    );
 }
