@@ -83,6 +83,10 @@ impl Dump {
 
     /// As [`Dump::open`], over an already opened source.
     pub fn from_source(src: Source) -> Result<Dump, Error> {
+        Self::from_source_at(src, 0)
+    }
+
+    fn from_source_at(src: Source, depth: u32) -> Result<Dump, Error> {
         let mut magic = [0u8; 16];
         let n = src.len().min(16) as usize;
         src.read_exact_at(0, &mut magic[..n])?;
@@ -99,9 +103,10 @@ impl Dump {
         } else if magic.starts_with(flat::FLAT_SIGNATURE) {
             let flat = FlatIndex::build(src)?;
             Ok(Dump::Kernel(KernelCore::from_kdump(KdumpFile::parse(Source::flat(flat))?)?))
-        } else if magic.starts_with(&[0x1f, 0x8b]) || magic.starts_with(b"\xfd7zXZ\0") {
+        } else if (magic.starts_with(&[0x1f, 0x8b]) || magic.starts_with(b"\xfd7zXZ\0")) && depth == 0 {
+            // One wrapper (kdump-tools' KDUMP_COMPRESSION); a wrapped wrapper is refused.
             let inner = source::unwrap_compressed(&src)?;
-            Self::from_source(inner)
+            Self::from_source_at(inner, depth + 1)
         } else {
             Err(Error::Unrecognized { path: src.path().to_path_buf() })
         }

@@ -173,17 +173,24 @@ pub(crate) fn unwrap_compressed(src: &Source) -> Result<Source, Error> {
     };
     let mut magic = [0u8; 2];
     src.read_exact_at(0, &mut magic)?;
-    let mut reader: Box<dyn Read + '_> = if magic == [0x1f, 0x8b] {
-        Box::new(flate2::read::MultiGzDecoder::new(data))
+    // A bomb must not fill the disk: deflate cannot expand more than 1032:1; xz can, but a
+    // dump's pages are already compressed or excluded, so 10000:1 is far past real ones.
+    let (reader, ratio): (Box<dyn Read + '_>, u64) = if magic == [0x1f, 0x8b] {
+        (Box::new(flate2::read::MultiGzDecoder::new(data)), 1100)
     } else {
         // 256 MiB of dictionary at most: xz -9 uses 64 MiB.
-        Box::new(lzma_rust2::XzReader::new_mem_limit(data, true, 256 * 1024))
+        (Box::new(lzma_rust2::XzReader::new_mem_limit(data, true, 256 * 1024)), 10_000)
     };
+    let limit = src.len().saturating_mul(ratio).saturating_add(1 << 30);
     let (tmp_path, mut tmp) = temp_file().map_err(io)?;
-    let result = std::io::copy(&mut reader, &mut tmp).and_then(|_| tmp.flush());
+    let result =
+        std::io::copy(&mut reader.take(limit.saturating_add(1)), &mut tmp).and_then(|n| tmp.flush().map(|()| n));
     // Unlinked at once: the map keeps the data alive and nothing is left behind.
     let _ = std::fs::remove_file(&tmp_path);
-    result.map_err(|e| src.malformed(0, format!("decompressing the outer gzip/xz wrapper: {e}")))?;
+    let n = result.map_err(|e| src.malformed(0, format!("decompressing the outer gzip/xz wrapper: {e}")))?;
+    if n > limit {
+        return Err(src.malformed(0, format!("the gzip/xz wrapper expands past {limit} bytes ({ratio}:1): refused")));
+    }
     let len = tmp.metadata().map_err(io)?.len();
     let inner = if len == 0 { Inner::Empty } else { Inner::Mapped(map(&tmp).map_err(io)?) };
     Ok(Source { path: Arc::new(path), inner: Arc::new(inner) })

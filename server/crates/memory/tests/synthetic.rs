@@ -363,3 +363,69 @@ fn proc_kcore_is_read_when_present() {
         }
     }
 }
+
+/// An i386 user core (ELF32): registers from the i386 `elf_prstatus` and memory by
+/// virtual address.
+#[test]
+fn i386_user_core() {
+    let mut desc = vec![0u8; 144];
+    desc[24..28].copy_from_slice(&77i32.to_le_bytes()); // pr_pid
+    let regs: [u32; 17] =
+        [1, 2, 3, 4, 5, 6, 7, 0x7b, 0x7b, 0, 0x33, 0xffff_ffff, 0x0804_9000, 0x73, 0x246, 0xbfff_f000, 0x7b];
+    for (i, r) in regs.iter().enumerate() {
+        desc[72 + i * 4..76 + i * 4].copy_from_slice(&r.to_le_bytes());
+    }
+    let notes = note("CORE", 1, &desc);
+    let data = b"i386 memory".to_vec();
+    let mut out = vec![0u8; 52 + 2 * 32];
+    out[..7].copy_from_slice(b"\x7fELF\x01\x01\x01");
+    out[16] = 4; // ET_CORE
+    out[18] = 3; // EM_386
+    out[28] = 52; // e_phoff
+    out[42] = 32; // e_phentsize
+    out[44] = 2; // e_phnum
+    let ph = |out: &mut Vec<u8>, i: usize, ty: u32, off: u32, vaddr: u32, size: u32| {
+        let p = 52 + 32 * i;
+        for (k, v) in [ty, off, vaddr, 0, size, size, 6, 4].iter().enumerate() {
+            out[p + 4 * k..p + 4 * k + 4].copy_from_slice(&v.to_le_bytes());
+        }
+    };
+    let notes_off = out.len() as u32;
+    ph(&mut out, 0, 4, notes_off, 0, notes.len() as u32);
+    ph(&mut out, 1, 1, notes_off + notes.len() as u32, 0x0804_a000, data.len() as u32);
+    out.extend_from_slice(&notes);
+    out.extend_from_slice(&data);
+    let d = open_bytes("i386.core", out).expect("i386 core");
+    assert!(matches!(d, Dump::User(_)));
+    let t = &d.threads()[0];
+    assert_eq!(t.tid, 77);
+    assert_eq!(t.regs.arch(), fevlint_memory::Arch::I386);
+    assert_eq!(t.regs.get("eax"), Some(7));
+    assert_eq!(t.regs.get("%bx"), Some(1));
+    assert_eq!(t.regs.ip(), 0x0804_9000);
+    assert_eq!(t.regs.get("sp"), Some(0xbfff_f000));
+    let mut b = [0u8; 11];
+    d.read(0x0804_a000, &mut b).expect("read");
+    assert_eq!(&b, b"i386 memory");
+    assert_eq!(d.read(0x0804_a008, &mut b).map_err(|f| (f.addr, f.kind)), Err((0x0804_a00b, FaultKind::Unmapped)));
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    z.write_all(data).expect("gzip");
+    z.finish().expect("gzip")
+}
+
+/// kdump-tools' `KDUMP_COMPRESSION=gzip` wraps the flattened stream once; twice is refused,
+/// and so is a wrapper cut short.
+#[test]
+fn gzip_wrapped_dumps() {
+    let mem = physical();
+    let flat = flatten(&kdump(Codec::Lzo, &mem).write());
+    let k = kernel("dump.gz", gzip(&flat));
+    assert_eq!(reads(&k)[0].as_ref().map(|b| b[..13].to_vec()), Ok(b"vmalloc page!".to_vec()));
+    expect_err("dump.gz.gz", gzip(&gzip(&flat)), "not a core dump this reader knows");
+    let g = gzip(&flat);
+    expect_err("cut.gz", g[..g.len() / 2].to_vec(), "decompressing the outer gzip/xz wrapper");
+}
