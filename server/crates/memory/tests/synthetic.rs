@@ -429,3 +429,29 @@ fn gzip_wrapped_dumps() {
     let g = gzip(&flat);
     expect_err("cut.gz", g[..g.len() / 2].to_vec(), "decompressing the outer gzip/xz wrapper");
 }
+
+/// A QEMU dump without VMCOREINFO (no `-device vmcoreinfo` or no fw_cfg driver): the page
+/// tables come from CR3 in QEMU's CPU-state note.
+#[test]
+fn qemu_cr3_when_there_is_no_vmcoreinfo() {
+    let mem = physical();
+    let mut cpu = vec![0u8; 0x1b8];
+    cpu[..4].copy_from_slice(&1u32.to_le_bytes());
+    cpu[4..8].copy_from_slice(&0x1b8u32.to_le_bytes());
+    let cr = 8 + 18 * 8 + 10 * 24;
+    cpu[cr + 24..cr + 32].copy_from_slice(&(0x1000u64 | 0x5).to_le_bytes()); // CR3 with PCID bits
+    let mut notes = note("CORE", 1, &prstatus(1, &regs()));
+    notes.extend(note("QEMU", 0, &cpu));
+    let k = kernel(
+        "qemu-nocoreinfo.core",
+        elf_core(&notes, &[Load { vaddr: 0, paddr: 0, data: mem.clone(), memsz: mem.len() as u64 }]),
+    );
+    assert!(k.vmcoreinfo().is_none());
+    let (t, src) = k.page_tables().expect("page tables");
+    assert_eq!((t.root, t.levels, src), (0x1000, 4, fevlint_memory::RootSource::QemuCr3));
+    assert_eq!(k.qemu_cpus()[0].cr3, 0x1005);
+    let mut b = [0u8; 13];
+    k.read(VMALLOC, &mut b).expect("vmalloc through CR3");
+    assert_eq!(&b, b"vmalloc page!");
+    assert_eq!(k.format(), "QEMU ELF dump (physical)");
+}
