@@ -455,3 +455,34 @@ fn qemu_cr3_when_there_is_no_vmcoreinfo() {
     assert_eq!(&b, b"vmalloc page!");
     assert_eq!(k.format(), "QEMU ELF dump (physical)");
 }
+
+/// 5-level paging (`NUMBER(pgtable_l5_enabled)=1`): the direct map at ff11000000000000.
+#[test]
+fn five_level_page_tables() {
+    let va: u64 = 0xff11_0000_0000_0000;
+    let i = |level: u32| (va >> (12 + 9 * (level - 1))) & 511;
+    let mut m = vec![0u8; 0x10000];
+    let mut set = |table: usize, idx: u64, v: u64| {
+        let at = table + idx as usize * 8;
+        m[at..at + 8].copy_from_slice(&v.to_le_bytes());
+    };
+    set(0x1000, i(5), 0x2000 | 3);
+    set(0x2000, i(4), 0x3000 | 3);
+    set(0x3000, i(3), 0x83);
+    m[0x7000..0x7005].copy_from_slice(b"five!");
+    let info = vmcoreinfo(0x1000).replace("NUMBER(pgtable_l5_enabled)=0", "NUMBER(pgtable_l5_enabled)=1");
+    let k = kernel(
+        "l5.core",
+        elf_core(
+            &note("VMCOREINFO", 0, info.as_bytes()),
+            &[Load { vaddr: 0, paddr: 0, data: m.clone(), memsz: m.len() as u64 }],
+        ),
+    );
+    assert_eq!(k.page_tables().map(|(t, _)| t.levels), Some(5));
+    let mut b = [0u8; 5];
+    k.read(va + 0x7000, &mut b).expect("5-level direct map");
+    assert_eq!(&b, b"five!");
+    // Canonical with 57 bits, not with 48: unmapped here (no entry), never misread.
+    assert_eq!(k.read_u64(0xff00_0000_0000_0000).map_err(|f| f.kind), Err(FaultKind::Unmapped));
+    assert_eq!(k.read_u64(0x0100_0000_0000_0000).map_err(|f| f.kind), Err(FaultKind::Unmapped));
+}
