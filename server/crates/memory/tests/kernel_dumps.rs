@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 const RELEASE: &str = "6.12.117+deb12-amd64";
 const BUILD_ID: &str = "764949bbe8b7a9241512fbf3b0d66d0ba34686a8";
 /// Bump to regenerate cached dumps after changing how they are made.
-const STAMP: &str = "dumps v2";
+const STAMP: &str = "dumps v3";
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..")
@@ -165,6 +165,8 @@ fn dumps() -> &'static Dumps {
                 let out = std::fs::File::create(dir.join(format!("md-f.flat.{ext}"))).expect("create");
                 run(Command::new(tool).args(["-1", "-c"]).arg(dir.join("md-f.flat")).stdout(Stdio::from(out)));
             }
+            // The relaid copy is only makedumpfile's input: 200 MB less on disk.
+            std::fs::remove_file(dir.join("plain.core")).expect("rm plain.core");
             std::fs::write(&stamp, STAMP).expect("stamp");
         }
         Dumps { dir, kaslr_dir, syms }
@@ -275,7 +277,6 @@ fn every_format_reads_the_same_bytes() {
     for (file, format) in [
         ("paging.core", "QEMU ELF dump (paging)"),
         ("qemu-zlib.flat", "kdump (Zlib, dump level 1)"),
-        ("plain.core", "QEMU ELF dump (physical)"),
         ("md-c.kdump", "kdump (Zlib, dump level 31)"),
         ("md-l.kdump", "kdump (Lzo, dump level 31)"),
         ("md-raw.kdump", "kdump (None, dump level 31)"),
