@@ -329,6 +329,12 @@ fn every_truncation_of_small_dumps_is_an_error_or_a_dump_never_a_panic() {
         flatten(&k.write()),
         elf_core(&notes(), &[Load { vaddr: 0, paddr: 0, data: small.to_vec(), memsz: 0x8000 }]),
     ];
+    // `FEVLINT_FUZZ_SEEDS=dir` writes these files as seeds for fuzz/ (core_kdump, core_elf).
+    if let Some(dir) = std::env::var_os("FEVLINT_FUZZ_SEEDS") {
+        for (name, f) in ["kdump.seed", "flat.seed", "elf.seed"].iter().zip(&files) {
+            std::fs::write(Path::new(&dir).join(name), f).expect("write seed");
+        }
+    }
     for f in files {
         for cut in (0..f.len()).step_by(7).chain([f.len()]) {
             if let Ok(d) = open_bytes("cut", f[..cut].to_vec()) {
