@@ -374,6 +374,10 @@ impl KdumpFile {
         let offset = le64(&d, 0);
         let size = le32(&d, 8);
         let flags = le32(&d, 12);
+        if size == 0 && self.header.incomplete() {
+            // makedumpfile stopped (ENOSPC) before writing this page's data.
+            return Ok(Err(FaultKind::NotInDump));
+        }
         let corrupt =
             |what: String| Error::CorruptPage { path: self.src.path().to_path_buf(), offset: doff, pfn, what };
         if size as usize > bs || offset.checked_add(u64::from(size)).is_none_or(|e| e > self.src.len()) {
