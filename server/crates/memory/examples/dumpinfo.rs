@@ -46,7 +46,11 @@ fn main() {
         let addr = u64::from_str_radix(addr.trim_start_matches("0x"), 16).unwrap_or(0);
         let mut b = vec![0u8; len.parse().unwrap_or(16)];
         match dump.read(addr, &mut b) {
-            Ok(()) => println!("{addr:#x}: {b:02x?}"),
+            Ok(()) => {
+                let hex: Vec<String> = b.iter().map(|x| format!("{x:02x}")).collect();
+                let text: String = b.iter().map(|&c| if (0x20..0x7f).contains(&c) { c as char } else { '.' }).collect();
+                println!("{addr:#x}: {}  {text}", hex.join(" "));
+            }
             Err(f) => println!("{addr:#x}: fault {f}"),
         }
     }
