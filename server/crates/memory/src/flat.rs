@@ -94,10 +94,13 @@ impl FlatIndex {
     /// `makedumpfile -R` writes).
     pub(crate) fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
         buf.fill(0);
-        let end = offset + buf.len() as u64;
+        let end = offset.saturating_add(buf.len() as u64);
+        if end <= offset {
+            return Ok(());
+        }
         // The range starting at or before `offset`, then every range starting inside.
         let first = self.map.range(..=offset).next_back().map(|(&s, &v)| (s, v));
-        let rest = self.map.range(offset.saturating_add(1)..end).map(|(&s, &v)| (s, v));
+        let rest = self.map.range(offset + 1..end.max(offset + 1)).map(|(&s, &v)| (s, v));
         for (s, (e, data)) in first.into_iter().chain(rest) {
             let lo = s.max(offset);
             let hi = e.min(end);
@@ -137,6 +140,28 @@ fn insert(map: &mut BTreeMap<u64, (u64, u64)>, start: u64, end: u64, data: u64) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by fuzzing (core_kdump): an empty read panicked in `BTreeMap::range`.
+    #[test]
+    fn empty_and_edge_reads() {
+        let mut f = vec![0u8; 4096];
+        f[..12].copy_from_slice(b"makedumpfile");
+        f[16..24].copy_from_slice(&1i64.to_be_bytes());
+        f[24..32].copy_from_slice(&1i64.to_be_bytes());
+        f.extend_from_slice(&5i64.to_be_bytes());
+        f.extend_from_slice(&3i64.to_be_bytes());
+        f.extend_from_slice(b"abc");
+        let idx = FlatIndex::build(Source::from_vec(Path::new("t.flat"), f)).expect("index");
+        assert_eq!(idx.logical_len(), 8);
+        idx.read_exact_at(6, &mut []).expect("empty read");
+        idx.read_exact_at(u64::MAX, &mut []).expect("empty read at the end");
+        let mut b = [9u8; 8];
+        idx.read_exact_at(0, &mut b).expect("read");
+        assert_eq!(&b, b"\0\0\0\0\0abc");
+        let mut b = [9u8; 4];
+        idx.read_exact_at(u64::MAX - 1, &mut b).expect("read past everything");
+        assert_eq!(b, [0; 4]);
+    }
 
     #[test]
     fn later_writes_win() {

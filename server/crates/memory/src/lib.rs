@@ -138,3 +138,9 @@ impl Memory for Dump {
         }
     }
 }
+
+// A dump is shared between the language server's threads.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Dump>();
+};
