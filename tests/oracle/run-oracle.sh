@@ -5,8 +5,9 @@
 # and optionally dump guest memory to an ELF vmcore.
 #
 # Minimal copy of /work/shared/tools/qemu-oracle/run-oracle.sh for the fevlint-memory
-# dump tests; the only change is --dump-also (several dump formats in one pause). A
-# richer harness (gdb-stub stops at a call) lives on the `oracle` branch.
+# dump tests; the changes are --dump-also (several dump formats in one pause, the vCPUs
+# stopped first) and --gdb-stop (a dump at one call's entry through QEMU's gdb stub). A
+# richer harness lives on the `oracle` branch.
 #
 # usage: run-oracle.sh [options] VMLINUZ|KERNEL.deb DEFS_FILE
 #   DEFS_FILE: one definition per line, written verbatim and one at a time
@@ -20,6 +21,10 @@
 #   --dump FILE         after the trace, pause the guest and write a plain ELF
 #                       vmcore (QMP dump-guest-memory, paging=false) to FILE
 #   --dump-paging       dump with paging=true (virtual addresses in PT_LOAD)
+#   --gdb-stop ADDR COND FILE  stop the guest through QEMU's gdb stub at the first
+#                       instruction at ADDR where the gdb expression COND holds, write
+#                       a plain ELF dump of that moment to FILE (and gdb's registers
+#                       to FILE.regs), then let the guest go on (needs --dump and gdb)
 #   --dump-also FMT:FILE  (repeatable) in the same pause, also dump in QMP format FMT
 #                       (elf, elf-paging, kdump-zlib, kdump-lzo, kdump-snappy) to FILE
 #   --fwcfg-ko FILE     qemu_fw_cfg.ko[.xz|.zst] for the VMCOREINFO note
@@ -40,7 +45,7 @@ set -euo pipefail
 
 die() { echo "run-oracle: $*" >&2; exit 1; }
 TRIGGER='cat /proc/version; ls /; head -c 64 /init >/dev/null'
-ALLPIDS=0 DUMP= DUMP_ALSO=() PAGING=false FWKO= ACCEL= CPU= KASLR=0 MEM=512M APPEND= TMO=300
+ALLPIDS=0 DUMP= DUMP_ALSO=() GSTOP= GCOND= GFILE= PAGING=false FWKO= ACCEL= CPU= KASLR=0 MEM=512M APPEND= TMO=300
 TSV=0 RAW=0 KEEP=
 while [ $# -gt 0 ]; do
   case $1 in
@@ -49,6 +54,7 @@ while [ $# -gt 0 ]; do
     --dump) DUMP=$2; shift 2;;
     --dump-paging) PAGING=true; shift;;
     --dump-also) DUMP_ALSO+=("$2"); shift 2;;
+    --gdb-stop) GSTOP=$2 GCOND=$3 GFILE=$(realpath -m "$4"); shift 4;;
     --fwcfg-ko) FWKO=$2; shift 2;;
     --accel) ACCEL=$2; shift 2;;
     --cpu) CPU=$2; shift 2;;
@@ -205,9 +211,39 @@ Q=(qemu-system-x86_64 "${QACC[@]}" -m "$MEM" -smp 1 -nodefaults -no-user-config
    -display none -no-reboot -kernel "$VMLINUZ" -initrd "$W/initramfs.cpio.gz"
    -append "$CMDLINE" -serial "file:$W/console.log" -serial "file:$W/result.log")
 [ -z "$DUMP" ] || Q+=(-device vmcoreinfo -qmp "unix:$W/qmp.sock,server=on,wait=off")
+if [ -n "$GSTOP" ]; then
+  [ -n "$DUMP" ] || die "--gdb-stop needs --dump (for the QMP socket)"
+  command -v gdb >/dev/null || die "--gdb-stop needs gdb"
+  Q+=(-gdb "unix:$W/gdb.sock,server=on,wait=off" -S)
+  rm -f "$GFILE" "$GFILE.regs"
+  # Run from gdb at the stop: one QMP session that dumps the (stopped) guest.
+  cat > "$W/gdbdump.sh" <<EOS
+#!/usr/bin/env python3
+import json, socket
+s = socket.socket(socket.AF_UNIX); s.connect("$W/qmp.sock"); f = s.makefile("rw")
+def call(cmd, **args):
+    f.write(json.dumps({"execute": cmd, "arguments": args}) + "\\n"); f.flush()
+    for line in f:
+        r = json.loads(line)
+        if "return" in r or "error" in r:
+            return r
+f.readline()
+call("qmp_capabilities")
+print("gdb-stop dump:", call("dump-guest-memory", paging=False, protocol="file:$GFILE"))
+EOS
+  chmod +x "$W/gdbdump.sh"
+fi
 t1=$(now)
 timeout "$TMO" "${Q[@]}" > "$W/qemu.out" 2>&1 &
 QPID=$!
+if [ -n "$GSTOP" ]; then
+  while [ ! -S "$W/gdb.sock" ] && kill -0 "$QPID" 2>/dev/null; do sleep 0.05; done
+  timeout "$TMO" gdb -batch -nx -ex 'set pagination off' -ex 'set confirm off' \
+    -ex 'set architecture i386:x86-64' -ex "target remote $W/gdb.sock" \
+    -ex "break *$GSTOP if $GCOND" -ex 'continue' \
+    -ex "pipe info registers | cat > $GFILE.regs" -ex "shell $W/gdbdump.sh" \
+    -ex 'delete' -ex 'detach' > "$W/gdb.out" 2>&1 &
+fi
 T_DUMP=
 if [ -n "$DUMP" ]; then
   while kill -0 "$QPID" 2>/dev/null && ! grep -q '^@@O PAUSE' "$W/result.log"; do sleep 0.2; done

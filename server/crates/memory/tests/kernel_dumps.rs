@@ -7,6 +7,10 @@
 //! the fixture's System.map: `init_uts_ns` (release "6.12.117+deb12-amd64"),
 //! `linux_banner`, a page-table page, the module list (module area), the direct map, the
 //! vmemmap. A second boot with KASLR checks `KERNELOFFSET` and `page_offset_base`.
+//! The first boot also stops, through QEMU's gdb stub, at the entry of the very
+//! `do_sys_openat2` call that a kprobe records (`dfd=$arg1:s32 path=+0($arg2):string`) and
+//! dumps that moment: the registers and the user string read from the dump must be what
+//! the kernel's trace line says.
 
 use fevlint_memory::{Dump, FaultKind, KernelCore, Memory, PageTables, PhysMemory, RootSource, Translation};
 use std::collections::HashMap;
@@ -18,7 +22,7 @@ use std::sync::OnceLock;
 const RELEASE: &str = "6.12.117+deb12-amd64";
 const BUILD_ID: &str = "764949bbe8b7a9241512fbf3b0d66d0ba34686a8";
 /// Bump to regenerate cached dumps after changing how they are made.
-const STAMP: &str = "dumps v3";
+const STAMP: &str = "dumps v4";
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..")
@@ -53,7 +57,7 @@ fn run(cmd: &mut Command) -> std::process::Output {
     out
 }
 
-fn oracle(dir: &Path, kaslr: bool, extra: &[(&str, &str)]) {
+fn oracle(dir: &Path, kaslr: bool, extra: &[(&str, &str)], gdb_stop: Option<u64>) {
     let kernel = root().join("fixtures/kernels").join(RELEASE).join("vmlinuz");
     let defs = dir.join("defs.txt");
     std::fs::write(&defs, "p:kp do_sys_openat2 dfd=$arg1:s32 path=+0($arg2):string\n").expect("defs");
@@ -70,8 +74,14 @@ fn oracle(dir: &Path, kaslr: bool, extra: &[(&str, &str)]) {
     for (fmt, file) in extra {
         cmd.arg("--dump-also").arg(format!("{fmt}:{}", dir.join(file).display()));
     }
+    if let Some(addr) = gdb_stop {
+        // Stop at the trigger's own call: its filename starts with "/proc/ve".
+        cmd.arg("--gdb-stop").arg(format!("{addr:#x}")).arg("*(unsigned long*)$rsi == 0x65762f636f72702f");
+        cmd.arg(dir.join("gdbstop.core"));
+    }
     let out = run(cmd.arg(&kernel).arg(&defs));
     let text = String::from_utf8_lossy(&out.stdout);
+    std::fs::write(dir.join("oracle.out"), text.as_bytes()).expect("write oracle.out");
     assert!(text.contains("qemu_fw_cfg: ok"), "the guest did not load qemu_fw_cfg (no VMCOREINFO):\n{text}");
     assert!(dir.join("elf.core").exists(), "no dump written:\n{text}\n{}", String::from_utf8_lossy(&out.stderr));
 }
@@ -128,7 +138,7 @@ fn dumps() -> &'static Dumps {
     D.get_or_init(|| {
         let map = root().join("fixtures/kernels").join(RELEASE).join("System.map.zst");
         let text = zstd::decode_all(std::fs::File::open(&map).expect("System.map.zst")).expect("zstd");
-        let syms = String::from_utf8_lossy(&text)
+        let syms: HashMap<String, u64> = String::from_utf8_lossy(&text)
             .lines()
             .filter_map(|l| {
                 let mut w = l.split_whitespace();
@@ -152,8 +162,10 @@ fn dumps() -> &'static Dumps {
             let _ = std::fs::remove_dir_all(&base);
             std::fs::create_dir_all(&dir).expect("mkdir");
             std::fs::create_dir_all(&kaslr_dir).expect("mkdir");
-            oracle(&dir, false, &[("elf-paging", "paging.core"), ("kdump-zlib", "qemu-zlib.flat")]);
-            oracle(&kaslr_dir, true, &[("kdump-zlib", "qemu-zlib.flat")]);
+            need("gdb", "gdb");
+            let openat2 = *syms.get("do_sys_openat2").expect("do_sys_openat2 in System.map");
+            oracle(&dir, false, &[("elf-paging", "paging.core"), ("kdump-zlib", "qemu-zlib.flat")], Some(openat2));
+            oracle(&kaslr_dir, true, &[("kdump-zlib", "qemu-zlib.flat")], None);
             relayout(&dir.join("elf.core"), &dir.join("plain.core"));
             makedumpfile(&dir, &["-c", "-d", "31"], "md-c.kdump");
             makedumpfile(&dir, &["-l", "-d", "31"], "md-l.kdump");
@@ -368,4 +380,48 @@ fn kaslr_offset_and_direct_map_base_come_from_the_dump() {
         k.read(pob + phys, &mut alias).expect("init_uts_ns through the direct map");
         assert_eq!(alias, uts, "{file}");
     }
+}
+
+#[test]
+fn the_same_call_as_the_kernel_recorded() {
+    let d = dumps();
+    let trace = std::fs::read_to_string(d.dir.join("oracle.out")).expect("oracle.out");
+    // cat-137 [000] .N... 4.111462: kp: (do_sys_openat2+0x0/0xe0) dfd=-100 path="/proc/version"
+    let line = trace.lines().find(|l| l.contains(" kp: (do_sys_openat2+0x0/")).expect("the kprobe's trace line");
+    let dfd: i32 =
+        line.split("dfd=").nth(1).and_then(|r| r.split(' ').next()).and_then(|v| v.parse().ok()).expect("dfd");
+    let path = line.split("path=\"").nth(1).and_then(|r| r.strip_suffix('"')).expect("path");
+    assert_eq!(path, "/proc/version");
+
+    let core = d.dir.join("gdbstop.core");
+    let mut k = open(&core);
+    let t = &k.threads()[0];
+    assert_eq!(t.regs.ip(), d.sym("do_sys_openat2"), "stopped at the function's first instruction");
+    // $arg1:s32 is the low half of %di.
+    assert_eq!(t.regs.get("di").map(|v| v as u32 as i32), Some(dfd));
+    let rsi = t.regs.get("si").expect("si");
+    // gdb's own view of the registers at the stop.
+    let gdb = std::fs::read_to_string(d.dir.join("gdbstop.core.regs")).expect("gdb registers");
+    let mut seen = 0;
+    for l in gdb.lines() {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let (Some(name), Some(v)) = (w.first(), w.get(1).and_then(|v| v.strip_prefix("0x"))) else { continue };
+        let Ok(v) = u64::from_str_radix(v, 16) else { continue };
+        let name = if *name == "eflags" { "flags" } else { name };
+        if let Some(ours) = t.regs.get(name) {
+            if name.len() <= 3 || name.starts_with('r') {
+                assert_eq!(ours, v, "{name} (gdb {v:#x})");
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen >= 17, "compared {seen} registers with gdb");
+    // The filename is user memory: the kernel's own tables (init_top_pgt) do not map it,
+    // the stopped task's CR3 (QEMU's CPU-state note) does.
+    assert_eq!(k.read_u64(rsi).map_err(|f| f.kind), Err(FaultKind::Unmapped));
+    let cr3 = k.qemu_cpus()[0].cr3;
+    k.set_page_tables(PageTables::new(cr3, 4));
+    let mut b = [0u8; 64];
+    k.read(rsi, &mut b).expect("+0($arg2) through the task's CR3");
+    assert_eq!(cstr(&b), path, "the string the kprobe recorded");
 }
