@@ -1,10 +1,10 @@
 //! Completion in field position: type atoms, `NULL` and `unsigned`, chosen from the
 //! token before the word being typed (as the tree has it, so half-typed lines work).
 
-use crate::kernel::Kernel;
 use crate::syntax::lex::{is_space, is_word_byte};
 use crate::syntax::machine::Atom;
 use crate::syntax::{Parse, Span};
+use fevlint_kernel::Kernel;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CompletionKind {

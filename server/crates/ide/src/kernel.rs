@@ -10,14 +10,14 @@
 
 use super::{Completion, CompletionKind, Edit, Fix};
 use crate::diagnostic::Diagnostic;
-use crate::kernel::abi::{self, Loc};
-use crate::kernel::layout::{self, Placement};
-use crate::kernel::model::{ModelError, Type, TypeRef, TypeSource};
-use crate::kernel::{Kernel, Trace};
 use crate::rules::resolve::{self, MeaningKind};
 use crate::syntax::lex::is_word_byte;
 use crate::syntax::machine::{self, fold_redirects, Atom, Field, Parsed, Source};
 use crate::syntax::{Parse, Span, Target};
+use fevlint_kernel::abi::{self, Loc};
+use fevlint_kernel::layout::{self, Placement};
+use fevlint_kernel::model::{ModelError, Type, TypeRef, TypeSource};
+use fevlint_kernel::{Kernel, Trace};
 use std::fmt::Write as _;
 
 /// Most function names offered at once (the client asks again as the word grows).
@@ -834,7 +834,8 @@ mod tests {
     use crate::syntax::Parser;
 
     fn kernel() -> Kernel {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels/6.12.117+deb12-amd64");
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../fixtures/kernels/6.12.117+deb12-amd64");
         Kernel::open(&path).expect("the 6.12.117 fixture opens")
     }
 

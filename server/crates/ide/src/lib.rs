@@ -6,6 +6,11 @@
 //! converts the answer back. Kernel-aware features plug in here (a `kernel` argument
 //! next to the `Parse`), so every editor gets them through the same conversion.
 
+#[cfg(test)]
+use fevlint_check::analysis;
+use fevlint_check::{diagnostic, render, rules};
+use fevlint_syntax as syntax;
+
 mod complete;
 mod fix;
 mod format;
