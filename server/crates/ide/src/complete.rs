@@ -88,7 +88,7 @@ pub fn completions_with(parse: &Parse, text: &str, offset: usize, kernels: &[&Ke
 
 /// Completions at a byte offset (empty where none apply).
 pub fn completions(parse: &Parse, text: &str, offset: usize) -> Vec<Completion> {
-    let offset = crate::render::floor_char_boundary(text, offset);
+    let offset = crate::syntax::floor_char_boundary(text, offset);
     let bytes = text.as_bytes();
     let mut start = offset;
     while start > 0 && is_word_byte(bytes[start - 1]) {

@@ -431,7 +431,7 @@ pub fn completions(parse: &Parse, text: &str, offset: usize, kernels: &[&Kernel]
     if kernels.is_empty() {
         return Vec::new();
     }
-    let offset = crate::render::floor_char_boundary(text, offset);
+    let offset = crate::syntax::floor_char_boundary(text, offset);
     let bytes = text.as_bytes();
     let mut start = offset;
     while start > 0 && is_word_byte(bytes[start - 1]) {

@@ -8,7 +8,7 @@
 
 #[cfg(test)]
 use fevlint_check::analysis;
-use fevlint_check::{diagnostic, render, rules};
+use fevlint_check::{diagnostic, rules};
 use fevlint_syntax as syntax;
 
 mod complete;

@@ -183,6 +183,18 @@ pub struct Rule {
     pub check: fn(&Context<'_>, &mut Vec<Diagnostic>),
 }
 
+impl crate::diagnostic::Origin for Rule {
+    fn code(&self) -> &'static str {
+        self.code
+    }
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn severity(&self) -> Severity {
+        self.severity
+    }
+}
+
 impl Rule {
     /// Rules that read a kernel run once per kernel; the others once per file.
     pub fn needs_kernel(&self) -> bool {
