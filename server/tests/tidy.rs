@@ -47,6 +47,37 @@ fn forbid(name: &str, banned: &[&str]) {
     }
 }
 
+/// The `fevlint` crates a package of the workspace depends on, and whether it depends on `dep`.
+fn manifest(krate: &str) -> toml::Table {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates").join(krate).join("Cargo.toml");
+    toml::from_str(&std::fs::read_to_string(&path).expect("read Cargo.toml")).expect("Cargo.toml is TOML")
+}
+
+fn depends(krate: &str, dep: &str) -> bool {
+    let m = manifest(krate);
+    ["dependencies", "dev-dependencies"].iter().any(|t| m.get(*t).and_then(|d| d.get(dep)).is_some())
+}
+
+// Cargo enforces these arrows; this pins them, so that adding the wrong one is a test
+// failure and not a silent change of architecture.
+#[test]
+fn the_layers_depend_only_downwards() {
+    for (krate, forbidden) in [
+        ("syntax", &["fevlint-kernel", "fevlint-check", "fevlint-ide", "fevlint-lsp"][..]),
+        ("kernel", &["fevlint-syntax", "fevlint-check", "fevlint-ide", "fevlint-lsp", "tree-sitter"][..]),
+        ("check", &["fevlint-ide", "fevlint-lsp"][..]),
+        ("ide", &["fevlint-lsp"][..]),
+    ] {
+        for dep in forbidden {
+            assert!(!depends(krate, dep), "fevlint-{krate} must not depend on {dep}");
+        }
+    }
+    for krate in ["syntax", "kernel", "check", "ide"] {
+        assert!(!depends(krate, "tower-lsp-server"), "only fevlint-lsp may depend on tower-lsp-server");
+    }
+    assert!(depends("lsp", "tower-lsp-server"));
+}
+
 #[test]
 fn rules_do_not_render_or_speak_lsp() {
     forbid("rules", &["codespan", "serde_json", "crate::render"]);

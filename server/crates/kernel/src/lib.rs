@@ -1,5 +1,8 @@
 //! Facts about a target kernel (functions, parameters, types, traceability), read from
-//! BTF, DWARF, symbol maps and ftrace lists. Never sees a syntax node.
+//! BTF, DWARF, symbol maps and ftrace lists: loaders and decompressors, the BTF and DWARF
+//! readers, symbols, ftrace lists, layouts, the ABI and the kernel diff. Never sees a
+//! script or a syntax node (it depends on no other fevlint crate), so other tools can use
+//! it as a library: see `README.md`.
 
 // Paths inside the crate keep their `crate::kernel::...` spelling from the single-crate days.
 use crate as kernel;
@@ -16,3 +19,8 @@ pub mod similar;
 pub mod symbols;
 
 pub use facts::{FunctionFacts, Kernel, KernelError, Trace};
+
+/// The README's example, run as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
