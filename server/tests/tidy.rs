@@ -109,3 +109,86 @@ fn node_kinds_exist_in_the_grammar() {
         assert!(fields.contains(field), "field `{field}` is not in the grammar");
     }
 }
+
+/// The top-level modules of one crate and the modules of the same crate each refers to
+/// (`crate::x`, or `super::x` from a top-level file).
+fn module_graph(krate: &str) -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates").join(krate).join("src");
+    let mut modules = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(&src).expect("read src") {
+        let path = entry.expect("entry").path();
+        let name = path.file_stem().expect("name").to_string_lossy().into_owned();
+        if name != "lib" {
+            modules.insert(name, path);
+        }
+    }
+    let mut graph = std::collections::BTreeMap::new();
+    for (name, path) in &modules {
+        let mut files = Vec::new();
+        if path.is_dir() {
+            sources(path, &mut files);
+        } else {
+            files.push((path.display().to_string(), std::fs::read_to_string(path).expect("read source")));
+        }
+        let mut uses = std::collections::BTreeSet::new();
+        for (file, text) in files {
+            let top = !path.is_dir() || file.ends_with("/mod.rs");
+            for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                let prefixes: &[&str] = if top { &["crate::", "super::"] } else { &["crate::"] };
+                for prefix in prefixes {
+                    for (at, _) in line.match_indices(prefix) {
+                        let rest = &line[at + prefix.len()..];
+                        let word: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                        // `suppress` is a child of `rules`, re-exported at the root.
+                        let word = if krate == "check" && word == "suppress" { "rules".to_owned() } else { word };
+                        if modules.contains_key(&word) && word != *name {
+                            uses.insert(word);
+                        }
+                    }
+                }
+            }
+        }
+        graph.insert(name.clone(), uses);
+    }
+    graph
+}
+
+// Cargo forbids circles between crates; inside a crate, this does: a module never
+// depends, even indirectly, on a module that depends on it.
+#[test]
+fn no_import_circle_inside_a_crate() {
+    for krate in ["syntax", "kernel", "check", "ide", "lsp"] {
+        let graph = module_graph(krate);
+        assert!(!graph.is_empty(), "found the modules of {krate}");
+        // Depth-first search for a back edge.
+        fn visit<'a>(
+            m: &'a str,
+            graph: &'a std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+            path: &mut Vec<&'a str>,
+            done: &mut std::collections::BTreeSet<&'a str>,
+        ) -> Option<Vec<String>> {
+            if let Some(i) = path.iter().position(|p| *p == m) {
+                let mut circle: Vec<String> = path[i..].iter().map(|s| s.to_string()).collect();
+                circle.push(m.to_owned());
+                return Some(circle);
+            }
+            if !done.insert(m) {
+                return None;
+            }
+            path.push(m);
+            for next in &graph[m] {
+                if let Some(c) = visit(next, graph, path, done) {
+                    return Some(c);
+                }
+            }
+            path.pop();
+            None
+        }
+        let mut done = std::collections::BTreeSet::new();
+        for m in graph.keys() {
+            if let Some(circle) = visit(m, &graph, &mut Vec::new(), &mut done) {
+                panic!("fevlint-{krate}: import circle {}", circle.join(" -> "));
+            }
+        }
+    }
+}

@@ -5,7 +5,6 @@ use rayon::prelude::*;
 
 use crate::config::Settings;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::kernel::load::Arch;
 use crate::kernel::Kernel;
 use crate::rules::{self, Context};
 use crate::suppress;
@@ -77,13 +76,8 @@ pub fn check(parser: &mut Parser, bytes: Vec<u8>, options: &Options<'_>) -> (Str
     (text, diagnostics)
 }
 
-/// The parser target for a kernel: its slot limit and pointer size.
-pub fn target_for(kernel: &Kernel) -> Target {
-    match kernel.arch {
-        Arch::X86_64 => Target::X86_64,
-        Arch::X86_32 => Target::X86_32,
-    }
-}
+/// The parser target for a kernel (defined beside the rules, which need it too).
+pub use crate::rules::target_for;
 
 /// A lock's entries for one file, with the name of the kernel they were resolved on.
 pub type LockBaseline<'a> = Option<(&'a str, &'a [crate::rules::meaning::DefinitionMeaning])>;

@@ -12,7 +12,8 @@ pub mod diagnostic;
 pub mod lock;
 pub mod render;
 pub mod rules;
-pub mod suppress;
+/// Suppression comments belong to the rules (N103 and N104 are about them).
+pub use rules::suppress;
 
 pub use fevlint_kernel as kernel;
 pub use fevlint_syntax as syntax;
