@@ -7,7 +7,8 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let target = if data.first().is_some_and(|b| b & 1 == 1) { Target::X86_32 } else { Target::X86_64 };
     let mut parser = Parser::new();
-    let (text, diagnostics) = fevlint::analysis::check_bytes(&mut parser, data.to_vec(), target);
+    let (text, diagnostics) =
+        fevlint::analysis::check(&mut parser, data.to_vec(), &fevlint::analysis::Options::new(target));
     for d in &diagnostics {
         assert!(d.span.start <= d.span.end && d.span.end <= text.len() + 1);
     }

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use fevlint::analysis::{check_with_kernels, count_definitions};
+use fevlint::analysis::{check, count_definitions, Options};
 use fevlint::kernel::Kernel;
 use fevlint::syntax::{Parser, Target};
 
@@ -62,7 +62,7 @@ fn run_four(text: &str) -> Run {
     let kernels = Kernel::open_all(&paths).into_iter().collect::<Result<Vec<_>, _>>()?;
     let t1 = Instant::now();
     let refs: Vec<&Kernel> = kernels.iter().collect();
-    let diags = check_with_kernels(&mut Parser::new(), text, Target::X86_64, &refs);
+    let diags = check(&mut Parser::new(), text.as_bytes().to_vec(), &Options::new(Target::X86_64).kernels(&refs)).1;
     let t2 = Instant::now();
     Ok((t1 - t0, t2 - t1, diags.len()))
 }
@@ -102,7 +102,8 @@ fn run(text: &str) -> Run {
     let t0 = Instant::now();
     let kernel = Kernel::open(&fixtures().join("kernels/6.12.117+deb12-amd64"))?;
     let t1 = Instant::now();
-    let diags = check_with_kernels(&mut Parser::new(), text, Target::X86_64, &[&kernel]);
+    let diags =
+        check(&mut Parser::new(), text.as_bytes().to_vec(), &Options::new(Target::X86_64).kernels(&[&kernel])).1;
     let t2 = Instant::now();
     Ok((t1 - t0, t2 - t1, diags.len()))
 }

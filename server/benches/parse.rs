@@ -70,6 +70,13 @@ fn main() {
         black_box(parser.parse(black_box(&text), Target::X86_64, None));
     });
     measure("full check with rules", lines, || {
-        black_box(fevlint::analysis::check_text(&mut parser, black_box(&text), Target::X86_64));
+        black_box(
+            fevlint::analysis::check(
+                &mut parser,
+                black_box(&text).as_bytes().to_vec(),
+                &fevlint::analysis::Options::new(Target::X86_64),
+            )
+            .1,
+        );
     });
 }

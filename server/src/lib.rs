@@ -1,25 +1,16 @@
 //! fevlint: checks kernel function-event scripts against the kernel parser and real kernels.
 //!
-//! Layers (see ARCHITECTURE.md): `syntax` (text to tree, never fails), `kernel` (facts
-//! about a target kernel), `rules` (diagnostics), `config` (`fevlint.toml`), `suppress`
-//! (suppression comments), `render` (text, json, sarif, github), `ide` (editor features
-//! in byte offsets), `lsp` (the language server), `cli`.
+//! This package is the `fevlint` binary and its command line (`cli`). The layers are
+//! crates (see ARCHITECTURE.md): `fevlint-syntax` (text to tree, never fails),
+//! `fevlint-kernel` (facts about a target kernel), `fevlint-check` (rules, config,
+//! suppressions, lock, diagnostics, renderers), `fevlint-ide` (editor features in byte
+//! offsets), `fevlint-lsp` (the language server). They are re-exported here under their
+//! old module names, for the command line, tests, benches and fuzz targets.
 
-pub mod analysis;
 pub mod cli;
-pub mod config;
-pub mod diagnostic;
-pub mod ide;
-pub mod kernel;
-pub mod lock;
-pub mod lsp;
-pub mod render;
-pub mod rules;
-pub mod suppress;
-pub mod syntax;
 
-/// Writes a user's file atomically, through symlinks to the file they name, keeping its
-/// mode, leaving no temporary file behind (see [`kernel::load::fsio::write_atomic`]).
-pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    kernel::load::fsio::write_atomic(path, bytes)
-}
+pub use fevlint_check::{analysis, config, diagnostic, lock, render, rules, suppress, write_atomic};
+pub use fevlint_ide as ide;
+pub use fevlint_kernel as kernel;
+pub use fevlint_lsp as lsp;
+pub use fevlint_syntax as syntax;

@@ -25,7 +25,7 @@
 //! of diagnostics must equal the set of expectations exactly; a mismatch is allowed only
 //! when [`KNOWN_WRONG`] records it, and then it must stay exactly as recorded.
 
-use fevlint::analysis::check_with_kernels;
+use fevlint::analysis::{check, Options};
 use fevlint::diagnostic::Diagnostic;
 use fevlint::kernel::Kernel;
 use fevlint::syntax::{Parser, Target};
@@ -255,17 +255,17 @@ fn check_fixture(name: &str, text: &str, known: &[KnownWrong]) -> (Vec<String>, 
             Some(lk) => {
                 let entries: Vec<_> =
                     fevlint::analysis::meanings(parser, text, lk).into_iter().map(|(_, _, m)| m).collect();
-                fevlint::analysis::check_bytes_with_lock(
+                fevlint::analysis::check(
                     parser,
                     text.as_bytes().to_vec(),
-                    Target::X86_64,
-                    &kernels,
-                    &fevlint::config::Settings::default(),
-                    Some((lk.name.as_str(), entries.as_slice())),
+                    &Options::new(Target::X86_64)
+                        .kernels(&kernels)
+                        .settings(&fevlint::config::Settings::default())
+                        .lock(Some((lk.name.as_str(), entries.as_slice()))),
                 )
                 .1
             }
-            None => check_with_kernels(parser, text, Target::X86_64, &kernels),
+            None => check(parser, text.as_bytes().to_vec(), &Options::new(Target::X86_64).kernels(&kernels)).1,
         }
     };
     let mut parser = Parser::new();

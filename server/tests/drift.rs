@@ -10,8 +10,7 @@
 //!   diagnostic with both kernels; the same file against 6.12 does drift (so the rules
 //!   did run).
 
-use fevlint::analysis::{check_bytes_with_lock, check_with_kernels};
-use fevlint::config::Settings;
+use fevlint::analysis::{check, Options};
 use fevlint::diagnostic::Diagnostic;
 use fevlint::kernel::Kernel;
 use fevlint::rules::drift::{compare, Change, Edit};
@@ -134,13 +133,10 @@ fn fixes(k: &Kernel, text: &str, old: &[DefinitionMeaning]) -> Vec<Edit> {
 }
 
 fn lock_check(k: &Kernel, script: &str, lock: &[DefinitionMeaning]) -> Vec<Diagnostic> {
-    let (_, d) = check_bytes_with_lock(
+    let (_, d) = check(
         &mut Parser::new(),
         script.as_bytes().to_vec(),
-        Target::X86_64,
-        &[k],
-        &Settings::default(),
-        Some((K56, lock)),
+        &Options::new(Target::X86_64).kernels(&[k]).lock(Some((K56, lock))),
     );
     d
 }
@@ -168,9 +164,10 @@ fn fixes_restore_the_baseline_meaning() {
     }
     // Two kernels: 6.12 has nothing to say about the fixed script on its own, and the
     // original drifts from 6.1.0-56 to 6.12 exactly where the fixes went.
-    let own = check_with_kernels(&mut Parser::new(), &text, Target::X86_64, &[k612]);
+    let own = check(&mut Parser::new(), text.as_bytes().to_vec(), &Options::new(Target::X86_64).kernels(&[k612])).1;
     assert!(own.is_empty(), "{own:#?}");
-    let both = check_with_kernels(&mut Parser::new(), MOVED, Target::X86_64, &[k56, k612]);
+    let both =
+        check(&mut Parser::new(), MOVED.as_bytes().to_vec(), &Options::new(Target::X86_64).kernels(&[k56, k612])).1;
     assert_eq!(d_codes(&both).len(), 13, "{:#?}", d_codes(&both));
     assert!(d_codes(&both).iter().all(|d| d.starts_with("D503 ")), "{:#?}", d_codes(&both));
 }
@@ -244,7 +241,8 @@ fn control_script_does_not_drift_between_6_1_47_and_6_1_56() {
             }
         }
     }
-    let diags = check_with_kernels(&mut Parser::new(), &text, Target::X86_64, &[k47, k56]);
+    let diags =
+        check(&mut Parser::new(), text.as_bytes().to_vec(), &Options::new(Target::X86_64).kernels(&[k47, k56])).1;
     let shown: Vec<String> =
         diags.iter().map(|d| format!("{} {:?} {} @{}", d.code, d.kernel, d.message, d.span.start)).collect();
     assert!(diags.is_empty(), "{} diagnostic(s) on the control script:\n{}", diags.len(), shown.join("\n"));
@@ -255,7 +253,12 @@ fn control_script_does_not_drift_between_6_1_47_and_6_1_56() {
 #[test]
 fn control_script_drifts_on_6_12() {
     let (text, _) = control();
-    let diags = check_with_kernels(&mut Parser::new(), &text, Target::X86_64, &[kernel(K56), kernel(K612)]);
+    let diags = check(
+        &mut Parser::new(),
+        text.as_bytes().to_vec(),
+        &Options::new(Target::X86_64).kernels(&[kernel(K56), kernel(K612)]),
+    )
+    .1;
     let d = d_codes(&diags);
     for expected in [
         "D503 `struct file.f_flags` moved from offset 64 to 48",

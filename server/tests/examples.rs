@@ -1,7 +1,7 @@
 //! Every definition in `examples/` parses cleanly (the kernel would accept it) and
 //! draws no diagnostic; the rejected spec example is rejected as the kernel does.
 
-use fevlint::analysis::check_text;
+use fevlint::analysis::{check, Options};
 use fevlint::syntax::{Parser, Target};
 use std::path::Path;
 
@@ -25,7 +25,7 @@ fn examples_are_clean() {
                 assert!(p.rejection.is_none(), "{}:{}: rejected: {:?}", path.display(), l.number + 1, p.rejection);
             }
         }
-        let diags = check_text(&mut parser, &text, Target::X86_64);
+        let diags = check(&mut parser, text.as_bytes().to_vec(), &Options::new(Target::X86_64)).1;
         // spec.fev collects the documentation's examples: several per function, and the
         // doc's own `x64 skb | int skb[32]` repeats a field name.
         let spec = path.ends_with("spec.fev");
@@ -44,7 +44,7 @@ fn examples_are_clean() {
 fn rejected_example_is_rejected_with_the_kernel_message() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/scripts/rejected.fev");
     let text = std::fs::read_to_string(path).expect("rejected.fev");
-    let diags = check_text(&mut Parser::new(), &text, Target::X86_64);
+    let diags = check(&mut Parser::new(), text.as_bytes().to_vec(), &Options::new(Target::X86_64)).1;
     assert_eq!(diags.len(), 1);
     assert_eq!(diags[0].notes[0], "kernel: Unexpected token 'x86' for COMMA state");
 }

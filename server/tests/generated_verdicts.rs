@@ -19,7 +19,7 @@
 //! offset inside a member or in padding) the expected code. The selection is
 //! deterministic (a fixed-seed xorshift).
 
-use fevlint::analysis::{check_with_kernels, target_for};
+use fevlint::analysis::{check, target_for, Options};
 use fevlint::diagnostic::Severity;
 use fevlint::kernel::Kernel;
 use fevlint::syntax::Parser;
@@ -930,7 +930,7 @@ fn judge(kernel_name: &str, cases: &[Case]) -> Outcome {
     let mut parser = Parser::new();
     let mut o = Outcome { correct: 0, defective: 0, false_positives: Vec::new(), missed: Vec::new() };
     for c in cases {
-        let diags = check_with_kernels(&mut parser, &c.line, target, &[&k]);
+        let diags = check(&mut parser, c.line.as_bytes().to_vec(), &Options::new(target).kernels(&[&k])).1;
         let loud: Vec<String> = diags
             .iter()
             .filter(|d| matches!(d.severity, Severity::Error | Severity::Warning))

@@ -1,11 +1,11 @@
 //! Bad input never crashes or hangs the checker: random bytes, invalid UTF-8, huge
 //! lines, endless redirects, NUL files. Each gets a diagnostic.
 
-use fevlint::analysis::check_bytes;
+use fevlint::analysis::{check, Options};
 use fevlint::syntax::{Parser, Target};
 
 fn codes(bytes: Vec<u8>) -> Vec<&'static str> {
-    let (_, diags) = check_bytes(&mut Parser::new(), bytes, Target::X86_64);
+    let (_, diags) = check(&mut Parser::new(), bytes, &Options::new(Target::X86_64));
     diags.iter().map(|d| d.code).collect()
 }
 
@@ -50,7 +50,7 @@ fn a_hundred_thousand_redirects() {
         line.push_str(if i % 2 == 0 { "+8" } else { "[0]" });
     }
     line.push(')');
-    let (_, diags) = check_bytes(&mut Parser::new(), line.clone().into_bytes(), Target::X86_64);
+    let (_, diags) = check(&mut Parser::new(), line.clone().into_bytes(), &Options::new(Target::X86_64));
     assert_eq!(diags.iter().map(|d| d.code).collect::<Vec<_>>(), ["S004"]);
     // Under the kernel's limit, a long chain is fine.
     let short: String = format!("f(x64 a{})", "+8[0]".repeat(800));

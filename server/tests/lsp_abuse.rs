@@ -372,19 +372,24 @@ fn ten_thousand_hostile_edits_and_the_server_still_agrees_with_check_text() {
     assert!(versions.windows(2).all(|w| w[0] <= w[1]), "diagnostics are published in version order");
 
     let mut parser = fevlint::syntax::Parser::new();
-    let want: Vec<Value> = fevlint::analysis::check_text(&mut parser, &text, fevlint::syntax::Target::X86_64)
-        .iter()
-        .map(|d| {
-            let (l0, c0) = model_position(&text, d.span.start);
-            let (l1, c1) = model_position(&text, d.span.end.max(d.span.start));
-            let mut message = d.message.clone();
-            for n in &d.notes {
-                message.push('\n');
-                message.push_str(n);
-            }
-            json!([d.code, l0, c0, l1, c1, message])
-        })
-        .collect();
+    let want: Vec<Value> = fevlint::analysis::check(
+        &mut parser,
+        text.as_bytes().to_vec(),
+        &fevlint::analysis::Options::new(fevlint::syntax::Target::X86_64),
+    )
+    .1
+    .iter()
+    .map(|d| {
+        let (l0, c0) = model_position(&text, d.span.start);
+        let (l1, c1) = model_position(&text, d.span.end.max(d.span.start));
+        let mut message = d.message.clone();
+        for n in &d.notes {
+            message.push('\n');
+            message.push_str(n);
+        }
+        json!([d.code, l0, c0, l1, c1, message])
+    })
+    .collect();
     let have: Vec<Value> = last["params"]["diagnostics"]
         .as_array()
         .expect("diagnostics array")

@@ -33,21 +33,36 @@ fn codes(rule: &fevlint::rules::Rule, text: &str) -> Vec<&'static str> {
         let locked: Vec<_> =
             fevlint::analysis::meanings(&mut parser, text, baseline()).into_iter().map(|(_, _, m)| m).collect();
         let name = baseline().name.clone();
-        fevlint::analysis::check_bytes_with_lock(
+        fevlint::analysis::check(
             &mut parser,
             text.as_bytes().to_vec(),
-            Target::X86_64,
-            &[kernel()],
-            &settings,
-            Some((name.as_str(), locked.as_slice())),
+            &fevlint::analysis::Options::new(Target::X86_64)
+                .kernels(&[kernel()])
+                .settings(&settings)
+                .lock(Some((name.as_str(), locked.as_slice()))),
         )
         .1
     } else if rule.needs_baseline() {
-        fevlint::analysis::check_with_kernels(&mut parser, text, Target::X86_64, &[baseline(), kernel()])
+        fevlint::analysis::check(
+            &mut parser,
+            text.as_bytes().to_vec(),
+            &fevlint::analysis::Options::new(Target::X86_64).kernels(&[baseline(), kernel()]),
+        )
+        .1
     } else if rule.needs_kernel() {
-        fevlint::analysis::check_with_kernels(&mut parser, text, Target::X86_64, &[kernel()])
+        fevlint::analysis::check(
+            &mut parser,
+            text.as_bytes().to_vec(),
+            &fevlint::analysis::Options::new(Target::X86_64).kernels(&[kernel()]),
+        )
+        .1
     } else {
-        fevlint::analysis::check_with_kernels(&mut parser, text, Target::X86_64, &[])
+        fevlint::analysis::check(
+            &mut parser,
+            text.as_bytes().to_vec(),
+            &fevlint::analysis::Options::new(Target::X86_64),
+        )
+        .1
     };
     diags.iter().map(|d| d.code).collect()
 }

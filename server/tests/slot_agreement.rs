@@ -8,7 +8,7 @@
 //!   whose register holds none (non-variadic functions);
 //! - the lock's meanings (what drift compares) name the parameter of each slot.
 
-use fevlint::analysis::{check_with_kernels, target_for};
+use fevlint::analysis::{check, target_for, Options};
 use fevlint::kernel::Kernel;
 use fevlint::rules::resolve;
 use fevlint::syntax::Parser;
@@ -91,7 +91,7 @@ fn agree_on(kernel_name: &str) -> (usize, Vec<String>) {
             bad.push(format!("{name}: kernel fn slot names {want_names:?}, lock meanings {by_lock:?}"));
         }
         // check (diagnostics): A302 exactly where no parameter is held.
-        let diags = check_with_kernels(&mut parser, &text, target, &[&k]);
+        let diags = check(&mut parser, text.as_bytes().to_vec(), &Options::new(target).kernels(&[&k])).1;
         let a302: Vec<bool> = (0..slots)
             .map(|i| {
                 let field = format!("zz_slot{i}");

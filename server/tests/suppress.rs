@@ -2,7 +2,7 @@
 //! several codes, bare `ignore`, unknown codes (N104), unused suppressions (N103) and
 //! what "unused" means when kernel rules did not run.
 
-use fevlint::analysis::{check_with_kernels, check_with_settings};
+use fevlint::analysis::{self, Options};
 use fevlint::config::Settings;
 use fevlint::kernel::Kernel;
 use fevlint::syntax::{Parser, Target};
@@ -19,7 +19,9 @@ fn kernel() -> &'static Kernel {
 /// `line:code` (1-based line) of each diagnostic, with and without the kernel.
 fn check(text: &str, with_kernel: bool) -> Vec<String> {
     let kernels: Vec<&Kernel> = if with_kernel { vec![kernel()] } else { Vec::new() };
-    let diagnostics = check_with_kernels(&mut Parser::new(), text, Target::X86_64, &kernels);
+    let diagnostics =
+        analysis::check(&mut Parser::new(), text.as_bytes().to_vec(), &Options::new(Target::X86_64).kernels(&kernels))
+            .1;
     diagnostics.iter().map(|d| format!("{}:{}", text[..d.span.start].matches('\n').count() + 1, d.code)).collect()
 }
 
@@ -62,7 +64,12 @@ fn several_codes_and_bare_ignore() {
     assert_eq!(check(&format!("{BOTH}  # fevlint: ignore[T404, N102]\n"), true), Vec::<String>::new());
     // Only the unused code of a list is reported.
     let line = format!("{NOT_A_MEMBER}  # fevlint: ignore[T404, N102]\n");
-    let got = check_with_kernels(&mut Parser::new(), &line, Target::X86_64, &[kernel()]);
+    let got = analysis::check(
+        &mut Parser::new(),
+        line.as_bytes().to_vec(),
+        &Options::new(Target::X86_64).kernels(&[kernel()]),
+    )
+    .1;
     assert_eq!(got.iter().map(|d| (d.code, &line[d.span.start..d.span.end])).collect::<Vec<_>>(), [("N103", "N102")]);
     assert_eq!(check(&format!("{BOTH}  # fevlint: ignore\n"), true), Vec::<String>::new());
     assert_eq!(check("vfs_read(x64 file)  # fevlint: ignore\n", true), ["1:N103"]);
@@ -85,7 +92,7 @@ fn kernel_codes_are_unused_only_when_a_kernel_was_checked() {
 #[test]
 fn unknown_codes_are_reported_not_matched_as_prefixes() {
     let text = format!("{DUP_FIELD}  # fevlint: ignore[N10, N102, bogus-name]\n");
-    let got = check_with_kernels(&mut Parser::new(), &text, Target::X86_64, &[]);
+    let got = analysis::check(&mut Parser::new(), text.as_bytes().to_vec(), &Options::new(Target::X86_64)).1;
     let got: Vec<_> = got.iter().map(|d| (d.code, &text[d.span.start..d.span.end], d.message.as_str())).collect();
     assert_eq!(
         got,
@@ -110,7 +117,8 @@ fn the_kernel_never_sees_the_comment() {
 fn settings_decide_what_ran_and_apply_to_n103() {
     let text = "f(int a)  # fevlint: ignore[N102]\n";
     let run = |settings: &Settings| -> Vec<(&'static str, &'static str)> {
-        check_with_settings(&mut Parser::new(), text, Target::X86_64, &[], settings)
+        analysis::check(&mut Parser::new(), text.as_bytes().to_vec(), &Options::new(Target::X86_64).settings(settings))
+            .1
             .iter()
             .map(|d| (d.code, d.severity.as_str()))
             .collect()

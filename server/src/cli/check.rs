@@ -118,8 +118,11 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         }
         let entries = lock.as_ref().map(|l| l.for_file(&name)).unwrap_or_default();
         let baseline = lock.as_ref().map(|l| (l.kernel.name.as_str(), entries.as_slice()));
-        let (text, diagnostics) =
-            analysis::check_bytes_with_lock(&mut parser, bytes, target, &kernel_refs, &settings, baseline);
+        let (text, diagnostics) = analysis::check(
+            &mut parser,
+            bytes,
+            &analysis::Options::new(target).kernels(&kernel_refs).settings(&settings).lock(baseline),
+        );
         reports.push(FileReport { name, text, diagnostics });
     }
     let color = match args.color.as_str() {

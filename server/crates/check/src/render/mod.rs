@@ -8,7 +8,7 @@ pub mod sarif;
 pub mod text;
 
 use crate::diagnostic::Diagnostic;
-use crate::syntax::Span;
+use crate::syntax::{floor_char_boundary, Span};
 
 /// A checked file: its display name, text and diagnostics.
 #[derive(Debug)]
@@ -62,15 +62,6 @@ pub fn relative_name(name: &str, base: &std::path::Path) -> String {
         Ok(rel) if path.is_absolute() => rel.display().to_string(),
         _ => name.strip_prefix("./").unwrap_or(name).to_owned(),
     }
-}
-
-/// The nearest char boundary at or before `offset`, within the text.
-pub fn floor_char_boundary(text: &str, offset: usize) -> usize {
-    let mut o = offset.min(text.len());
-    while !text.is_char_boundary(o) {
-        o -= 1;
-    }
-    o
 }
 
 /// A span widened to char boundaries, so every renderer can slice it.

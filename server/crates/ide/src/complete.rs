@@ -1,10 +1,10 @@
 //! Completion in field position: type atoms, `NULL` and `unsigned`, chosen from the
 //! token before the word being typed (as the tree has it, so half-typed lines work).
 
-use crate::kernel::Kernel;
 use crate::syntax::lex::{is_space, is_word_byte};
 use crate::syntax::machine::Atom;
 use crate::syntax::{Parse, Span};
+use fevlint_kernel::Kernel;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CompletionKind {
@@ -88,7 +88,7 @@ pub fn completions_with(parse: &Parse, text: &str, offset: usize, kernels: &[&Ke
 
 /// Completions at a byte offset (empty where none apply).
 pub fn completions(parse: &Parse, text: &str, offset: usize) -> Vec<Completion> {
-    let offset = crate::render::floor_char_boundary(text, offset);
+    let offset = crate::syntax::floor_char_boundary(text, offset);
     let bytes = text.as_bytes();
     let mut start = offset;
     while start > 0 && is_word_byte(bytes[start - 1]) {

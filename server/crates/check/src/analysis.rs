@@ -5,48 +5,53 @@ use rayon::prelude::*;
 
 use crate::config::Settings;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::kernel::load::Arch;
 use crate::kernel::Kernel;
 use crate::rules::{self, Context};
 use crate::suppress;
 use crate::syntax::{Parser, Span, Target};
 
-/// Checks one script given as raw bytes. Invalid UTF-8 is replaced (and reported), so the
-/// returned text is what the spans index.
-pub fn check_bytes(parser: &mut Parser, bytes: Vec<u8>, target: Target) -> (String, Vec<Diagnostic>) {
-    check_bytes_with(parser, bytes, target, &[])
+/// What a script is checked against, for [`check`]: the target when no kernel says,
+/// the kernels, the rule selection and severities (`fevlint.toml`), and a lock as the
+/// drift baseline. `Options::new(Target::X86_64)` checks against no kernel with the
+/// default settings.
+#[derive(Clone, Copy, Debug)]
+pub struct Options<'a> {
+    /// The parser target when there is no kernel (else the first kernel's).
+    pub target: Target,
+    /// File rules run once, kernel rules once per kernel, each labelled with its kernel.
+    pub kernels: &'a [&'a Kernel],
+    /// `None`: every default rule at its default severity.
+    pub settings: Option<&'a Settings>,
+    /// A lock as the drift baseline of every kernel, instead of the first kernel.
+    pub lock: LockBaseline<'a>,
 }
 
-/// [`check_bytes`] against kernels.
-pub fn check_bytes_with(
-    parser: &mut Parser,
-    bytes: Vec<u8>,
-    target: Target,
-    kernels: &[&Kernel],
-) -> (String, Vec<Diagnostic>) {
-    check_bytes_with_settings(parser, bytes, target, kernels, &Settings::default())
+impl<'a> Options<'a> {
+    pub fn new(target: Target) -> Options<'a> {
+        Options { target, kernels: &[], settings: None, lock: None }
+    }
+
+    pub fn kernels(self, kernels: &'a [&'a Kernel]) -> Options<'a> {
+        Options { kernels, ..self }
+    }
+
+    pub fn settings(self, settings: &'a Settings) -> Options<'a> {
+        Options { settings: Some(settings), ..self }
+    }
+
+    pub fn lock(self, lock: LockBaseline<'a>) -> Options<'a> {
+        Options { lock, ..self }
+    }
 }
 
-/// [`check_bytes_with`] with a rule selection and severities (from `fevlint.toml`).
-pub fn check_bytes_with_settings(
-    parser: &mut Parser,
-    bytes: Vec<u8>,
-    target: Target,
-    kernels: &[&Kernel],
-    settings: &Settings,
-) -> (String, Vec<Diagnostic>) {
-    check_bytes_with_lock(parser, bytes, target, kernels, settings, None)
-}
-
-/// [`check_bytes_with_settings`] with a lock as the drift baseline.
-pub fn check_bytes_with_lock(
-    parser: &mut Parser,
-    bytes: Vec<u8>,
-    target: Target,
-    kernels: &[&Kernel],
-    settings: &Settings,
-    lock: LockBaseline<'_>,
-) -> (String, Vec<Diagnostic>) {
+/// Checks one script given as raw bytes: the one analysis entry point of the CLI, tests
+/// and benches. Invalid UTF-8 is replaced (and reported), so the returned text is what
+/// the spans index. (The language server, which keeps its `Parse` between edits, uses
+/// [`check_parse`] and [`KernelLineCache`].)
+pub fn check(parser: &mut Parser, bytes: Vec<u8>, options: &Options<'_>) -> (String, Vec<Diagnostic>) {
+    let Options { target, kernels, settings, lock } = *options;
+    let default = Settings::default();
+    let settings = settings.unwrap_or(&default);
     let (text, bad_utf8) = match String::from_utf8(bytes) {
         Ok(text) => (text, None),
         Err(e) => {
@@ -71,35 +76,8 @@ pub fn check_bytes_with_lock(
     (text, diagnostics)
 }
 
-/// Checks one script against no kernel.
-pub fn check_text(parser: &mut Parser, text: &str, target: Target) -> Vec<Diagnostic> {
-    check_with_kernels(parser, text, target, &[])
-}
-
-/// The parser target for a kernel: its slot limit and pointer size.
-pub fn target_for(kernel: &Kernel) -> Target {
-    match kernel.arch {
-        Arch::X86_64 => Target::X86_64,
-        Arch::X86_32 => Target::X86_32,
-    }
-}
-
-/// Checks one script: file rules once (for the first kernel's architecture, else
-/// `target`), kernel rules once per kernel, each labelled with its kernel.
-pub fn check_with_kernels(parser: &mut Parser, text: &str, target: Target, kernels: &[&Kernel]) -> Vec<Diagnostic> {
-    check_with_settings(parser, text, target, kernels, &Settings::default())
-}
-
-/// [`check_with_kernels`] with a rule selection and severities (from `fevlint.toml`).
-pub fn check_with_settings(
-    parser: &mut Parser,
-    text: &str,
-    target: Target,
-    kernels: &[&Kernel],
-    settings: &Settings,
-) -> Vec<Diagnostic> {
-    analyse(parser, text, target, kernels, settings, Vec::new(), None)
-}
+/// The parser target for a kernel (defined beside the rules, which need it too).
+pub use crate::rules::target_for;
 
 /// A lock's entries for one file, with the name of the kernel they were resolved on.
 pub type LockBaseline<'a> = Option<(&'a str, &'a [crate::rules::meaning::DefinitionMeaning])>;
@@ -176,7 +154,7 @@ fn analyse(
 }
 
 /// Checks a script already parsed (the language server keeps its `Parse` between
-/// edits); the same diagnostics as [`check_text`] on `text`.
+/// edits); the same file-rule diagnostics as [`check`] on `text`, before suppressions and settings.
 pub fn check_parse(parse: &crate::syntax::Parse, text: &str) -> Vec<Diagnostic> {
     rules::check(&Context::new(text, &parse.lines, parse.target, None), true)
 }

@@ -19,6 +19,14 @@ impl Severity {
     }
 }
 
+/// What a diagnostic is an instance of: a rule's code, name and severity. Implemented by
+/// `rules::Rule`; declared here so that diagnostics sit below the rules, not beside them.
+pub trait Origin {
+    fn code(&self) -> &'static str;
+    fn name(&self) -> &'static str;
+    fn severity(&self) -> Severity;
+}
+
 /// One diagnostic. Byte spans only: renderers and the language server convert.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -35,11 +43,11 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn new(rule: &crate::rules::Rule, span: Span, message: impl Into<String>) -> Diagnostic {
+    pub fn new(rule: &impl Origin, span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
-            code: rule.code,
-            name: rule.name,
-            severity: rule.severity,
+            code: rule.code(),
+            name: rule.name(),
+            severity: rule.severity(),
             span,
             message: message.into(),
             notes: Vec::new(),

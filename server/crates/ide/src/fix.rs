@@ -3,9 +3,9 @@
 
 use super::Edit;
 use crate::diagnostic::Diagnostic;
-use crate::kernel::Kernel;
 use crate::syntax::machine::{AbsValue, Source};
 use crate::syntax::{Parse, Span};
+use fevlint_kernel::Kernel;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fix {

@@ -21,7 +21,7 @@ impl RuleDocs {
     /// The first `docs/rules` among the workspace roots, then the checkout this binary
     /// was built from.
     pub fn find(roots: &[PathBuf]) -> RuleDocs {
-        let built = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/rules");
+        let built = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../docs/rules");
         let dir = roots
             .iter()
             .map(|r| r.join("docs/rules"))

@@ -2,9 +2,14 @@
 //! completion, symbols, folding, highlighting, formatting and fixes.
 //!
 //! Like rust-analyzer's `ide` crate: it knows the syntax and the rules, never LSP. The
-//! language server (`crate::lsp`) converts positions, calls one function here, and
+//! language server (`fevlint-lsp`) converts positions, calls one function here, and
 //! converts the answer back. Kernel-aware features plug in here (a `kernel` argument
 //! next to the `Parse`), so every editor gets them through the same conversion.
+
+#[cfg(test)]
+use fevlint_check::analysis;
+use fevlint_check::{diagnostic, rules};
+use fevlint_syntax as syntax;
 
 mod complete;
 mod fix;

@@ -50,6 +50,15 @@ impl Span {
     }
 }
 
+/// The nearest char boundary at or before `offset`, within the text.
+pub fn floor_char_boundary(text: &str, offset: usize) -> usize {
+    let mut o = offset.min(text.len());
+    while !text.is_char_boundary(o) {
+        o -= 1;
+    }
+    o
+}
+
 /// One line of a script and what the kernel makes of it.
 #[derive(Clone, Debug)]
 pub struct LineParse {

@@ -2,11 +2,11 @@
 //! the redirects in words, spec §2 and §4).
 
 use super::{leaf_at, slot_register};
-use crate::kernel::Kernel;
 use crate::syntax::kinds;
 use crate::syntax::machine::{fold_redirects, AbsValue, Atom, Field, Source};
 use crate::syntax::tree::{self, FieldNode};
 use crate::syntax::{Parse, Span, Target};
+use fevlint_kernel::Kernel;
 
 /// Markdown for the hovered span.
 #[derive(Clone, Debug, PartialEq, Eq)]

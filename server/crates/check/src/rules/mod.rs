@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 pub mod drift;
 pub mod meaning;
 pub mod resolve;
+pub mod suppress;
 
 mod a301_slot_not_parameter;
 mod a302_slot_beyond_parameters;
@@ -94,7 +95,7 @@ impl<'a> Context<'a> {
                 let p = l.parsed.as_ref().filter(|p| p.rejection.is_none())?;
                 match self.baseline? {
                     Baseline::Kernel(b) => {
-                        let t = crate::analysis::target_for(b);
+                        let t = target_for(b);
                         let r = resolve::resolve(b, p, t).ok().flatten()?;
                         Some(meaning::summarize(b, p, &r, t))
                     }
@@ -181,6 +182,18 @@ pub struct Rule {
     /// Markdown: `What it does`, `Why is this bad?`, `Example`, `Use instead`.
     pub doc: &'static str,
     pub check: fn(&Context<'_>, &mut Vec<Diagnostic>),
+}
+
+impl crate::diagnostic::Origin for Rule {
+    fn code(&self) -> &'static str {
+        self.code
+    }
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn severity(&self) -> Severity {
+        self.severity
+    }
 }
 
 impl Rule {
@@ -324,4 +337,12 @@ pub fn drift_names(cx: &Context<'_>) -> (String, String) {
         None => String::new(),
     };
     (base, target)
+}
+
+/// The parser target for a kernel: its slot limit and pointer size.
+pub fn target_for(kernel: &Kernel) -> Target {
+    match kernel.arch {
+        crate::kernel::load::Arch::X86_64 => Target::X86_64,
+        crate::kernel::load::Arch::X86_32 => Target::X86_32,
+    }
 }

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use fevlint::kernel::dwarf::Dwarf;
-use fevlint::kernel::layout;
-use fevlint::kernel::model::{TypeNamespace, TypeSource};
+use fevlint_kernel::dwarf::Dwarf;
+use fevlint_kernel::layout;
+use fevlint_kernel::model::{TypeNamespace, TypeSource};
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -10,14 +10,14 @@
 
 use super::{Completion, CompletionKind, Edit, Fix};
 use crate::diagnostic::Diagnostic;
-use crate::kernel::abi;
-use crate::kernel::layout::{self, Placement};
-use crate::kernel::model::{ModelError, Type, TypeRef, TypeSource};
-use crate::kernel::{Kernel, Trace};
 use crate::rules::resolve::{self, MeaningKind};
 use crate::syntax::lex::is_word_byte;
 use crate::syntax::machine::{self, fold_redirects, Atom, Field, Parsed, Source};
 use crate::syntax::{Parse, Span, Target};
+use fevlint_kernel::abi;
+use fevlint_kernel::layout::{self, Placement};
+use fevlint_kernel::model::{ModelError, Type, TypeRef, TypeSource};
+use fevlint_kernel::{Kernel, Trace};
 use std::fmt::Write as _;
 
 /// Most function names offered at once (the client asks again as the word grows).
@@ -272,7 +272,7 @@ fn slot_words(k: &Kernel, r: &resolve::Resolution, slot: u32) -> String {
 pub fn slot_param(
     k: &Kernel,
     src: &dyn TypeSource,
-    info: &crate::kernel::model::FunctionInfo,
+    info: &fevlint_kernel::model::FunctionInfo,
     slot: u32,
 ) -> Result<Option<(abi::ParamLoc, abi::Held)>, ModelError> {
     let locs = abi::locate(k.arch, src, &info.proto)?;
@@ -471,7 +471,7 @@ pub fn completions(parse: &Parse, text: &str, offset: usize, kernels: &[&Kernel]
     if kernels.is_empty() {
         return Vec::new();
     }
-    let offset = crate::render::floor_char_boundary(text, offset);
+    let offset = crate::syntax::floor_char_boundary(text, offset);
     let bytes = text.as_bytes();
     let mut start = offset;
     while start > 0 && is_word_byte(bytes[start - 1]) {
@@ -901,7 +901,8 @@ mod tests {
     use crate::syntax::Parser;
 
     fn kernel() -> Kernel {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels/6.12.117+deb12-amd64");
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../fixtures/kernels/6.12.117+deb12-amd64");
         Kernel::open(&path).expect("the 6.12.117 fixture opens")
     }
 

@@ -9,6 +9,12 @@
 //! - `convert`: diagnostics, hovers, completions, symbols, tokens to LSP types
 //! - `server`: the handlers
 
+use crate as lsp;
+use fevlint_check::{analysis, diagnostic};
+use fevlint_ide as ide;
+use fevlint_kernel as kernel;
+use fevlint_syntax as syntax;
+
 pub mod config;
 mod convert;
 mod document;
