@@ -199,7 +199,7 @@ fn vscode_extension_builds_and_works_in_a_real_workbench() {
         assert!(text.contains(want), "hover lacks {want}: {text}");
     }
     let widget = browser["hoverWidget"].as_str().unwrap_or_default();
-    assert!(widget.contains("slot 0, parameter 0 of ip_rcv in rdi"), "hover widget on screen: {browser}");
+    assert!(widget.contains("slot 0, register rdi of ip_rcv"), "hover widget on screen: {browser}");
 
     // 4. The quick fix: rename `__vfs_read` (gone in 6.12) to `vfs_read`; the error goes,
     //    the file is changed in the editor only (not saved), the Problems count follows.
