@@ -3,6 +3,7 @@
 mod check;
 mod diff;
 mod drift;
+mod dryrun;
 pub mod kernel;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
@@ -34,6 +35,9 @@ enum Command {
     /// Signature and layout differences of two kernels: functions removed, added,
     /// renamed, re-typed or moved between registers; structs resized, members moved.
     Diff(diff::DiffArgs),
+    /// What each definition would record, evaluated over a core dump (kdump, vmcore,
+    /// QEMU dump, makedumpfile file, gcore) with the registers of a CPU or thread.
+    DryRun(dryrun::DryRunArgs),
     /// Print the documentation of a rule (or list all rules).
     Rule {
         /// Code (`S001`) or name (`syntax-error`).
@@ -95,6 +99,7 @@ pub fn main() -> ExitCode {
         Command::Lock(args) => drift::lock(&args),
         Command::Fix(args) => drift::fix(&args),
         Command::Diff(args) => diff::run(&args),
+        Command::DryRun(args) => dryrun::run(&args),
         Command::Completions { shell } => completions(shell),
         Command::Man { dir } => man(dir.as_deref()),
         Command::Lsp { stdio: _ } => return crate::lsp::run(),

@@ -1,0 +1,170 @@
+//! `fevlint dry-run` over a real core: a C program with kernel-shaped structs
+//! (`tests/dry_run/prog.c`) is compiled here, stopped by gdb at the entry of
+//! `target_read(file, buf, count, whence)` and dumped with `gcore`. The dry run must
+//! print exactly the values the program printed itself, and `%pS` must name the
+//! function pointers as `nm` places them.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn tool(name: &str) {
+    let found = Command::new("sh").args(["-c", &format!("command -v {name}")]).output().map(|o| o.status.success());
+    assert!(found.unwrap_or(false), "{name} is missing: run scripts/install-test-deps.sh (apt: gcc gdb binutils)");
+}
+
+struct Core {
+    dir: PathBuf,
+    prog: PathBuf,
+    core: PathBuf,
+    printed: HashMap<String, String>,
+}
+
+fn make_core(test: &str) -> Core {
+    for t in ["gcc", "gdb", "nm"] {
+        tool(t);
+    }
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("dry-run-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/dry_run/prog.c");
+    let prog = dir.join("prog");
+    let core = dir.join("core");
+    // -no-pie: symbol addresses are run-time addresses (a PIE needs its load bias).
+    let st = Command::new("gcc").args(["-g", "-O1", "-no-pie", "-o"]).arg(&prog).arg(&src).status().expect("gcc");
+    assert!(st.success(), "gcc failed");
+    let out = Command::new("gdb")
+        .args(["-q", "-batch", "-nx", "-ex", "set pagination off", "-ex", "break *target_read", "-ex", "run"])
+        .args(["-ex", &format!("gcore {}", core.display())])
+        .arg(&prog)
+        .output()
+        .expect("gdb");
+    assert!(core.exists(), "gcore wrote no core: {}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let printed = stdout
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect::<HashMap<_, _>>();
+    assert!(printed.contains_key("file"), "the program printed nothing: {stdout}");
+    Core { dir, prog, core, printed }
+}
+
+fn dry_run(c: &Core, script: &str, extra: &[&str]) -> (String, String, bool) {
+    let path = c.dir.join("t.fev");
+    std::fs::write(&path, script).expect("script");
+    let out = Command::new(env!("CARGO_BIN_EXE_fevlint"))
+        .arg("dry-run")
+        .arg("--kernel")
+        .arg(&c.prog)
+        .arg("--core")
+        .arg(&c.core)
+        .args(extra)
+        .arg(&path)
+        .output()
+        .expect("fevlint");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.success(),
+    )
+}
+
+/// `name+0x0/0xSIZE` with SIZE the distance to the next symbol, as `nm -n` orders them.
+fn nm_symbol(prog: &Path, name: &str) -> String {
+    let out = Command::new("nm").arg("-n").arg(prog).output().expect("nm");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let syms: Vec<(u64, &str)> = text
+        .lines()
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            let addr = u64::from_str_radix(it.next()?, 16).ok()?;
+            let kind = it.next()?;
+            let n = it.next()?;
+            (!matches!(kind, "a" | "A" | "U" | "w" | "v") && addr != 0).then_some((addr, n))
+        })
+        .collect();
+    let i = syms.iter().position(|(_, n)| *n == name).expect("symbol in nm");
+    let start = syms[i].0;
+    let next = syms[i..].iter().find(|(a, _)| *a > start).expect("a next symbol").0;
+    format!("{name}+0x0/0x{:x}", next - start)
+}
+
+#[test]
+fn the_dry_run_prints_what_the_program_printed() {
+    let c = make_core("the_dry_run_prints_what_the_program_printed");
+    let p = &c.printed;
+    let script = "\
+target_read(x64 file, x64 buf, u64 count, int whence)
+target_read(x32 flags[0] | symbol read+8[0][0] | u64 ino+16[0][0] | int icount+16[0]+12[0] | char[16] name+24 | string path+40[0] | u32 mode+16[0]+8[0] | symbol write+8[0]+8[0] | x8[4] name4+24)
+";
+    let (out, err, ok) = dry_run(&c, script, &[]);
+    assert!(ok, "dry-run failed: {err}");
+    let lines: Vec<&str> = out.lines().collect();
+    // The caller is `main`: the return address on the stack at the entry.
+    assert_eq!(
+        lines[0],
+        format!("main->target_read(file={}, buf={}, count=777, whence={})", p["file"], p["buf"], p["whence"]),
+        "{out}"
+    );
+    let name4: Vec<String> = p["name4"].split(':').map(str::to_owned).collect();
+    assert_eq!(
+        lines[1],
+        format!(
+            "main->target_read(flags={}, read={}, ino={}, icount={}, name={}, path={}, mode={}, write={}, name4={{{}}})",
+            p["flags"],
+            nm_symbol(&c.prog, "my_read"),
+            p["ino"],
+            p["icount"],
+            p["name"],
+            p["path"],
+            p["mode"],
+            nm_symbol(&c.prog, "my_write"),
+            name4.join(":")
+        ),
+        "{out}"
+    );
+    assert_eq!(lines.len(), 2, "no notes expected: every read succeeds\n{out}");
+}
+
+#[test]
+fn faulting_reads_record_zero_and_say_why() {
+    let c = make_core("faulting_reads_record_zero_and_say_why");
+    // Slot 3 holds `whence` (-7, in ecx: the upper half of rcx is zero, so 0xfffffff9):
+    // reading through it faults, and so does a read near NULL.
+    let (out, err, ok) = dry_run(&c, "target_read(NULL, NULL, NULL, u64 bad[0] | string s+64[0] | x8[3] a[0])\n", &[]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "main->target_read(bad=0, s=, a={0:0:0})", "{out}");
+    assert!(lines.contains(&"  note: s recorded 0: read at 0x100000039: unmapped"), "{out}");
+    assert!(lines.iter().filter(|l| l.contains("recorded 0: read at 0xfffffff9: unmapped")).count() == 2, "{out}");
+}
+
+#[test]
+fn arguments_by_register_slot_and_parameter_name() {
+    let c = make_core("arguments_by_register_slot_and_parameter_name");
+    let script = "target_read(x64 file, x64 buf, u64 count, int whence)\n";
+    let (out, err, ok) = dry_run(&c, script, &["--arg", "count=0x10", "--arg", "%rcx=5", "--arg", "slot1=0"]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        out.lines().next(),
+        Some(format!("main->target_read(file={}, buf=0, count=16, whence=5)", c.printed["file"]).as_str())
+    );
+    // A parameter the function does not have is an error naming the ones it has.
+    let (_, err, ok) = dry_run(&c, script, &["--arg", "nosuch=1"]);
+    assert!(!ok && err.contains("has no parameter `nosuch`") && err.contains("count"), "{err}");
+}
+
+#[test]
+fn the_format_file_lays_fields_out_as_the_kernel_does() {
+    let c = make_core("the_format_file_lays_fields_out_as_the_kernel_does");
+    let (out, err, ok) = dry_run(&c, "target_read(int a, char[3] n, string s, symbol f)\n", &["--show-format"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("\tfield:int a;\toffset:24;\tsize:4;\tsigned:1;\n"), "{out}");
+    assert!(out.contains("\tfield:char[3] n;\toffset:28;\tsize:3;\tsigned:1;\n"), "{out}");
+    assert!(out.contains("\tfield:__data_loc char[] s;\toffset:32;\tsize:4;\tsigned:0;\n"), "{out}");
+    assert!(out.contains("\tfield:symbol f;\toffset:40;\tsize:8;\tsigned:0;\n"), "{out}");
+    assert!(
+        out.contains("print fmt: \"%pS->%pS(a=%d, n=%s, s=%s, f=%pS)\", REC->__ip, REC->__parent_ip, REC->a, REC->n, __get_str(s), REC->f\n"),
+        "{out}"
+    );
+}
