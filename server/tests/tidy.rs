@@ -67,12 +67,21 @@ fn the_layers_depend_only_downwards() {
         ("kernel", &["fevlint-syntax", "fevlint-check", "fevlint-ide", "fevlint-lsp", "tree-sitter"][..]),
         ("check", &["fevlint-ide", "fevlint-lsp"][..]),
         ("ide", &["fevlint-lsp"][..]),
+        // The dump readers know nothing of scripts, kernels' types or the checker.
+        (
+            "memory",
+            &["fevlint-syntax", "fevlint-kernel", "fevlint-check", "fevlint-ide", "fevlint-lsp", "fevlint-exec"][..],
+        ),
+        // The executor: syntax and memory only, never the checker's rules or the editors.
+        ("exec", &["fevlint-kernel", "fevlint-check", "fevlint-ide", "fevlint-lsp"][..]),
+        // The mainline dialect's syntax knows no kernel.
+        ("mainline", &["fevlint-kernel", "fevlint-check", "fevlint-ide", "fevlint-lsp", "fevlint-memory"][..]),
     ] {
         for dep in forbidden {
             assert!(!depends(krate, dep), "fevlint-{krate} must not depend on {dep}");
         }
     }
-    for krate in ["syntax", "kernel", "check", "ide"] {
+    for krate in ["syntax", "kernel", "check", "ide", "memory", "exec", "mainline"] {
         assert!(!depends(krate, "tower-lsp-server"), "only fevlint-lsp may depend on tower-lsp-server");
     }
     assert!(depends("lsp", "tower-lsp-server"));

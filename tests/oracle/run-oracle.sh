@@ -215,7 +215,7 @@ if [ -n "$GSTOP" ]; then
   [ -n "$DUMP" ] || die "--gdb-stop needs --dump (for the QMP socket)"
   command -v gdb >/dev/null || die "--gdb-stop needs gdb"
   Q+=(-gdb "unix:$W/gdb.sock,server=on,wait=off" -S)
-  rm -f "$GFILE" "$GFILE.regs"
+  rm -f "$GFILE" "$GFILE.regs" "$GFILE.kdump"
   # Run from gdb at the stop: one QMP session that dumps the (stopped) guest.
   cat > "$W/gdbdump.sh" <<EOS
 #!/usr/bin/env python3
@@ -230,6 +230,8 @@ def call(cmd, **args):
 f.readline()
 call("qmp_capabilities")
 print("gdb-stop dump:", call("dump-guest-memory", paging=False, protocol="file:$GFILE"))
+# The same stop in QEMU's kdump-compressed format (flattened, zlib pages).
+print("gdb-stop kdump:", call("dump-guest-memory", paging=False, protocol="file:$GFILE.kdump", format="kdump-zlib"))
 EOS
   chmod +x "$W/gdbdump.sh"
 fi

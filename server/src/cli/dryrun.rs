@@ -16,7 +16,7 @@ use crate::syntax::machine::Target;
 use anyhow::{bail, Context};
 use clap::Args;
 use fevlint_exec::{Frame, SymbolAt, Symbols};
-use fevlint_memory::{Dump, Fault, FaultKind, Memory, Regs};
+use fevlint_memory::{Dump, Fault, FaultKind, Memory, PageTables, Regs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -41,6 +41,11 @@ pub struct DryRunArgs {
     /// parameter name of the traced function (`file=0xffff…`), placed by the ABI.
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     pub args: Vec<String>,
+    /// Translate through these page tables (a CR3 value) instead of the CPU's own (QEMU's
+    /// CPU-state note) or the kernel's (`init_top_pgt`): for a kdump file, which records
+    /// no CR3, to read the task's user memory.
+    #[arg(long, value_name = "ADDR", value_parser = parse_address)]
+    pub cr3: Option<u64>,
     /// Print each event's `format` file too.
     #[arg(long)]
     pub show_format: bool,
@@ -114,6 +119,10 @@ impl Memory for DumpAndImage<'_> {
     }
 }
 
+fn parse_address(s: &str) -> Result<u64, String> {
+    parse_number(s).map_err(|e| format!("{e:#}"))
+}
+
 fn parse_number(s: &str) -> anyhow::Result<u64> {
     let t = s.trim();
     let (neg, t) = match t.strip_prefix('-') {
@@ -129,7 +138,7 @@ fn parse_number(s: &str) -> anyhow::Result<u64> {
 }
 
 pub fn run(args: &DryRunArgs) -> anyhow::Result<ExitCode> {
-    let dump = Dump::open(&args.core).with_context(|| format!("cannot open core {}", args.core.display()))?;
+    let mut dump = Dump::open(&args.core).with_context(|| format!("cannot open core {}", args.core.display()))?;
     let kernel = Kernel::open(&args.kernel).with_context(|| format!("cannot load kernel {}", args.kernel.display()))?;
     let kaslr = match &dump {
         Dump::Kernel(k) => {
@@ -152,19 +161,36 @@ pub fn run(args: &DryRunArgs) -> anyhow::Result<ExitCode> {
         Dump::User(_) => 0,
     };
     let threads = dump.threads();
-    let thread =
-        match (args.cpu, args.thread) {
-            (Some(n), _) => Some(threads.get(n).with_context(|| {
-                format!("{} has {} CPUs/threads; there is no {n}", args.core.display(), threads.len())
-            })?),
-            (None, Some(tid)) => Some(
-                threads
-                    .iter()
-                    .find(|t| t.tid == tid)
-                    .with_context(|| format!("{} has no thread {tid}", args.core.display()))?,
-            ),
-            (None, None) => threads.first(),
-        };
+    let index = match (args.cpu, args.thread) {
+        (Some(n), _) => {
+            if n >= threads.len() {
+                bail!("{} has {} CPUs/threads; there is no {n}", args.core.display(), threads.len());
+            }
+            Some(n)
+        }
+        (None, Some(tid)) => Some(
+            threads
+                .iter()
+                .position(|t| t.tid == tid)
+                .with_context(|| format!("{} has no thread {tid}", args.core.display()))?,
+        ),
+        (None, None) => (!threads.is_empty()).then_some(0),
+    };
+    // At a function's entry the CPU runs on its task's page tables, which map the task's
+    // user memory (a `string` argument from user space) as well as the kernel: translate
+    // through that CPU's CR3 when the dump records it (QEMU's CPU-state note).
+    if let Dump::Kernel(k) = &mut dump {
+        let from_note = index.and_then(|i| k.qemu_cpus().get(i).map(|q| (q.cr3, q.cr4 & (1 << 12) != 0)));
+        let levels = |la57: bool| if la57 { 5 } else { 4 };
+        match (args.cr3, from_note) {
+            (Some(cr3), note) => k.set_page_tables(PageTables::new(cr3, levels(note.is_some_and(|n| n.1)))),
+            (None, Some((cr3, la57))) if cr3 != 0 => k.set_page_tables(PageTables::new(cr3, levels(la57))),
+            _ => {}
+        }
+    } else if args.cr3.is_some() {
+        bail!("--cr3 applies to kernel dumps; {} is a user-space core", args.core.display());
+    }
+    let thread = index.and_then(|i| dump.threads().get(i));
     let arch = match thread.map(|t| t.regs) {
         Some(Regs::I386(_)) => Arch::X86_32,
         Some(Regs::X86_64(_)) => Arch::X86_64,
