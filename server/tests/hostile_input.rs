@@ -741,6 +741,22 @@ fn hostile_table() {
             *want,
         ));
     }
+    // Core dumps for the dry run: refused before they are opened (a FIFO would block).
+    mkfifo(&d.join("fifo.core"));
+    for (what, c, want) in [
+        ("device", "/dev/zero".to_owned(), Want::Error(&["character device"])),
+        ("fifo", p("fifo.core"), Want::Error(&["FIFO"])),
+        ("symlink loop", p("loop.fev"), Want::Error(&["Too many levels of symbolic links"])),
+        ("not a core", p("trunc.vmlinuz"), Want::Error(&["not a core dump", "offset 0"])),
+        ("ELF header only", p("elf-header.vmlinux"), Want::Error(&["elf-header.vmlinux"])),
+    ] {
+        rows.push((
+            format!("dry-run --core {what}"),
+            vec!["dry-run".into(), "--kernel".into(), k612.clone(), "--core".into(), c.clone(), p("good.fev")],
+            c.clone(),
+            want,
+        ));
+    }
     // Cycles: an answer or a clear error, never a hang or a stack overflow.
     let cyc = p("cycles.btf");
     for (args, want) in [

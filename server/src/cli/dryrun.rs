@@ -119,6 +119,28 @@ impl Memory for DumpAndImage<'_> {
     }
 }
 
+/// A device or FIFO is never a core (and opening a FIFO would block): refused before
+/// it is opened. `/proc/kcore` is a regular file.
+fn refuse_special(path: &std::path::Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let meta = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let t = meta.file_type();
+    let what = if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_dir() {
+        "a directory"
+    } else {
+        return Ok(());
+    };
+    bail!("cannot read {}: it is {what}, not a regular file", path.display())
+}
+
 fn parse_address(s: &str) -> Result<u64, String> {
     parse_number(s).map_err(|e| format!("{e:#}"))
 }
@@ -138,6 +160,7 @@ fn parse_number(s: &str) -> anyhow::Result<u64> {
 }
 
 pub fn run(args: &DryRunArgs) -> anyhow::Result<ExitCode> {
+    refuse_special(&args.core)?;
     let mut dump = Dump::open(&args.core).with_context(|| format!("cannot open core {}", args.core.display()))?;
     let kernel = Kernel::open(&args.kernel).with_context(|| format!("cannot load kernel {}", args.kernel.display()))?;
     let kaslr = match &dump {
