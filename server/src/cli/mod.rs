@@ -4,6 +4,7 @@ mod check;
 mod diff;
 mod drift;
 mod dryrun;
+mod emit;
 pub mod kernel;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
@@ -38,6 +39,9 @@ enum Command {
     /// What each definition would record, evaluated over a core dump (kdump, vmcore,
     /// QEMU dump, makedumpfile file, gcore) with the registers of a CPU or thread.
     DryRun(dryrun::DryRunArgs),
+    /// Translate definitions into `kprobe_events` lines for a kernel in service, each
+    /// checked by a transcription of that kernel's probe parser.
+    Emit(emit::EmitArgs),
     /// Print the documentation of a rule (or list all rules).
     Rule {
         /// Code (`S001`) or name (`syntax-error`).
@@ -100,6 +104,7 @@ pub fn main() -> ExitCode {
         Command::Fix(args) => drift::fix(&args),
         Command::Diff(args) => diff::run(&args),
         Command::DryRun(args) => dryrun::run(&args),
+        Command::Emit(args) => emit::run(&args),
         Command::Completions { shell } => completions(shell),
         Command::Man { dir } => man(dir.as_deref()),
         Command::Lsp { stdio: _ } => return crate::lsp::run(),

@@ -685,6 +685,8 @@ pub enum ConfigValue {
 #[derive(Debug, Default)]
 pub struct KernelConfig {
     values: HashMap<String, ConfigValue>,
+    /// The release in the `# Linux/x86 6.1.170 Kernel Configuration` header, if any.
+    release: Option<String>,
 }
 
 impl KernelConfig {
@@ -692,12 +694,18 @@ impl KernelConfig {
     /// blank lines are skipped.
     pub fn parse(text: &[u8], path: &Path) -> Result<KernelConfig, LoadError> {
         let mut values = HashMap::new();
+        let mut release = None;
         for (no, off, line) in lines(text) {
             if line.is_empty() {
                 continue;
             }
             let line = utf8(line, path, no, off)?;
             if let Some(c) = line.strip_prefix("# ") {
+                if let Some(head) = c.strip_suffix(" Kernel Configuration") {
+                    if release.is_none() {
+                        release = head.rsplit(' ').next().map(str::to_owned);
+                    }
+                }
                 if let Some(name) = c.strip_suffix(" is not set") {
                     if name.starts_with("CONFIG_") {
                         values.insert(name.to_owned(), ConfigValue::NotSet);
@@ -719,7 +727,12 @@ impl KernelConfig {
             };
             values.insert(name.to_owned(), value);
         }
-        Ok(KernelConfig { values })
+        Ok(KernelConfig { values, release })
+    }
+
+    /// The kernel release the config header names (`6.1.170`), if it has the header.
+    pub fn release(&self) -> Option<&str> {
+        self.release.as_deref()
     }
 
     /// The value of `name`, with or without the `CONFIG_` prefix.

@@ -1,0 +1,111 @@
+//! `fevlint emit`: the examples as `kprobe_events` lines, accepted by fevlint-mainline's
+//! transcription of each kernel's probe parser and by the real Debian 6.12 kernel booted
+//! under QEMU (`tests/oracle/run-oracle.sh`, one boot for every line).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn emit(kernel: &str, script: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fevlint"))
+        .args(["emit", "--kernel"])
+        .arg(root().join("fixtures/kernels").join(kernel))
+        .arg(root().join("examples").join(script))
+        .output()
+        .expect("fevlint emit")
+}
+
+const CLEAN: [&str; 5] = ["vfs.fev", "net.fev", "sched.fev", "mm.fev", "block.fev"];
+
+fn definitions(script: &str) -> usize {
+    let text = std::fs::read_to_string(root().join("examples").join(script)).expect("example");
+    text.lines().filter(|l| !l.split('#').next().unwrap_or("").trim().is_empty()).count()
+}
+
+#[test]
+fn every_clean_example_emits_one_accepted_line_per_definition() {
+    for kernel in ["6.1.0-56-amd64", "6.12.117+deb12-amd64"] {
+        for script in CLEAN {
+            let out = emit(kernel, script);
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(out.status.success(), "{kernel} {script}: {}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(stdout.lines().count(), definitions(script), "{kernel} {script}:\n{stdout}");
+            assert!(stdout.lines().all(|l| l.starts_with("p:fevlint/")), "{stdout}");
+        }
+    }
+    // A known translation: member chains, a string through two pointers, registers.
+    let out = emit("6.12.117+deb12-amd64", "vfs.fev");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.lines().any(|l| l
+            == "p:fevlint/vfs_read vfs_read file=%di:x64 ino=+64(+40(%di)):u64 name=+0(+40(+72(%di))):string \
+                buf=%si:x64 count=%dx:u64 pos=+0(%cx):s64"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn what_a_kprobe_cannot_express_is_a_diagnostic_not_another_definition() {
+    let out = emit("6.12.117+deb12-amd64", "spec.fev");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    // `__vfs_read(symbol read+40[0]+16)` records an address plus 16: no kprobe equivalent.
+    assert!(stderr.contains("spec.fev:30:12: cannot emit: records an address plus a constant"), "{stderr}");
+    // A duplicate field name: the kernel's own message, from the transcribed parser.
+    assert!(stderr.contains("This argument name is already used"), "{stderr}");
+    // Nothing is emitted in place of a definition that cannot be: one line per definition
+    // that could be, and none for the others.
+    let failed = stderr.lines().filter(|l| l.contains(": cannot emit: ") || l.contains("not emitted")).count();
+    assert!(failed >= 2, "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), definitions("spec.fev") - failed, "{stderr}");
+}
+
+#[test]
+fn the_real_6_12_kernel_accepts_every_emitted_line() {
+    for (tool, package) in [("qemu-system-x86_64", "qemu-system-x86"), ("busybox", "busybox-static"), ("cpio", "cpio")]
+    {
+        let ok =
+            Command::new("sh").args(["-c", &format!("command -v {tool}")]).output().is_ok_and(|o| o.status.success());
+        assert!(ok, "`{tool}` is needed: run scripts/install-test-deps.sh (apt-get install {package})");
+    }
+    let mut lines = String::new();
+    for script in CLEAN {
+        let out = emit("6.12.117+deb12-amd64", script);
+        assert!(out.status.success());
+        lines.push_str(&String::from_utf8_lossy(&out.stdout));
+    }
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("emit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    std::fs::write(dir.join("defs.txt"), &lines).expect("defs");
+    let out = Command::new("bash")
+        .arg(root().join("tests/oracle/run-oracle.sh"))
+        .args(["--tsv", "-m", "160M"])
+        .arg(root().join("fixtures/kernels/6.12.117+deb12-amd64/vmlinuz"))
+        .arg(dir.join("defs.txt"))
+        .output()
+        .expect("run-oracle.sh");
+    let tsv = String::from_utf8_lossy(&out.stdout);
+    let verdicts: Vec<&str> = tsv.lines().filter(|l| l.starts_with("DEF\t")).collect();
+    assert_eq!(
+        verdicts.len(),
+        lines.lines().count(),
+        "one verdict per line:\n{tsv}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rejected: Vec<&&str> =
+        verdicts.iter().filter(|l| !l.contains("\tACCEPT\t") && !l.ends_with("\tACCEPT")).collect();
+    assert!(
+        rejected.is_empty(),
+        "the kernel rejected emitted lines:\n{}",
+        rejected.iter().map(|l| l.to_string()).collect::<Vec<_>>().join("\n")
+    );
+    // The events fired: the default workload (cat, ls, head) traces through vfs_read & co.
+    assert!(
+        tsv.lines().any(|l| l.starts_with("TRACE\t") && l.contains("vfs_read")),
+        "no vfs_read event traced:\n{tsv}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
