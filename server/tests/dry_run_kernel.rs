@@ -4,13 +4,15 @@
 //! TCG). A kprobe written by hand records member reads, a string and a symbol of one
 //! `vfs_read` call (`dd bs=777` makes it the only call with `count == 777`); QEMU's gdb
 //! stub stops the guest at that call's entry and `dump-guest-memory` writes the dump
-//! there, as ELF and as QEMU's kdump-compressed file. `fevlint dry-run` of the
+//! there, as ELF and as QEMU's kdump-compressed file, and Debian's makedumpfile converts
+//! the ELF dump (`-c`, `-l`, `-F -c`). `fevlint dry-run` of the
 //! equivalent function-event definition over each dump, with the registers at the stop,
 //! must print the values of the kernel's trace line, field for field.
 
 use std::collections::HashMap;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 const RELEASE: &str = "6.12.117+deb12-amd64";
 
@@ -36,6 +38,56 @@ fn system_map() -> HashMap<String, u64> {
             Some((w.next()?.to_owned(), addr))
         })
         .collect()
+}
+
+/// QEMU 7.2 writes section headers before the program headers; Debian's makedumpfile
+/// 1.7.2 expects the program headers right after the ELF header. The same segments,
+/// relaid (only the headers move; the bytes are QEMU's).
+fn relayout(src: &Path, dst: &Path) {
+    let mut f = std::fs::File::open(src).expect("open dump");
+    let mut eh = [0u8; 64];
+    f.read_exact(&mut eh).expect("ehdr");
+    let phoff = u64::from_le_bytes(eh[32..40].try_into().expect("8"));
+    let phnum = u16::from_le_bytes([eh[56], eh[57]]) as usize;
+    f.seek(SeekFrom::Start(phoff)).expect("seek");
+    let mut ph = vec![0u8; 56 * phnum];
+    f.read_exact(&mut ph).expect("phdrs");
+    eh[32..40].copy_from_slice(&64u64.to_le_bytes());
+    eh[40..48].copy_from_slice(&0u64.to_le_bytes());
+    eh[52..54].copy_from_slice(&64u16.to_le_bytes());
+    eh[58..64].copy_from_slice(&[64, 0, 0, 0, 0, 0]);
+    let mut off = 64 + 56 * phnum as u64;
+    let mut parts = Vec::new();
+    for p in ph.chunks_exact_mut(56) {
+        let o = u64::from_le_bytes(p[8..16].try_into().expect("8"));
+        let n = u64::from_le_bytes(p[32..40].try_into().expect("8"));
+        parts.push((o, n));
+        p[8..16].copy_from_slice(&off.to_le_bytes());
+        off += n;
+    }
+    let mut out = std::io::BufWriter::new(std::fs::File::create(dst).expect("create"));
+    out.write_all(&eh).expect("write");
+    out.write_all(&ph).expect("write");
+    for (o, n) in parts {
+        f.seek(SeekFrom::Start(o)).expect("seek");
+        std::io::copy(&mut (&mut f).take(n), &mut out).expect("copy");
+    }
+    out.flush().expect("flush");
+}
+
+/// Debian's makedumpfile over the relaid stop dump; `-d 0` keeps user pages (the string
+/// argument lives there).
+fn makedumpfile(src: &Path, args: &[&str], dst: &Path) {
+    let mut cmd = Command::new("makedumpfile");
+    cmd.args(args).arg(src);
+    let out = if args.contains(&"-F") {
+        cmd.stdout(Stdio::from(std::fs::File::create(dst).expect("create"))).output()
+    } else {
+        let _ = std::fs::remove_file(dst);
+        cmd.arg(dst).output()
+    }
+    .expect("makedumpfile");
+    assert!(out.status.success(), "makedumpfile {args:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
 /// `name=value` pairs of a kprobe trace line (strings unquoted).
@@ -73,6 +125,7 @@ fn the_dry_run_equals_the_kernels_trace_for_the_same_call() {
         ("cpio", "cpio"),
         ("socat", "socat"),
         ("gdb", "gdb"),
+        ("makedumpfile", "makedumpfile"),
     ] {
         need(tool, package);
     }
@@ -121,9 +174,17 @@ fn the_dry_run_equals_the_kernels_trace_for_the_same_call() {
         .to_owned();
     std::fs::write(dir.join("t.fev"), definition).expect("script");
     let kdump = stop.with_extension("core.kdump");
-    // The ELF dump carries QEMU's CPU state (CR3); the kdump file does not, so its run
-    // is given the CR3 gdb saw.
-    for (core, extra) in [(&stop, None), (&kdump, Some(cr3.as_str()))] {
+    let plain = dir.join("plain.core");
+    relayout(&stop, &plain);
+    let (md_c, md_l, md_f) = (dir.join("md-c.kdump"), dir.join("md-l.kdump"), dir.join("md-f.flat"));
+    makedumpfile(&plain, &["-c", "-d", "0"], &md_c);
+    makedumpfile(&plain, &["-l", "-d", "0"], &md_l);
+    makedumpfile(&plain, &["-F", "-c", "-d", "0"], &md_f);
+    let _ = std::fs::remove_file(&plain);
+    // The ELF dump carries QEMU's CPU state (CR3); kdump files do not, so their runs are
+    // given the CR3 gdb saw.
+    let with_cr3 = Some(cr3.as_str());
+    for (core, extra) in [(&stop, None), (&kdump, with_cr3), (&md_c, with_cr3), (&md_l, with_cr3), (&md_f, with_cr3)] {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_fevlint"));
         cmd.arg("dry-run").arg("--kernel").arg(root().join("fixtures/kernels").join(RELEASE)).arg("--core").arg(core);
         if let Some(cr3) = extra {
