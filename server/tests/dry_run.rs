@@ -168,3 +168,29 @@ fn the_format_file_lays_fields_out_as_the_kernel_does() {
         "{out}"
     );
 }
+
+#[test]
+fn json_names_each_read_and_why_a_field_is_zero() {
+    let c = make_core("json_names_each_read_and_why_a_field_is_zero");
+    let script = "target_read(u64 ino+16[0][0] | u64 bad+4096[0][0])\n";
+    let (out, err, ok) = dry_run(&c, script, &["--format", "json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["dump_format"], "ELF user core");
+    let fields = &v["events"][0]["event"]["fields"];
+    // ino: two reads, a pointer (f_inode) then the 8-byte value, each with its bytes.
+    let ino = &fields[0];
+    assert_eq!(ino["printed"], c.printed["ino"].as_str());
+    assert_eq!(ino["reads"].as_array().map(Vec::len), Some(2), "{ino}");
+    assert_eq!(ino["reads"][1]["bytes"].as_array().map(Vec::len), Some(8), "{ino}");
+    assert!(ino["zero_because"].is_null());
+    // bad: the pointer at file+4096 (zeroed static data) is NULL; reading through it
+    // faults, and the field records 0 saying so.
+    let bad = &fields[1];
+    assert_eq!(bad["printed"], "0");
+    assert_eq!(bad["reads"][0]["bytes"], serde_json::json!([0, 0, 0, 0, 0, 0, 0, 0]), "{bad}");
+    assert_eq!(bad["reads"][1]["fault"], "unmapped", "{bad}");
+    assert_eq!(bad["zero_because"], "read at 0x0: NULL pointer (unmapped)", "{bad}");
+    assert!(v["events"][0]["format"].as_str().is_some_and(|f| f.contains("print fmt:")));
+}
