@@ -10,8 +10,12 @@ fn root() -> PathBuf {
 }
 
 fn emit(kernel: &str, script: &str) -> Output {
+    emit_flavor(kernel, script, "auto")
+}
+
+fn emit_flavor(kernel: &str, script: &str, flavor: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_fevlint"))
-        .args(["emit", "--kernel"])
+        .args(["emit", "--flavor", flavor, "--kernel"])
         .arg(root().join("fixtures/kernels").join(kernel))
         .arg(root().join("examples").join(script))
         .output()
@@ -27,23 +31,45 @@ fn definitions(script: &str) -> usize {
 
 #[test]
 fn every_clean_example_emits_one_accepted_line_per_definition() {
-    for kernel in ["6.1.0-56-amd64", "6.12.117+deb12-amd64"] {
+    // `auto`: kprobes on 6.1 (no fprobe there), fprobes with BTF names on 6.12.
+    for (kernel, flavor, prefix) in [
+        ("6.1.0-56-amd64", "auto", "p:fevlint/"),
+        ("6.12.117+deb12-amd64", "auto", "f:fevlint/"),
+        ("6.12.117+deb12-amd64", "kprobe", "p:fevlint/"),
+    ] {
         for script in CLEAN {
-            let out = emit(kernel, script);
+            let out = emit_flavor(kernel, script, flavor);
             let stdout = String::from_utf8_lossy(&out.stdout);
             assert!(out.status.success(), "{kernel} {script}: {}", String::from_utf8_lossy(&out.stderr));
             assert_eq!(stdout.lines().count(), definitions(script), "{kernel} {script}:\n{stdout}");
-            assert!(stdout.lines().all(|l| l.starts_with("p:fevlint/")), "{stdout}");
+            assert!(stdout.lines().all(|l| l.starts_with(prefix)), "{stdout}");
         }
     }
-    // A known translation: member chains, a string through two pointers, registers.
-    let out = emit("6.12.117+deb12-amd64", "vfs.fev");
+    // Known translations: member chains, a string through two pointers, registers; and
+    // the same definition with BTF names, `*pos` keeping its offset form.
+    let out = emit_flavor("6.12.117+deb12-amd64", "vfs.fev", "kprobe");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.lines().any(|l| l
             == "p:fevlint/vfs_read vfs_read file=%di:x64 ino=+64(+40(%di)):u64 name=+0(+40(+72(%di))):string \
                 buf=%si:x64 count=%dx:u64 pos=+0(%cx):s64"),
         "{stdout}"
+    );
+    let out = emit("6.12.117+deb12-amd64", "vfs.fev");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.lines().any(|l| l
+            == "f:fevlint/vfs_read vfs_read file=file:x64 ino=file->f_inode->i_ino:u64 \
+                name=file->f_path.dentry->d_name.name:string buf=buf:x64 count=count:u64 pos=+0($arg4):s64"),
+        "{stdout}"
+    );
+    // 6.1 has no fprobe events: asking for them is an error, not a kprobe in disguise.
+    let out = emit_flavor("6.1.0-56-amd64", "vfs.fev", "fprobe");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no fprobe events"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }
 
@@ -64,7 +90,16 @@ fn what_a_kprobe_cannot_express_is_a_diagnostic_not_another_definition() {
 }
 
 #[test]
-fn the_real_6_12_kernel_accepts_every_emitted_line() {
+fn the_real_6_12_kernel_accepts_every_emitted_kprobe_line() {
+    real_kernel_accepts("kprobe");
+}
+
+#[test]
+fn the_real_6_12_kernel_accepts_every_emitted_fprobe_line() {
+    real_kernel_accepts("fprobe");
+}
+
+fn real_kernel_accepts(flavor: &str) {
     for (tool, package) in [("qemu-system-x86_64", "qemu-system-x86"), ("busybox", "busybox-static"), ("cpio", "cpio")]
     {
         let ok =
@@ -73,11 +108,11 @@ fn the_real_6_12_kernel_accepts_every_emitted_line() {
     }
     let mut lines = String::new();
     for script in CLEAN {
-        let out = emit("6.12.117+deb12-amd64", script);
+        let out = emit_flavor("6.12.117+deb12-amd64", script, flavor);
         assert!(out.status.success());
         lines.push_str(&String::from_utf8_lossy(&out.stdout));
     }
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("emit-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("emit-{flavor}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp dir");
     std::fs::write(dir.join("defs.txt"), &lines).expect("defs");
     let out = Command::new("bash")

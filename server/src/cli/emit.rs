@@ -17,6 +17,12 @@ use std::process::ExitCode;
 pub enum Flavor {
     /// `p:` kprobe events reading the slot registers (every 6.x kernel).
     Kprobe,
+    /// `f:` fprobe events naming members through BTF (`file->f_op->llseek`) where the
+    /// checker resolved a plain member chain (needs CONFIG_FPROBE_EVENTS and
+    /// CONFIG_PROBE_EVENTS_BTF_ARGS: Debian 6.12, not 6.1).
+    Fprobe,
+    /// `f:` where the kernel has both options, else `p:`.
+    Auto,
 }
 
 #[derive(Debug, Args)]
@@ -25,7 +31,7 @@ pub struct EmitArgs {
     /// header picks the dialect the lines are checked against).
     #[arg(long, value_name = "KERNEL")]
     pub kernel: PathBuf,
-    #[arg(long, value_enum, default_value = "kprobe")]
+    #[arg(long, value_enum, default_value = "auto")]
     pub flavor: Flavor,
     /// The script.
     pub script: PathBuf,
@@ -58,6 +64,20 @@ pub fn run(args: &EmitArgs) -> anyhow::Result<ExitCode> {
         Arch::X86_64 => Target::X86_64,
         Arch::X86_32 => Target::X86_32,
     };
+    let config = kernel.inputs().config.as_ref().map(|c| &c.value);
+    let fprobe_ok = dialect.fprobe
+        && dialect.btf_args
+        && config.is_some_and(|c| c.is_enabled("FPROBE_EVENTS") && c.is_enabled("PROBE_EVENTS_BTF_ARGS"));
+    let flavor = match args.flavor {
+        Flavor::Kprobe => emit::Flavor::Kprobe,
+        Flavor::Fprobe if !fprobe_ok => bail!(
+            "{} has no fprobe events with BTF arguments (CONFIG_FPROBE_EVENTS, CONFIG_PROBE_EVENTS_BTF_ARGS): use --flavor kprobe",
+            args.kernel.display()
+        ),
+        Flavor::Fprobe => emit::Flavor::Fprobe,
+        Flavor::Auto if fprobe_ok => emit::Flavor::Fprobe,
+        Flavor::Auto => emit::Flavor::Kprobe,
+    };
     let text = read_script_text(&args.script)?;
     let mut parser = crate::syntax::Parser::new();
     let lines = parser.lines(&text, target);
@@ -76,7 +96,15 @@ pub fn run(args: &EmitArgs) -> anyhow::Result<ExitCode> {
         let n = seen.entry(function.to_owned()).or_insert(0);
         *n += 1;
         let name = emit::event_name(function, (*n > 1).then_some(*n));
-        match emit::emit(parsed, target, &dialect, &name) {
+        let btf = match flavor {
+            emit::Flavor::Fprobe => crate::rules::resolve::resolve(&kernel, parsed, target)
+                .ok()
+                .flatten()
+                .map(|r| emit::btf_fields(&r))
+                .unwrap_or_default(),
+            emit::Flavor::Kprobe => Vec::new(),
+        };
+        match emit::emit(parsed, target, &dialect, &name, flavor, &btf) {
             Ok(e) => {
                 out.push_str(&e.line);
                 out.push('\n');

@@ -44,9 +44,15 @@ struct Fetch {
 }
 
 struct KprobeWalk {
-    registers: &'static [&'static str],
+    /// The fetch base of each slot: `%di`… for kprobes, `$arg1`… for fprobes.
+    bases: &'static [&'static str],
     problem: Option<Problem>,
 }
+
+const KPROBE_X86_64: [&str; 6] = ["%di", "%si", "%dx", "%cx", "%r8", "%r9"];
+const KPROBE_I386: [&str; 3] = ["%ax", "%dx", "%cx"];
+/// On x86 `$argN` is `regs_get_kernel_argument(N-1)`: the same registers, by position.
+const ARGS: [&str; 6] = ["$arg1", "$arg2", "$arg3", "$arg4", "$arg5", "$arg6"];
 
 fn offset(v: u64) -> String {
     let signed = v as i64;
@@ -62,11 +68,11 @@ impl Walk for KprobeWalk {
     type Error = Problem;
 
     fn param(&mut self, slot: u32) -> Result<Fetch, Problem> {
-        let reg = self.registers.get(slot as usize).ok_or_else(|| Problem {
+        let base = self.bases.get(slot as usize).ok_or_else(|| Problem {
             span: Span::new(0, 0),
             message: format!("slot {slot} has no register on this architecture"),
         })?;
-        Ok(Fetch { base: format!("%{reg}"), pending: 0, absolute: false })
+        Ok(Fetch { base: (*base).to_owned(), pending: 0, absolute: false })
     }
 
     fn absolute(&mut self, value: &AbsValue, size: u32) -> Result<Fetch, Problem> {
@@ -114,8 +120,8 @@ fn kprobe_type(field: &Field, target: Target) -> &'static str {
     }
 }
 
-fn fetch_arg(field: &Field, target: Target, registers: &'static [&'static str]) -> Result<String, Problem> {
-    let mut w = KprobeWalk { registers, problem: None };
+fn fetch_arg(field: &Field, target: Target, bases: &'static [&'static str]) -> Result<String, Problem> {
+    let mut w = KprobeWalk { bases, problem: None };
     let recorded = walk::walk(field, target, &mut w)?;
     if let Some(p) = w.problem {
         return Err(p);
@@ -163,18 +169,84 @@ fn fetch_arg(field: &Field, target: Target, registers: &'static [&'static str]) 
     Ok(format!("{}={expr}:{ty}", field.name))
 }
 
+/// Which mainline probe a definition becomes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    /// `p:` reading the slot registers: every 6.x kernel.
+    Kprobe,
+    /// `f:` (fprobe at the function's entry), naming members through BTF
+    /// (`file->f_op->llseek`) where the checker resolved a plain member chain, which
+    /// survives the member moves that offsets do not; `+OFF($argN)` elsewhere.
+    Fprobe,
+}
+
+/// A C expression fprobe's BTF argument parser takes: a parameter, then `->`/`.` members.
+fn btf_path(expr: &str) -> bool {
+    let ident = |s: &str| {
+        let n = s.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').count();
+        (n > 0 && !s.as_bytes()[0].is_ascii_digit()).then_some(n)
+    };
+    let Some(n) = ident(expr) else { return false };
+    let mut rest = &expr[n..];
+    while !rest.is_empty() {
+        let sep = if rest.starts_with("->") {
+            2
+        } else if rest.starts_with('.') {
+            1
+        } else {
+            return false;
+        };
+        rest = &rest[sep..];
+        let Some(n) = ident(rest) else { return false };
+        rest = &rest[n..];
+    }
+    true
+}
+
 /// Translates one accepted definition for `target`, then checks the line with the
-/// kernel's parser (fevlint-mainline) for `dialect`. `event` names the kprobe event.
-pub fn emit(parsed: &Parsed, target: Target, dialect: &Dialect, event: &str) -> Result<Emitted, Problem> {
-    let registers: &'static [&'static str] =
-        if target.ptr_size == 4 { &["ax", "dx", "cx"] } else { &["di", "si", "dx", "cx", "r8", "r9"] };
+/// kernel's parser (fevlint-mainline) for `dialect`. `event` names the probe event.
+/// `btf` gives, per field, the C expression the checker resolved it to (`Fprobe` only).
+pub fn emit(
+    parsed: &Parsed,
+    target: Target,
+    dialect: &Dialect,
+    event: &str,
+    flavor: Flavor,
+    btf: &[Option<BtfField>],
+) -> Result<Emitted, Problem> {
+    let bases: &'static [&'static str] = match (flavor, target.ptr_size) {
+        (Flavor::Fprobe, _) => &ARGS,
+        (Flavor::Kprobe, 4) => &KPROBE_I386,
+        (Flavor::Kprobe, _) => &KPROBE_X86_64,
+    };
     let (function, fspan) =
         parsed.function.as_ref().ok_or_else(|| Problem { span: Span::new(0, 0), message: "no function".to_owned() })?;
     let mut args = Vec::new();
-    for f in &parsed.fields {
-        args.push(fetch_arg(f, target, registers)?);
+    for (i, f) in parsed.fields.iter().enumerate() {
+        match (flavor, btf.get(i).and_then(Option::as_ref)) {
+            // A bare parameter is not memory: the kernel takes `:string` only on a member
+            // (`file->…->name`); `filename:string` is "String accepts only memory
+            // argument". Such fields keep the `+0($argN)` form.
+            (Flavor::Fprobe, Some(b))
+                if btf_path(&b.expr)
+                    && f.array.is_none()
+                    && !(f.atom == Atom::String && !b.expr.contains("->") && !b.expr.contains('.')) =>
+            {
+                let ty = match f.atom {
+                    Atom::String => "string",
+                    Atom::Symbol => "symbol",
+                    _ => kprobe_type(f, target),
+                };
+                args.push(format!("{}={}:{ty}", f.name, b.expr));
+            }
+            _ => args.push(fetch_arg(f, target, bases)?),
+        }
     }
-    let mut line = format!("p:fevlint/{event} {function}");
+    let prefix = match flavor {
+        Flavor::Kprobe => "p",
+        Flavor::Fprobe => "f",
+    };
+    let mut line = format!("{prefix}:fevlint/{event} {function}");
     for a in &args {
         line.push(' ');
         line.push_str(a);
@@ -189,6 +261,29 @@ pub fn emit(parsed: &Parsed, target: Target, dialect: &Dialect, event: &str) -> 
             },
         }),
     }
+}
+
+/// What the checker resolved a field to, for BTF names in `f:` lines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BtfField {
+    /// `file->f_path.dentry->d_name.name`: the value recorded (a string's pointer).
+    pub expr: String,
+}
+
+/// The BTF expression of each field, from the checker's resolution: only values and
+/// strings followed to the end without a problem (an address, an array copy or anything
+/// the T rules question keeps its offset form).
+pub fn btf_fields(resolution: &crate::rules::resolve::Resolution) -> Vec<Option<BtfField>> {
+    use crate::rules::resolve::MeaningKind;
+    resolution
+        .fields
+        .iter()
+        .map(|f| {
+            let m = f.recorded.as_ref()?;
+            let ok = f.problems.is_empty() && matches!(m.kind, MeaningKind::Value | MeaningKind::String);
+            ok.then(|| BtfField { expr: m.expr.clone() })
+        })
+        .collect()
 }
 
 /// A valid event name for `function`: the kernel's `is_good_name()` (a letter or `_`, then
