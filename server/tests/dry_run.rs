@@ -2,8 +2,12 @@
 //! (`tests/dry_run/prog.c`) is compiled here, stopped by gdb at the entry of
 //! `target_read(file, buf, count, whence)` and dumped with `gcore`. The dry run must
 //! print exactly the values the program printed itself, and `%pS` must name the
-//! function pointers as `nm` places them.
+//! function pointers as `nm` places them. The language server, given the same core in
+//! its settings, shows the same values as inlay hints.
 
+mod lsp_common;
+
+use serde_json::json;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -193,4 +197,89 @@ fn json_names_each_read_and_why_a_field_is_zero() {
     assert_eq!(bad["reads"][1]["fault"], "unmapped", "{bad}");
     assert_eq!(bad["zero_because"], "read at 0x0: NULL pointer (unmapped)", "{bad}");
     assert!(v["events"][0]["format"].as_str().is_some_and(|f| f.contains("print fmt:")));
+}
+
+/// `core = …` in the settings: each field's dry-run value as an inlay hint after it, the
+/// same value the CLI prints; a definition of another function than the one the core is
+/// stopped in gets no values for its arguments (the registers are not its own).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_language_server_shows_dry_run_values_as_inlay_hints() {
+    let c = make_core("the_language_server_shows_dry_run_values_as_inlay_hints");
+    let script = "target_read(x64 file, x64 buf, u64 count, int whence)\n\
+                  target_read(char[16] name+24 | u64 ino+16[0][0])\n\
+                  my_read(x64 file)\n";
+    let file = c.dir.join("hints.fev");
+    std::fs::write(&file, script).expect("script");
+    let uri = format!("file://{}", file.display());
+    let mut client = lsp_common::Client::start();
+    let options = json!({"fevlint": {"kernels": [c.prog.display().to_string()], "core": c.core.display().to_string()}});
+    client.initialize(json!({}), options).await;
+    client
+        .notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": script}}),
+        )
+        .await;
+    let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 3, "character": 0}});
+    // The kernel (here the program) loads in the background: ask until it is there.
+    let mut hints = serde_json::Value::Null;
+    for _ in 0..100 {
+        hints = client.request("textDocument/inlayHint", json!({"textDocument": {"uri": uri}, "range": range})).await;
+        if hints.as_array().is_some_and(|h| h.iter().any(|h| h["label"].as_str().is_some_and(|l| l.starts_with('=')))) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let values: Vec<(u64, u64, String)> = hints
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|h| {
+            let label = h["label"].as_str()?.strip_prefix("= ")?;
+            Some((h["position"]["line"].as_u64()?, h["position"]["character"].as_u64()?, label.to_owned()))
+        })
+        .collect();
+    let p = &c.printed;
+    let at = |line: &str, field: &str| {
+        script.lines().find(|l| *l == line).and_then(|l| l.find(field)).map(|i| (i + field.len()) as u64)
+    };
+    let l0 = script.lines().next().unwrap_or_default();
+    let l1 = script.lines().nth(1).unwrap_or_default();
+    assert_eq!(
+        values,
+        vec![
+            (0, at(l0, "x64 file").unwrap_or(0), p["file"].clone()),
+            (0, at(l0, "x64 buf").unwrap_or(0), p["buf"].clone()),
+            (0, at(l0, "u64 count").unwrap_or(0), "777".to_owned()),
+            (0, at(l0, "int whence").unwrap_or(0), p["whence"].clone()),
+            (1, at(l1, "char[16] name+24").unwrap_or(0), p["name"].clone()),
+            (1, at(l1, "u64 ino+16[0][0]").unwrap_or(0), p["ino"].clone()),
+        ],
+        "{hints:#}"
+    );
+    let tip = hints
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|h| h["label"] == format!("= {}", p["ino"]))
+        .and_then(|h| h["tooltip"]["value"].as_str())
+        .unwrap_or_default()
+        .to_owned();
+    assert!(tip.contains("ELF user core") && tip.contains("read 8 bytes at `0x"), "{tip}");
+    assert!(tip.contains("the registers at `target_read+0x0`"), "{tip}");
+
+    // A core that is not a dump of the configured kernel: told, and no values.
+    client
+        .notify(
+            "workspace/didChangeConfiguration",
+            json!({"settings": {"fevlint": {"core": c.prog.display().to_string()}}}),
+        )
+        .await;
+    let hints = client.request("textDocument/inlayHint", json!({"textDocument": {"uri": uri}, "range": range})).await;
+    let shown = client.wait("a warning about the core", |v| v["method"] == "window/showMessage").await;
+    let message = shown["params"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("cannot use core") && message.contains(&c.prog.display().to_string()), "{message}");
+    let labels: Vec<&str> = hints.as_array().into_iter().flatten().filter_map(|h| h["label"].as_str()).collect();
+    assert!(labels.iter().all(|l| !l.starts_with('=')), "{labels:?}");
+    client.finish().await;
 }

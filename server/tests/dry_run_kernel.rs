@@ -7,8 +7,13 @@
 //! there, as ELF and as QEMU's kdump-compressed file, and Debian's makedumpfile converts
 //! the ELF dump (`-c`, `-l`, `-F -c`). `fevlint dry-run` of the
 //! equivalent function-event definition over each dump, with the registers at the stop,
-//! must print the values of the kernel's trace line, field for field.
+//! must print the values of the kernel's trace line, field for field; so must the
+//! language server's inlay hints with the dump as its `core`. The dump refuses a kernel
+//! model that is not its kernel.
 
+mod lsp_common;
+
+use serde_json::json;
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -204,5 +209,57 @@ fn the_dry_run_equals_the_kernels_trace_for_the_same_call() {
     // The symbol is a real function, named with its size as the kernel's %pS names it.
     let llseek = &kernel.iter().find(|(n, _)| n == "llseek").expect("llseek").1;
     assert!(llseek.contains("+0x0/0x"), "{llseek}");
+
+    // Another kernel's model is refused: the symbols VMCOREINFO records are elsewhere.
+    let other = Command::new(env!("CARGO_BIN_EXE_fevlint"))
+        .arg("dry-run")
+        .arg("--kernel")
+        .arg(root().join("fixtures/kernels/6.1.0-56-amd64"))
+        .arg("--core")
+        .arg(&stop)
+        .arg(dir.join("t.fev"))
+        .output()
+        .expect("fevlint dry-run");
+    let err = String::from_utf8_lossy(&other.stderr);
+    assert!(!other.status.success() && err.contains("is not a dump of") && err.contains(RELEASE), "{err}");
+
+    // The language server with the dump as its core: the same values, after each field.
+    let theirs: Vec<String> = kernel.iter().map(|(_, v)| format!("= {}", normalise(v))).collect();
+    let labels = tokio::runtime::Runtime::new().expect("runtime").block_on(value_hints(&dir.join("t.fev"), &stop));
+    assert_eq!(labels, theirs, "inlay hints over {}", stop.display());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The `= value` inlay hints of `script` with the 6.12 fixture and `core` configured.
+async fn value_hints(script: &Path, core: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(script).expect("script");
+    let uri = format!("file://{}", script.display());
+    let mut client = lsp_common::Client::start();
+    let kernel = root().join("fixtures/kernels").join(RELEASE);
+    let options = json!({"fevlint": {"kernels": [kernel.display().to_string()], "core": core.display().to_string()}});
+    client.initialize(json!({}), options).await;
+    client
+        .notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": text}}),
+        )
+        .await;
+    let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 0}});
+    let mut labels = Vec::new();
+    for _ in 0..200 {
+        let hints =
+            client.request("textDocument/inlayHint", json!({"textDocument": {"uri": uri}, "range": range})).await;
+        labels = hints
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|h| h["label"].as_str().filter(|l| l.starts_with("= ")).map(str::to_owned))
+            .collect();
+        if !labels.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    client.finish().await;
+    labels
 }

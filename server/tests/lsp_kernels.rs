@@ -3,108 +3,14 @@
 //! completion, inlay hints and the T406 fix; a broken kernel path is a warning and the
 //! server keeps answering; a configuration change loads the new kernel.
 
+mod lsp_common;
+
+use lsp_common::Client;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
 
 fn kernel(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels").join(name).canonicalize().expect("fixture")
-}
-
-struct Client {
-    read: BufReader<ReadHalf<DuplexStream>>,
-    write: WriteHalf<DuplexStream>,
-    server: tokio::task::JoinHandle<bool>,
-    next_id: i64,
-    /// Notifications and server requests seen, in order.
-    seen: Vec<Value>,
-}
-
-impl Client {
-    fn start() -> Client {
-        let (client_io, server_io) = tokio::io::duplex(1 << 20);
-        let (server_read, server_write) = tokio::io::split(server_io);
-        let server = tokio::spawn(fevlint::lsp::serve(server_read, server_write, None));
-        let (read, write) = tokio::io::split(client_io);
-        Client { read: BufReader::new(read), write, server, next_id: 1, seen: Vec::new() }
-    }
-
-    async fn send(&mut self, v: Value) {
-        let body = v.to_string();
-        let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
-        out.extend_from_slice(body.as_bytes());
-        self.write.write_all(&out).await.expect("write");
-    }
-
-    async fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params})).await;
-    }
-
-    /// Reads one message; server requests are answered with `null` and recorded.
-    async fn read(&mut self) -> Value {
-        let mut len = 0;
-        loop {
-            let mut line = String::new();
-            self.read.read_line(&mut line).await.expect("read");
-            let line = line.trim_end();
-            if line.is_empty() {
-                break;
-            }
-            if let Some(v) = line.strip_prefix("Content-Length: ") {
-                len = v.parse().expect("length");
-            }
-        }
-        let mut body = vec![0; len];
-        self.read.read_exact(&mut body).await.expect("body");
-        let v: Value = serde_json::from_slice(&body).expect("json");
-        if v.get("method").is_some() && v.get("id").is_some() {
-            let id = v["id"].clone();
-            self.send(json!({"jsonrpc": "2.0", "id": id, "result": null})).await;
-        }
-        v
-    }
-
-    async fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
-        loop {
-            let v = tokio::time::timeout(Duration::from_secs(20), self.read()).await.expect("answer in time");
-            if v["id"] == json!(id) && v.get("method").is_none() {
-                return v["result"].clone();
-            }
-            self.seen.push(v);
-        }
-    }
-
-    /// Waits for a message matching `pred` (from those seen, then new ones).
-    async fn wait(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
-        if let Some(i) = self.seen.iter().position(&pred) {
-            return self.seen.remove(i);
-        }
-        loop {
-            let v = tokio::time::timeout(Duration::from_secs(20), self.read())
-                .await
-                .unwrap_or_else(|_| panic!("no {what} within 20 s; seen: {:#?}", self.seen));
-            if pred(&v) {
-                return v;
-            }
-            self.seen.push(v);
-        }
-    }
-
-    async fn initialize(&mut self, capabilities: Value, options: Value) {
-        self.request("initialize", json!({"capabilities": capabilities, "initializationOptions": options})).await;
-        self.notify("initialized", json!({})).await;
-    }
-
-    async fn finish(mut self) {
-        self.request("shutdown", Value::Null).await;
-        self.notify("exit", Value::Null).await;
-        let clean = tokio::time::timeout(Duration::from_secs(5), self.server).await.expect("exit").expect("join");
-        assert!(clean, "clean exit");
-    }
 }
 
 fn codes(v: &Value) -> Vec<String> {

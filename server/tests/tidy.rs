@@ -74,6 +74,8 @@ fn the_layers_depend_only_downwards() {
         ),
         // The executor: syntax and memory only, never the checker's rules or the editors.
         ("exec", &["fevlint-kernel", "fevlint-check", "fevlint-ide", "fevlint-lsp"][..]),
+        // A core opened against its kernel: no rules, no editors.
+        ("dryrun", &["fevlint-check", "fevlint-ide", "fevlint-lsp"][..]),
         // The mainline dialect's syntax knows no kernel.
         ("mainline", &["fevlint-kernel", "fevlint-check", "fevlint-ide", "fevlint-lsp", "fevlint-memory"][..]),
     ] {
@@ -81,7 +83,7 @@ fn the_layers_depend_only_downwards() {
             assert!(!depends(krate, dep), "fevlint-{krate} must not depend on {dep}");
         }
     }
-    for krate in ["syntax", "kernel", "check", "ide", "memory", "exec", "mainline"] {
+    for krate in ["syntax", "kernel", "check", "ide", "memory", "exec", "dryrun", "mainline"] {
         assert!(!depends(krate, "tower-lsp-server"), "only fevlint-lsp may depend on tower-lsp-server");
     }
     assert!(depends("lsp", "tower-lsp-server"));

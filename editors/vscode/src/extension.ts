@@ -40,7 +40,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (e.affectsConfiguration('fevlint.path')) {
         await restartServer();
-      } else if (['fevlint.kernels', 'fevlint.ignore', 'fevlint.arch'].some((k) => e.affectsConfiguration(k))) {
+      } else if (['fevlint.kernels', 'fevlint.ignore', 'fevlint.arch', 'fevlint.core'].some((k) => e.affectsConfiguration(k))) {
         await client?.sendNotification(DidChangeConfigurationNotification.type, { settings: { fevlint: settings.serverLayer() } });
       }
     }),

@@ -9,6 +9,8 @@ export interface ServerLayer {
   arch?: string;
   kernels?: string[];
   ignore?: string[];
+  /** A core dump: the server shows each field's dry-run value as an inlay hint. */
+  core?: string;
 }
 
 function isSet<T>(config: vscode.WorkspaceConfiguration, key: string): boolean {
@@ -37,6 +39,10 @@ export function serverLayer(uri?: vscode.Uri): ServerLayer {
   if (isSet(config, 'arch')) layer.arch = config.get<string>('arch');
   if (isSet(config, 'kernels')) layer.kernels = (config.get<string[]>('kernels') || []).map((k) => resolvePath(k, base));
   if (isSet(config, 'ignore')) layer.ignore = config.get<string[]>('ignore') || [];
+  if (isSet(config, 'core')) {
+    const c = config.get<string>('core') || '';
+    layer.core = c ? resolvePath(c, base) : '';
+  }
   return layer;
 }
 

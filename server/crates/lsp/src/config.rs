@@ -5,6 +5,7 @@
 //! arch = "x86_64"            # or "x86_32": the parser's slot limit and `long` size
 //! kernels = ["fixtures/kernels/6.12.117"]   # relative to this file; loaded by the kernel layer
 //! ignore = ["S003"]          # rule codes not reported
+//! core = "dumps/vmcore"      # a dump of the (first matching) kernel: dry-run values as inlay hints
 //! ```
 //! JSON layers take the same keys, at the top level or under `"fevlint"`.
 
@@ -22,13 +23,15 @@ pub struct Settings {
     pub kernels: Vec<PathBuf>,
     /// Rule codes not reported.
     pub ignore: Vec<String>,
+    /// A core dump of one of the kernels: each field's dry-run value is an inlay hint.
+    pub core: Option<PathBuf>,
     /// The `fevlint.toml` that contributed, if any.
     pub file: Option<PathBuf>,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { target: Target::X86_64, kernels: Vec::new(), ignore: Vec::new(), file: None }
+        Settings { target: Target::X86_64, kernels: Vec::new(), ignore: Vec::new(), core: None, file: None }
     }
 }
 
@@ -39,6 +42,8 @@ pub struct Layer {
     pub arch: Option<String>,
     pub kernels: Option<Vec<PathBuf>>,
     pub ignore: Option<Vec<String>>,
+    /// An empty string clears a core set by an earlier layer.
+    pub core: Option<PathBuf>,
 }
 
 pub fn target(arch: &str) -> Option<Target> {
@@ -59,7 +64,7 @@ impl Layer {
         serde_json::from_value(value.clone()).map_err(|e| e.to_string())
     }
 
-    /// A `fevlint.toml`; relative kernel paths are taken from its folder.
+    /// A `fevlint.toml`; relative kernel and core paths are taken from its folder.
     pub fn from_toml(text: &str, dir: &Path) -> Result<Layer, String> {
         let mut layer: Layer = toml::from_str(text).map_err(|e| e.to_string())?;
         if let Some(k) = &mut layer.kernels {
@@ -67,6 +72,11 @@ impl Layer {
                 if p.is_relative() {
                     *p = dir.join(&*p);
                 }
+            }
+        }
+        if let Some(c) = &mut layer.core {
+            if c.is_relative() && !c.as_os_str().is_empty() {
+                *c = dir.join(&*c);
             }
         }
         Ok(layer)
@@ -82,6 +92,9 @@ impl Layer {
         }
         if let Some(i) = &self.ignore {
             s.ignore.clone_from(i);
+        }
+        if let Some(c) = &self.core {
+            s.core = (!c.as_os_str().is_empty()).then(|| c.clone());
         }
         Ok(())
     }

@@ -150,12 +150,20 @@ impl Kernels {
         out
     }
 
+    /// The loaded kernels among `paths`, each with the path it was configured as.
+    pub fn loaded(&self, paths: &[PathBuf]) -> Vec<(PathBuf, Arc<Kernel>)> {
+        paths
+            .iter()
+            .filter_map(|p| Some((p.clone(), Arc::clone(self.entries.get(&key(p))?.kernel.as_ref()?))))
+            .collect()
+    }
+
     /// The error of the last load of `path`, if it failed.
     pub fn error(&self, path: &Path) -> Option<&str> {
         self.entries.get(&key(path)).and_then(|e| e.error.as_deref())
     }
 
-    pub fn loaded(&self) -> usize {
+    pub fn loaded_count(&self) -> usize {
         self.entries.values().filter(|e| e.kernel.is_some()).count()
     }
 }
@@ -194,7 +202,7 @@ mod tests {
         assert!(!ks.finish(&loads[0], Err("stale".to_owned())), "an older load is dropped");
         assert_eq!(ks.touched(&[dir.join("vmlinux.btf")]).len(), 1);
         assert!(ks.sync(&[], false).is_empty());
-        assert_eq!(ks.loaded(), 0);
+        assert_eq!(ks.loaded_count(), 0);
         assert!(ks.available(&paths).waiting, "dropped: unknown again");
         std::fs::remove_dir_all(&dir).ok();
     }

@@ -6,6 +6,7 @@
 //! - `document`: rope + text + tree + diagnostics, incremental edits and reparses
 //! - `config`: `fevlint.toml`, `initializationOptions`, `didChangeConfiguration`
 //! - `kernels`: the configured kernels, loaded in the background, shared, reloaded
+//! - `cores`: the configured core dump, and its dry-run values as inlay hints
 //! - `convert`: diagnostics, hovers, completions, symbols, tokens to LSP types
 //! - `server`: the handlers
 
@@ -17,6 +18,7 @@ use fevlint_syntax as syntax;
 
 pub mod config;
 mod convert;
+pub mod cores;
 mod document;
 pub mod kernels;
 pub mod position;

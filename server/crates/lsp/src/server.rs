@@ -12,6 +12,7 @@
 
 use super::config::{self, Layer, Settings};
 use super::convert::{self, RuleDocs};
+use super::cores::{self, Cores};
 use super::document::Document;
 use super::kernels::{self, Kernels, Load};
 use super::position;
@@ -102,6 +103,8 @@ struct Inner {
     check: Arc<dyn KernelCheck>,
     /// Invariant: taken after `state` when both are held, never before.
     kernels: Mutex<Kernels>,
+    /// Invariant: taken after `state` and `kernels` when held with them.
+    cores: Mutex<Cores>,
     debounce: Duration,
     shutdown: Arc<AtomicBool>,
     /// Numbers progress tokens and registrations.
@@ -136,6 +139,44 @@ impl Inner {
 
     fn kernels(&self) -> MutexGuard<'_, Kernels> {
         self.kernels.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn cores(&self) -> MutexGuard<'_, Cores> {
+        self.cores.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The core a document's settings name, opened against its loaded kernels (off the
+    /// async threads, once per core file and set of kernels); an error is told once.
+    async fn core_for(&self, uri: &Uri) -> Option<cores::Opened> {
+        let (path, loaded) = {
+            let state = self.lock();
+            let doc = state.docs.get(uri)?;
+            let path = doc.settings.core.clone()?;
+            let loaded = self.kernels().loaded(&doc.settings.kernels);
+            (path, loaded)
+        };
+        if loaded.is_empty() {
+            return None;
+        }
+        if let Some(r) = self.cores().get(&path, &loaded) {
+            return r.ok();
+        }
+        let (p, k) = (path.clone(), loaded.clone());
+        let result = match tokio::task::spawn_blocking(move || guarded(|| cores::open(&p, &k))).await {
+            Ok(Ok(r)) => r,
+            Ok(Err(panic)) => Err(format!("opening the core panicked: {panic}")),
+            Err(e) => Err(e.to_string()),
+        };
+        match &result {
+            Ok(o) => self.log(MessageType::INFO, format!("core {}: {}", path.display(), o.core.describe())).await,
+            Err(e) => {
+                let message = format!("fevlint: cannot use core {}: {e}", path.display());
+                self.log(MessageType::WARNING, message.clone()).await;
+                self.client.show_message(MessageType::WARNING, message).await;
+            }
+        }
+        self.cores().put(&path, &loaded, result.clone());
+        result.ok()
     }
 
     /// The loaded kernels of a document's settings.
@@ -366,6 +407,11 @@ impl Inner {
             self.log(MessageType::WARNING, l).await;
         }
         self.sync_kernels(true);
+        let used: Vec<PathBuf> = self.lock().docs.values().filter_map(|d| d.settings.core.clone()).collect();
+        self.cores().retain(&used);
+        if self.lock().inlay_refresh {
+            let _ = self.client.inlay_hint_refresh().await;
+        }
         for (uri, v) in republish {
             self.publish(uri.clone(), v).await;
             self.schedule_kernel(uri, v);
@@ -411,6 +457,7 @@ impl Backend {
             publish: tokio::sync::Mutex::new(()),
             check: kernel.unwrap_or_else(|| Arc::new(KernelRules::default())),
             kernels: Mutex::new(Kernels::default()),
+            cores: Mutex::new(Cores::default()),
             debounce: debounce(),
             shutdown,
             serial: std::sync::atomic::AtomicU64::new(0),
@@ -728,18 +775,19 @@ impl LanguageServer for Backend {
     }
 
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        let core = self.0.core_for(&params.text_document.uri).await;
         self.0
             .request("inlayHint", &params.text_document.uri, |_, doc, kernels| {
                 if kernels.is_empty() {
                     return None;
                 }
                 let span = position::span(&doc.rope, params.range);
-                Some(
-                    ide::inlay_hints(&doc.parse, span, kernels)
-                        .into_iter()
-                        .map(|h| convert::inlay_hint(&doc.rope, h))
-                        .collect(),
-                )
+                let mut hints = ide::inlay_hints(&doc.parse, span, kernels);
+                if let Some(core) = &core {
+                    hints.extend(cores::value_hints(&doc.parse, span, core));
+                    hints.sort_by_key(|h| h.at);
+                }
+                Some(hints.into_iter().map(|h| convert::inlay_hint(&doc.rope, h)).collect())
             })
             .await
     }

@@ -1,0 +1,425 @@
+//! A core dump opened against the kernel (or program) it was taken of, ready to evaluate
+//! definitions: what `fevlint dry-run` and the language server's value hints share.
+//!
+//! Opening checks that the dump and the kernel are the same build (VMCOREINFO's
+//! `BUILD-ID`, else the `SYMBOL(…)` addresses it records, shifted by `KERNELOFFSET`),
+//! picks the CPU or thread whose registers are the arguments, translates through that
+//! CPU's page tables when the dump records them (QEMU's CPU-state note) and indexes the
+//! kernel's symbols at their run-time addresses. Evaluation itself is fevlint-exec's.
+//!
+//! Invariant: a [`Core`] never reads the kernel's files again after [`Core::open`]; it
+//! holds the dump (memory-mapped, read lazily) and the symbol index.
+
+use anyhow::{bail, Context};
+use fevlint_exec::{Event, Frame, SymbolAt, Symbols};
+use fevlint_kernel::abi;
+use fevlint_kernel::load::elf::{is_elf, KernelElf};
+use fevlint_kernel::load::{Arch, Blob};
+use fevlint_kernel::symbols::VirtAddr;
+use fevlint_kernel::Kernel;
+use fevlint_memory::{Dump, Fault, FaultKind, Memory, PageTables, Regs};
+use fevlint_syntax::machine::{Parsed, Target};
+use std::path::{Path, PathBuf};
+
+/// Whose registers are the arguments, and through which page tables to read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Pick {
+    /// This CPU (kernel dump) or thread rank (user core); default the first.
+    pub cpu: Option<usize>,
+    /// The thread with this id (`pr_pid` of its `NT_PRSTATUS`).
+    pub thread: Option<i32>,
+    /// Translate through these page tables (a CR3 value).
+    pub cr3: Option<u64>,
+}
+
+/// How the dump was matched to the kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Match {
+    /// VMCOREINFO's build-id equals the kernel image's.
+    BuildId(String),
+    /// No build-id to compare (or a known-broken one): these many `SYMBOL(…)` addresses
+    /// of VMCOREINFO agree with the kernel's symbol map.
+    Symbols(usize),
+    /// Nothing to compare (a user-space core, or a kernel model without symbols).
+    Unchecked,
+}
+
+/// Symbols of the kernel (or program) at run-time addresses.
+#[derive(Debug)]
+struct SymbolIndex {
+    /// (address, name), sorted by address; every symbol but absolute and undefined ones.
+    by_addr: Vec<(u64, String)>,
+}
+
+impl SymbolIndex {
+    fn new(kernel: &Kernel, image: Option<&KernelElf>, offset: u64) -> SymbolIndex {
+        let mut by_addr = Vec::new();
+        let table = kernel.symbols().map(|t| &t.value).or_else(|| image?.symbols());
+        if let Some(table) = table {
+            for s in table.iter() {
+                if matches!(s.kind, b'a' | b'A' | b'U' | b'u' | b'N' | b'n') || s.name.is_empty() || s.addr.0 == 0 {
+                    continue;
+                }
+                by_addr.push((s.addr.0.wrapping_add(offset), s.name.to_owned()));
+            }
+        }
+        by_addr.sort();
+        SymbolIndex { by_addr }
+    }
+}
+
+impl Symbols for SymbolIndex {
+    fn symbolize(&self, addr: u64) -> Option<SymbolAt> {
+        let i = self.by_addr.partition_point(|(a, _)| *a <= addr);
+        let (start, name) = self.by_addr.get(i.checked_sub(1)?)?;
+        // kallsyms: the size runs to the next symbol at a higher address.
+        let next = self.by_addr[i..].iter().find(|(a, _)| a > start)?.0;
+        Some(SymbolAt { name: name.clone(), offset: addr - start, size: next - start })
+    }
+
+    fn address(&self, name: &str) -> Option<u64> {
+        self.by_addr.iter().find(|(_, n)| n == name).map(|(a, _)| *a)
+    }
+}
+
+/// The dump, and behind it the image's own file contents: a gcore leaves out read-only
+/// file-backed mappings (`.text`, `.rodata`), which the executable still holds.
+struct DumpAndImage<'a> {
+    dump: &'a Dump,
+    image: Option<&'a KernelElf>,
+    bias: u64,
+}
+
+impl Memory for DumpAndImage<'_> {
+    fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), Fault> {
+        match self.dump.read(addr, buf) {
+            Err(f) if matches!(f.kind, FaultKind::Unmapped | FaultKind::NotInDump) => {
+                let from_image =
+                    self.image.and_then(|e| e.read_virt(VirtAddr(addr.wrapping_sub(self.bias)), buf.len() as u64));
+                match from_image {
+                    Some(bytes) => {
+                        buf.copy_from_slice(bytes);
+                        Ok(())
+                    }
+                    None => Err(f),
+                }
+            }
+            r => r,
+        }
+    }
+}
+
+/// A dump opened against its kernel.
+pub struct Core {
+    path: PathBuf,
+    dump: Dump,
+    image: Option<KernelElf>,
+    symbols: SymbolIndex,
+    kaslr: u64,
+    thread: Option<usize>,
+    arch: Arch,
+    matched: Match,
+}
+
+impl std::fmt::Debug for Core {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Core").field("path", &self.path).field("format", &self.dump.format()).finish()
+    }
+}
+
+/// A device or FIFO is never a core (and opening a FIFO would block): refused before
+/// it is opened. `/proc/kcore` is a regular file.
+fn refuse_special(path: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let meta = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let t = meta.file_type();
+    let what = if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_dir() {
+        "a directory"
+    } else {
+        return Ok(());
+    };
+    bail!("cannot read {}: it is {what}, not a regular file", path.display())
+}
+
+/// `0x…`, decimal, or `-N` (two's complement).
+pub fn parse_number(s: &str) -> anyhow::Result<u64> {
+    let t = s.trim();
+    let (neg, t) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t),
+    };
+    let v = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => t.parse::<u64>(),
+    }
+    .with_context(|| format!("`{s}` is not a number"))?;
+    Ok(if neg { v.wrapping_neg() } else { v })
+}
+
+/// Compares VMCOREINFO's `SYMBOL(name)=addr` with the kernel's symbol map shifted by
+/// the KASLR offset: (agreeing, disagreeing, first disagreement). Only values inside the
+/// kernel image count: some entries are a pointer's value, not an address
+/// (`VMCOREINFO_SYMBOL_ARRAY(mem_section)` prints where `mem_section` points).
+fn compare_symbols(
+    info: &fevlint_memory::VmcoreInfo,
+    kernel: &Kernel,
+    kaslr: u64,
+) -> (usize, usize, Option<(String, u64, u64)>) {
+    let Some(table) = kernel.symbols().map(|t| &t.value) else { return (0, 0, None) };
+    let text = ["_stext", "_text"].iter().find_map(|n| table.by_name(n).next()).map(|s| s.addr.0.wrapping_add(kaslr));
+    let end = ["_end", "__bss_stop"].iter().find_map(|n| table.by_name(n).next()).map(|s| s.addr.0.wrapping_add(kaslr));
+    let (Some(start), Some(end)) = (text, end) else { return (0, 0, None) };
+    let (mut agree, mut differ, mut first) = (0, 0, None);
+    for (key, value) in info.entries() {
+        let Some(name) = key.strip_prefix("SYMBOL(").and_then(|k| k.strip_suffix(')')) else { continue };
+        let Ok(dumped) = u64::from_str_radix(value.trim_start_matches("0x"), 16) else { continue };
+        if !(start..=end).contains(&dumped) {
+            continue;
+        }
+        let Some(sym) = table.by_name(name).next() else { continue };
+        let expected = sym.addr.0.wrapping_add(kaslr);
+        if expected == dumped {
+            agree += 1;
+        } else {
+            differ += 1;
+            first.get_or_insert((name.to_owned(), dumped, expected));
+        }
+    }
+    (agree, differ, first)
+}
+
+/// Refuses a kernel model that is not the dump's kernel.
+fn check_match(
+    core: &Path,
+    kernel_path: &Path,
+    k: &fevlint_memory::KernelCore,
+    kernel: &Kernel,
+) -> anyhow::Result<Match> {
+    let Some(info) = k.vmcoreinfo() else { return Ok(Match::Unchecked) };
+    let kaslr = k.kernel_offset();
+    let release = info.osrelease().unwrap_or("unknown release");
+    let (agree, differ, first) = compare_symbols(info, kernel, kaslr);
+    if let (true, Some((name, dumped, expected))) = (differ > agree, &first) {
+        bail!(
+            "{} is not a dump of {}: VMCOREINFO puts {name} at 0x{dumped:x}, the kernel's symbol map at 0x{expected:x} \
+             (KASLR offset 0x{kaslr:x}); the dump is of {release}",
+            core.display(),
+            kernel_path.display()
+        );
+    }
+    let ours = kernel.inputs().elf.as_ref().and_then(|e| e.value.build_id_hex());
+    if let (Some(dumped), Some(ours)) = (info.build_id(), ours) {
+        if dumped.eq_ignore_ascii_case(&ours) {
+            return Ok(Match::BuildId(ours));
+        }
+        // Some stable kernels (6.1.113–118) carry a broken build-id backport: the note
+        // disagrees with the image though both are the same build. Accept only when the
+        // release agrees and the recorded symbols do.
+        let same_release =
+            kernel.inputs().config.as_ref().and_then(|c| c.value.release()).is_some_and(|r| release.starts_with(r));
+        if !(same_release && agree >= 3) {
+            bail!(
+                "{} is a dump of build {dumped} ({release}), but {} is build {ours}",
+                core.display(),
+                kernel_path.display()
+            );
+        }
+    }
+    if let Some(ours) = kernel.inputs().config.as_ref().and_then(|c| c.value.release()) {
+        if info.osrelease().is_some_and(|r| !r.starts_with(ours)) {
+            bail!("{} is a dump of {release}, but {} is {ours}", core.display(), kernel_path.display());
+        }
+    }
+    Ok(if agree > 0 { Match::Symbols(agree) } else { Match::Unchecked })
+}
+
+impl Core {
+    /// Opens `core` as a dump of `kernel` (loaded from `kernel_path`, which is read again
+    /// for an ELF image's own bytes and symbol table).
+    pub fn open(kernel: &Kernel, kernel_path: &Path, core: &Path, pick: &Pick) -> anyhow::Result<Core> {
+        refuse_special(core)?;
+        let mut dump = Dump::open(core).with_context(|| format!("cannot open core {}", core.display()))?;
+        let (kaslr, matched) = match &dump {
+            Dump::Kernel(k) => (k.kernel_offset(), check_match(core, kernel_path, k, kernel)?),
+            Dump::User(_) => (0, Match::Unchecked),
+        };
+        let threads = dump.threads();
+        let index = match (pick.cpu, pick.thread) {
+            (Some(n), _) => {
+                if n >= threads.len() {
+                    bail!("{} has {} CPUs/threads; there is no {n}", core.display(), threads.len());
+                }
+                Some(n)
+            }
+            (None, Some(tid)) => Some(
+                threads
+                    .iter()
+                    .position(|t| t.tid == tid)
+                    .with_context(|| format!("{} has no thread {tid}", core.display()))?,
+            ),
+            (None, None) => (!threads.is_empty()).then_some(0),
+        };
+        // At a function's entry the CPU runs on its task's page tables, which map the
+        // task's user memory (a `string` argument from user space) as well as the kernel:
+        // translate through that CPU's CR3 when the dump records it.
+        if let Dump::Kernel(k) = &mut dump {
+            let from_note = index.and_then(|i| k.qemu_cpus().get(i).map(|q| (q.cr3, q.cr4 & (1 << 12) != 0)));
+            let levels = |la57: bool| if la57 { 5 } else { 4 };
+            match (pick.cr3, from_note) {
+                (Some(cr3), note) => k.set_page_tables(PageTables::new(cr3, levels(note.is_some_and(|n| n.1)))),
+                (None, Some((cr3, la57))) if cr3 != 0 => k.set_page_tables(PageTables::new(cr3, levels(la57))),
+                _ => {}
+            }
+        } else if pick.cr3.is_some() {
+            bail!("--cr3 applies to kernel dumps; {} is a user-space core", core.display());
+        }
+        let arch = match index.and_then(|i| dump.threads().get(i)).map(|t| t.regs) {
+            Some(Regs::I386(_)) => Arch::X86_32,
+            Some(Regs::X86_64(_)) => Arch::X86_64,
+            None => kernel.arch,
+        };
+        let image = match Blob::read(kernel_path) {
+            Ok(blob) if is_elf(&blob.whole()) => KernelElf::parse(blob, kernel_path).ok(),
+            _ => None,
+        };
+        let symbols = SymbolIndex::new(kernel, image.as_ref(), kaslr);
+        Ok(Core { path: core.to_owned(), dump, image, symbols, kaslr, thread: index, arch, matched })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The dump's format, as `fevlint-memory` names it (`ELF vmcore`, `kdump (zlib)`, …).
+    pub fn format(&self) -> String {
+        self.dump.format()
+    }
+
+    /// The KASLR offset applied to every symbol address.
+    pub fn kernel_offset(&self) -> u64 {
+        self.kaslr
+    }
+
+    pub fn matched(&self) -> &Match {
+        &self.matched
+    }
+
+    /// The target of the registers in the dump (else the kernel's).
+    pub fn target(&self) -> Target {
+        match self.arch {
+            Arch::X86_64 => Target::X86_64,
+            Arch::X86_32 => Target::X86_32,
+        }
+    }
+
+    /// A short description for messages: the format and whose registers.
+    pub fn describe(&self) -> String {
+        let whose = match self.thread.and_then(|i| self.dump.threads().get(i)) {
+            Some(t) => match &self.dump {
+                Dump::Kernel(_) => format!("CPU {}", self.thread.unwrap_or(0)),
+                Dump::User(_) => format!("thread {}", t.tid),
+            },
+            None => "no registers".to_owned(),
+        };
+        format!("{}, {whose}", self.dump.format())
+    }
+
+    /// The state at the traced function's entry: the picked CPU's registers as slots,
+    /// `*(sp)` as the caller, then `args` (`NAME=VALUE`, see [`set_arg`]) over them.
+    pub fn frame(&self, kernel: &Kernel, function: &str, args: &[String]) -> anyhow::Result<Frame> {
+        let target = self.target();
+        let registers = fevlint_exec::slot_registers(target);
+        let mut frame = Frame::default();
+        match self.thread.and_then(|i| self.dump.threads().get(i)) {
+            Some(t) => {
+                frame.slots = registers.iter().map(|r| t.regs.get(r).unwrap_or(0)).collect();
+                let sp = t.regs.get("sp").unwrap_or(0);
+                frame.return_address = read_pointer(&self.memory(), sp, target);
+                frame.function_address = Some(t.regs.ip());
+            }
+            None => frame.slots = vec![0; registers.len()],
+        }
+        for a in args {
+            set_arg(&mut frame, a, registers, kernel, self.arch, function)?;
+        }
+        Ok(frame)
+    }
+
+    /// The function (and offset) the picked CPU or thread is stopped in: a definition of
+    /// that function finds its arguments in the dump's registers.
+    pub fn stopped_at(&self) -> Option<SymbolAt> {
+        let t = self.thread.and_then(|i| self.dump.threads().get(i))?;
+        self.symbols.symbolize(t.regs.ip())
+    }
+
+    /// What `parsed` records with `frame`.
+    pub fn evaluate(&self, parsed: &Parsed, frame: &Frame) -> Event {
+        fevlint_exec::evaluate(parsed, self.target(), frame, &self.memory(), &self.symbols)
+    }
+
+    fn memory(&self) -> DumpAndImage<'_> {
+        DumpAndImage { dump: &self.dump, image: self.image.as_ref(), bias: self.kaslr }
+    }
+}
+
+fn read_pointer(mem: &dyn Memory, addr: u64, target: Target) -> Option<u64> {
+    if addr == 0 {
+        return None;
+    }
+    let mut b = [0u8; 8];
+    let n = target.ptr_size as usize;
+    mem.read(addr, &mut b[..n]).ok()?;
+    Some(u64::from_le_bytes(b))
+}
+
+/// `NAME=VALUE`: a register (`di`, `%rsi`), `slotN`, or a parameter of `function`
+/// placed in its register by the ABI.
+pub fn set_arg(
+    frame: &mut Frame,
+    spec: &str,
+    registers: &[&str],
+    kernel: &Kernel,
+    arch: Arch,
+    function: &str,
+) -> anyhow::Result<()> {
+    let Some((name, value)) = spec.split_once('=') else { bail!("--arg {spec}: expected NAME=VALUE") };
+    let value = parse_number(value)?;
+    let bare = name.trim_start_matches('%');
+    let reg_slot = |r: &str| {
+        let short = r.trim_start_matches(['r', 'e']);
+        registers.iter().position(|&x| x == r || x == short || (r.len() > 2 && x == &r[1..]))
+    };
+    if let Some(n) = bare.strip_prefix("slot").and_then(|n| n.parse::<usize>().ok()) {
+        let slot = frame.slots.get_mut(n).with_context(|| format!("--arg {spec}: no slot {n}"))?;
+        *slot = value;
+        return Ok(());
+    }
+    if let Some(i) = reg_slot(bare) {
+        frame.slots[i] = value;
+        return Ok(());
+    }
+    // A parameter name: the register the ABI put it in.
+    let facts = kernel.function(function).with_context(|| format!("--arg {spec}: no function `{function}`"))?;
+    let (Some(info), Some(types)) = (facts.prototypes.first(), kernel.types()) else {
+        bail!("--arg {spec}: no prototype for `{function}` on this kernel")
+    };
+    let locs = abi::locate(arch, types, &info.proto)?;
+    let Some(loc) = locs.iter().find(|l| l.name.as_deref() == Some(name)) else {
+        let names: Vec<&str> = locs.iter().filter_map(|l| l.name.as_deref()).collect();
+        bail!("--arg {spec}: `{function}` has no parameter `{name}` (it has {})", names.join(", "))
+    };
+    let Some(reg) = loc.loc.first_register() else {
+        bail!("--arg {spec}: `{name}` is not in a register ({}): no slot reads it", loc.loc.describe())
+    };
+    let i = reg_slot(reg).with_context(|| format!("--arg {spec}: register {reg} is not an argument slot"))?;
+    frame.slots[i] = value;
+    Ok(())
+}
