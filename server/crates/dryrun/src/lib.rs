@@ -247,9 +247,15 @@ impl Core {
     pub fn open(kernel: &Kernel, kernel_path: &Path, core: &Path, pick: &Pick) -> anyhow::Result<Core> {
         refuse_special(core)?;
         let mut dump = Dump::open(core).with_context(|| format!("cannot open core {}", core.display()))?;
+        let image = match Blob::read(kernel_path) {
+            Ok(blob) if is_elf(&blob.whole()) => KernelElf::parse(blob, kernel_path).ok(),
+            _ => None,
+        };
+        // The kernel's KASLR offset, or a program's load bias (a PIE runs where the
+        // loader put it: the core's `NT_FILE` note says where its first page went).
         let (kaslr, matched) = match &dump {
             Dump::Kernel(k) => (k.kernel_offset(), check_match(core, kernel_path, k, kernel)?),
-            Dump::User(_) => (0, Match::Unchecked),
+            Dump::User(u) => (image.as_ref().and_then(|i| load_bias(u, i, kernel_path)).unwrap_or(0), Match::Unchecked),
         };
         let threads = dump.threads();
         let index = match (pick.cpu, pick.thread) {
@@ -285,10 +291,6 @@ impl Core {
             Some(Regs::I386(_)) => Arch::X86_32,
             Some(Regs::X86_64(_)) => Arch::X86_64,
             None => kernel.arch,
-        };
-        let image = match Blob::read(kernel_path) {
-            Ok(blob) if is_elf(&blob.whole()) => KernelElf::parse(blob, kernel_path).ok(),
-            _ => None,
         };
         let symbols = SymbolIndex::new(kernel, image.as_ref(), kaslr);
         Ok(Core { path: core.to_owned(), dump, image, symbols, kaslr, thread: index, arch, matched })
@@ -368,6 +370,30 @@ impl Core {
     fn memory(&self) -> DumpAndImage<'_> {
         DumpAndImage { dump: &self.dump, image: self.image.as_ref(), bias: self.kaslr }
     }
+}
+
+/// Where a program's image was loaded: the start of the mapping of its file's first
+/// page (`NT_FILE`), less the page of its lowest allocated address (0 for a PIE,
+/// 0x400000 for a classic executable, whose bias is then 0).
+fn load_bias(core: &fevlint_memory::ElfCore, image: &KernelElf, path: &Path) -> Option<u64> {
+    let ours = path.canonicalize().ok();
+    let name = path.file_name()?;
+    let same = |p: &str| {
+        let p = Path::new(p);
+        match (&ours, p.canonicalize()) {
+            (Some(a), Ok(b)) => *a == b,
+            _ => p.file_name() == Some(name),
+        }
+    };
+    let mapping = core.files().iter().find(|m| m.file_offset == 0 && same(&m.path))?;
+    let lowest = image
+        .sections()
+        .iter()
+        .filter(|s| s.flags & 2 != 0 && s.addr.0 != 0) // SHF_ALLOC
+        .map(|s| s.addr.0)
+        .min()
+        .unwrap_or(0);
+    Some(mapping.start.wrapping_sub(lowest & !0xfff))
 }
 
 fn read_pointer(mem: &dyn Memory, addr: u64, target: Target) -> Option<u64> {
