@@ -40,8 +40,20 @@ fn every_clean_example_emits_one_accepted_line_per_definition() {
         for script in CLEAN {
             let out = emit_flavor(kernel, script, flavor);
             let stdout = String::from_utf8_lossy(&out.stdout);
-            assert!(out.status.success(), "{kernel} {script}: {}", String::from_utf8_lossy(&out.stderr));
-            assert_eq!(stdout.lines().count(), definitions(script), "{kernel} {script}:\n{stdout}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            // The examples are written for 6.12; on 6.1 the functions it lacks are not
+            // emitted, with the kernel's own refusal (checked by the parser with the
+            // kernel model behind it), and nothing else is left out.
+            let refused = stderr.lines().filter(|l| l.contains(": cannot emit: ")).count();
+            assert!(
+                stderr
+                    .lines()
+                    .filter(|l| l.contains(": cannot emit: "))
+                    .all(|l| kernel.starts_with("6.1.") && l.contains("Invalid probed address or symbol")),
+                "{kernel} {script}: {stderr}"
+            );
+            assert_eq!(out.status.code(), Some(if refused > 0 { 1 } else { 0 }), "{kernel} {script}: {stderr}");
+            assert_eq!(stdout.lines().count() + refused, definitions(script), "{kernel} {script}:\n{stdout}");
             assert!(stdout.lines().all(|l| l.starts_with(prefix)), "{stdout}");
         }
     }

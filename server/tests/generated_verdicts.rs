@@ -18,9 +18,14 @@
 //! register holding none, a dereferenced number, a string of a non-char pointer, an
 //! offset inside a member or in padding) the expected code. The selection is
 //! deterministic (a fixed-seed xorshift).
+//!
+//! The same cases, written as `kprobe_events` lines by `fevlint emit`, go through the
+//! mainline dialect's checks (`fevlint_check::dynevents`): no correct definition may get
+//! a finding there either, and the defective ones the kernel would misread are caught.
 
 use fevlint::analysis::{check, target_for, Options};
 use fevlint::diagnostic::Severity;
+use fevlint::dynevents;
 use fevlint::kernel::Kernel;
 use fevlint::syntax::Parser;
 use std::collections::{BTreeMap, HashMap};
@@ -994,6 +999,90 @@ fn generated_definitions_get_their_known_verdicts() {
     assert!(
         failures.is_empty(),
         "{report}{} failure(s):\n{}",
+        failures.len(),
+        failures.iter().take(60).cloned().collect::<Vec<_>>().join("\n")
+    );
+}
+
+/// The cases as kprobe lines (one text, unique event names), judged by the mainline
+/// checks: (false positives, defective lines emitted, of which caught, per expected code).
+fn judge_mainline(kernel_name: &str, cases: &[Case]) -> (Vec<String>, BTreeMap<&'static str, (usize, usize)>, usize) {
+    let k = Kernel::open(&kernel_dir(kernel_name)).unwrap_or_else(|e| panic!("open {kernel_name}: {e}"));
+    let target = target_for(&k);
+    let dialect = dynevents::dialect_for(&k).expect("dialect");
+    let env = dynevents::KernelEnv::new(&k, &dialect);
+    let mut parser = Parser::new();
+    let mut text = String::new();
+    let mut emitted: Vec<(usize, &Case)> = Vec::new(); // (line start, case)
+    for (i, c) in cases.iter().enumerate() {
+        let lines = parser.lines(&c.line, target);
+        let Some(parsed) = lines.first().and_then(|l| l.parsed.as_ref()).filter(|p| p.rejection.is_none()) else {
+            continue;
+        };
+        let name = format!("g{i}");
+        let Ok(e) = fevlint::emit::emit(parsed, target, &dialect, &env, &name, fevlint::emit::Flavor::Kprobe, &[])
+        else {
+            continue;
+        };
+        emitted.push((text.len(), c));
+        text.push_str(&e.line);
+        text.push('\n');
+    }
+    let diags = dynevents::check(&text, &[&k]);
+    let mut fps = Vec::new();
+    let mut recall: BTreeMap<&'static str, (usize, usize)> = BTreeMap::new();
+    for (n, (start, c)) in emitted.iter().enumerate() {
+        let end = emitted.get(n + 1).map_or(text.len(), |e| e.0);
+        let loud: Vec<String> = diags
+            .iter()
+            .filter(|d| d.span.start >= *start && d.span.start < end)
+            .filter(|d| matches!(d.severity, Severity::Error | Severity::Warning))
+            .map(|d| format!("{} {}", d.code, d.message))
+            .collect();
+        match c.verdict {
+            Verdict::Clean if !loud.is_empty() => fps.push(format!(
+                "{kernel_name}: {}  [{}]\n    as {}    got: {}",
+                c.line,
+                c.why,
+                &text[*start..end],
+                loud.join("; ")
+            )),
+            Verdict::Clean => {}
+            Verdict::Code(code) => {
+                let e = recall.entry(code).or_default();
+                e.0 += 1;
+                e.1 += usize::from(!loud.is_empty());
+            }
+        }
+    }
+    (fps, recall, emitted.len())
+}
+
+#[test]
+fn generated_definitions_emitted_as_kprobe_lines_get_no_false_positives() {
+    let mut report = String::new();
+    let mut failures = Vec::new();
+    for kernel in ["6.1.0-56-amd64", "6.12.117+deb12-amd64"] {
+        let cases = cases_for(kernel, SEED);
+        let (fps, recall, emitted) = judge_mainline(kernel, &cases);
+        report.push_str(&format!("{kernel}: {emitted} lines emitted, {} false positives; caught:", fps.len()));
+        for (code, (n, caught)) in &recall {
+            report.push_str(&format!(" {code} {caught}/{n}"));
+        }
+        report.push('\n');
+        failures.extend(fps);
+        assert!(emitted >= 1000, "too few lines emitted: {report}");
+        // What the kernel misreads and the mainline checks must catch: every dereference
+        // of a number, offset inside a member or in padding, register with no argument.
+        for code in ["T404", "T405", "A302"] {
+            let (n, caught) = recall.get(code).copied().unwrap_or_default();
+            assert!(n > 100 && caught == n, "{code}: {caught}/{n} caught\n{report}");
+        }
+    }
+    eprintln!("{report}");
+    assert!(
+        failures.is_empty(),
+        "{report}{} false positive(s):\n{}",
         failures.len(),
         failures.iter().take(60).cloned().collect::<Vec<_>>().join("\n")
     );

@@ -116,6 +116,15 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         if let Some(i) = &ignore {
             settings.ignore = i.clone();
         }
+        if is_dynevents(&name) {
+            // The mainline dialect: the kernel's own parser per kernel, then the checks
+            // it does not make (fevlint_check::dynevents).
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let mut diagnostics = crate::dynevents::check(&text, &kernel_refs);
+            settings.apply(&mut diagnostics);
+            reports.push(FileReport { name, text, diagnostics });
+            continue;
+        }
         let entries = lock.as_ref().map(|l| l.for_file(&name)).unwrap_or_default();
         let baseline = lock.as_ref().map(|l| (l.kernel.name.as_str(), entries.as_slice()));
         let (text, diagnostics) = analysis::check(
@@ -219,7 +228,15 @@ enum Input {
     File(PathBuf),
 }
 
-/// Expands the arguments: directories recursively (`*.fev`, sorted), files as given.
+/// Whether a file is in the mainline dialect: `*.dynevents`, or named like the tracefs
+/// files it is written to (`kprobe_events`, `dynamic_events`).
+pub(super) fn is_dynevents(name: &str) -> bool {
+    let base = Path::new(name).file_name().and_then(|n| n.to_str()).unwrap_or(name);
+    base.ends_with(".dynevents") || matches!(base, "kprobe_events" | "dynamic_events")
+}
+
+/// Expands the arguments: directories recursively (`*.fev`, `*.dynevents`, sorted),
+/// files as given.
 fn collect(paths: &[PathBuf]) -> anyhow::Result<Vec<Input>> {
     let mut out = Vec::new();
     for p in paths {
@@ -248,7 +265,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
         let kind = entry.file_type().with_context(|| format!("cannot stat {}", path.display()))?;
         if kind.is_dir() {
             walk(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "fev") {
+        } else if path.extension().is_some_and(|e| e == "fev" || e == "dynevents") {
             out.push(path);
         }
     }

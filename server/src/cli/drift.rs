@@ -77,6 +77,30 @@ pub fn fix(args: &FixArgs) -> anyhow::Result<ExitCode> {
     for path in super::check::script_paths(&args.paths)? {
         let name = path.display().to_string();
         let text = super::check::read_script_text(&path)?;
+        if super::check::is_dynevents(&name) {
+            // The mainline dialect: every `+OFF(` whose member moved gets its new offset.
+            let Some(old) = old else {
+                eprintln!(
+                    "{name}: not fixed: a lock does not record mainline lines yet; give --kernel OLD --kernel NEW"
+                );
+                left += 1;
+                continue;
+            };
+            let (fixed, gone) = crate::dynevents::fix(&text, old, new);
+            for m in &gone {
+                let line = text[..m.span.start].matches('\n').count() + 1;
+                eprintln!("{name}:{line}: not fixed: `{}.{}` no longer exists on {}", m.container, m.member, new.name);
+            }
+            left += gone.len();
+            if fixed != text {
+                print!("{}", unified_diff(&name, &text, &fixed));
+                changed_files += 1;
+                if !args.dry_run {
+                    crate::write_atomic(&path, fixed.as_bytes()).with_context(|| format!("cannot write {name}"))?;
+                }
+            }
+            continue;
+        }
         let entries = lock.as_ref().map(|l| l.for_file(&name)).unwrap_or_default();
         // What each original line meant: on the old kernel, or as locked. Every round of
         // fixes is checked against this, so renames and moved members stay matched.

@@ -8,7 +8,7 @@ use crate::syntax::machine::Target;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use fevlint_check::emit;
-use fevlint_mainline::{Dialect, KernelVersion};
+use fevlint_mainline::Dialect;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,23 +38,7 @@ pub struct EmitArgs {
 }
 
 fn dialect(kernel: &Kernel) -> anyhow::Result<Dialect> {
-    let release = kernel
-        .inputs()
-        .config
-        .as_ref()
-        .and_then(|c| c.value.release())
-        .context("cannot tell the kernel's release: give a kernel with its config (`config` in its folder)")?;
-    let version = KernelVersion::parse(release).with_context(|| format!("release `{release}` is not a version"))?;
-    let readme = match (version.major, version.minor) {
-        (6, 1) => fevlint_mainline::readmes::DEBIAN_6_1_192_AMD64,
-        (6, 12) => fevlint_mainline::readmes::DEBIAN_6_12_117_AMD64,
-        _ => bail!("release {release}: only the 6.1.y and 6.12.y dialects are modelled"),
-    };
-    let arch = match kernel.arch {
-        Arch::X86_64 => fevlint_mainline::Arch::X86_64,
-        Arch::X86_32 => fevlint_mainline::Arch::I386,
-    };
-    Dialect::for_arch(arch, version, readme).map_err(|e| anyhow::anyhow!("release {release}: {e}"))
+    crate::dynevents::dialect_for(kernel).map_err(anyhow::Error::msg)
 }
 
 pub fn run(args: &EmitArgs) -> anyhow::Result<ExitCode> {
@@ -78,6 +62,7 @@ pub fn run(args: &EmitArgs) -> anyhow::Result<ExitCode> {
         Flavor::Auto if fprobe_ok => emit::Flavor::Fprobe,
         Flavor::Auto => emit::Flavor::Kprobe,
     };
+    let env = crate::dynevents::KernelEnv::new(&kernel, &dialect);
     let text = read_script_text(&args.script)?;
     let mut parser = crate::syntax::Parser::new();
     let lines = parser.lines(&text, target);
@@ -104,7 +89,7 @@ pub fn run(args: &EmitArgs) -> anyhow::Result<ExitCode> {
                 .unwrap_or_default(),
             emit::Flavor::Kprobe => Vec::new(),
         };
-        match emit::emit(parsed, target, &dialect, &name, flavor, &btf) {
+        match emit::emit(parsed, target, &dialect, &env, &name, flavor, &btf) {
             Ok(e) => {
                 out.push_str(&e.line);
                 out.push('\n');

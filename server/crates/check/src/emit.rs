@@ -204,12 +204,16 @@ fn btf_path(expr: &str) -> bool {
 }
 
 /// Translates one accepted definition for `target`, then checks the line with the
-/// kernel's parser (fevlint-mainline) for `dialect`. `event` names the probe event.
+/// kernel's parser (fevlint-mainline) for `dialect`, asking `env` what the kernel would
+/// (does the function exist, is it blacklisted, is it ftrace-able for `f:`: see
+/// [`crate::dynevents::KernelEnv`]). `event` names the probe event.
 /// `btf` gives, per field, the C expression the checker resolved it to (`Fprobe` only).
+#[allow(clippy::too_many_arguments)]
 pub fn emit(
     parsed: &Parsed,
     target: Target,
     dialect: &Dialect,
+    env: &dyn fevlint_mainline::Env,
     event: &str,
     flavor: Flavor,
     btf: &[Option<BtfField>],
@@ -251,7 +255,7 @@ pub fn emit(
         line.push(' ');
         line.push_str(a);
     }
-    match fevlint_mainline::check_line(dialect, &line) {
+    match fevlint_mainline::check_line_with(dialect, env, &line) {
         Ok(_) => Ok(Emitted { line, event: event.to_owned() }),
         Err(r) => Err(Problem {
             span: *fspan,

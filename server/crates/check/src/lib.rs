@@ -9,6 +9,7 @@
 pub mod analysis;
 pub mod config;
 pub mod diagnostic;
+pub mod dynevents;
 pub mod emit;
 pub mod lock;
 pub mod render;

@@ -418,7 +418,11 @@ impl<'a> Parser<'a> {
             Place::Symbol { name, offset, .. } => (Some(name.clone()), *offset),
             Place::Address { addr, .. } => (None, *addr),
         };
-        match self.env.register_kprobe(sym.as_deref(), off) {
+        // `MOD:SYM` waits for its module (registered when it loads): what the kernel
+        // knows of the module's code is not the vmlinux model's to answer.
+        let in_module = matches!(&probe.place, Place::Symbol { module: Some(_), .. });
+        let registered = if in_module { None } else { self.env.register_kprobe(sym.as_deref(), off) };
+        match registered {
             Some(Ok(())) => {}
             Some(Err(e)) => {
                 self.index = 1;

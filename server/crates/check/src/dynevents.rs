@@ -1,0 +1,967 @@
+//! The mainline dialect (`*.dynevents` files, `kprobe_events`/`dynamic_events` lines)
+//! checked against kernels, as `*.fev` scripts are.
+//!
+//! First the kernel's own parser (fevlint-mainline) runs with each kernel's dialect and a
+//! [`KernelEnv`] that answers what that kernel would answer while parsing and registering
+//! (symbols, function entries, the kprobe blacklist, the ftrace list, tracepoints, BTF):
+//! a line the kernel refuses gets the kernel's `error_log` message at its caret. Then what
+//! the kernel accepts but may not mean what its author meant: which parameter each
+//! `$argN` or `%reg` holds at the entry (A302), which member each `+OFF(…)` reads and
+//! whether it is a pointer (T404, T405), whether the `:TYPE` fits the member (T401–T403),
+//! and, with several kernels, whether the same offsets read the same members (D503, with
+//! the offset that reads it on the other kernel).
+//!
+//! Invariant: a diagnostic is only ever about a fact a kernel model settled; what no
+//! kernel data can decide is left alone (a false positive costs more than a miss).
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::kernel::layout::{self, MemberPath, Placement};
+use crate::kernel::load::Arch;
+use crate::kernel::model::{Type, TypeNamespace, TypeRef, TypeSource};
+use crate::kernel::{abi, Kernel};
+use crate::syntax::Span;
+use fevlint_mainline::{
+    Btf, BtfKind, BtfMember, BtfProto, Dialect, Env, Fetch, FuncEntry, KernelVersion, Line, Probe, ProbeKind,
+    RegisterError, Rejection,
+};
+
+/// Deepest `+OFF(…)` nesting followed (the kernel allows 16 fetch steps).
+const MAX_DEREFS: usize = 16;
+
+/// The dialect of a kernel: its release from the config header (the sublevel decides
+/// the stable backports), the bundled README of that series, `%pd`'s offsets from its BTF.
+pub fn dialect_for(kernel: &Kernel) -> Result<Dialect, String> {
+    let release = kernel
+        .inputs()
+        .config
+        .as_ref()
+        .and_then(|c| c.value.release())
+        .ok_or("cannot tell the kernel's release: give a kernel with its config (`config` in its folder)")?;
+    let version = KernelVersion::parse(release).ok_or_else(|| format!("release `{release}` is not a version"))?;
+    let readme = match (version.major, version.minor) {
+        (6, 1) => fevlint_mainline::readmes::DEBIAN_6_1_192_AMD64,
+        (6, 12) => fevlint_mainline::readmes::DEBIAN_6_12_117_AMD64,
+        _ => return Err(format!("release {release}: only the 6.1.y and 6.12.y dialects are modelled")),
+    };
+    let arch = match kernel.arch {
+        Arch::X86_64 => fevlint_mainline::Arch::X86_64,
+        Arch::X86_32 => fevlint_mainline::Arch::I386,
+    };
+    let mut d = Dialect::for_arch(arch, version, readme).map_err(|e| format!("release {release}: {e}"))?;
+    if let Some(types) = kernel.types() {
+        let offset = |s: &str, path: &str| {
+            let ty = types.find_type(TypeNamespace::Struct, s).ok()?.into_iter().next()?;
+            let m = layout::resolve_member(types, ty, path).ok()??;
+            u32::try_from(m.offset).ok()
+        };
+        if let (Some(name), Some(dentry)) = (offset("dentry", "d_name.name"), offset("file", "f_path.dentry")) {
+            d.dentry_offsets = (name, dentry);
+        }
+    }
+    if let Some(c) = kernel.inputs().config.as_ref() {
+        d.modules = c.value.is_enabled("MODULES");
+    }
+    Ok(d)
+}
+
+/// fevlint-kernel behind the parser's questions. "Don't know" is `None`, never a guess.
+pub struct KernelEnv<'k> {
+    kernel: &'k Kernel,
+    btf: Option<KernelBtf<'k>>,
+    /// CONFIG_X86_KERNEL_IBT: functions start with ENDBR64, and
+    /// `arch_adjust_kprobe_addr` takes `SYM+4` as the entry too.
+    ibt: bool,
+}
+
+impl<'k> KernelEnv<'k> {
+    pub fn new(kernel: &'k Kernel, dialect: &Dialect) -> KernelEnv<'k> {
+        let from_btf = kernel.types_from.as_deref().is_some_and(|s| s.contains("BTF"));
+        let btf = match kernel.types() {
+            Some(types) if dialect.btf_args && from_btf => Some(KernelBtf { types }),
+            _ => None,
+        };
+        let ibt = kernel.inputs().config.as_ref().is_some_and(|c| c.value.is_enabled("X86_KERNEL_IBT"));
+        KernelEnv { kernel, btf, ibt }
+    }
+
+    fn symbol_count_of(&self, name: &str) -> Option<usize> {
+        Some(self.kernel.symbols()?.value.by_name(name).count())
+    }
+}
+
+impl Env for KernelEnv<'_> {
+    fn func_entry(&self, symbol: &str, offset: u64) -> Option<FuncEntry> {
+        if symbol.contains(':') {
+            return None;
+        }
+        // The kernel reads the first 4 code bytes (`is_endbr`); no code bytes here, so on
+        // an IBT kernel every function is taken to start with ENDBR64, as Debian's do
+        // (a CPU with IBT may seal the ENDBR of functions whose address is never taken).
+        match self.symbol_count_of(symbol)? {
+            0 => Some(FuncEntry::NoSymbol),
+            _ if offset == 0 || (self.ibt && offset == 4) => Some(FuncEntry::Entry),
+            _ if self.ibt => None,
+            _ => Some(FuncEntry::NotEntry),
+        }
+    }
+
+    fn symbol_count(&self, symbol: &str) -> Option<u32> {
+        if symbol.contains(':') {
+            return None;
+        }
+        self.symbol_count_of(symbol).map(|n| u32::try_from(n).unwrap_or(u32::MAX))
+    }
+
+    fn tracepoint(&self, name: &str) -> Option<Option<String>> {
+        let types = self.kernel.types()?;
+        let typedef = types.find_type(TypeNamespace::Ordinary, &format!("btf_trace_{name}")).ok()?;
+        if typedef.is_empty() {
+            // Not in vmlinux: a module's tracepoint, or none; the parser applies
+            // CONFIG_MODULES.
+            return Some(None);
+        }
+        Some(Some(format!("__probestub_{name}")))
+    }
+
+    fn data_symbol(&self, name: &str) -> Option<bool> {
+        if name.contains(':') {
+            return None;
+        }
+        self.symbol_count_of(name).map(|n| n > 0)
+    }
+
+    fn register_kprobe(&self, symbol: Option<&str>, offset: u64) -> Option<Result<(), RegisterError>> {
+        let symbol = symbol.filter(|s| !s.contains(':'))?;
+        if let Some(b) = self.kernel.kprobe_blacklist() {
+            if b.value.contains_name(symbol) {
+                return Some(Err(RegisterError::Failed));
+            }
+        }
+        match self.symbol_count_of(symbol)? {
+            0 => Some(Err(RegisterError::NoSymbol)),
+            _ if offset == 0 && self.kernel.kprobe_blacklist().is_some() => Some(Ok(())),
+            _ => None,
+        }
+    }
+
+    fn ftrace_target(&self, symbol: &str) -> Option<bool> {
+        let list = self.kernel.filter_functions()?;
+        if symbol.contains(['*', '?', '[']) {
+            return None;
+        }
+        Some(list.value.contains(symbol))
+    }
+
+    fn btf(&self) -> Option<&dyn Btf> {
+        self.btf.as_ref().map(|b| b as &dyn Btf)
+    }
+}
+
+/// The parser's BTF questions over fevlint-kernel's BTF (type ids are BTF ids).
+struct KernelBtf<'k> {
+    types: &'k dyn TypeSource,
+}
+
+fn id(t: TypeRef) -> u32 {
+    u32::try_from(t.0).unwrap_or(u32::MAX)
+}
+
+impl KernelBtf<'_> {
+    /// What the kernel's `type->type` reads: the target of a pointer, typedef, qualifier
+    /// or function, the size of a sized kind (the field is a union of both).
+    fn type_field(&self, t: u32) -> Option<u32> {
+        Some(match self.types.get(TypeRef(u64::from(t))).ok()? {
+            Type::Pointer { target } | Type::Typedef { target, .. } | Type::Qualified { target, .. } => id(target),
+            Type::Int { size, .. } | Type::Float { size, .. } | Type::Enum { size, .. } => size,
+            Type::Struct(c) | Type::Union(c) => u32::try_from(c.size).unwrap_or(u32::MAX),
+            Type::Function(p) => p.ret.map_or(0, id),
+            _ => return None,
+        })
+    }
+
+    fn is_u8(&self, t: u32) -> bool {
+        matches!(self.resolve(t), Some((_, BtfKind::Int { bits: 8, signed: false, .. })))
+    }
+}
+
+impl Btf for KernelBtf<'_> {
+    fn func_proto(&self, name: &str) -> Option<BtfProto> {
+        let f = self.types.functions(name).ok()?.into_iter().next()?;
+        Some(BtfProto {
+            ret: f.proto.ret.map_or(0, id),
+            params: f.proto.params.iter().map(|p| (p.name.clone().unwrap_or_default(), id(p.ty))).collect(),
+        })
+    }
+
+    fn resolve(&self, t: u32) -> Option<(u32, BtfKind)> {
+        let mut t = t;
+        for _ in 0..32 {
+            if t == 0 {
+                return Some((0, BtfKind::Void));
+            }
+            let kind = match self.types.get(TypeRef(u64::from(t))).ok()? {
+                Type::Typedef { target, .. } | Type::Qualified { target, .. } => {
+                    t = id(target);
+                    continue;
+                }
+                Type::Void => BtfKind::Void,
+                Type::Pointer { target } => BtfKind::Ptr { target: id(target) },
+                Type::Struct(_) => BtfKind::Struct,
+                Type::Union(_) => BtfKind::Union,
+                Type::Int { size, signed, .. } => BtfKind::Int { bits: size * 8, signed, offset: 0 },
+                Type::Enum { size: 8, .. } => BtfKind::Enum64,
+                Type::Enum { .. } => BtfKind::Enum,
+                _ => BtfKind::Other,
+            };
+            return Some((t, kind));
+        }
+        None
+    }
+
+    fn member(&self, struct_id: u32, name: &str) -> Result<Option<BtfMember>, ()> {
+        fn find(types: &dyn TypeSource, t: TypeRef, name: &str, base: u64, depth: usize) -> Option<BtfMember> {
+            let (_, ty) = layout::strip(types, t).ok()?;
+            let (Type::Struct(c) | Type::Union(c)) = ty else { return None };
+            for m in c.members.iter() {
+                match &m.name {
+                    Some(n) if n == name => {
+                        return Some(BtfMember {
+                            bit_offset: u32::try_from(base + m.bit_offset).ok()?,
+                            bitfield_size: m.bitfield_size,
+                            type_id: id(m.ty),
+                        })
+                    }
+                    None if depth < 32 => {
+                        if let Some(found) = find(types, m.ty, name, base + m.bit_offset, depth + 1) {
+                            return Some(found);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
+        match self.types.get(TypeRef(u64::from(struct_id))) {
+            Ok(Type::Struct(_) | Type::Union(_)) => Ok(find(self.types, TypeRef(u64::from(struct_id)), name, 0, 0)),
+            _ => Err(()),
+        }
+    }
+
+    fn is_char_ptr(&self, t: u32) -> bool {
+        self.type_field(t).is_some_and(|inner| self.is_u8(inner))
+    }
+
+    fn is_char_array(&self, t: u32) -> bool {
+        match self.types.get(TypeRef(u64::from(t))) {
+            Ok(Type::Array { element, .. }) => self.is_u8(id(element)),
+            _ => false,
+        }
+    }
+}
+
+/// Every kernel's findings on a `*.dynevents` text, spans in the file. Without a
+/// kernel, the 6.12.117 dialect's parser alone.
+pub fn check(text: &str, kernels: &[&Kernel]) -> Vec<Diagnostic> {
+    let mut per_kernel: Vec<(Option<String>, Vec<Diagnostic>)> = Vec::new();
+    let mut walks: Vec<(String, Vec<Walked>)> = Vec::new();
+    if kernels.is_empty() {
+        let d = Dialect::debian_6_12_117();
+        per_kernel.push((None, parse_findings(text, &d, &fevlint_mainline::NoKernel).0));
+    }
+    for k in kernels {
+        let dialect = match dialect_for(k) {
+            Ok(d) => d,
+            Err(e) => {
+                let d = Diagnostic {
+                    code: "S001",
+                    name: "syntax-error",
+                    severity: Severity::Info,
+                    span: Span::new(0, 0),
+                    message: format!("not checked against {}: {e}", k.name),
+                    notes: Vec::new(),
+                    kernel: Some(k.name.clone()),
+                };
+                per_kernel.push((Some(k.name.clone()), vec![d]));
+                continue;
+            }
+        };
+        let env = KernelEnv::new(k, &dialect);
+        let (mut found, probes) = parse_findings(text, &dialect, &env);
+        let mut walked = Vec::new();
+        for (start, probe) in &probes {
+            walked.extend(meaning(k, probe, *start, &mut found));
+        }
+        for d in &mut found {
+            d.kernel = Some(k.name.clone());
+        }
+        per_kernel.push((Some(k.name.clone()), found));
+        walks.push((k.name.clone(), walked));
+    }
+    let mut out = merge(per_kernel);
+    drift(kernels, &walks, &mut out);
+    // `# fevlint: ignore[T407]` works as in `*.fev` files: the kernel cuts each line at
+    // its first `#` too.
+    let suppressions = crate::rules::suppress::parse(text);
+    crate::rules::suppress::apply(text, &suppressions, &mut out);
+    out.sort_by_key(|d| (d.span.start, d.code));
+    out
+}
+
+/// A diagnostic every kernel gave alike is reported once, without a kernel name.
+fn merge(per_kernel: Vec<(Option<String>, Vec<Diagnostic>)>) -> Vec<Diagnostic> {
+    let n = per_kernel.len();
+    let mut out: Vec<Diagnostic> = Vec::new();
+    let all: Vec<Diagnostic> = per_kernel.into_iter().flat_map(|(_, d)| d).collect();
+    for d in &all {
+        let same = |o: &Diagnostic| o.code == d.code && o.span == d.span && o.message == d.message;
+        let count = all.iter().filter(|o| same(o)).count();
+        if count == n && n > 1 {
+            if !out.iter().any(|o| same(o) && o.kernel.is_none()) {
+                let mut one = d.clone();
+                one.kernel = None;
+                out.push(one);
+            }
+        } else {
+            out.push(d.clone());
+        }
+    }
+    out
+}
+
+/// A finding under the `*.fev` rule of the same meaning (its registered name and
+/// severity, so `fevlint.toml` severities and selections apply alike).
+fn diag(code: &'static str, name: &'static str, severity: Severity, span: Span, message: String) -> Diagnostic {
+    let (name, severity) = match crate::rules::by_code(code) {
+        Some(rule) if code != "S001" => (rule.name, rule.severity),
+        _ => (name, severity),
+    };
+    Diagnostic { code, name, severity, span, message, notes: Vec::new(), kernel: None }
+}
+
+/// The parser's verdict per line: rejections as diagnostics, accepted probes with
+/// where their line starts.
+fn parse_findings(text: &str, dialect: &Dialect, env: &dyn Env) -> (Vec<Diagnostic>, Vec<(usize, Probe)>) {
+    let mut found = Vec::new();
+    let mut probes = Vec::new();
+    for fl in fevlint_mainline::check_file(dialect, env, text) {
+        let line_len = text[fl.start..].split('\n').next().map_or(0, |l| l.trim_end_matches('\r').len());
+        match fl.result {
+            Ok(Line::Probe(p)) => probes.push((fl.start, p)),
+            Ok(_) => {}
+            Err(Rejection::Logged(e)) => {
+                let at = fl.start + e.byte.min(line_len);
+                let word_end = text[at..].find(|c: char| c.is_whitespace()).map_or(text.len(), |i| at + i).max(at + 1);
+                let end = word_end.min(fl.start + line_len.max(1)).max(at);
+                let mut d = diag(
+                    "S001",
+                    "syntax-error",
+                    Severity::Error,
+                    Span::new(at, end.max(at)),
+                    format!("the kernel rejects this line: {}", e.message),
+                );
+                d.notes.push(format!("error_log: {}", e.render().lines().next().unwrap_or_default()));
+                d.notes.push(format!("write(2) fails with {}", e.errno.name()));
+                found.push(d);
+            }
+            Err(Rejection::Silent { errno, why }) => found.push(diag(
+                "S001",
+                "syntax-error",
+                Severity::Error,
+                Span::new(fl.start, fl.start + line_len),
+                format!("the kernel rejects this line with {} and no error_log entry: {why}", errno.name()),
+            )),
+            Err(Rejection::Unmodelled { what }) => found.push(diag(
+                "S001",
+                "syntax-error",
+                Severity::Info,
+                Span::new(fl.start, fl.start + line_len),
+                format!("not checked: {what}"),
+            )),
+        }
+    }
+    (found, probes)
+}
+
+/// What one argument reads on one kernel: the function, the parameter, the member path
+/// of each dereference (for drift).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Walked {
+    /// The probe's place and the argument's name: the same argument on another kernel.
+    key: (String, String),
+    /// Per `+OFF(…)`, innermost first: (offset span, offset, the member's dotted path
+    /// from the struct, the struct's name).
+    steps: Vec<(Span, i64, String, String)>,
+    function: String,
+    /// The whole argument in the file.
+    span: Span,
+}
+
+/// The base of a fetch chain: the parameter it holds at the entry, if settled.
+fn base_param(
+    kernel: &Kernel,
+    probe: &Probe,
+    fetch: &Fetch,
+    arg_span: Span,
+    found: &mut Vec<Diagnostic>,
+) -> Option<(TypeRef, String)> {
+    let types = kernel.types()?;
+    let fevlint_mainline::Place::Symbol { name: function, offset: 0, module: None, .. } = &probe.place else {
+        return None;
+    };
+    let entry = matches!(probe.kind, ProbeKind::Kprobe | ProbeKind::FprobeEntry);
+    let slot = match fetch {
+        Fetch::Arg { n, .. } if entry || probe.kind.is_return() => n.checked_sub(1)? as usize,
+        // `%di` names `pt_regs.di`: `rdi` (x86_64) or `edi`... as the ABI spells it.
+        Fetch::Register { name } if entry => abi::arg_registers(kernel.arch)
+            .iter()
+            .position(|r| r.len() == name.len() + 1 && r.ends_with(name.as_str()) && !r[1..].starts_with('r'))
+            .or_else(|| abi::arg_registers(kernel.arch).iter().position(|r| r == name))?,
+        _ => return None,
+    };
+    let facts = kernel.function(function).ok()?;
+    let info = facts.prototypes.first()?;
+    let locs = abi::locate(kernel.arch, types, &info.proto).ok()?;
+    let holds = abi::slot_holds(kernel.arch, &locs);
+    let written = match fetch {
+        Fetch::Arg { n, .. } => format!("$arg{n}"),
+        Fetch::Register { name } => format!("%{name}"),
+        _ => String::new(),
+    };
+    match holds.get(slot) {
+        Some(Some(h)) if h.parts == 1 && h.start == 0 => {
+            let p = &locs[h.param];
+            Some((p.ty, p.name.clone().unwrap_or_else(|| format!("parameter {}", h.param + 1))))
+        }
+        // A part of a by-value struct or register pair: a raw register value, which is
+        // what it is; nothing to follow.
+        Some(Some(_)) => None,
+        Some(None) if !info.proto.variadic => {
+            let in_regs = holds.iter().flatten().count();
+            found.push(
+                diag(
+                    "A302",
+                    "slot-beyond-parameters",
+                    Severity::Warning,
+                    arg_span,
+                    format!(
+                        "`{written}` reads a register with no argument in it: `{function}` has {in_regs} parameter{} in registers",
+                        if in_regs == 1 { "" } else { "s" }
+                    ),
+                )
+                .note(format!("on {}", kernel.name)),
+            );
+            None
+        }
+        // `$argN` past the registers reads the stack (`regs_get_kernel_argument`): an
+        // argument only if that many parameters went to the stack.
+        None if !info.proto.variadic => {
+            let width = abi::register_size(kernel.arch);
+            let nth = (slot - holds.len()) as u64;
+            let on_stack = locs.iter().any(|l| matches!(l.loc, abi::Loc::Stack { offset } if offset / width == nth));
+            if !on_stack && locs.iter().all(|l| !matches!(l.loc, abi::Loc::Unknown)) {
+                found.push(diag(
+                    "A302",
+                    "slot-beyond-parameters",
+                    Severity::Warning,
+                    arg_span,
+                    format!(
+                        "`{written}` reads the stack (`$stack{}`), but `{function}` has {} parameter{}, none passed there",
+                        nth + 1,
+                        locs.len(),
+                        if locs.len() == 1 { "" } else { "s" }
+                    ),
+                ));
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// One way of reading an argument's chain: the members named and what is wrong with it.
+#[derive(Clone, Debug, Default)]
+struct Reading {
+    expr: String,
+    steps: Vec<(Span, i64, String, String)>,
+    found: Vec<Diagnostic>,
+}
+
+impl Reading {
+    /// Nothing wrong (a read through a container, T407, is an assumption, not an error).
+    fn fits(&self) -> bool {
+        self.found.iter().all(|d| d.code == "T407")
+    }
+}
+
+/// What a walk over one argument needs.
+struct ArgWalk<'a> {
+    kernel: &'a Kernel,
+    types: &'a dyn TypeSource,
+    arg: &'a fevlint_mainline::Arg,
+    /// (offset, its span in the file), innermost first.
+    chain: Vec<(i64, Span)>,
+    /// Where the probe's line starts in the file (the parser's spans are per line).
+    line_start: usize,
+}
+
+/// Most readings tried per argument (union alternatives multiply).
+const MAX_READINGS: usize = 64;
+
+impl ArgWalk<'_> {
+    /// Walks dereference `i` onwards from a value of type `ty` spelt `expr`: the first
+    /// reading that fits, trying every union alternative (any member that fits is what
+    /// the author may mean), else the first reading's findings.
+    fn explore(&self, i: usize, ty: TypeRef, mut r: Reading, budget: &mut usize) -> Reading {
+        let types = self.types;
+        if i == self.chain.len() {
+            return r;
+        }
+        *budget = budget.saturating_sub(1);
+        let (offset, span) = (self.chain[i].0, self.chain[i].1);
+        let Ok((_, t)) = layout::strip(types, ty) else { return r };
+        let Type::Pointer { target } = t else {
+            let name = layout::type_name(types, ty).unwrap_or_default();
+            r.found.push(diag(
+                "T405",
+                "deref-non-pointer",
+                Severity::Warning,
+                span,
+                format!("`+{offset}(…)` dereferences `{}`, which is a `{name}`, not a pointer", r.expr),
+            ));
+            return r;
+        };
+        let Ok((_, pointee)) = layout::strip(types, target) else { return r };
+        let (Type::Struct(c) | Type::Union(c)) = &pointee else {
+            return r; // char *, void *, arrays: nothing to name
+        };
+        // `struct file`, without the qualifiers of the pointer's target (`const`).
+        let keyword = if matches!(pointee, Type::Union(_)) { "union" } else { "struct" };
+        let struct_name = match &c.name {
+            Some(n) => format!("{keyword} {n}"),
+            None => layout::type_name(types, target).unwrap_or_default(),
+        };
+        let Ok(offset_u) = u64::try_from(offset) else { return r };
+        let members = layout::member_at(types, target, offset_u).unwrap_or_default();
+        let last = i + 1 == self.chain.len();
+        // An array copies raw bytes from where the last dereference points: no member
+        // is read there (`+0(p):x8[8]` over any struct, even an empty one).
+        if last && self.arg.ty.as_ref().is_some_and(|t| t.array.is_some()) {
+            return r;
+        }
+        let mut starts: Vec<MemberPath> = members.iter().filter(|m| m.place == Placement::Start).cloned().collect();
+        if last {
+            // The structs and arrays that start where a leaf starts are read too (8
+            // bytes of an 8-byte `kernel_cap_t` whose first leaf is a `u32`).
+            let mut outer = Vec::new();
+            for m in &starts {
+                for n in 1..m.names.len() {
+                    let prefix = m.names[..n].join(".");
+                    if let Ok(Some(p)) = layout::resolve_member(types, target, &prefix) {
+                        if p.offset == m.offset && !starts.iter().chain(&outer).any(|q: &MemberPath| q.names == p.names)
+                        {
+                            outer.push(p);
+                        }
+                    }
+                }
+            }
+            starts.extend(outer);
+        }
+        let mut exact: Vec<&MemberPath> = starts.iter().collect();
+        if !exact.is_empty() {
+            // Likeliest first: a pointer where another load follows; the size stored
+            // on the last one.
+            let want = if last { self.arg.ty.as_ref().and_then(|t| scalar_bytes(&t.name)) } else { None };
+            let pointer = |m: &MemberPath| matches!(layout::strip(types, m.ty), Ok((_, Type::Pointer { .. })));
+            exact.sort_by_key(|m| if last { Some(m.size) != want } else { !pointer(m) });
+            let mut first: Option<Reading> = None;
+            let mut assumed: Option<Reading> = None;
+            for m in exact {
+                if *budget == 0 && first.is_some() {
+                    break;
+                }
+                let mut next = r.clone();
+                next.expr = format!("{}->{}", r.expr, m.dotted());
+                next.steps.push((span, offset, m.dotted(), struct_name.clone()));
+                let done = self.finish(i, m.ty, self.explore(i + 1, m.ty, next, budget));
+                if done.found.len() == r.found.len() {
+                    return done; // nothing found on the way: what the author meant
+                }
+                if done.fits() {
+                    assumed.get_or_insert(done);
+                } else {
+                    first.get_or_insert(done);
+                }
+            }
+            return assumed.or(first).unwrap_or(r);
+        }
+        if offset_u >= c.size {
+            if let Some((container, m)) = via_container(types, target, offset_u) {
+                // Past the end of the declared type, a member of a struct that embeds
+                // it at offset 0 (`tcp_sk(sk)`): the fev rule T407's finding.
+                let container_name = layout::type_name(types, container).unwrap_or_default();
+                r.found.push(
+                    diag(
+                        "T407",
+                        "via-container",
+                        Severity::Warning,
+                        span,
+                        format!(
+                            "offset {offset} is past the end of `{struct_name}` ({} bytes): `{}` of `{container_name}`, which embeds it",
+                            c.size,
+                            m.dotted()
+                        ),
+                    )
+                    .note(format!("the probe assumes `{}` is inside a `{container_name}`", r.expr)),
+                );
+                r.expr = format!("(({container_name} *){})->{}", r.expr, m.dotted());
+                r.steps.push((span, offset, m.dotted(), container_name));
+                let next = self.explore(i + 1, m.ty, r, budget);
+                return self.finish(i, m.ty, next);
+            }
+        }
+        match members.first() {
+            Some(m) if matches!(m.place, Placement::Inside { .. }) => {
+                let delta = match m.place {
+                    Placement::Inside { delta } => delta,
+                    _ => 0,
+                };
+                let mty = layout::type_name(types, m.ty).unwrap_or_default();
+                r.found.push(
+                    diag(
+                        "T404",
+                        "offset-not-member",
+                        Severity::Warning,
+                        span,
+                        format!(
+                            "offset {offset} lands {delta} byte{} into `{}` ({mty}, at {}) of `{struct_name}`",
+                            if delta == 1 { "" } else { "s" },
+                            m.dotted(),
+                            m.offset
+                        ),
+                    )
+                    .note(format!("{} is a `{struct_name} *` on {}", r.expr, self.kernel.name)),
+                );
+            }
+            _ => {
+                let why = if offset_u >= c.size {
+                    format!("past the end of `{struct_name}` ({} bytes)", c.size)
+                } else {
+                    format!("in padding of `{struct_name}`")
+                };
+                r.found.push(diag(
+                    "T404",
+                    "offset-not-member",
+                    Severity::Warning,
+                    span,
+                    format!("offset {offset} is {why}"),
+                ));
+            }
+        }
+        r
+    }
+
+    /// After the last dereference: whether the `:TYPE` fits the member reached.
+    fn finish(&self, i: usize, ty: TypeRef, mut r: Reading) -> Reading {
+        if i + 1 != self.chain.len() || !r.found.iter().all(|d| d.code == "T407") || r.steps.len() != self.chain.len() {
+            return r;
+        }
+        if let (Some(t), Some(span)) = (&self.arg.ty, self.type_span()) {
+            type_fits(self.types, ty, &r.expr, t, span, false, &mut r.found);
+        }
+        r
+    }
+
+    fn type_span(&self) -> Option<Span> {
+        self.arg.ty.as_ref().map(|t| self.chain_shift(&t.span))
+    }
+
+    fn chain_shift(&self, s: &std::ops::Range<usize>) -> Span {
+        Span::new(self.line_start + s.start, self.line_start + s.end)
+    }
+}
+
+/// The checks on an accepted probe that the kernel does not make.
+fn meaning(kernel: &Kernel, probe: &Probe, start: usize, found: &mut Vec<Diagnostic>) -> Vec<Walked> {
+    let mut out = Vec::new();
+    let Some(types) = kernel.types() else { return out };
+    let function = match &probe.place {
+        fevlint_mainline::Place::Symbol { name, .. } => name.clone(),
+        fevlint_mainline::Place::Address { .. } => return out,
+    };
+    for arg in &probe.args {
+        let shift = |s: &std::ops::Range<usize>| Span::new(start + s.start, start + s.end);
+        // Innermost first: the chain of dereferences down to the base.
+        let mut chain = Vec::new();
+        let mut f = &arg.fetch;
+        while let Fetch::Deref { offset, inner, offset_span, .. } = f {
+            let span = if arg.verbatim { shift(offset_span) } else { shift(&arg.span) };
+            chain.push((*offset, span));
+            f = inner;
+            if chain.len() > MAX_DEREFS {
+                break;
+            }
+        }
+        chain.reverse();
+        let Some((ty, expr)) = base_param(kernel, probe, f, shift(&arg.body_span), found) else {
+            continue;
+        };
+        let walk = ArgWalk { kernel, types, arg, chain, line_start: start };
+        let reading = if walk.chain.is_empty() {
+            let mut r = Reading { expr, ..Reading::default() };
+            if let (Some(t), Some(span)) = (&arg.ty, walk.type_span()) {
+                type_fits(types, ty, &r.expr, t, span, true, &mut r.found);
+            }
+            r
+        } else {
+            walk.explore(0, ty, Reading { expr, ..Reading::default() }, &mut MAX_READINGS.clone())
+        };
+        found.extend(reading.found);
+        if !reading.steps.is_empty() {
+            out.push(Walked {
+                key: (format!("{:?}", probe.place), arg.name.clone()),
+                steps: reading.steps,
+                function: function.clone(),
+                span: shift(&arg.span),
+            });
+        }
+    }
+    out
+}
+
+/// The bytes a scalar `:TYPE` stores (`u16` → 2), or `None` (strings, arrays, bitfields).
+fn scalar_bytes(t: &str) -> Option<u64> {
+    match t {
+        "symbol" => Some(8),
+        _ => t
+            .strip_prefix(['u', 's', 'x'])
+            .and_then(|b| b.parse::<u64>().ok())
+            .filter(|b| matches!(b, 8 | 16 | 32 | 64))
+            .map(|b| b / 8),
+    }
+}
+
+/// The member at `offset` of a struct that embeds `obj` at offset 0 (breadth-first
+/// through nested embeddings, as `rules/resolve.rs` finds them for T407).
+fn via_container(types: &dyn TypeSource, obj: TypeRef, offset: u64) -> Option<(TypeRef, MemberPath)> {
+    let mut queue = std::collections::VecDeque::from([(obj, 0u32)]);
+    let mut seen = std::collections::HashSet::from([obj]);
+    while let Some((t, depth)) = queue.pop_front() {
+        if depth >= 6 || seen.len() > 256 {
+            break;
+        }
+        for c in types.embedders(t).ok()? {
+            if !seen.insert(c) {
+                continue;
+            }
+            queue.push_back((c, depth + 1));
+            if types.size_of(c).ok()?.is_some_and(|size| size > offset) {
+                let paths = layout::member_at(types, c, offset).ok()?;
+                if let Some(p) = paths.into_iter().find(|p| p.place == Placement::Start) {
+                    return Some((c, p));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Whether `path` is an element of a byte array (`comm[0]`, `sa_data[2]`): a string or
+/// a few raw bytes read from inside the array, not a mismatch.
+fn in_byte_array(path: &str, ty: &Type) -> bool {
+    path.ends_with(']') && matches!(ty, Type::Int { size: 1, .. })
+}
+
+/// T401–T403 on the `:TYPE` of an argument that reached a known type.
+fn type_fits(
+    types: &dyn TypeSource,
+    ty: TypeRef,
+    expr: &str,
+    t: &fevlint_mainline::ArgType,
+    span: Span,
+    bare: bool,
+    found: &mut Vec<Diagnostic>,
+) {
+    let Ok((_, resolved)) = layout::strip(types, ty) else { return };
+    let name = layout::type_name(types, ty).unwrap_or_default();
+    let size = types.size_of(ty).ok().flatten();
+    match t.name.as_str() {
+        // The last `+OFF(…)` of a string is not a load: the string is read *at* that
+        // address, so the member there must hold the characters (`char name[32]`).
+        "string" | "ustring" if !bare => {
+            let one_byte = |t: TypeRef| matches!(layout::strip(types, t), Ok((_, Type::Int { size: 1, .. })));
+            match &resolved {
+                Type::Array { element, .. } if one_byte(*element) => {}
+                t if in_byte_array(expr, t) => {}
+                Type::Pointer { target } if one_byte(*target) => found.push(
+                    diag(
+                        "T402",
+                        "string-not-char-pointer",
+                        Severity::Warning,
+                        span,
+                        format!(
+                            "`:{}` reads the characters stored at `{expr}`, which is a `{name}`: the pointer's own bytes, not its string",
+                            t.name
+                        ),
+                    )
+                    .note("help: dereference it once more: `+0(…)` around this argument's fetch"),
+                ),
+                _ => found.push(diag(
+                    "T402",
+                    "string-not-char-pointer",
+                    Severity::Warning,
+                    span,
+                    format!("`:{}` reads the characters stored at `{expr}`, which is a `{name}`, not a `char` array", t.name),
+                )),
+            }
+        }
+        "symbol" if !matches!(resolved, Type::Pointer { .. }) => {
+            if size.is_some_and(|s| s != 8) {
+                found.push(diag(
+                    "T403",
+                    "symbol-not-pointer",
+                    Severity::Warning,
+                    span,
+                    format!("`:symbol` prints an address, but `{expr}` is a `{name}` of {} bytes", size.unwrap_or(0)),
+                ));
+            }
+        }
+        other => {
+            let bits: Option<u64> = other
+                .strip_prefix(['u', 's', 'x'])
+                .and_then(|b| b.parse().ok())
+                .filter(|b| matches!(b, 8 | 16 | 32 | 64));
+            if let (Some(bits), Some(size), None) = (bits, size, t.array) {
+                let aggregate = matches!(resolved, Type::Struct(_) | Type::Union(_) | Type::Array { .. })
+                    || in_byte_array(expr, &resolved);
+                if bits / 8 != size && !aggregate {
+                    found.push(diag(
+                        "T401",
+                        "size-mismatch",
+                        Severity::Warning,
+                        span,
+                        format!("`:{other}` records {} bytes, but `{expr}` is a `{name}` of {size} bytes", bits / 8),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// One `+OFF(…)` whose member (as read on the old kernel) is elsewhere on the new one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Move {
+    /// The digits of the offset in the file.
+    pub span: Span,
+    pub old_offset: i64,
+    /// Where the member is on the new kernel; `None` when it is gone.
+    pub new_offset: Option<u64>,
+    /// `struct file` and `f_path.dentry`.
+    pub container: String,
+    pub member: String,
+    /// What the old offset reads on the new kernel, if anything.
+    pub now_reads: Option<String>,
+    /// The whole argument in the file.
+    pub arg: Span,
+}
+
+/// Every `+OFF(…)` of `old`'s reading of `text` that names another place on `new`.
+fn moves_from(old: &[Walked], new: &Kernel) -> Vec<Move> {
+    let Some(types) = new.types() else { return Vec::new() };
+    let mut out = Vec::new();
+    for w in old {
+        for (span, offset, member, container) in &w.steps {
+            let (ns, bare) = match container.split_once(' ') {
+                Some(("union", n)) => (TypeNamespace::Union, n),
+                Some((_, n)) => (TypeNamespace::Struct, n),
+                None => (TypeNamespace::Struct, container.as_str()),
+            };
+            let Some(ty) = types.find_type(ns, bare).ok().and_then(|v| v.into_iter().next()) else { continue };
+            let new_offset = layout::resolve_member(types, ty, member).ok().flatten().map(|m| m.offset);
+            if new_offset.and_then(|n| i64::try_from(n).ok()) == Some(*offset) {
+                continue;
+            }
+            let now_reads = u64::try_from(*offset)
+                .ok()
+                .and_then(|o| layout::member_at(types, ty, o).ok())
+                .and_then(|m| m.into_iter().find(|m| m.place == Placement::Start))
+                .map(|m| m.dotted());
+            out.push(Move {
+                span: *span,
+                old_offset: *offset,
+                new_offset,
+                container: container.clone(),
+                member: member.clone(),
+                now_reads,
+                arg: w.span,
+            });
+        }
+    }
+    out
+}
+
+/// How `text` reads on `kernel`: each argument's dereferences with their members.
+fn walk_all(text: &str, kernel: &Kernel) -> Vec<Walked> {
+    let Ok(dialect) = dialect_for(kernel) else { return Vec::new() };
+    let env = KernelEnv::new(kernel, &dialect);
+    let (_, probes) = parse_findings(text, &dialect, &env);
+    let mut sink = Vec::new();
+    probes.iter().flat_map(|(start, p)| meaning(kernel, p, *start, &mut sink)).collect()
+}
+
+/// The members `text` reads on `old` that moved on `new`.
+pub fn moves(text: &str, old: &Kernel, new: &Kernel) -> Vec<Move> {
+    moves_from(&walk_all(text, old), new)
+}
+
+/// `text` with every moved offset rewritten to the member's offset on `new` (in the
+/// spelling of the original: decimal or `0x`), and the moves that cannot be fixed
+/// (members gone from `new`).
+pub fn fix(text: &str, old: &Kernel, new: &Kernel) -> (String, Vec<Move>) {
+    let all = moves(text, old, new);
+    let (mut fixable, gone): (Vec<Move>, Vec<Move>) = all.into_iter().partition(|m| m.new_offset.is_some());
+    fixable.sort_by_key(|m| std::cmp::Reverse(m.span.start));
+    let mut out = text.to_owned();
+    for m in &fixable {
+        let Some(n) = m.new_offset else { continue };
+        let old = &text[m.span.start..m.span.end];
+        let new = if old.starts_with("0x") || old.starts_with("0X") { format!("0x{n:x}") } else { n.to_string() };
+        out.replace_range(m.span.start..m.span.end, &new);
+    }
+    (out, gone)
+}
+
+/// D503 per later kernel against the first; the T4xx findings a move causes on that
+/// kernel (the old offset now lands elsewhere) are left out: the move is the cause.
+fn drift(kernels: &[&Kernel], walks: &[(String, Vec<Walked>)], found: &mut Vec<Diagnostic>) {
+    let Some((first_kernel, first)) = walks.first() else { return };
+    for k in kernels.iter().skip(1) {
+        let moved = moves_from(first, k);
+        found.retain(|d| {
+            !(d.code.starts_with("T40")
+                && d.kernel.as_deref() == Some(k.name.as_str())
+                && moved.iter().any(|m| m.arg.start <= d.span.start && d.span.end <= m.arg.end))
+        });
+        for m in moved {
+            let reads = m.now_reads.as_deref().map_or_else(|| "no member".to_owned(), |r| format!("`{r}`"));
+            let notes = match m.new_offset {
+                Some(n) => vec![format!(
+                    "help: `{}.{}` is at offset {n} on {}: write `+{n}(` (`fevlint fix --kernel OLD --kernel NEW`)",
+                    m.container, m.member, k.name
+                )],
+                None => vec![format!("`{}.{}` is gone from {}", m.container, m.member, k.name)],
+            };
+            found.push(Diagnostic {
+                code: "D503",
+                name: "member-moved",
+                severity: Severity::Warning,
+                span: m.span,
+                message: format!(
+                    "offset {} reads `{}.{}` on {first_kernel} but {reads} of `{}` on {}",
+                    m.old_offset, m.container, m.member, m.container, k.name
+                ),
+                notes,
+                kernel: Some(k.name.clone()),
+            });
+        }
+    }
+}

@@ -1,0 +1,298 @@
+//! The mainline dialect (`*.dynevents`) in `fevlint check` and `fevlint fix`, judged by
+//! real kernels.
+//!
+//! - The kernel's parser with the kernel model behind it (`fevlint_check::dynevents::
+//!   KernelEnv` over the fixture kernels, not the test reader fevlint-mainline's own tests
+//!   use) gives every verdict, message, caret and errno the real 6.1.170, 6.1.192 and
+//!   6.12.117 kernels gave for the 360-line corpus.
+//! - A script written for 6.1 (offsets from 6.1's BTF) checked against 6.1 and 6.12
+//!   reports each moved member with its new offset; `fevlint fix` rewrites them.
+//! - Under QEMU: Debian's 6.1 kernel (the `.deb` fetched through apt and cached)
+//!   accepts the 6.1 script and every line `fevlint emit` writes for the examples, and
+//!   records `name="version"` for a `dd` of /proc/version; Debian's 6.12 accepts the
+//!   fixed script, which records what an fprobe naming the same members through BTF
+//!   records for the same call, and every line of `examples/vfs.dynevents`, whose events
+//!   fire.
+
+use fevlint::dynevents::{self, KernelEnv};
+use fevlint::kernel::Kernel;
+use fevlint_mainline::{Assumption, Line, Rejection, Session};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    root().join("fixtures/kernels").join(name)
+}
+
+const ORACLE: &str = "server/crates/mainline/tests/oracle";
+
+/// The corpus against one kernel's recorded verdicts, through the kernel model.
+fn agrees(kernel: &str, tsv: &str) {
+    let k = Kernel::open(&fixture(kernel)).expect("fixture kernel");
+    let dialect = dynevents::dialect_for(&k).expect("dialect");
+    let env = KernelEnv::new(&k, &dialect);
+    let corpus = std::fs::read_to_string(root().join(ORACLE).join("mainline-corpus.txt")).expect("corpus");
+    let lines: Vec<&str> = corpus.lines().collect();
+    let verdicts = std::fs::read_to_string(root().join(ORACLE).join(tsv)).expect("verdicts");
+    let mut session = Session::new(&dialect, &env);
+    let (mut rows, mut bad, mut decided) = (0, Vec::new(), 0);
+    for row in verdicts.lines().filter(|l| l.starts_with("DEF\t")) {
+        let f: Vec<&str> = row.split('\t').collect();
+        let (n, accept) = (f[1].parse::<usize>().expect("line number"), f[2] == "ACCEPT");
+        let (message, caret, errno) = (f[f.len() - 3], f[f.len() - 2].parse::<usize>().ok(), f[f.len() - 1]);
+        rows += 1;
+        let got = session.write(lines[n - 1]);
+        let ok = match (&got, accept) {
+            (Ok(Line::Probe(_) | Line::Remove(_)), true) => true,
+            (Err(Rejection::Silent { errno: e, .. }), false) => message == "(no error_log entry)" && e.name() == errno,
+            (Err(Rejection::Logged(e)), false) => {
+                let first = e.earlier.first().copied().unwrap_or(e.id);
+                let sane = caret.is_some_and(|c| c <= e.command.len() + 1);
+                if message.ends_with("Failed to register probe event") {
+                    decided += 1; // the blacklist, answered by the kernel model
+                }
+                format!("{}: error: {}", e.subsystem, dialect.message(first)) == message
+                    && (!sane || caret == Some(e.caret))
+                    && e.errno.name() == errno
+            }
+            // What only code bytes decide (an instruction boundary) stays an assumption.
+            (Ok(Line::Probe(p)), false) => {
+                (message.ends_with("Failed to register probe event")
+                    || message.ends_with("Probe point is not an instruction boundary"))
+                    && p.assumptions.iter().any(|a| matches!(a, Assumption::Registers { .. }))
+            }
+            _ => false,
+        };
+        if !ok {
+            bad.push(format!("line {n} `{}`: kernel {message} {caret:?} {errno}; fevlint {got:?}", lines[n - 1]));
+        }
+    }
+    assert!(rows >= 100, "{rows} rows");
+    eprintln!("{kernel}: {rows} lines, {} disagreements, {decided} registration failures decided", bad.len());
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn the_kernel_model_answers_as_debian_6_1_170_did() {
+    agrees("6.1.0-47-amd64", "mainline-verdicts-6.1.170.tsv");
+}
+
+#[test]
+fn the_kernel_model_answers_as_debian_6_1_192_did() {
+    agrees("6.1.0-56-amd64", "mainline-verdicts-6.1.192.tsv");
+}
+
+#[test]
+fn the_kernel_model_answers_as_debian_6_12_117_did() {
+    agrees("6.12.117+deb12-amd64", "mainline-verdicts-6.12.117.tsv");
+}
+
+/// Written for Debian 6.1 from its BTF: `f_flags` +64, `f_mode` +68, `f_op` +40 then
+/// `llseek` +8, `f_path.dentry` +24 then `d_name.name` +40.
+const WRITTEN_FOR_6_1: &str = "p:drift/read61 vfs_read flags=+64($arg1):x32 mode=+68($arg1):x32 \
+                               llseek=+8(+40($arg1)):symbol name=+0(+40(+24($arg1))):string count=$arg3:u64\n";
+/// The same members on 6.12.
+const FIXED_FOR_6_12: &str = "p:drift/read61 vfs_read flags=+48($arg1):x32 mode=+12($arg1):x32 \
+                              llseek=+16(+16($arg1)):symbol name=+0(+40(+72($arg1))):string count=$arg3:u64\n";
+
+fn fevlint(args: &[&str], dir: &Path) -> (String, String, Option<i32>) {
+    let out = Command::new(env!("CARGO_BIN_EXE_fevlint")).args(args).current_dir(dir).output().expect("fevlint");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code(),
+    )
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("dynevents-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    dir
+}
+
+#[test]
+fn a_6_1_script_drifts_on_6_12_and_fix_restores_its_members() {
+    let dir = temp("drift");
+    std::fs::write(dir.join("vfs.dynevents"), WRITTEN_FOR_6_1).expect("script");
+    let (k61, k612) = (fixture("6.1.0-56-amd64"), fixture("6.12.117+deb12-amd64"));
+    let (k61, k612) = (k61.to_str().unwrap_or_default(), k612.to_str().unwrap_or_default());
+    // Clean on the kernel it was written for.
+    let (out, err, code) = fevlint(&["check", "--kernel", k61, "vfs.dynevents"], &dir);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("1 definition") && !out.contains("warning["), "{out}");
+    // Against both: each moved member, where it went, nothing else.
+    let (out, _, _) = fevlint(&["check", "--kernel", k61, "--kernel", k612, "--format", "json", "vfs.dynevents"], &dir);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let found: Vec<(String, String)> = v["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| (d["code"].as_str().unwrap_or("").to_owned(), d["message"].as_str().unwrap_or("").to_owned()))
+        .collect();
+    let codes: Vec<&str> = found.iter().map(|(c, _)| c.as_str()).collect();
+    assert_eq!(codes, ["D503", "D503", "D503", "D503", "D503"], "{found:#?}");
+    for want in [
+        "offset 64 reads `struct file.f_flags` on 6.1.0-56-amd64 but `f_path.mnt` of `struct file` on 6.12.117+deb12-amd64",
+        "offset 8 reads `struct file_operations.llseek`",
+        "offset 24 reads `struct file.f_path.dentry`",
+    ] {
+        assert!(found.iter().any(|(_, m)| m.starts_with(want)), "{want}\n{found:#?}");
+    }
+    // The fix: every offset rewritten to the same member on 6.12; then clean there.
+    let (diff, err, code) = fevlint(&["fix", "--kernel", k61, "--kernel", k612, "vfs.dynevents"], &dir);
+    assert_eq!(code, Some(0), "{diff}{err}");
+    assert_eq!(std::fs::read_to_string(dir.join("vfs.dynevents")).expect("fixed"), FIXED_FOR_6_12, "{diff}");
+    let (out, err, code) = fevlint(&["check", "--kernel", k612, "vfs.dynevents"], &dir);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(!out.contains("warning["), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_kernels_refusals_and_what_they_accept_but_misread() {
+    let dir = temp("rules");
+    let script = "p:vfs/oops vfs_raed\n\
+                  p:vfs/brace vfs_read +0(+0(%di):u8\n\
+                  p:vfs/odd vfs_read x=+4($arg1):u64 y=+0($arg3):u64 z=$arg7:u64 s=+0(+16($arg1)):string t=+0(+40(+72($arg1))):string u=+40(+72($arg1)):string\n\
+                  f:vfs/ok vfs_read name=file->f_path.dentry->d_name.name:string\n";
+    std::fs::write(dir.join("x.dynevents"), script).expect("script");
+    let k612 = fixture("6.12.117+deb12-amd64");
+    let (out, _, code) = fevlint(&["check", "--kernel", k612.to_str().unwrap_or_default(), "x.dynevents"], &dir);
+    assert_eq!(code, Some(1), "{out}");
+    for want in [
+        "x.dynevents:1:12",
+        "the kernel rejects this line: Invalid probed address or symbol",
+        "x.dynevents:2:31",
+        "the kernel rejects this line: Dereference brace is not closed",
+        "offset 4 lands 4 bytes into `f_count.counter` (s64, at 0) of `struct file`",
+        "`+0(…)` dereferences `count`, which is a `size_t`, not a pointer",
+        "`$arg7` reads the stack (`$stack1`), but `vfs_read` has 4 parameters, none passed there",
+        "`:string` reads the characters stored at `file->f_op->owner`, which is a `struct module *`, not a `char` array",
+        "`:string` reads the characters stored at `file->f_path.dentry->d_name.name`, which is a `const unsigned char *`: the pointer's own bytes",
+    ] {
+        assert!(out.contains(want), "missing {want:?}:\n{out}");
+    }
+    assert!(!out.contains("x.dynevents:4:"), "the BTF-named fprobe is fine:\n{out}");
+    // `t=` reads the name the dentry points to: nothing to say.
+    assert_eq!(out.matches("[T402[").count(), 2, "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn need_qemu() {
+    for (tool, package) in [("qemu-system-x86_64", "qemu-system-x86"), ("busybox", "busybox-static"), ("cpio", "cpio")]
+    {
+        let ok =
+            Command::new("sh").args(["-c", &format!("command -v {tool}")]).output().is_ok_and(|o| o.status.success());
+        assert!(ok, "`{tool}` is needed: run scripts/install-test-deps.sh (apt-get install {package})");
+    }
+}
+
+/// Boots `image` with `defs`, runs a `dd` of /proc/version: (verdict rows, trace rows).
+fn boot(image: &Path, defs: &str, name: &str) -> (Vec<String>, Vec<String>) {
+    need_qemu();
+    let dir = temp(name);
+    std::fs::write(dir.join("defs.txt"), defs).expect("defs");
+    let out = Command::new("bash")
+        .arg(root().join("tests/oracle/run-oracle.sh"))
+        .args(["--tsv", "-m", "200M", "-t", "dd if=/proc/version of=/dev/null bs=777 count=1; cat /proc/version"])
+        .arg(image)
+        .arg(dir.join("defs.txt"))
+        .output()
+        .expect("run-oracle.sh");
+    let tsv = String::from_utf8_lossy(&out.stdout).into_owned();
+    let _ = std::fs::remove_dir_all(&dir);
+    let rows = |p: &str| tsv.lines().filter(|l| l.starts_with(p)).map(str::to_owned).collect::<Vec<_>>();
+    let (defs_seen, trace) = (rows("DEF\t"), rows("TRACE\t"));
+    assert!(!defs_seen.is_empty(), "no verdicts: {tsv}\n{}", String::from_utf8_lossy(&out.stderr));
+    (defs_seen, trace)
+}
+
+/// `name=value` pairs of a kprobe trace line, quotes dropped.
+fn values(line: &str) -> Vec<(String, String)> {
+    let body = line.split_once(") ").map_or("", |(_, b)| b);
+    body.split_whitespace()
+        .filter_map(|w| w.split_once('='))
+        .map(|(n, v)| (n.to_owned(), v.trim_matches('"').to_owned()))
+        .collect()
+}
+
+#[test]
+fn the_real_6_1_kernel_accepts_the_script_and_every_emitted_line() {
+    let deb = Command::new("bash")
+        .arg(root().join("scripts/fetch-kernel-deb.sh"))
+        .arg("linux-image-6.1.0-56-amd64-unsigned=6.1.192-2")
+        .output()
+        .expect("fetch-kernel-deb.sh");
+    assert!(deb.status.success(), "cannot fetch the 6.1 image: {}", String::from_utf8_lossy(&deb.stderr));
+    let image = PathBuf::from(String::from_utf8_lossy(&deb.stdout).trim());
+    let mut defs = WRITTEN_FOR_6_1.to_owned();
+    let (mut emitted, mut refused) = (0, 0);
+    for script in ["vfs.fev", "net.fev", "sched.fev", "mm.fev", "block.fev"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_fevlint"))
+            .args(["emit", "--kernel"])
+            .arg(fixture("6.1.0-56-amd64"))
+            .arg(root().join("examples").join(script))
+            .output()
+            .expect("fevlint emit");
+        // The examples are written for 6.12: the functions 6.1 lacks are not emitted
+        // (the kernel's own refusal, said on stderr), everything else is.
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let not = stderr.lines().filter(|l| l.contains(": cannot emit: ")).count();
+        assert!(
+            stderr
+                .lines()
+                .filter(|l| l.contains(": cannot emit: "))
+                .all(|l| l.contains("Invalid probed address or symbol")),
+            "{script}: {stderr}"
+        );
+        assert_eq!(out.status.code(), Some(if not > 0 { 1 } else { 0 }), "{script}: {stderr}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        emitted += text.lines().count();
+        refused += not;
+        defs.push_str(&text);
+    }
+    assert!(emitted >= 50 && refused <= 10, "{emitted} emitted, {refused} refused");
+    let (verdicts, trace) = boot(&image, &defs, "boot-6.1");
+    assert_eq!(verdicts.len(), 1 + emitted, "one verdict per line");
+    let rejected: Vec<&String> = verdicts.iter().filter(|l| l.split('\t').nth(2) != Some("ACCEPT")).collect();
+    assert!(rejected.is_empty(), "6.1 rejected:\n{rejected:#?}");
+    let ours =
+        trace.iter().find(|l| l.contains(" read61: (vfs_read+") && l.contains("count=777")).expect("the dd call");
+    let v = values(ours);
+    assert!(v.contains(&("name".to_owned(), "version".to_owned())), "{ours}");
+    assert!(v.iter().any(|(n, s)| n == "llseek" && s.starts_with("proc_reg_llseek+0x0/")), "{ours}");
+    assert!(v.contains(&("flags".to_owned(), "0x8000".to_owned())), "{ours}");
+}
+
+#[test]
+fn the_real_6_12_kernel_accepts_the_fixed_script_and_it_reads_the_same_members() {
+    // The fixed line, and an fprobe naming the members through 6.12's BTF: both record
+    // the same call.
+    // And the example file, which `fevlint check` calls clean on 6.12.
+    let example = std::fs::read_to_string(root().join("examples/vfs.dynevents")).expect("example");
+    let defs = format!(
+        "{FIXED_FOR_6_12}f:vfs/names vfs_read flags=file->f_flags:x32 mode=file->f_mode:x32 \
+         llseek=file->f_op->llseek:symbol name=file->f_path.dentry->d_name.name:string count=count:u64\n{example}"
+    );
+    let (verdicts, trace) = boot(&fixture("6.12.117+deb12-amd64").join("vmlinuz"), &defs, "boot-6.12");
+    let lines = defs.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).count();
+    assert_eq!(verdicts.len(), lines, "one verdict per line: {verdicts:#?}");
+    assert!(verdicts.iter().all(|l| l.split('\t').nth(2) == Some("ACCEPT")), "{verdicts:#?}");
+    for event in ["read_names", "read_ret", "openat2", "write"] {
+        assert!(trace.iter().any(|l| l.contains(&format!(" {event}: "))), "{event} did not fire:\n{trace:#?}");
+    }
+    let find = |event: &str| {
+        trace
+            .iter()
+            .find(|l| l.contains(&format!(" {event}: (vfs_read+")) && l.contains("count=777"))
+            .unwrap_or_else(|| panic!("no {event} for the dd call:\n{trace:#?}"))
+            .clone()
+    };
+    let (fixed, names) = (find("read61"), find("names"));
+    assert_eq!(values(&fixed), values(&names), "\nfixed: {fixed}\nnames: {names}");
+    assert!(values(&fixed).contains(&("name".to_owned(), "version".to_owned())), "{fixed}");
+}
