@@ -269,3 +269,61 @@ async fn a_broken_kernel_is_a_warning_and_a_configuration_change_loads_another()
     c.finish().await;
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A `*.dynevents` document: the kernel's parser at once (no kernel: the 6.12 dialect),
+/// then each configured kernel's verdicts and the drift between them, a hover naming
+/// what an argument reads on each kernel, and the fix that moves an offset.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dynevents_document_gets_the_kernels_verdicts_drift_hover_and_fixes() {
+    let dir = temp_dir("dynevents");
+    let file = dir.join("vfs.dynevents");
+    let uri = uri(&file);
+    let text =
+        "p:vfs/read vfs_read flags=+64($arg1):x32 name=+0(+40(+24($arg1))):string\np:vfs/bad vfs_read +0(+0(%di):u8\n";
+    let mut c = Client::start();
+    let kernels = [kernel("6.1.0-56-amd64"), kernel("6.12.117+deb12-amd64")];
+    let options = json!({"fevlint": {"kernels": kernels.iter().map(|k| k.display().to_string()).collect::<Vec<_>>()}});
+    c.initialize(json!({}), options).await;
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "dynevents", "version": 1, "text": text}}),
+    )
+    .await;
+    // At once: the parser's refusal, the kernel's own words at its caret.
+    let first = c.wait("syntax diagnostics", |v| is_publish(v, 1, |c| c == ["S001"])).await;
+    let d = &first["params"]["diagnostics"][0];
+    let m = d["message"].as_str().unwrap_or_default();
+    assert!(
+        m.starts_with(
+            "the kernel rejects this line: Dereference brace is not closed
+"
+        ),
+        "{d}"
+    );
+    assert_eq!(d["range"]["start"], json!({"line": 1, "character": 28}), "{d}");
+    // With the kernels: the drift of the 6.1 offsets on 6.12, and still the refusal.
+    let kernel = c.wait("kernel diagnostics", |v| is_publish(v, 1, |c| c.iter().any(|x| x == "D503"))).await;
+    let msgs = messages(&kernel);
+    assert_eq!(codes(&kernel), ["D503", "D503", "S001"], "{msgs:#?}");
+    assert!(msgs[0].contains("offset 64 reads `struct file.f_flags` on 6.1.0-56-amd64"), "{msgs:#?}");
+    // Hover on `name=`: the C expression on each kernel.
+    let hover = c
+        .request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 45}}))
+        .await;
+    let shown = hover["contents"]["value"].as_str().unwrap_or_default().to_owned();
+    assert!(shown.contains("on 6.1.0-56-amd64: `file->f_path.dentry->d_name.name`"), "{shown}");
+    assert!(shown.contains("on 6.12.117+deb12-amd64: `file->f_mapping->"), "{shown}");
+    // The fix at `+64`: f_flags is at 48 on 6.12.
+    let range = json!({"start": {"line": 0, "character": 27}, "end": {"line": 0, "character": 29}});
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": range, "context": {"diagnostics": []}}),
+        )
+        .await;
+    let edit = &actions[0]["edit"]["changes"][&uri][0];
+    assert_eq!(edit["newText"], "48", "{actions:#}");
+    assert_eq!(edit["range"]["start"], json!({"line": 0, "character": 27}), "{actions:#}");
+    c.finish().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

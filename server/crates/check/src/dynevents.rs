@@ -24,6 +24,7 @@ use fevlint_mainline::{
     Btf, BtfKind, BtfMember, BtfProto, Dialect, Env, Fetch, FuncEntry, KernelVersion, Line, Probe, ProbeKind,
     RegisterError, Rejection,
 };
+use std::fmt::Write as _;
 
 /// Deepest `+OFF(…)` nesting followed (the kernel allows 16 fetch steps).
 const MAX_DEREFS: usize = 16;
@@ -394,6 +395,9 @@ struct Walked {
     function: String,
     /// The whole argument in the file.
     span: Span,
+    /// What the argument reads, in C (`file->f_path.dentry`), and its type.
+    expr: String,
+    ty: String,
 }
 
 /// The base of a fetch chain: the parameter it holds at the entry, if settled.
@@ -484,6 +488,8 @@ struct Reading {
     expr: String,
     steps: Vec<(Span, i64, String, String)>,
     found: Vec<Diagnostic>,
+    /// The C type of what the last step reached.
+    ty: String,
 }
 
 impl Reading {
@@ -581,6 +587,7 @@ impl ArgWalk<'_> {
                 }
                 let mut next = r.clone();
                 next.expr = format!("{}->{}", r.expr, m.dotted());
+                next.ty = layout::type_name(types, m.ty).unwrap_or_default();
                 next.steps.push((span, offset, m.dotted(), struct_name.clone()));
                 let done = self.finish(i, m.ty, self.explore(i + 1, m.ty, next, budget));
                 if done.found.len() == r.found.len() {
@@ -614,6 +621,7 @@ impl ArgWalk<'_> {
                     .note(format!("the probe assumes `{}` is inside a `{container_name}`", r.expr)),
                 );
                 r.expr = format!("(({container_name} *){})->{}", r.expr, m.dotted());
+                r.ty = layout::type_name(types, m.ty).unwrap_or_default();
                 r.steps.push((span, offset, m.dotted(), container_name));
                 let next = self.explore(i + 1, m.ty, r, budget);
                 return self.finish(i, m.ty, next);
@@ -705,25 +713,26 @@ fn meaning(kernel: &Kernel, probe: &Probe, start: usize, found: &mut Vec<Diagnos
         let Some((ty, expr)) = base_param(kernel, probe, f, shift(&arg.body_span), found) else {
             continue;
         };
+        let ty_name = layout::type_name(types, ty).unwrap_or_default();
         let walk = ArgWalk { kernel, types, arg, chain, line_start: start };
         let reading = if walk.chain.is_empty() {
-            let mut r = Reading { expr, ..Reading::default() };
+            let mut r = Reading { expr, ty: ty_name, ..Reading::default() };
             if let (Some(t), Some(span)) = (&arg.ty, walk.type_span()) {
                 type_fits(types, ty, &r.expr, t, span, true, &mut r.found);
             }
             r
         } else {
-            walk.explore(0, ty, Reading { expr, ..Reading::default() }, &mut MAX_READINGS.clone())
+            walk.explore(0, ty, Reading { expr, ty: ty_name, ..Reading::default() }, &mut MAX_READINGS.clone())
         };
         found.extend(reading.found);
-        if !reading.steps.is_empty() {
-            out.push(Walked {
-                key: (format!("{:?}", probe.place), arg.name.clone()),
-                steps: reading.steps,
-                function: function.clone(),
-                span: shift(&arg.span),
-            });
-        }
+        out.push(Walked {
+            key: (format!("{:?}", probe.place), arg.name.clone()),
+            steps: reading.steps,
+            function: function.clone(),
+            span: shift(&arg.span),
+            expr: reading.expr,
+            ty: reading.ty,
+        });
     }
     out
 }
@@ -906,6 +915,29 @@ fn walk_all(text: &str, kernel: &Kernel) -> Vec<Walked> {
     let (_, probes) = parse_findings(text, &dialect, &env);
     let mut sink = Vec::new();
     probes.iter().flat_map(|(start, p)| meaning(kernel, p, *start, &mut sink)).collect()
+}
+
+/// What the argument at `offset` reads on each kernel, for a hover: its span and a
+/// Markdown text.
+pub fn describe_at(text: &str, offset: usize, kernels: &[&Kernel]) -> Option<(Span, String)> {
+    let mut span = None;
+    let mut out = String::new();
+    for k in kernels {
+        let Some(w) = walk_all(text, k).into_iter().find(|w| w.span.start <= offset && offset <= w.span.end) else {
+            continue;
+        };
+        span.get_or_insert(w.span);
+        let _ = writeln!(
+            out,
+            "**{}** on {}: `{}` (`{}`) at the entry of `{}`\n",
+            w.key.1, k.name, w.expr, w.ty, w.function
+        );
+        for (_, off, member, container) in &w.steps {
+            let _ = writeln!(out, "- `+{off}`: `{member}` of `{container}`");
+        }
+        out.push('\n');
+    }
+    Some((span?, out.trim_end().to_owned()))
 }
 
 /// The members `text` reads on `old` that moved on `new`.

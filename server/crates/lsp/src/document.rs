@@ -22,6 +22,9 @@ pub struct Document {
     /// Kernel diagnostics of `version`, once the debounced check has run.
     pub kernel_diagnostics: Option<Vec<Diagnostic>>,
     pub settings: Settings,
+    /// A `kprobe_events`/`*.dynevents` document: the mainline dialect, checked by
+    /// `fevlint_check::dynevents` (the `*.fev` parse is kept for the positions only).
+    pub mainline: bool,
     parser: Parser,
 }
 
@@ -40,7 +43,13 @@ fn point(text: &str, offset: usize) -> Point {
 }
 
 impl Document {
+    #[cfg(test)]
     pub fn new(text: String, version: i32, settings: Settings) -> Document {
+        Document::with_dialect(text, version, settings, false)
+    }
+
+    /// A document in the mainline dialect when `mainline`.
+    pub fn with_dialect(text: String, version: i32, settings: Settings, mainline: bool) -> Document {
         let mut parser = Parser::new();
         let parse = Arc::new(parser.parse(&text, settings.target, None));
         let mut doc = Document {
@@ -51,6 +60,7 @@ impl Document {
             diagnostics: Vec::new(),
             kernel_diagnostics: None,
             settings,
+            mainline,
             parser,
         };
         doc.check();
@@ -113,7 +123,12 @@ impl Document {
     }
 
     fn check(&mut self) {
-        let mut diagnostics = crate::analysis::check_parse(&self.parse, &self.text);
+        let mut diagnostics = if self.mainline {
+            // The parser alone until the kernels' check replaces these (per kernel).
+            fevlint_check::dynevents::check(&self.text, &[])
+        } else {
+            crate::analysis::check_parse(&self.parse, &self.text)
+        };
         diagnostics.retain(|d| !self.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(d.code)));
         self.diagnostics = diagnostics;
         self.kernel_diagnostics = None;

@@ -198,7 +198,10 @@ impl Inner {
             if doc.version != version {
                 return;
             }
-            let all = doc.diagnostics.iter().chain(doc.kernel_diagnostics.iter().flatten());
+            // A mainline document's kernel check runs the kernel's parser per kernel: it
+            // replaces the kernel-less parse's findings.
+            let syntax = if doc.mainline && doc.kernel_diagnostics.is_some() { &[][..] } else { &doc.diagnostics[..] };
+            let all = syntax.iter().chain(doc.kernel_diagnostics.iter().flatten());
             let several = doc.settings.kernels.len() > 1;
             guarded(|| {
                 all.map(|d| {
@@ -218,13 +221,16 @@ impl Inner {
         let inner = Arc::clone(self);
         tokio::spawn(async move {
             tokio::time::sleep(inner.debounce).await;
-            let (text, parse, settings) = {
+            let (text, parse, settings, mainline) = {
                 let state = inner.lock();
                 let Some(doc) = state.docs.get(&uri) else { return };
-                if doc.version != version || !inner.check.wants(&doc.settings) {
+                if doc.version != version || (!doc.mainline && !inner.check.wants(&doc.settings)) {
                     return; // stale: a newer version has its own check scheduled
                 }
-                (doc.text.clone(), Arc::clone(&doc.parse), doc.settings.clone())
+                if doc.mainline && doc.settings.kernels.is_empty() {
+                    return;
+                }
+                (doc.text.clone(), Arc::clone(&doc.parse), doc.settings.clone(), doc.mainline)
             };
             let available = inner.kernels().available(&settings.kernels);
             if available.waiting {
@@ -233,7 +239,14 @@ impl Inner {
             let check = Arc::clone(&inner.check);
             let ignore = settings.ignore.clone();
             let job = tokio::task::spawn_blocking(move || {
-                guarded(|| check.check(&text, &parse, &settings, &available.kernels))
+                guarded(|| {
+                    if mainline {
+                        let refs: Vec<&Kernel> = available.kernels.iter().map(|k| k.as_ref()).collect();
+                        fevlint_check::dynevents::check(&text, &refs)
+                    } else {
+                        check.check(&text, &parse, &settings, &available.kernels)
+                    }
+                })
             });
             let done = match job.await {
                 Ok(Ok(mut found)) => {
@@ -429,6 +442,11 @@ impl Inner {
         let result = {
             let state = self.lock();
             let Some(doc) = state.docs.get(uri) else { return Ok(R::default()) };
+            // The `*.fev` features read the function-event parse: a mainline document
+            // has its own hover and fixes only.
+            if doc.mainline && !matches!(what, "hover" | "codeAction") {
+                return Ok(R::default());
+            }
             let kernels = self.kernels_of(&doc.settings);
             let refs: Vec<&Kernel> = kernels.iter().map(|k| k.as_ref()).collect();
             guarded(|| f(&state, doc, &refs))
@@ -463,6 +481,48 @@ impl Backend {
             serial: std::sync::atomic::AtomicU64::new(0),
         }))
     }
+}
+
+/// Quick fixes of a mainline document: each offset whose member moved between the first
+/// configured kernel and another gets that member's offset there (D503).
+fn mainline_fixes(
+    doc: &Document,
+    uri: &Uri,
+    span: crate::syntax::Span,
+    kernels: &[&Kernel],
+) -> Option<Vec<CodeActionOrCommand>> {
+    let (old, rest) = kernels.split_first()?;
+    let mut actions = Vec::new();
+    for new in rest {
+        for m in fevlint_check::dynevents::moves(&doc.text, old, new) {
+            let Some(offset) = m.new_offset else { continue };
+            if m.span.end < span.start || m.span.start > span.end {
+                continue;
+            }
+            let was = &doc.text[m.span.start..m.span.end];
+            let replacement = if was.starts_with("0x") { format!("0x{offset:x}") } else { offset.to_string() };
+            let edit = TextEdit { range: position::range(&doc.rope, m.span), new_text: replacement.clone() };
+            actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: format!("Read `{}.{}` at its offset on {}: {replacement}", m.container, m.member, new.name),
+                kind: Some(CodeActionKind::QUICKFIX),
+                edit: Some(WorkspaceEdit {
+                    changes: Some(HashMap::from([(uri.clone(), vec![edit])])),
+                    ..Default::default()
+                }),
+                is_preferred: Some(true),
+                ..Default::default()
+            }));
+        }
+    }
+    (!actions.is_empty()).then_some(actions)
+}
+
+/// Whether a document is in the mainline dialect: VS Code's `dynevents` language, a
+/// `*.dynevents` file, or one named like the tracefs files (`kprobe_events`).
+fn is_mainline(uri: &Uri, language: &str) -> bool {
+    let path = uri.path().as_str();
+    let base = path.rsplit('/').next().unwrap_or(path);
+    language == "dynevents" || base.ends_with(".dynevents") || matches!(base, "kprobe_events" | "dynamic_events")
 }
 
 fn roots(params: &InitializeParams) -> Vec<PathBuf> {
@@ -576,7 +636,8 @@ impl LanguageServer for Backend {
             let mut state = self.0.lock();
             let (settings, problems) = Inner::settings_for(&state, &doc.uri);
             let version = doc.version;
-            match guarded(|| Document::new(doc.text, version, settings)) {
+            let mainline = is_mainline(&doc.uri, &doc.language_id);
+            match guarded(|| Document::with_dialect(doc.text, version, settings, mainline)) {
                 Ok(d) => {
                     state.docs.insert(doc.uri.clone(), d);
                     (Some(version), problems)
@@ -663,6 +724,10 @@ impl LanguageServer for Backend {
         self.0
             .request("hover", &p.text_document.uri, |_, doc, kernels| {
                 let offset = position::offset(&doc.rope, p.position);
+                if doc.mainline {
+                    let text = fevlint_check::dynevents::describe_at(&doc.text, offset, kernels)?;
+                    return Some(convert::hover(&doc.rope, ide::Hover { span: text.0, markdown: text.1 }));
+                }
                 ide::hover_with(&doc.parse, &doc.text, offset, kernels).map(|h| convert::hover(&doc.rope, h))
             })
             .await
@@ -739,6 +804,9 @@ impl LanguageServer for Backend {
         self.0
             .request("codeAction", &uri, |state, doc, kernels| {
                 let span = position::span(&doc.rope, params.range);
+                if doc.mainline {
+                    return mainline_fixes(doc, &uri, span, kernels);
+                }
                 let all: Vec<Diagnostic> =
                     doc.diagnostics.iter().chain(doc.kernel_diagnostics.iter().flatten()).cloned().collect();
                 let several = doc.settings.kernels.len() > 1;
