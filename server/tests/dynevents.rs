@@ -149,6 +149,21 @@ fn a_6_1_script_drifts_on_6_12_and_fix_restores_its_members() {
     let (out, err, code) = fevlint(&["check", "--kernel", k612, "vfs.dynevents"], &dir);
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(!out.contains("warning["), "{out}");
+
+    // The same through a lock recorded on 6.1: only the lock and 6.12 are needed.
+    std::fs::write(dir.join("vfs.dynevents"), WRITTEN_FOR_6_1).expect("script");
+    let (out, err, code) = fevlint(&["lock", "--kernel", k61, "-o", "fevlint.lock", "vfs.dynevents"], &dir);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("4 mainline arguments"), "{out}");
+    let lock = std::fs::read_to_string(dir.join("fevlint.lock")).expect("lock");
+    assert!(lock.contains("event = \"drift/read61\"") && lock.contains("member = \"f_path.dentry\""), "{lock}");
+    let (out, _, code) = fevlint(&["check", "--lock", "fevlint.lock", "--kernel", k612, "vfs.dynevents"], &dir);
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(out.matches("[D505[").count(), 5, "{out}");
+    assert!(!out.contains("[T40"), "the moves explain the rest: {out}");
+    let (diff, err, code) = fevlint(&["fix", "--lock", "fevlint.lock", "--kernel", k612, "vfs.dynevents"], &dir);
+    assert_eq!(code, Some(0), "{diff}{err}");
+    assert_eq!(std::fs::read_to_string(dir.join("vfs.dynevents")).expect("fixed"), FIXED_FOR_6_12, "{diff}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

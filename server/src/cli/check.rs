@@ -121,6 +121,10 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
             // it does not make (fevlint_check::dynevents).
             let text = String::from_utf8_lossy(&bytes).into_owned();
             let mut diagnostics = crate::dynevents::check(&text, &kernel_refs);
+            if let Some(l) = &lock {
+                let locked = l.probes_for(&name);
+                crate::dynevents::apply_lock(&text, &locked, &l.kernel.name, &kernel_refs, &mut diagnostics);
+            }
             settings.apply(&mut diagnostics);
             reports.push(FileReport { name, text, diagnostics });
             continue;

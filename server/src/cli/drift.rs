@@ -44,6 +44,10 @@ pub fn lock(args: &LockArgs) -> anyhow::Result<ExitCode> {
     let mut parser = crate::syntax::Parser::new();
     for path in super::check::script_paths(&args.paths)? {
         let text = super::check::read_script_text(&path)?;
+        if super::check::is_dynevents(&path.display().to_string()) {
+            lock.probes.extend(crate::dynevents::lock_entries(&text, &path.display().to_string(), &k));
+            continue;
+        }
         for (line, code, meaning) in analysis::meanings(&mut parser, &text, &k) {
             lock.definitions.push(LockedDefinition {
                 file: path.display().to_string(),
@@ -54,8 +58,16 @@ pub fn lock(args: &LockArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let n = lock.definitions.len();
+    let p = lock.probes.len();
     lock.write(&args.output)?;
-    println!("locked {n} definition{} on {} into {}", if n == 1 { "" } else { "s" }, k.name, args.output.display());
+    let probes =
+        if p > 0 { format!(" and {p} mainline argument{}", if p == 1 { "" } else { "s" }) } else { String::new() };
+    println!(
+        "locked {n} definition{}{probes} on {} into {}",
+        if n == 1 { "" } else { "s" },
+        k.name,
+        args.output.display()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -79,14 +91,11 @@ pub fn fix(args: &FixArgs) -> anyhow::Result<ExitCode> {
         let text = super::check::read_script_text(&path)?;
         if super::check::is_dynevents(&name) {
             // The mainline dialect: every `+OFF(` whose member moved gets its new offset.
-            let Some(old) = old else {
-                eprintln!(
-                    "{name}: not fixed: a lock does not record mainline lines yet; give --kernel OLD --kernel NEW"
-                );
-                left += 1;
-                continue;
+            let (fixed, gone) = match (old, &lock) {
+                (Some(old), _) => crate::dynevents::fix(&text, old, new),
+                (None, Some(l)) => crate::dynevents::fix_from_lock(&text, &l.probes_for(&name), new),
+                (None, None) => unreachable!("checked above"),
             };
-            let (fixed, gone) = crate::dynevents::fix(&text, old, new);
             for m in &gone {
                 let line = text[..m.span.start].matches('\n').count() + 1;
                 eprintln!("{name}:{line}: not fixed: `{}.{}` no longer exists on {}", m.container, m.member, new.name);

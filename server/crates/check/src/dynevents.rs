@@ -726,7 +726,7 @@ fn meaning(kernel: &Kernel, probe: &Probe, start: usize, found: &mut Vec<Diagnos
         };
         found.extend(reading.found);
         out.push(Walked {
-            key: (format!("{:?}", probe.place), arg.name.clone()),
+            key: (format!("{}/{}", probe.group, probe.event), arg.name.clone()),
             steps: reading.steps,
             function: function.clone(),
             span: shift(&arg.span),
@@ -940,6 +940,136 @@ pub fn describe_at(text: &str, offset: usize, kernels: &[&Kernel]) -> Option<(Sp
     Some((span?, out.trim_end().to_owned()))
 }
 
+/// What each member-reading argument of `text` reads on `kernel`, for `fevlint lock`.
+pub fn lock_entries(text: &str, file: &str, kernel: &Kernel) -> Vec<crate::lock::LockedProbeArg> {
+    walk_all(text, kernel)
+        .into_iter()
+        .filter(|w| !w.steps.is_empty())
+        .map(|w| crate::lock::LockedProbeArg {
+            file: file.to_owned(),
+            line: u32::try_from(text[..w.span.start].matches('\n').count() + 1).unwrap_or(u32::MAX),
+            event: w.key.0,
+            arg: w.key.1,
+            expr: w.expr,
+            reads: w
+                .steps
+                .into_iter()
+                .map(|(_, offset, member, container)| crate::lock::LockedRead { offset, container, member })
+                .collect(),
+        })
+        .collect()
+}
+
+/// The offsets of each argument's `+OFF(…)` in `text`, innermost first, by (event, arg).
+fn offset_spans(text: &str, dialect: &Dialect) -> Vec<((String, String), Span, Vec<(i64, Span)>)> {
+    let mut out = Vec::new();
+    let (_, probes) = parse_findings(text, dialect, &fevlint_mainline::NoKernel);
+    for (start, probe) in probes {
+        for arg in &probe.args {
+            let shift = |s: &std::ops::Range<usize>| Span::new(start + s.start, start + s.end);
+            let mut chain = Vec::new();
+            let mut f = &arg.fetch;
+            while let Fetch::Deref { offset, inner, offset_span, .. } = f {
+                chain.push((*offset, if arg.verbatim { shift(offset_span) } else { shift(&arg.span) }));
+                f = inner;
+                if chain.len() > MAX_DEREFS {
+                    break;
+                }
+            }
+            chain.reverse();
+            out.push(((format!("{}/{}", probe.group, probe.event), arg.name.clone()), shift(&arg.span), chain));
+        }
+    }
+    out
+}
+
+/// The members a lock recorded for `text` that are elsewhere on `new` (the lock's kernel
+/// is `locked_on`). An argument whose offsets were edited since the lock is left alone.
+pub fn moves_from_lock(text: &str, locked: &[crate::lock::LockedProbeArg], new: &Kernel) -> Vec<Move> {
+    let Ok(dialect) = dialect_for(new) else { return Vec::new() };
+    let walked: Vec<Walked> = offset_spans(text, &dialect)
+        .into_iter()
+        .filter_map(|(key, span, chain)| {
+            let l = locked.iter().find(|l| l.event == key.0 && l.arg == key.1)?;
+            let same = chain.len() >= l.reads.len() && chain.iter().zip(&l.reads).all(|(c, r)| c.0 == r.offset);
+            same.then(|| Walked {
+                steps: chain
+                    .iter()
+                    .zip(&l.reads)
+                    .map(|(c, r)| (c.1, c.0, r.member.clone(), r.container.clone()))
+                    .collect(),
+                key,
+                function: String::new(),
+                span,
+                expr: l.expr.clone(),
+                ty: String::new(),
+            })
+        })
+        .collect();
+    moves_from(&walked, new)
+}
+
+/// D505 for mainline lines: what the lock recorded, read elsewhere on `new`.
+pub fn lock_drift(
+    text: &str,
+    locked: &[crate::lock::LockedProbeArg],
+    locked_on: &str,
+    new: &Kernel,
+) -> Vec<Diagnostic> {
+    moves_from_lock(text, locked, new)
+        .into_iter()
+        .map(|m| {
+            let reads = m.now_reads.as_deref().map_or_else(|| "no member".to_owned(), |r| format!("`{r}`"));
+            let note = match m.new_offset {
+                Some(n) => format!(
+                    "help: `{}.{}` is at offset {n} on {}: write `+{n}(` (`fevlint fix --lock`)",
+                    m.container, m.member, new.name
+                ),
+                None => format!("`{}.{}` is gone from {}", m.container, m.member, new.name),
+            };
+            let mut d = diag(
+                "D505",
+                "lock-mismatch",
+                Severity::Warning,
+                m.span,
+                format!(
+                    "offset {} read `{}.{}` when locked on {locked_on}, but reads {reads} of `{}` on {}",
+                    m.old_offset, m.container, m.member, m.container, new.name
+                ),
+            )
+            .note(note);
+            d.kernel = Some(new.name.clone());
+            d
+        })
+        .collect()
+}
+
+/// Adds D505 for `kernels` against a lock to `found`, dropping the T40x findings the
+/// moved members cause (the move is the cause, as with D503).
+pub fn apply_lock(
+    text: &str,
+    locked: &[crate::lock::LockedProbeArg],
+    locked_on: &str,
+    kernels: &[&Kernel],
+    found: &mut Vec<Diagnostic>,
+) {
+    for k in kernels {
+        let moved = moves_from_lock(text, locked, k);
+        found.retain(|d| {
+            !(d.code.starts_with("T40")
+                && d.kernel.as_deref().is_none_or(|n| n == k.name)
+                && moved.iter().any(|m| m.arg.start <= d.span.start && d.span.end <= m.arg.end))
+        });
+        found.extend(lock_drift(text, locked, locked_on, k));
+    }
+    found.sort_by_key(|d| (d.span.start, d.code));
+}
+
+/// `text` with the offsets a lock recorded moved to where their members are on `new`.
+pub fn fix_from_lock(text: &str, locked: &[crate::lock::LockedProbeArg], new: &Kernel) -> (String, Vec<Move>) {
+    apply_moves(text, moves_from_lock(text, locked, new))
+}
+
 /// The members `text` reads on `old` that moved on `new`.
 pub fn moves(text: &str, old: &Kernel, new: &Kernel) -> Vec<Move> {
     moves_from(&walk_all(text, old), new)
@@ -949,7 +1079,10 @@ pub fn moves(text: &str, old: &Kernel, new: &Kernel) -> Vec<Move> {
 /// spelling of the original: decimal or `0x`), and the moves that cannot be fixed
 /// (members gone from `new`).
 pub fn fix(text: &str, old: &Kernel, new: &Kernel) -> (String, Vec<Move>) {
-    let all = moves(text, old, new);
+    apply_moves(text, moves(text, old, new))
+}
+
+fn apply_moves(text: &str, all: Vec<Move>) -> (String, Vec<Move>) {
     let (mut fixable, gone): (Vec<Move>, Vec<Move>) = all.into_iter().partition(|m| m.new_offset.is_some());
     fixable.sort_by_key(|m| std::cmp::Reverse(m.span.start));
     let mut out = text.to_owned();

@@ -15,6 +15,34 @@ pub struct Lock {
     pub kernel: LockKernel,
     #[serde(default, rename = "definition")]
     pub definitions: Vec<LockedDefinition>,
+    /// The arguments of mainline (`*.dynevents`) lines that dereference members.
+    #[serde(default, rename = "probe", skip_serializing_if = "Vec::is_empty")]
+    pub probes: Vec<LockedProbeArg>,
+}
+
+/// One argument of a mainline probe line: the member each of its `+OFF(…)` read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockedProbeArg {
+    pub file: String,
+    pub line: u32,
+    /// `group/event`: the probe, matched by name.
+    pub event: String,
+    /// The argument's field name.
+    pub arg: String,
+    /// What it reads in C, for people.
+    pub expr: String,
+    /// Innermost dereference first.
+    #[serde(rename = "read")]
+    pub reads: Vec<LockedRead>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockedRead {
+    pub offset: i64,
+    /// `struct file`.
+    pub container: String,
+    /// `f_path.dentry`.
+    pub member: String,
 }
 
 /// The kernel the meanings were resolved on.
@@ -63,6 +91,7 @@ impl Lock {
                 },
             },
             definitions: Vec::new(),
+            probes: Vec::new(),
         }
     }
 
@@ -89,6 +118,7 @@ impl Lock {
         let p = path.display().to_string();
         let mut sorted = self.clone();
         sorted.definitions.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        sorted.probes.sort_by(|a, b| (&a.file, a.line, &a.arg).cmp(&(&b.file, b.line, &b.arg)));
         let text = sorted.to_toml().map_err(|e| LockError::Parse { path: p.clone(), message: e.to_string() })?;
         let header = "# fevlint.lock: what each definition meant when it was locked. Written by `fevlint lock`.\n";
         crate::write_atomic(path, format!("{header}{text}").as_bytes())
@@ -109,7 +139,11 @@ impl Lock {
         struct One<'a> {
             definition: [&'a LockedDefinition; 1],
         }
-        if self.definitions.is_empty() {
+        #[derive(Serialize)]
+        struct Probe<'a> {
+            probe: [&'a LockedProbeArg; 1],
+        }
+        if self.definitions.is_empty() && self.probes.is_empty() {
             return toml::to_string(self); // `definition = []`
         }
         let mut out = toml::to_string(&Head { version: self.version, kernel: &self.kernel })?;
@@ -117,7 +151,17 @@ impl Lock {
             out.push('\n');
             out.push_str(&toml::to_string(&One { definition: [d] })?);
         }
+        for p in &self.probes {
+            out.push('\n');
+            out.push_str(&toml::to_string(&Probe { probe: [p] })?);
+        }
         Ok(out)
+    }
+
+    /// The mainline arguments recorded for one file.
+    pub fn probes_for(&self, file: &str) -> Vec<LockedProbeArg> {
+        let norm = |s: &str| s.trim_start_matches("./").to_owned();
+        self.probes.iter().filter(|d| norm(&d.file) == norm(file)).cloned().collect()
     }
 
     /// The meanings recorded for one script.
