@@ -960,8 +960,11 @@ pub fn lock_entries(text: &str, file: &str, kernel: &Kernel) -> Vec<crate::lock:
         .collect()
 }
 
+/// One argument's place in a text: (event, arg), its span, its offsets innermost first.
+type ArgOffsets = ((String, String), Span, Vec<(i64, Span)>);
+
 /// The offsets of each argument's `+OFF(…)` in `text`, innermost first, by (event, arg).
-fn offset_spans(text: &str, dialect: &Dialect) -> Vec<((String, String), Span, Vec<(i64, Span)>)> {
+fn offset_spans(text: &str, dialect: &Dialect) -> Vec<ArgOffsets> {
     let mut out = Vec::new();
     let (_, probes) = parse_findings(text, dialect, &fevlint_mainline::NoKernel);
     for (start, probe) in probes {
