@@ -8,7 +8,9 @@
 //! the ELF dump (`-c`, `-l`, `-F -c`). `fevlint dry-run` of the
 //! equivalent function-event definition over each dump, with the registers at the stop,
 //! must print the values of the kernel's trace line, field for field; so must the
-//! language server's inlay hints with the dump as its `core`. The dump refuses a kernel
+//! language server's inlay hints with the dump as its `core`; and twelve more definitions,
+//! written to the kernel as `fevlint emit` translates them, must each get the trace line
+//! `fevlint dry-run --emitted` prints. The dump refuses a kernel
 //! model that is not its kernel.
 
 mod lsp_common;
@@ -144,7 +146,18 @@ fn the_dry_run_equals_the_kernels_trace_for_the_same_call() {
     let definition =
         "vfs_read(x32 mode+12[0] | x32 flags+48[0] | symbol llseek+16[0]+16[0] | string name+72[0]+40[0], \
                       NULL, u64 count, s64 pos[0])\n";
-    std::fs::write(dir.join("defs.txt"), format!("{kprobe}\n")).expect("defs");
+    // Twelve more definitions, as `fevlint emit` writes them for this kernel, recorded
+    // at the same call: `fevlint dry-run --emitted` must print their trace lines.
+    let emitted_script = root().join("server/tests/dry_run/vfs_read_emitted.fev");
+    let emitted = Command::new(env!("CARGO_BIN_EXE_fevlint"))
+        .args(["emit", "--flavor", "kprobe", "--kernel"])
+        .arg(root().join("fixtures/kernels").join(RELEASE))
+        .arg(&emitted_script)
+        .output()
+        .expect("fevlint emit");
+    let emitted_lines = String::from_utf8_lossy(&emitted.stdout).into_owned();
+    assert_eq!(emitted_lines.lines().count(), 12, "{}", String::from_utf8_lossy(&emitted.stderr));
+    std::fs::write(dir.join("defs.txt"), format!("{kprobe}\n{emitted_lines}")).expect("defs");
     let stop = dir.join("stop.core");
     let out = Command::new("bash")
         .arg(root().join("tests/oracle/run-oracle.sh"))
@@ -209,6 +222,29 @@ fn the_dry_run_equals_the_kernels_trace_for_the_same_call() {
     // The symbol is a real function, named with its size as the kernel's %pS names it.
     let llseek = &kernel.iter().find(|(n, _)| n == "llseek").expect("llseek").1;
     assert!(llseek.contains("+0x0/0x"), "{llseek}");
+
+    // The emitted lines: the kernel's trace of each, for the dd call, equals the dry run's.
+    let run = Command::new(env!("CARGO_BIN_EXE_fevlint"))
+        .args(["dry-run", "--emitted", "--kernel"])
+        .arg(root().join("fixtures/kernels").join(RELEASE))
+        .arg("--core")
+        .arg(&stop)
+        .arg(&emitted_script)
+        .output()
+        .expect("fevlint dry-run --emitted");
+    let ours = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(ours.lines().count(), 12, "{ours}");
+    for line in ours.lines() {
+        let (event, rest) = line.split_once(": ").expect("event: (place) fields");
+        let theirs = text
+            .lines()
+            .find(|l| l.contains(&format!(" {event}: (")) && l.contains("count=777"))
+            .unwrap_or_else(|| panic!("no {event} line for the dd call:\n{text}"));
+        let theirs = &theirs[theirs.find(&format!(" {event}: (")).map_or(0, |i| i + event.len() + 3)..];
+        assert_eq!(rest, theirs, "{event}\n  kernel:  {theirs}\n  fevlint: {rest}");
+        eprintln!("{event}: {rest}");
+    }
 
     // Another kernel's model is refused: the symbols VMCOREINFO records are elsewhere.
     let other = Command::new(env!("CARGO_BIN_EXE_fevlint"))

@@ -6,10 +6,13 @@
 
 use super::check::read_script_text;
 use super::Format;
+use crate::emit;
 use crate::kernel::Kernel;
+use crate::syntax::machine::{Parsed, Target};
 use anyhow::Context;
 use clap::Args;
 use fevlint_dryrun::{Core, Pick};
+use fevlint_exec::{Event, Frame};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -42,6 +45,11 @@ pub struct DryRunArgs {
     /// Print each event's `format` file too.
     #[arg(long)]
     pub show_format: bool,
+    /// Print what the `kprobe_events` line `fevlint emit --flavor kprobe` makes of each
+    /// definition records, as that kernel's trace prints it
+    /// (`vfs_read: (vfs_read+0x4/0x370) mode=0x40a800d name="version"`).
+    #[arg(long, conflicts_with = "show_format")]
+    pub emitted: bool,
     #[arg(long, value_enum, default_value = "human")]
     pub format: Format,
     /// The script.
@@ -64,6 +72,8 @@ pub fn run(args: &DryRunArgs) -> anyhow::Result<ExitCode> {
     let mut out = String::new();
     let mut json = Vec::new();
     let mut rejected = 0;
+    let mainline = if args.emitted { Some(Mainline::new(&kernel)?) } else { None };
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for lp in &lines {
         let Some(parsed) = &lp.parsed else { continue };
         if parsed.rejection.is_some() {
@@ -78,6 +88,26 @@ pub fn run(args: &DryRunArgs) -> anyhow::Result<ExitCode> {
         let function = parsed.function.as_ref().map_or("", |(f, _)| f.as_str());
         let frame = core.frame(&kernel, function, &args.args)?;
         let event = core.evaluate(parsed, &frame);
+        if let Some(m) = &mainline {
+            let n = seen.entry(function.to_owned()).or_insert(0);
+            *n += 1;
+            let name = emit::event_name(function, (*n > 1).then_some(*n));
+            match m.line(parsed, target, &name, &frame, &event, &core) {
+                Ok(line) => {
+                    if args.format == Format::Json {
+                        json.push(serde_json::json!({"line": lp.number + 1, "trace": line, "event": event}));
+                    } else {
+                        out.push_str(&line);
+                        out.push('\n');
+                    }
+                }
+                Err(e) => {
+                    eprintln!("{}:{}: not emitted: {e}", args.script.display(), lp.number + 1);
+                    rejected += 1;
+                }
+            }
+            continue;
+        }
         match args.format {
             Format::Human => {
                 out.push_str(&event.trace_line());
@@ -116,4 +146,53 @@ pub fn run(args: &DryRunArgs) -> anyhow::Result<ExitCode> {
         ),
     }
     Ok(if rejected > 0 { ExitCode::from(super::EXIT_FINDINGS) } else { ExitCode::SUCCESS })
+}
+
+/// `--emitted`: each definition as the kprobe line emit makes of it, printed as that
+/// kernel's trace prints the event.
+struct Mainline<'k> {
+    kernel: &'k Kernel,
+    dialect: fevlint_mainline::Dialect,
+    /// The probe sits 4 bytes in, past ENDBR64, on an IBT kernel (`arch_adjust_kprobe_addr`).
+    entry_offset: u64,
+}
+
+impl<'k> Mainline<'k> {
+    fn new(kernel: &'k Kernel) -> anyhow::Result<Mainline<'k>> {
+        let dialect = crate::dynevents::dialect_for(kernel).map_err(anyhow::Error::msg)?;
+        let ibt = kernel.inputs().config.as_ref().is_some_and(|c| c.value.is_enabled("X86_KERNEL_IBT"));
+        Ok(Mainline { kernel, dialect, entry_offset: if ibt { 4 } else { 0 } })
+    }
+
+    fn line(
+        &self,
+        parsed: &Parsed,
+        target: Target,
+        name: &str,
+        frame: &Frame,
+        event: &Event,
+        core: &Core,
+    ) -> anyhow::Result<String> {
+        let env = crate::dynevents::KernelEnv::new(self.kernel, &self.dialect);
+        let emitted = emit::emit(parsed, target, &self.dialect, &env, name, emit::Flavor::Kprobe, &[])
+            .map_err(|p| anyhow::anyhow!("{}", p.message))?;
+        let Ok(fevlint_mainline::Line::Probe(probe)) = fevlint_mainline::check_line(&self.dialect, &emitted.line)
+        else {
+            anyhow::bail!("the emitted line `{}` does not parse", emitted.line);
+        };
+        let at =
+            frame.function_address.map(|ip| core.symbol_at(ip + self.entry_offset)).unwrap_or_else(|| "?".to_owned());
+        let mut line = format!("{}: ({at})", probe.event);
+        for (arg, value) in probe.args.iter().zip(&event.fields) {
+            let ty = match &arg.ty {
+                Some(t) => match t.array {
+                    Some(n) => format!("{}[{n}]", t.name),
+                    None => t.name.clone(),
+                },
+                None => arg.store_type.clone(),
+            };
+            line.push_str(&format!(" {}={}", arg.name, fevlint_exec::kprobe_value(&ty, value, core.symbols())));
+        }
+        Ok(line)
+    }
 }

@@ -49,6 +49,8 @@ pub enum Match {
 struct SymbolIndex {
     /// (address, name), sorted by address; every symbol but absolute and undefined ones.
     by_addr: Vec<(u64, String)>,
+    /// A kernel's `_stext` and `_end` (relocated), when the map has them.
+    bounds: Option<(u64, u64)>,
 }
 
 impl SymbolIndex {
@@ -64,12 +66,25 @@ impl SymbolIndex {
             }
         }
         by_addr.sort();
-        SymbolIndex { by_addr }
+        // A kernel's kallsyms names addresses of its image only (`is_ksym_addr`: `_stext`
+        // to `_end` with KALLSYMS_ALL): not per-CPU offsets, not the stack or heap.
+        let named = |n: &str| by_addr.iter().find(|(_, s)| s == n).map(|(a, _)| *a);
+        let bounds = match (named("_stext").or_else(|| named("_text")), named("_end")) {
+            (Some(start), Some(end)) if start < end => Some((start, end)),
+            _ => None,
+        };
+        if let Some((start, end)) = bounds {
+            by_addr.retain(|(a, _)| (start..=end).contains(a));
+        }
+        SymbolIndex { by_addr, bounds }
     }
 }
 
 impl Symbols for SymbolIndex {
     fn symbolize(&self, addr: u64) -> Option<SymbolAt> {
+        if self.bounds.is_some_and(|(start, end)| !(start..end).contains(&addr)) {
+            return None;
+        }
         let i = self.by_addr.partition_point(|(a, _)| *a <= addr);
         let (start, name) = self.by_addr.get(i.checked_sub(1)?)?;
         // kallsyms: the size runs to the next symbol at a higher address.
@@ -360,6 +375,19 @@ impl Core {
     pub fn stopped_at(&self) -> Option<SymbolAt> {
         let t = self.thread.and_then(|i| self.dump.threads().get(i))?;
         self.symbols.symbolize(t.regs.ip())
+    }
+
+    /// `func+0x4/0x370` for an address, as `%pS` prints it.
+    pub fn symbol_at(&self, addr: u64) -> String {
+        match self.symbols.symbolize(addr) {
+            Some(s) => format!("{}+0x{:x}/0x{:x}", s.name, s.offset, s.size),
+            None => format!("0x{addr:x}"),
+        }
+    }
+
+    /// The symbol index, for printing `%pS` fields.
+    pub fn symbols(&self) -> &dyn Symbols {
+        &self.symbols
     }
 
     /// What `parsed` records with `frame`.

@@ -471,3 +471,54 @@ mod tests {
         assert_eq!(truncate(0x1_0000_0001, 4, false), 1);
     }
 }
+
+/// How a `kprobe_events`/`dynamic_events` event prints one field whose type the line
+/// gives as `ty` (`x32`, `u64`, `s16`, `char`, `string`, `symbol`, an array `u8[4]`):
+/// the print functions of `trace_probe.c` (`0x%x`, `%u`, `%d`, `'%c'`, `"%s"` or
+/// `(fault)`, `%pS` with NULL as `0x0`, arrays as `{a,b}`). `value` is what the walk read.
+pub fn kprobe_value(ty: &str, value: &FieldValue, syms: &dyn Symbols) -> String {
+    let (base, count) = match ty.split_once('[') {
+        Some((b, n)) => (b, n.trim_end_matches(']').parse::<usize>().ok()),
+        None => (ty, None),
+    };
+    let bits: u32 = base.trim_start_matches(['x', 'u', 's']).parse().unwrap_or(64);
+    let size = match base {
+        "char" => 1,
+        "symbol" => 8,
+        _ => (bits / 8).max(1),
+    };
+    let one = |raw: u64| -> String {
+        let masked = truncate(raw, size, false);
+        match base {
+            "symbol" if masked == 0 => "0x0".to_owned(),
+            "symbol" => match syms.symbolize(masked) {
+                Some(s) => format!("{}+0x{:x}/0x{:x}", s.name, s.offset, s.size),
+                None => format!("0x{masked:x}"),
+            },
+            "char" => format!("'{}'", char::from(masked as u8)),
+            b if b.starts_with('x') => format!("0x{masked:x}"),
+            b if b.starts_with('s') => (truncate(raw, size, true) as i64).to_string(),
+            _ => masked.to_string(),
+        }
+    };
+    match (&value.value, count) {
+        (Value::String { bytes }, _) if value.zero_because.is_some() && bytes.is_empty() => "(fault)".to_owned(),
+        (Value::String { bytes }, _) => format!("\"{}\"", String::from_utf8_lossy(bytes)),
+        (Value::Array { bytes }, _) if base == "string" => {
+            let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+            format!("\"{}\"", String::from_utf8_lossy(&bytes[..end]))
+        }
+        (Value::Array { bytes }, _) => {
+            let parts: Vec<String> = bytes
+                .chunks(size as usize)
+                .map(|c| {
+                    let mut b = [0u8; 8];
+                    b[..c.len()].copy_from_slice(c);
+                    one(u64::from_le_bytes(b))
+                })
+                .collect();
+            format!("{{{}}}", parts.join(","))
+        }
+        (Value::Scalar { raw }, _) => one(*raw),
+    }
+}
