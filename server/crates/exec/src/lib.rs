@@ -460,18 +460,6 @@ pub fn reads_slots(parsed: &Parsed) -> bool {
     parsed.fields.iter().any(|f| matches!(f.source, Source::Param { .. }))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn truncation_sign_extends_signed_types_only() {
-        assert_eq!(truncate(0xffff_ff9c, 4, true) as i64, -100);
-        assert_eq!(truncate(0xffff_ff9c, 4, false), 0xffff_ff9c);
-        assert_eq!(truncate(0x1_0000_0001, 4, false), 1);
-    }
-}
-
 /// How a `kprobe_events`/`dynamic_events` event prints one field whose type the line
 /// gives as `ty` (`x32`, `u64`, `s16`, `char`, `string`, `symbol`, an array `u8[4]`):
 /// the print functions of `trace_probe.c` (`0x%x`, `%u`, `%d`, `'%c'`, `"%s"` or
@@ -520,5 +508,17 @@ pub fn kprobe_value(ty: &str, value: &FieldValue, syms: &dyn Symbols) -> String 
             format!("{{{}}}", parts.join(","))
         }
         (Value::Scalar { raw }, _) => one(*raw),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_sign_extends_signed_types_only() {
+        assert_eq!(truncate(0xffff_ff9c, 4, true) as i64, -100);
+        assert_eq!(truncate(0xffff_ff9c, 4, false), 0xffff_ff9c);
+        assert_eq!(truncate(0x1_0000_0001, 4, false), 1);
     }
 }
