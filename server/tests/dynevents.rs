@@ -168,6 +168,15 @@ fn a_6_1_script_drifts_on_6_12_and_fix_restores_its_members() {
 }
 
 #[test]
+fn the_example_file_is_clean_on_the_kernel_it_is_written_for() {
+    let k612 = fixture("6.12.117+deb12-amd64");
+    let (out, err, code) =
+        fevlint(&["check", "--kernel", k612.to_str().unwrap_or_default(), "examples/vfs.dynevents"], &root());
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("5 definitions: 0 errors, 0 warnings"), "{out}");
+}
+
+#[test]
 fn the_kernels_refusals_and_what_they_accept_but_misread() {
     let dir = temp("rules");
     let script = "p:vfs/oops vfs_raed\n\
