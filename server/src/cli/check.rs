@@ -35,7 +35,7 @@ pub struct CheckArgs {
     format: Format,
     /// A kernel to check against (repeatable): a fixture-style folder, BTF (plain or
     /// compressed), vmlinux, vmlinuz, a BTFHub tarball, or `running`.
-    #[arg(long = "kernel", short = 'k', value_name = "KERNEL")]
+    #[arg(long = "kernel", short = 'k', value_name = "KERNEL", value_parser = super::fetch::kernel_arg)]
     kernels: Vec<PathBuf>,
     /// A lock written by `fevlint lock`: report definitions whose meaning on the kernels
     /// differs from the recorded one (D505).

@@ -16,8 +16,10 @@ use std::process::ExitCode;
 #[derive(Debug, clap::Args)]
 pub struct DiffArgs {
     /// The old kernel (anything `fevlint kernel` accepts).
+    #[arg(value_parser = super::fetch::kernel_arg)]
     pub old: PathBuf,
     /// The new kernel.
+    #[arg(value_parser = super::fetch::kernel_arg)]
     pub new: PathBuf,
     /// Only this function (repeatable); reported even when unchanged.
     #[arg(long = "function", value_name = "NAME")]

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 #[derive(Debug, clap::Args)]
 pub struct LockArgs {
     /// The kernel the scripts are written for.
-    #[arg(long = "kernel", short = 'k', value_name = "KERNEL")]
+    #[arg(long = "kernel", short = 'k', value_name = "KERNEL", value_parser = super::fetch::kernel_arg)]
     kernel: PathBuf,
     /// Where to write the lock.
     #[arg(long, short = 'o', default_value = "fevlint.lock")]
@@ -26,7 +26,7 @@ pub struct LockArgs {
 #[derive(Debug, clap::Args)]
 pub struct FixArgs {
     /// `--kernel OLD --kernel NEW`, or one `--kernel NEW` with `--lock`.
-    #[arg(long = "kernel", short = 'k', value_name = "KERNEL")]
+    #[arg(long = "kernel", short = 'k', value_name = "KERNEL", value_parser = super::fetch::kernel_arg)]
     kernels: Vec<PathBuf>,
     /// Restore the meanings recorded in this lock instead of an old kernel's.
     #[arg(long)]

@@ -21,7 +21,7 @@ pub struct DryRunArgs {
     /// The kernel the dump was taken of (folder, BTF, vmlinux, vmlinuz): symbols for
     /// `%pS` and `$symbol`, prototypes for `--arg NAME=VALUE`. For a user-space core, the
     /// program's ELF (with its symbol table and DWARF).
-    #[arg(long, value_name = "KERNEL")]
+    #[arg(long, value_name = "KERNEL", value_parser = super::fetch::kernel_arg)]
     pub kernel: PathBuf,
     /// The dump: kdump/vmcore ELF, QEMU `dump-guest-memory` (ELF or kdump-compressed),
     /// makedumpfile's compressed or flattened files, `/proc/kcore`, or a gdb `gcore`.

@@ -29,7 +29,7 @@ pub enum Flavor {
 pub struct EmitArgs {
     /// The kernel the lines are for (a folder with its config: the release in the config
     /// header picks the dialect the lines are checked against).
-    #[arg(long, value_name = "KERNEL")]
+    #[arg(long, value_name = "KERNEL", value_parser = super::fetch::kernel_arg)]
     pub kernel: PathBuf,
     #[arg(long, value_enum, default_value = "auto")]
     pub flavor: Flavor,

@@ -12,14 +12,22 @@ use std::process::ExitCode;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum KernelCommand {
+    /// Download a kernel by version into the cache and print its folder:
+    /// `debian:6.12.117+deb12-amd64` (through apt; the vmlinuz, whose payload carries
+    /// BTF, and the config). `--kernel debian:VERSION` does this on first use.
+    Fetch { spec: String },
+    /// The kernel versions an archive offers (`debian`: what this machine's apt sees).
+    List { archive: String },
     /// Summary: name, architecture, where types, symbols and ftrace data come from.
     Info {
+        #[arg(value_parser = super::fetch::kernel_arg)]
         kernel: PathBuf,
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
     /// A function: signature, each parameter's register or stack slot, traceability.
     Fn {
+        #[arg(value_parser = super::fetch::kernel_arg)]
         kernel: PathBuf,
         name: String,
         #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -27,6 +35,7 @@ pub enum KernelCommand {
     },
     /// A type's layout with offsets, sizes and holes, as pahole prints it.
     Type {
+        #[arg(value_parser = super::fetch::kernel_arg)]
         kernel: PathBuf,
         /// `struct file`, `union bpf_attr`, `enum pid_type` or a typedef such as `u64`.
         name: String,
@@ -35,6 +44,7 @@ pub enum KernelCommand {
     },
     /// The member path at a byte offset of a struct.
     At {
+        #[arg(value_parser = super::fetch::kernel_arg)]
         kernel: PathBuf,
         name: String,
         offset: String,
@@ -44,7 +54,27 @@ pub enum KernelCommand {
 }
 
 pub fn run(cmd: &KernelCommand) -> anyhow::Result<ExitCode> {
+    match cmd {
+        KernelCommand::Fetch { spec } => {
+            let Some(version) = spec.strip_prefix(super::fetch::DEBIAN) else {
+                bail!("`{spec}`: give `debian:VERSION` (the only archive so far)")
+            };
+            println!("{}", super::fetch::fetch_debian(version)?.display());
+            return Ok(ExitCode::SUCCESS);
+        }
+        KernelCommand::List { archive } => {
+            if archive != "debian" {
+                bail!("`{archive}`: the only archive so far is `debian`");
+            }
+            for (v, cached) in super::fetch::list_debian()? {
+                println!("debian:{v}{}", if cached { "\t(cached)" } else { "" });
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        _ => {}
+    }
     let (path, format) = match cmd {
+        KernelCommand::Fetch { .. } | KernelCommand::List { .. } => unreachable!("handled above"),
         KernelCommand::Info { kernel, format }
         | KernelCommand::Fn { kernel, format, .. }
         | KernelCommand::Type { kernel, format, .. }
@@ -61,6 +91,7 @@ pub fn run(cmd: &KernelCommand) -> anyhow::Result<ExitCode> {
             (layout.clone(), json!({"kernel": k.name, "type": name, "size": size, "layout": layout}))
         }
         KernelCommand::At { name, offset, .. } => at(&k, name, offset)?,
+        KernelCommand::Fetch { .. } | KernelCommand::List { .. } => unreachable!("handled above"),
     };
     match format {
         Format::Human => print!("{text}"),

@@ -5,6 +5,7 @@ mod diff;
 mod drift;
 mod dryrun;
 mod emit;
+mod fetch;
 pub mod kernel;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};

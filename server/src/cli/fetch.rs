@@ -1,0 +1,187 @@
+//! Kernels by version: `debian:6.12.117+deb12-amd64` wherever a kernel path goes, and
+//! `fevlint kernel fetch|list debian`.
+//!
+//! A Debian kernel is its image package, downloaded with `apt-get download` (so the
+//! machine's own archive configuration, mirrors and proxies apply), from which the
+//! vmlinuz (its payload carries `.BTF`) and the config are extracted into a folder of the
+//! cache, the layout `fixtures/kernels/` uses. The folder is built beside its final
+//! place and renamed into it: concurrent runs share one copy, an interrupted one leaves
+//! nothing half-written. `FETCHED.md` records the package, its version and sha256.
+//!
+//! Not extracted yet: a symbol map (the package's `System.map` is an 83-byte stub; the
+//! image's own kallsyms tables are not read) and so no ftrace list: traceability is then
+//! decided from BTF alone.
+
+use anyhow::{bail, Context};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The archive prefix of a kernel spec.
+pub const DEBIAN: &str = "debian:";
+
+/// The cache folder of fetched kernels: `$FEVLINT_CACHE_DIR/kernels`, else
+/// `$XDG_CACHE_HOME/fevlint/kernels`, else `~/.cache/fevlint/kernels`.
+fn cache_root() -> anyhow::Result<PathBuf> {
+    if let Some(d) = std::env::var_os("FEVLINT_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(d).join("kernels"));
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(d).join("fevlint/kernels"));
+    }
+    let home = std::env::var_os("HOME").context("no HOME to put the kernel cache in (set FEVLINT_CACHE_DIR)")?;
+    Ok(PathBuf::from(home).join(".cache/fevlint/kernels"))
+}
+
+/// A kernel argument: a path as given, or a `debian:VERSION` fetched into the cache.
+pub fn kernel_arg(s: &str) -> Result<PathBuf, String> {
+    match s.strip_prefix(DEBIAN) {
+        Some(version) => fetch_debian(version).map_err(|e| format!("{e:#}")),
+        None => Ok(PathBuf::from(s)),
+    }
+}
+
+/// `6.12.117+deb12-amd64`, `6.1.0-47-cloud-amd64`: what `uname -r` says, and the name
+/// of the image package after `linux-image-`.
+fn valid_version(v: &str) -> bool {
+    !v.is_empty()
+        && v.len() < 100
+        && v.starts_with(|c: char| c.is_ascii_digit())
+        && v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+' | '~'))
+}
+
+fn run(cmd: &mut Command) -> anyhow::Result<String> {
+    let shown = format!("{cmd:?}");
+    let out = cmd.output().with_context(|| format!("cannot run {shown}"))?;
+    if !out.status.success() {
+        bail!("{shown} failed: {}", String::from_utf8_lossy(&out.stderr).trim());
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The folder of Debian's kernel `version`, fetched on first use.
+pub fn fetch_debian(version: &str) -> anyhow::Result<PathBuf> {
+    if !valid_version(version) {
+        bail!("`{version}` is not a Debian kernel version (like 6.12.117+deb12-amd64 or 6.1.0-47-amd64)");
+    }
+    let root = cache_root()?.join("debian");
+    let dir = root.join(version);
+    if dir.join("FETCHED.md").is_file() {
+        return Ok(dir);
+    }
+    std::fs::create_dir_all(&root).with_context(|| format!("cannot create {}", root.display()))?;
+    // The unsigned package holds the same image as the signed one, without the
+    // signature wrapper; older releases have only the plain package.
+    let package = [format!("linux-image-{version}-unsigned"), format!("linux-image-{version}")]
+        .into_iter()
+        .find(|p| Command::new("apt-cache").args(["show", p]).output().is_ok_and(|o| o.status.success()))
+        .with_context(|| {
+            format!("Debian's archive has no linux-image-{version}: `fevlint kernel list debian` shows what it has (or run apt-get update)")
+        })?;
+    let work = tempfile_dir(&root)?;
+    let result = (|| -> anyhow::Result<()> {
+        // apt-get, as root, drops to the `_apt` user to write the download.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&work, std::fs::Permissions::from_mode(0o777))?;
+        run(Command::new("apt-get").args(["download", "-q", &package]).current_dir(&work))?;
+        let deb = std::fs::read_dir(&work)?
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|e| e == "deb"))
+            .context("apt-get download wrote no .deb")?;
+        let tree = work.join("tree");
+        std::fs::create_dir_all(&tree)?;
+        let tar = format!(
+            "dpkg-deb --fsys-tarfile {} | tar -x -C {} --wildcards './boot/vmlinuz-*' './boot/config-*'",
+            shell_quote(&deb),
+            shell_quote(&tree)
+        );
+        run(Command::new("sh").args(["-c", &tar]))?;
+        let out = work.join("kernel");
+        std::fs::create_dir_all(&out)?;
+        std::fs::rename(tree.join(format!("boot/vmlinuz-{version}")), out.join("vmlinuz"))
+            .with_context(|| format!("{package} has no boot/vmlinuz-{version}"))?;
+        std::fs::rename(tree.join(format!("boot/config-{version}")), out.join("config"))
+            .with_context(|| format!("{package} has no boot/config-{version}"))?;
+        let sha = run(Command::new("sha256sum").arg(&deb))?;
+        let pkg_version = run(Command::new("dpkg-deb").args(["--field"]).arg(&deb).arg("Version"))?;
+        std::fs::write(
+            out.join("FETCHED.md"),
+            format!(
+                "# {version}\n\nFetched by `fevlint kernel fetch debian:{version}` with `apt-get download {package}` \
+                 (version {}), sha256 {}.\n\n- `vmlinuz`: `boot/vmlinuz-{version}` (its payload carries `.BTF`)\n\
+                 - `config`: `boot/config-{version}`\n\nNo symbol map or ftrace list: the package's System.map is a stub.\n",
+                pkg_version.trim(),
+                sha.split_whitespace().next().unwrap_or("?")
+            ),
+        )?;
+        // Another run may have finished first: its copy is as good as ours.
+        match std::fs::rename(&out, &dir) {
+            Ok(()) => Ok(()),
+            Err(_) if dir.join("FETCHED.md").is_file() => Ok(()),
+            Err(e) => Err(e).with_context(|| format!("cannot move the kernel into {}", dir.display())),
+        }
+    })();
+    let _ = std::fs::remove_dir_all(&work);
+    result?;
+    Ok(dir)
+}
+
+fn shell_quote(p: &Path) -> String {
+    format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
+}
+
+/// A fresh folder under `root` for one fetch.
+fn tempfile_dir(root: &Path) -> anyhow::Result<PathBuf> {
+    for n in 0..1000u32 {
+        let p = root.join(format!(".fetch-{}-{n}", std::process::id()));
+        if std::fs::create_dir(&p).is_ok() {
+            return Ok(p);
+        }
+    }
+    bail!("cannot create a temporary folder in {}", root.display())
+}
+
+/// The kernel versions Debian's archive (as this machine's apt sees it) offers, with
+/// whether each is in the cache.
+pub fn list_debian() -> anyhow::Result<Vec<(String, bool)>> {
+    let out = run(Command::new("apt-cache").args(["pkgnames", "linux-image-"]))?;
+    let root = cache_root()?.join("debian");
+    let mut versions: Vec<String> = out
+        .lines()
+        .filter_map(|p| p.strip_prefix("linux-image-"))
+        .map(|v| v.strip_suffix("-unsigned").unwrap_or(v))
+        .filter(|v| valid_version(v) && !v.ends_with("-dbg"))
+        .map(str::to_owned)
+        .collect();
+    versions.sort_by(|a, b| natural(a).cmp(&natural(b)));
+    versions.dedup();
+    Ok(versions.into_iter().map(|v| (v.clone(), root.join(&v).join("FETCHED.md").is_file())).collect())
+}
+
+/// `6.1.0-9` before `6.1.0-47`: numbers compared as numbers.
+fn natural(s: &str) -> Vec<(u64, String)> {
+    let mut out = Vec::new();
+    let mut num = String::new();
+    let mut text = String::new();
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            if !text.is_empty() {
+                out.push((0, std::mem::take(&mut text)));
+            }
+            num.push(c);
+        } else {
+            if !num.is_empty() {
+                out.push((num.parse().unwrap_or(u64::MAX), String::new()));
+                num.clear();
+            }
+            text.push(c);
+        }
+    }
+    if !num.is_empty() {
+        out.push((num.parse().unwrap_or(u64::MAX), String::new()));
+    }
+    if !text.is_empty() {
+        out.push((0, text));
+    }
+    out
+}

@@ -1,0 +1,88 @@
+//! Kernels by version: `fevlint kernel fetch debian:6.1.0-56-amd64` downloads the image
+//! package through apt into a private cache; `--kernel debian:…` then works where a path
+//! does, and reads the same types as the fixture folder made from the same package.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn fevlint(cache: &Path, args: &[&str]) -> (String, String, Option<i32>) {
+    let out = Command::new(env!("CARGO_BIN_EXE_fevlint"))
+        .args(args)
+        .env("FEVLINT_CACHE_DIR", cache)
+        .current_dir(root())
+        .output()
+        .expect("fevlint");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code(),
+    )
+}
+
+fn findings(out: &str) -> Vec<String> {
+    let mut v: Vec<String> =
+        out.lines().filter(|l| l.starts_with("error[") || l.starts_with("warning[")).map(str::to_owned).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_debian_kernel_by_version_reads_like_its_fixture() {
+    // Shared between runs of this test (the download is the slow part), never the user's.
+    let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("kernel-fetch-cache");
+    let (out, err, code) = fevlint(&cache, &["kernel", "fetch", "debian:6.1.0-56-amd64"]);
+    assert_eq!(code, Some(0), "{err}");
+    let dir = PathBuf::from(out.trim());
+    assert_eq!(dir, cache.join("kernels/debian/6.1.0-56-amd64"));
+    for f in ["vmlinuz", "config", "FETCHED.md"] {
+        assert!(dir.join(f).is_file(), "{f} missing in {}", dir.display());
+    }
+    let fetched = std::fs::read_to_string(dir.join("FETCHED.md")).expect("FETCHED.md");
+    assert!(fetched.contains("linux-image-6.1.0-56-amd64-unsigned") && fetched.contains("6.1.192-2"), "{fetched}");
+    // Cached: a second fetch is the same folder, and nothing is left half-written.
+    let (again, _, _) = fevlint(&cache, &["kernel", "fetch", "debian:6.1.0-56-amd64"]);
+    assert_eq!(again, out);
+    let stray: Vec<_> = std::fs::read_dir(cache.join("kernels/debian"))
+        .expect("cache")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".fetch-"))
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
+
+    // The same BTF as the fixture made from the same package.
+    let fixture = root().join("fixtures/kernels/6.1.0-56-amd64");
+    let fixture = fixture.to_str().unwrap_or_default();
+    for ty in ["struct file", "struct sk_buff", "struct task_struct"] {
+        let (a, _, _) = fevlint(&cache, &["kernel", "type", "debian:6.1.0-56-amd64", ty]);
+        let (b, _, _) = fevlint(&cache, &["kernel", "type", fixture, ty]);
+        assert!(a.starts_with(&format!("{ty} {{")), "{a}");
+        assert_eq!(a, b, "{ty}");
+    }
+    // The examples get the fixture's findings, but for what only the symbol map and the
+    // ftrace list know (a static function that exists only as a compiler clone).
+    let (a, _, _) = fevlint(&cache, &["check", "--kernel", "debian:6.1.0-56-amd64", "examples/"]);
+    let (b, _, _) = fevlint(&cache, &["check", "--kernel", fixture, "examples/"]);
+    let (a, b) = (findings(&a), findings(&b));
+    let only_a: Vec<&String> = a.iter().filter(|x| !b.contains(x)).collect();
+    let only_b: Vec<&String> = b.iter().filter(|x| !a.contains(x)).collect();
+    assert!(only_a.iter().all(|l| l.contains("K201") && l.contains("`link_path_walk`")), "{only_a:#?}");
+    assert!(only_b.iter().all(|l| l.contains("K202") && l.contains("`link_path_walk`")), "{only_b:#?}");
+    assert!(a.len() > 20, "{a:#?}");
+
+    // What the archive offers, with what is cached.
+    let (list, err, code) = fevlint(&cache, &["kernel", "list", "debian"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(list.lines().any(|l| l == "debian:6.1.0-56-amd64\t(cached)"), "{list}");
+    assert!(
+        list.lines().any(|l| l == "debian:6.12.117+deb12-amd64" || l.starts_with("debian:6.12.117+deb12-amd64\t")),
+        "{list}"
+    );
+    // A version that is not one is refused before apt runs.
+    let (_, err, code) = fevlint(&cache, &["kernel", "fetch", "debian:../../etc"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is not a Debian kernel version"), "{err}");
+}
