@@ -153,7 +153,7 @@ pub fn list_debian() -> anyhow::Result<Vec<(String, bool)>> {
         .filter(|v| valid_version(v) && !v.ends_with("-dbg"))
         .map(str::to_owned)
         .collect();
-    versions.sort_by(|a, b| natural(a).cmp(&natural(b)));
+    versions.sort_by_key(|v| natural(v));
     versions.dedup();
     Ok(versions.into_iter().map(|v| (v.clone(), root.join(&v).join("FETCHED.md").is_file())).collect())
 }
