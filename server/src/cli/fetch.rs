@@ -8,9 +8,9 @@
 //! place and renamed into it: concurrent runs share one copy, an interrupted one leaves
 //! nothing half-written. `FETCHED.md` records the package, its version and sha256.
 //!
-//! Not extracted yet: a symbol map (the package's `System.map` is an 83-byte stub; the
-//! image's own kallsyms tables are not read) and so no ftrace list: traceability is then
-//! decided from BTF alone.
+//! The package's `System.map` is an 83-byte stub: the symbols are decoded from the
+//! image's own kallsyms tables (`kernel::load::kallsyms`) and the ftrace list is named
+//! from its mcount table with them, as `available_filter_functions` names it.
 
 use anyhow::{bail, Context};
 use std::path::{Path, PathBuf};
@@ -65,7 +65,7 @@ pub fn fetch_debian(version: &str) -> anyhow::Result<PathBuf> {
     }
     let root = cache_root()?.join("debian");
     let dir = root.join(version);
-    if dir.join("FETCHED.md").is_file() {
+    if complete(&dir) {
         return Ok(dir);
     }
     std::fs::create_dir_all(&root).with_context(|| format!("cannot create {}", root.display()))?;
@@ -102,6 +102,7 @@ pub fn fetch_debian(version: &str) -> anyhow::Result<PathBuf> {
             .with_context(|| format!("{package} has no boot/vmlinuz-{version}"))?;
         std::fs::rename(tree.join(format!("boot/config-{version}")), out.join("config"))
             .with_context(|| format!("{package} has no boot/config-{version}"))?;
+        let (symbols, ftrace) = derive_symbols(&out)?;
         let sha = run(Command::new("sha256sum").arg(&deb))?;
         let pkg_version = run(Command::new("dpkg-deb").args(["--field"]).arg(&deb).arg("Version"))?;
         std::fs::write(
@@ -109,7 +110,9 @@ pub fn fetch_debian(version: &str) -> anyhow::Result<PathBuf> {
             format!(
                 "# {version}\n\nFetched by `fevlint kernel fetch debian:{version}` with `apt-get download {package}` \
                  (version {}), sha256 {}.\n\n- `vmlinuz`: `boot/vmlinuz-{version}` (its payload carries `.BTF`)\n\
-                 - `config`: `boot/config-{version}`\n\nNo symbol map or ftrace list: the package's System.map is a stub.\n",
+                 - `config`: `boot/config-{version}`\n\
+                 - `System.map`: {symbols} symbols decoded from the image's own kallsyms tables (the package's System.map is a stub)\n\
+                 - `available_filter_functions`: {ftrace} functions, named from the image's mcount table\n",
                 pkg_version.trim(),
                 sha.split_whitespace().next().unwrap_or("?")
             ),
@@ -117,13 +120,51 @@ pub fn fetch_debian(version: &str) -> anyhow::Result<PathBuf> {
         // Another run may have finished first: its copy is as good as ours.
         match std::fs::rename(&out, &dir) {
             Ok(()) => Ok(()),
-            Err(_) if dir.join("FETCHED.md").is_file() => Ok(()),
-            Err(e) => Err(e).with_context(|| format!("cannot move the kernel into {}", dir.display())),
+            Err(_) if complete(&dir) => Ok(()),
+            // A folder from an older fevlint (or interrupted by hand): replace it.
+            Err(_) => {
+                std::fs::remove_dir_all(&dir).with_context(|| format!("cannot replace {}", dir.display()))?;
+                std::fs::rename(&out, &dir).with_context(|| format!("cannot move the kernel into {}", dir.display()))
+            }
         }
     })();
     let _ = std::fs::remove_dir_all(&work);
     result?;
     Ok(dir)
+}
+
+/// Writes `System.map` (from the image's kallsyms) and `available_filter_functions`
+/// (from its mcount table, named with those symbols) into a fetched folder.
+fn derive_symbols(dir: &Path) -> anyhow::Result<(usize, usize)> {
+    use crate::kernel::Kernel;
+    let image = Kernel::open(&dir.join("vmlinuz")).context("cannot read the fetched vmlinuz")?;
+    let elf = &image.inputs().elf.as_ref().context("the vmlinuz has no ELF payload")?.value;
+    let percpu = image.inputs().config.as_ref().map(|c| c.value.is_enabled("KALLSYMS_ABSOLUTE_PERCPU")).or_else(|| {
+        let text = std::fs::read_to_string(dir.join("config")).ok()?;
+        Some(text.lines().any(|l| l == "CONFIG_KALLSYMS_ABSOLUTE_PERCPU=y"))
+    });
+    let map = crate::kernel::load::kallsyms::kallsyms_text(elf, percpu)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", dir.join("vmlinuz").display()))?;
+    crate::write_atomic(&dir.join("System.map"), map.as_bytes())?;
+    let symbols = map.lines().count();
+    // The folder now has an image, symbols and a config: the loader computes the
+    // ftrace list from the mcount table.
+    let folder = Kernel::open(dir).context("cannot read the fetched kernel")?;
+    let list = folder.filter_functions().context("no ftrace list could be computed from the image")?;
+    let mut text = String::new();
+    for (name, _) in list.value.iter() {
+        text.push_str(name);
+        text.push('\n');
+    }
+    crate::write_atomic(&dir.join("available_filter_functions"), text.as_bytes())?;
+    Ok((symbols, list.value.len()))
+}
+
+/// Whether a cached folder has everything a fetch writes.
+fn complete(dir: &Path) -> bool {
+    ["vmlinuz", "config", "System.map", "available_filter_functions", "FETCHED.md"]
+        .iter()
+        .all(|f| dir.join(f).is_file())
 }
 
 fn shell_quote(p: &Path) -> String {
@@ -155,7 +196,7 @@ pub fn list_debian() -> anyhow::Result<Vec<(String, bool)>> {
         .collect();
     versions.sort_by_key(|v| natural(v));
     versions.dedup();
-    Ok(versions.into_iter().map(|v| (v.clone(), root.join(&v).join("FETCHED.md").is_file())).collect())
+    Ok(versions.into_iter().map(|v| (v.clone(), complete(&root.join(&v)))).collect())
 }
 
 /// `6.1.0-9` before `6.1.0-47`: numbers compared as numbers.

@@ -11,6 +11,7 @@ pub mod decompress;
 pub mod elf;
 pub mod error;
 pub mod fsio;
+pub mod kallsyms;
 pub mod open;
 
 pub use blob::{Blob, BlobSlice};
