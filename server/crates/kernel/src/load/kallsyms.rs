@@ -27,7 +27,7 @@ pub fn kallsyms_text(elf: &KernelElf, absolute_percpu: Option<bool>) -> Result<S
     let rodata = elf.section(".rodata").ok_or("the image has no .rodata section")?;
     let range = rodata.file_range.clone().ok_or(".rodata has no file contents")?;
     let data = elf.data().get(range).ok_or(".rodata lies past the end of the image")?;
-    let data: &[u8] = &data;
+    let data: &[u8] = data;
     let digits = b"0\x001\x002\x003\x004\x005\x006\x007\x008\x009\x00";
     let mut from = 0;
     while let Some(i) = find(&data[from..], digits) {
