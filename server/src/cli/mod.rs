@@ -7,6 +7,7 @@ mod dryrun;
 mod emit;
 mod fetch;
 pub mod kernel;
+mod matrix;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
@@ -43,6 +44,9 @@ enum Command {
     /// Translate definitions into `kprobe_events` lines for a kernel in service, each
     /// checked by a transcription of that kernel's probe parser.
     Emit(emit::EmitArgs),
+    /// On which kernels each definition is clean, and what it gets on the others: a
+    /// summary, JSON, or a self-contained HTML report.
+    Matrix(matrix::MatrixArgs),
     /// Print the documentation of a rule (or list all rules).
     Rule {
         /// Code (`S001`) or name (`syntax-error`).
@@ -104,6 +108,7 @@ pub fn main() -> ExitCode {
         Command::Lock(args) => drift::lock(&args),
         Command::Fix(args) => drift::fix(&args),
         Command::Diff(args) => diff::run(&args),
+        Command::Matrix(args) => matrix::run(&args),
         Command::DryRun(args) => dryrun::run(&args),
         Command::Emit(args) => emit::run(&args),
         Command::Completions { shell } => completions(shell),

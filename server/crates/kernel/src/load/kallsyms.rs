@@ -215,7 +215,7 @@ impl Tables {
         let after = self.token_index_end.next_multiple_of(4);
         let candidates = [
             (after, (after + 4 * n).next_multiple_of(8)),
-            ((self.num_syms_at - 8).saturating_sub(4 * n) & !3, self.num_syms_at - 8),
+            (self.num_syms_at.saturating_sub(8).saturating_sub(4 * n) & !3, self.num_syms_at.saturating_sub(8)),
         ];
         let text_index = names
             .iter()

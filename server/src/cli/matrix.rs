@@ -1,0 +1,211 @@
+//! `fevlint matrix`: on which kernels each definition is clean, and what it gets where it
+//! is not, as a text summary, JSON, or a self-contained HTML report a tooling repo can
+//! publish from CI. Each kernel is checked on its own (no drift baseline): a cell is that
+//! kernel's errors and warnings on that line.
+
+use super::check::{is_dynevents, read_script_text, script_paths};
+use crate::analysis;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::kernel::Kernel;
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MatrixFormat {
+    Human,
+    Json,
+    Html,
+}
+
+#[derive(Debug, Args)]
+pub struct MatrixArgs {
+    /// The kernels (repeatable): paths or `debian:VERSION`.
+    #[arg(long = "kernel", short = 'k', value_name = "KERNEL", required = true, value_parser = super::fetch::kernel_arg)]
+    kernels: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value = "human")]
+    format: MatrixFormat,
+    /// Write the report here (atomically) instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Scripts (`*.fev`, `*.dynevents`) or folders.
+    #[arg(default_value = ".")]
+    paths: Vec<PathBuf>,
+}
+
+#[derive(Debug, Serialize)]
+struct Finding {
+    code: &'static str,
+    severity: &'static str,
+    message: String,
+}
+
+#[derive(Debug, Serialize)]
+struct Row {
+    file: String,
+    line: usize,
+    text: String,
+    /// Per kernel, in the order of `kernels`: its errors and warnings on this line.
+    cells: Vec<Vec<Finding>>,
+}
+
+#[derive(Debug, Serialize)]
+struct Matrix {
+    version: u32,
+    kernels: Vec<String>,
+    definitions: Vec<Row>,
+}
+
+pub fn run(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
+    let kernels: Vec<Kernel> = Kernel::open_all(&args.kernels)
+        .into_iter()
+        .zip(&args.kernels)
+        .map(|(k, p)| k.with_context(|| format!("cannot open kernel {}", p.display())))
+        .collect::<anyhow::Result<_>>()?;
+    let mut parser = crate::syntax::Parser::new();
+    let mut rows = Vec::new();
+    for path in script_paths(&args.paths)? {
+        let name = path.display().to_string();
+        let text = read_script_text(&path)?;
+        let mainline = is_dynevents(&name);
+        // Per kernel, the findings of the whole file.
+        let per_kernel: Vec<Vec<Diagnostic>> = kernels
+            .iter()
+            .map(|k| {
+                if mainline {
+                    crate::dynevents::check(&text, &[k])
+                } else {
+                    let target = analysis::target_for(k);
+                    analysis::check(
+                        &mut parser,
+                        text.as_bytes().to_vec(),
+                        &analysis::Options::new(target).kernels(&[k]),
+                    )
+                    .1
+                }
+            })
+            .collect();
+        let mut start = 0;
+        for (i, line) in text.split_inclusive('\n').enumerate() {
+            let end = start + line.len();
+            let code = line.split('#').next().unwrap_or("").trim();
+            if !code.is_empty() {
+                let cells = per_kernel
+                    .iter()
+                    .map(|ds| {
+                        ds.iter()
+                            .filter(|d| d.span.start >= start && d.span.start < end.max(start + 1))
+                            .filter(|d| matches!(d.severity, Severity::Error | Severity::Warning))
+                            .map(|d| Finding {
+                                code: d.code,
+                                severity: d.severity.as_str(),
+                                message: d.message.clone(),
+                            })
+                            .collect()
+                    })
+                    .collect();
+                rows.push(Row { file: name.clone(), line: i + 1, text: code.to_owned(), cells });
+            }
+            start = end;
+        }
+    }
+    let matrix = Matrix { version: 1, kernels: kernels.iter().map(|k| k.name.clone()).collect(), definitions: rows };
+    let out = match args.format {
+        MatrixFormat::Human => human(&matrix),
+        MatrixFormat::Json => serde_json::to_string_pretty(&matrix)? + "\n",
+        MatrixFormat::Html => html(&matrix),
+    };
+    match &args.output {
+        Some(p) => crate::write_atomic(p, out.as_bytes()).with_context(|| format!("cannot write {}", p.display()))?,
+        None => print!("{out}"),
+    }
+    let clean_everywhere = matrix.definitions.iter().all(|r| r.cells.iter().all(Vec::is_empty));
+    Ok(if clean_everywhere { ExitCode::SUCCESS } else { ExitCode::from(super::EXIT_FINDINGS) })
+}
+
+/// A cell's short form: `ok`, or its codes.
+fn codes(cell: &[Finding]) -> String {
+    if cell.is_empty() {
+        return "ok".to_owned();
+    }
+    let mut c: Vec<&str> = cell.iter().map(|f| f.code).collect();
+    c.dedup();
+    c.join(",")
+}
+
+/// Per definition, the kernels grouped by what they say.
+fn human(m: &Matrix) -> String {
+    let mut out = String::new();
+    let n = m.kernels.len();
+    let mut clean = 0;
+    for r in &m.definitions {
+        let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+        for (cell, k) in r.cells.iter().zip(&m.kernels) {
+            let key = codes(cell);
+            match groups.iter_mut().find(|(g, _)| *g == key) {
+                Some((_, ks)) => ks.push(k),
+                None => groups.push((key, vec![k])),
+            }
+        }
+        let ok = groups.iter().find(|(g, _)| g == "ok").map_or(0, |(_, k)| k.len());
+        clean += usize::from(ok == n);
+        out.push_str(&format!("{}:{}: clean on {ok}/{n}  {}\n", r.file, r.line, r.text));
+        for (g, ks) in groups.iter().filter(|(g, _)| g != "ok") {
+            out.push_str(&format!("    {g}: {} ({})\n", ks.join(" "), ks.len()));
+        }
+    }
+    out.push_str(&format!("{} definitions on {n} kernels: {clean} clean on every kernel\n", m.definitions.len()));
+    out
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// A self-contained page: a table, definitions down, kernels across.
+fn html(m: &Matrix) -> String {
+    let mut out = String::from(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>fevlint compatibility matrix</title>\n<style>\
+         body{font:13px system-ui,sans-serif;margin:1em}table{border-collapse:collapse}\
+         th,td{border:1px solid #ccc;padding:2px 4px}th.k{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal}\
+         td.ok{background:#d7f5d7;text-align:center}td.w{background:#fff2c2}td.e{background:#f8d0d0}\
+         td.def{font-family:monospace;white-space:nowrap;max-width:60em;overflow:hidden;text-overflow:ellipsis}</style></head><body>\n",
+    );
+    out.push_str(&format!(
+        "<h1>Compatibility matrix</h1><p>{} definitions on {} kernels, checked by fevlint {}. Hover a cell for the findings.</p>\n<table><tr><th>definition</th>",
+        m.definitions.len(),
+        m.kernels.len(),
+        env!("CARGO_PKG_VERSION")
+    ));
+    for k in &m.kernels {
+        out.push_str(&format!("<th class=\"k\">{}</th>", escape(k)));
+    }
+    out.push_str("</tr>\n");
+    for r in &m.definitions {
+        out.push_str(&format!(
+            "<tr><td class=\"def\" title=\"{}\">{}:{} {}</td>",
+            escape(&r.text),
+            escape(&r.file),
+            r.line,
+            escape(&r.text)
+        ));
+        for cell in &r.cells {
+            if cell.is_empty() {
+                out.push_str("<td class=\"ok\">✓</td>");
+            } else {
+                let class = if cell.iter().any(|f| f.severity == "error") { "e" } else { "w" };
+                let tip: Vec<String> = cell.iter().map(|f| format!("{}: {}", f.code, f.message)).collect();
+                out.push_str(&format!(
+                    "<td class=\"{class}\" title=\"{}\">{}</td>",
+                    escape(&tip.join("\n")),
+                    codes(cell)
+                ));
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table></body></html>\n");
+    out
+}
