@@ -15,10 +15,16 @@ mapfile -t KERNELS < <($F kernel list debian | cut -f1 | grep -E -- '-amd64$')
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load $(cut -d' ' -f1-3 /proc/loadavg); commit $(git rev-parse --short HEAD)"
 echo "${#KERNELS[@]} kernels"
 t0=$(date +%s.%N)
-for k in "${KERNELS[@]}"; do $F kernel fetch "$k" >/dev/null; done
-t1=$(date +%s.%N)
 ARGS=()
-for k in "${KERNELS[@]}"; do ARGS+=(-k "$k"); done
+for k in "${KERNELS[@]}"; do
+    if $F kernel fetch "$k" >/dev/null 2>target/matrix-fetch.err; then
+        ARGS+=(-k "$k")
+    else
+        echo "not fetched: $k: $(cat target/matrix-fetch.err)"
+    fi
+done
+t1=$(date +%s.%N)
+echo "$(( ${#ARGS[@]} / 2 )) kernels fetched"
 $F matrix "${ARGS[@]}" --format json -o target/matrix.json "${PATHS[@]}" || true
 t2=$(date +%s.%N)
 $F matrix "${ARGS[@]}" --format html -o target/matrix.html "${PATHS[@]}" || true

@@ -70,19 +70,30 @@ pub fn fetch_debian(version: &str) -> anyhow::Result<PathBuf> {
     }
     std::fs::create_dir_all(&root).with_context(|| format!("cannot create {}", root.display()))?;
     // The unsigned package holds the same image as the signed one, without the
-    // signature wrapper; older releases have only the plain package.
-    let package = [format!("linux-image-{version}-unsigned"), format!("linux-image-{version}")]
-        .into_iter()
-        .find(|p| Command::new("apt-cache").args(["show", p]).output().is_ok_and(|o| o.status.success()))
-        .with_context(|| {
-            format!("Debian's archive has no linux-image-{version}: `fevlint kernel list debian` shows what it has (or run apt-get update)")
-        })?;
+    // signature wrapper; older releases have only the plain package. A name apt knows
+    // may still have no downloadable version: try each.
+    let candidates = [format!("linux-image-{version}-unsigned"), format!("linux-image-{version}")];
     let work = tempfile_dir(&root)?;
     let result = (|| -> anyhow::Result<()> {
         // apt-get, as root, drops to the `_apt` user to write the download.
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&work, std::fs::Permissions::from_mode(0o777))?;
-        run(Command::new("apt-get").args(["download", "-q", &package]).current_dir(&work))?;
+        let mut errors = Vec::new();
+        let package = candidates
+            .iter()
+            .find(|p| match run(Command::new("apt-get").args(["download", "-q", p.as_str()]).current_dir(&work)) {
+                Ok(_) => true,
+                Err(e) => {
+                    errors.push(format!("{e:#}"));
+                    false
+                }
+            })
+            .with_context(|| {
+                format!(
+                    "Debian's archive has no downloadable linux-image-{version} (`fevlint kernel list debian` shows what it has, or run apt-get update): {}",
+                    errors.join("; ")
+                )
+            })?;
         let deb = std::fs::read_dir(&work)?
             .flatten()
             .map(|e| e.path())
@@ -185,11 +196,13 @@ fn tempfile_dir(root: &Path) -> anyhow::Result<PathBuf> {
 /// The kernel versions Debian's archive (as this machine's apt sees it) offers, with
 /// whether each is in the cache.
 pub fn list_debian() -> anyhow::Result<Vec<(String, bool)>> {
-    let out = run(Command::new("apt-cache").args(["pkgnames", "linux-image-"]))?;
+    // `search` lists packages with a version to install (`pkgnames` also names ones
+    // only referenced).
+    let out = run(Command::new("apt-cache").args(["search", "--names-only", "^linux-image-"]))?;
     let root = cache_root()?.join("debian");
     let mut versions: Vec<String> = out
         .lines()
-        .filter_map(|p| p.strip_prefix("linux-image-"))
+        .filter_map(|l| l.split_whitespace().next()?.strip_prefix("linux-image-"))
         .map(|v| v.strip_suffix("-unsigned").unwrap_or(v))
         .filter(|v| valid_version(v) && !v.ends_with("-dbg"))
         .map(str::to_owned)

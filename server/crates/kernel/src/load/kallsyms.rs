@@ -93,9 +93,17 @@ impl Tables {
             tokens.push((p, len));
             p += len + 1;
         }
-        // The token index, at most 8 bytes of alignment after the table.
-        let index_at = (p..p + 8)
-            .find(|&o| (0..256).all(|i| u16_at(d, o + 2 * i).map(usize::from) == Some(tokens[i].0 - start)))?;
+        // The token index, at most 8 bytes of alignment after the table. It also says
+        // where the table starts: the walk back can overshoot when the bytes before
+        // the first token (`kallsyms_seqs_of_names`) end without a NUL.
+        let (index_at, start) = (p..p + 8).find_map(|o| {
+            let real = tokens[1].0.checked_sub(usize::from(u16_at(d, o + 2)?))?;
+            let ok = u16_at(d, o) == Some(0)
+                && real >= start
+                && (1..256).all(|i| u16_at(d, o + 2 * i).map(usize::from) == Some(tokens[i].0 - real));
+            ok.then_some((o, real))
+        })?;
+        tokens[0] = (start, tokens[1].0 - 1 - start);
         let token_index_end = index_at + 512;
         // The markers end at most 8 bytes before the token table (alignment zeros).
         // The last marker is never 0 (there are always more than 256 symbols): zero
