@@ -36,6 +36,10 @@ fn findings(out: &str) -> Vec<String> {
 fn a_debian_kernel_by_version_reads_like_its_fixture() {
     // Shared between runs of this test (the download is the slow part), never the user's.
     let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("kernel-fetch-cache");
+    // 6.1.170 lays its tables out otherwise than 6.1.192 (padding before the base).
+    let (out, err, code) = fevlint(&cache, &["kernel", "fetch", "debian:6.1.0-47-amd64"]);
+    assert_eq!(code, Some(0), "{err}");
+    symbols_and_ftrace_match(&PathBuf::from(out.trim()), &root().join("fixtures/kernels/6.1.0-47-amd64"));
     let (out, err, code) = fevlint(&cache, &["kernel", "fetch", "debian:6.1.0-56-amd64"]);
     assert_eq!(code, Some(0), "{err}");
     let dir = PathBuf::from(out.trim());
@@ -64,47 +68,7 @@ fn a_debian_kernel_by_version_reads_like_its_fixture() {
         assert!(a.starts_with(&format!("{ty} {{")), "{a}");
         assert_eq!(a, b, "{ty}");
     }
-    // The symbols decoded from the image's kallsyms: every text symbol where the build's
-    // real System.map (fixture) puts it; the ftrace list named from the mcount table with
-    // them: the running kernel's available_filter_functions (fixture), line for line.
-    let unzstd = |p: PathBuf| {
-        String::from_utf8(zstd::decode_all(std::fs::read(p).expect("fixture").as_slice()).expect("zstd"))
-            .expect("utf-8")
-    };
-    let map = unzstd(PathBuf::from(fixture).join("System.map.zst"));
-    let real: std::collections::HashSet<(&str, &str)> = map
-        .lines()
-        .filter_map(|l| {
-            let v: Vec<&str> = l.split_whitespace().collect();
-            Some((*v.get(2)?, *v.first()?))
-        })
-        .collect();
-    let decoded = std::fs::read_to_string(dir.join("System.map")).expect("decoded System.map");
-    let text: Vec<(&str, &str)> = decoded
-        .lines()
-        .filter_map(|l| {
-            let v: Vec<&str> = l.split_whitespace().collect();
-            matches!(*v.get(1)?, "T" | "t").then(|| (v[2], v[0]))
-        })
-        .collect();
-    assert!(text.len() > 40_000, "{}", text.len());
-    let wrong: Vec<_> = text.iter().filter(|s| !real.contains(s)).take(5).collect();
-    assert!(wrong.is_empty(), "decoded symbols not in System.map: {wrong:?}");
-    let mut ours: Vec<String> = std::fs::read_to_string(dir.join("available_filter_functions"))
-        .expect("list")
-        .lines()
-        .map(str::to_owned)
-        .collect();
-    let mut theirs: Vec<String> = unzstd(PathBuf::from(fixture).join("available_filter_functions.zst"))
-        .lines()
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|n| !n.starts_with("__ftrace_invalid_address___"))
-        .map(str::to_owned)
-        .collect();
-    ours.sort();
-    theirs.sort();
-    assert_eq!(ours.len(), theirs.len());
-    assert!(ours == theirs, "the ftrace lists differ");
+    symbols_and_ftrace_match(&dir, Path::new(fixture));
     // So the examples get exactly the fixture's findings.
     let (a, _, _) = fevlint(&cache, &["check", "--kernel", "debian:6.1.0-56-amd64", "examples/"]);
     let (b, _, _) = fevlint(&cache, &["check", "--kernel", fixture, "examples/"]);
@@ -123,4 +87,48 @@ fn a_debian_kernel_by_version_reads_like_its_fixture() {
     let (_, err, code) = fevlint(&cache, &["kernel", "fetch", "debian:../../etc"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("is not a Debian kernel version"), "{err}");
+}
+
+/// The symbols decoded from the image's kallsyms: every text symbol where the build's
+/// real System.map (fixture) puts it; the ftrace list named from the mcount table with
+/// them: the running kernel's available_filter_functions (fixture), line for line.
+fn symbols_and_ftrace_match(dir: &Path, fixture: &Path) {
+    let unzstd = |p: PathBuf| {
+        String::from_utf8(zstd::decode_all(std::fs::read(p).expect("fixture").as_slice()).expect("zstd"))
+            .expect("utf-8")
+    };
+    let map = unzstd(fixture.join("System.map.zst"));
+    let real: std::collections::HashSet<(&str, &str)> = map
+        .lines()
+        .filter_map(|l| {
+            let v: Vec<&str> = l.split_whitespace().collect();
+            Some((*v.get(2)?, *v.first()?))
+        })
+        .collect();
+    let decoded = std::fs::read_to_string(dir.join("System.map")).expect("decoded System.map");
+    let text: Vec<(&str, &str)> = decoded
+        .lines()
+        .filter_map(|l| {
+            let v: Vec<&str> = l.split_whitespace().collect();
+            matches!(*v.get(1)?, "T" | "t").then(|| (v[2], v[0]))
+        })
+        .collect();
+    assert!(text.len() > 40_000, "{}", text.len());
+    let wrong: Vec<_> = text.iter().filter(|s| !real.contains(s)).take(5).collect();
+    assert!(wrong.is_empty(), "{}: decoded symbols not in System.map: {wrong:?}", dir.display());
+    let mut ours: Vec<String> = std::fs::read_to_string(dir.join("available_filter_functions"))
+        .expect("list")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let mut theirs: Vec<String> = unzstd(fixture.join("available_filter_functions.zst"))
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| !n.starts_with("__ftrace_invalid_address___"))
+        .map(str::to_owned)
+        .collect();
+    ours.sort();
+    theirs.sort();
+    assert_eq!(ours.len(), theirs.len(), "{}", dir.display());
+    assert!(ours == theirs, "the ftrace lists differ: {}", dir.display());
 }

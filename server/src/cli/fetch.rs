@@ -204,7 +204,12 @@ pub fn list_debian() -> anyhow::Result<Vec<(String, bool)>> {
         .lines()
         .filter_map(|l| l.split_whitespace().next()?.strip_prefix("linux-image-"))
         .map(|v| v.strip_suffix("-unsigned").unwrap_or(v))
-        .filter(|v| valid_version(v) && !v.ends_with("-dbg"))
+        // `6.12-amd64` is a metapackage (no image): a build has three version numbers.
+        .filter(|v| {
+            valid_version(v)
+                && !v.ends_with("-dbg")
+                && v.split(['-', '+']).next().is_some_and(|n| n.matches('.').count() == 2)
+        })
         .map(str::to_owned)
         .collect();
     versions.sort_by_key(|v| natural(v));

@@ -221,9 +221,14 @@ impl Tables {
         // kallsyms_offsets and kallsyms_relative_base: after the token index (6.2+) or
         // before kallsyms_num_syms (6.1).
         let after = self.token_index_end.next_multiple_of(4);
+        // (Up to 4 bytes of padding align the u64 base after an odd count of offsets.)
+        let base_61 = self.num_syms_at.saturating_sub(8);
+        let after8 = self.token_index_end.next_multiple_of(8);
         let candidates = [
             (after, (after + 4 * n).next_multiple_of(8)),
-            (self.num_syms_at.saturating_sub(8).saturating_sub(4 * n) & !3, self.num_syms_at.saturating_sub(8)),
+            (after8, (after8 + 4 * n).next_multiple_of(8)),
+            (base_61.saturating_sub(4 * n), base_61),
+            (base_61.saturating_sub(4 * n + 4), base_61),
         ];
         let text_index = names
             .iter()
@@ -245,12 +250,15 @@ impl Tables {
                     base.wrapping_sub(1).wrapping_sub(o as i64 as u64)
                 }
             };
-            // `_text` is the relative base on every layout seen: the check that the
-            // offsets are the ones that belong to these names.
+            // `_text` is the relative base on every layout seen, and the tables are
+            // sorted by address: the checks that these offsets belong to these names.
             if let Some(t) = text_index {
                 if addr(offsets[t]) != base {
                     continue;
                 }
+            }
+            if offsets.windows(2).any(|w| addr(w[1]) < addr(w[0])) {
+                continue;
             }
             let mut out = String::with_capacity(n * 40);
             for (s, &o) in names.iter().zip(&offsets) {
