@@ -75,6 +75,16 @@ fn a_debian_kernel_by_version_reads_like_its_fixture() {
     assert_eq!(findings(&a), findings(&b));
     assert!(findings(&a).len() > 20, "{a}");
 
+    // In a fevlint.toml too.
+    let project = cache.join("project");
+    std::fs::create_dir_all(&project).expect("project dir");
+    std::fs::write(project.join("fevlint.toml"), "kernels = [\"debian:6.1.0-56-amd64\"]\n").expect("toml");
+    std::fs::copy(root().join("examples/vfs.fev"), project.join("vfs.fev")).expect("copy");
+    let (c, _, _) = fevlint(&cache, &["check", project.join("vfs.fev").to_str().unwrap_or_default()]);
+    let (d, _, _) = fevlint(&cache, &["check", "--kernel", fixture, "examples/vfs.fev"]);
+    assert_eq!(findings(&c).len(), findings(&d).len(), "{c}\n{d}");
+    assert!(!findings(&c).is_empty());
+
     // What the archive offers, with what is cached.
     let (list, err, code) = fevlint(&cache, &["kernel", "list", "debian"]);
     assert_eq!(code, Some(0), "{err}");

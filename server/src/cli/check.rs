@@ -192,7 +192,15 @@ impl Kernels {
     fn open(&mut self, paths: &[PathBuf]) -> anyhow::Result<Vec<&Kernel>> {
         let mut seen = std::collections::HashSet::new();
         let new: Vec<&PathBuf> = paths.iter().filter(|p| !self.open.contains_key(*p) && seen.insert(*p)).collect();
-        for (path, k) in new.iter().zip(Kernel::open_all(&new)) {
+        // `debian:VERSION` in a fevlint.toml: fetched (once) like on the command line.
+        let resolved: Vec<PathBuf> = new
+            .iter()
+            .map(|p| match p.to_str().filter(|s| s.starts_with(super::fetch::DEBIAN)) {
+                Some(spec) => super::fetch::kernel_arg(spec).map_err(anyhow::Error::msg),
+                None => Ok((*p).clone()),
+            })
+            .collect::<anyhow::Result<_>>()?;
+        for (path, k) in new.iter().zip(Kernel::open_all(&resolved)) {
             let k = k.with_context(|| format!("cannot open kernel {}", path.display()))?;
             for note in &k.notes {
                 eprintln!("note: kernel {}: {note}", k.name);

@@ -92,8 +92,11 @@ impl Config {
             invalid(e.span(), format!("{}{}", e.message().trim(), quoted.unwrap_or_default()))
         })?;
         let base = path.parent().unwrap_or(Path::new(""));
-        let kernels =
-            raw.kernels.iter().map(|k| if k == "running" { PathBuf::from(k) } else { base.join(k) }).collect();
+        let kernels = raw
+            .kernels
+            .iter()
+            .map(|k| if k == "running" || k.starts_with("debian:") { PathBuf::from(k) } else { base.join(k) })
+            .collect();
         let prefixes = |key: &str, list: &[Spanned<String>]| -> Result<Vec<String>, ConfigError> {
             list.iter()
                 .map(|p| parse_prefix(p.get_ref()).map_err(|m| invalid(Some(p.span()), format!("`{key}`: {m}"))))
