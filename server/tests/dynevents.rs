@@ -320,3 +320,14 @@ fn the_real_6_12_kernel_accepts_the_fixed_script_and_it_reads_the_same_members()
     assert_eq!(values(&fixed), values(&names), "\nfixed: {fixed}\nnames: {names}");
     assert!(values(&fixed).contains(&("name".to_owned(), "version".to_owned())), "{fixed}");
 }
+
+/// With its image loaded, a kernel's dialect comes from the README its image carries
+/// (the fixture's 6.12 vmlinuz carries the one the booted kernel printed).
+#[test]
+fn the_dialect_comes_from_the_image_when_it_is_loaded() {
+    let k = Kernel::open(&fixture("6.12.117+deb12-amd64").join("vmlinuz")).expect("vmlinuz");
+    assert!(k.inputs().elf.is_some(), "the payload is loaded");
+    let d = dynevents::dialect_for(&k).expect("dialect");
+    assert_eq!(d.readme, fevlint_mainline::readmes::DEBIAN_6_12_117_AMD64);
+    assert!(d.fprobe && d.btf_args);
+}

@@ -32,12 +32,16 @@ const MAX_DEREFS: usize = 16;
 /// The dialect of a kernel: its release from the config header (the sublevel decides
 /// the stable backports), the bundled README of that series, `%pd`'s offsets from its BTF.
 pub fn dialect_for(kernel: &Kernel) -> Result<Dialect, String> {
+    let banner = image_banner(kernel);
     let release = kernel
         .inputs()
         .config
         .as_ref()
         .and_then(|c| c.value.release())
-        .ok_or("cannot tell the kernel's release: give a kernel with its config (`config` in its folder)")?;
+        .or(banner.as_deref())
+        .ok_or("cannot tell the kernel's release: give a kernel with its config (`config` in its folder) or its image")?
+        .to_owned();
+    let release = release.as_str();
     let version = KernelVersion::parse(release).ok_or_else(|| format!("release `{release}` is not a version"))?;
     let readme = match (version.major, version.minor) {
         (6, 1) => fevlint_mainline::readmes::DEBIAN_6_1_192_AMD64,
@@ -48,7 +52,17 @@ pub fn dialect_for(kernel: &Kernel) -> Result<Dialect, String> {
         Arch::X86_64 => fevlint_mainline::Arch::X86_64,
         Arch::X86_32 => fevlint_mainline::Arch::I386,
     };
-    let mut d = Dialect::for_arch(arch, version, readme).map_err(|e| format!("release {release}: {e}"))?;
+    // The kernel's own README text when its image is loaded (a vmlinux, a vmlinuz's
+    // payload): the options it was built with decide what its parser accepts.
+    let own = kernel.inputs().elf.as_ref().and_then(|e| {
+        let s = e.value.section(".rodata")?;
+        let bytes = e.value.data().get(s.file_range.clone()?)?;
+        fevlint_mainline::readme_from_image(&bytes).map(str::to_owned)
+    });
+    let mut d = match own.as_deref().map(|r| Dialect::for_arch(arch, version, r)) {
+        Some(Ok(d)) => d,
+        _ => Dialect::for_arch(arch, version, readme).map_err(|e| format!("release {release}: {e}"))?,
+    };
     if let Some(types) = kernel.types() {
         let offset = |s: &str, path: &str| {
             let ty = types.find_type(TypeNamespace::Struct, s).ok()?.into_iter().next()?;
@@ -63,6 +77,22 @@ pub fn dialect_for(kernel: &Kernel) -> Result<Dialect, String> {
         d.modules = c.value.is_enabled("MODULES");
     }
     Ok(d)
+}
+
+/// The upstream version in the image's `linux_banner` (`Linux version 6.1.0-56-amd64 (…)
+/// #1 SMP … Debian 6.1.192-2`: the Debian part carries the sublevel when the release
+/// does not), when the image is loaded.
+fn image_banner(kernel: &Kernel) -> Option<String> {
+    let e = &kernel.inputs().elf.as_ref()?.value;
+    let s = e.section(".rodata")?;
+    let bytes = e.data().get(s.file_range.clone()?)?;
+    const START: &[u8] = b"Linux version ";
+    let at = bytes.windows(START.len()).position(|w| w == START)? + START.len();
+    let line = bytes[at..].split(|&b| b == b'\n' || b == 0).next()?;
+    let line = std::str::from_utf8(line).ok()?;
+    let debian = line.rsplit("Debian ").next().and_then(|r| r.split_whitespace().next());
+    let release = line.split_whitespace().next()?;
+    Some(debian.filter(|d| d.starts_with(|c: char| c.is_ascii_digit())).unwrap_or(release).to_owned())
 }
 
 /// fevlint-kernel behind the parser's questions. "Don't know" is `None`, never a guess.
