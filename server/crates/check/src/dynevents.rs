@@ -57,7 +57,7 @@ pub fn dialect_for(kernel: &Kernel) -> Result<Dialect, String> {
     let own = kernel.inputs().elf.as_ref().and_then(|e| {
         let s = e.value.section(".rodata")?;
         let bytes = e.value.data().get(s.file_range.clone()?)?;
-        fevlint_mainline::readme_from_image(&bytes).map(str::to_owned)
+        fevlint_mainline::readme_from_image(bytes).map(str::to_owned)
     });
     let mut d = match own.as_deref().map(|r| Dialect::for_arch(arch, version, r)) {
         Some(Ok(d)) => d,
