@@ -202,6 +202,7 @@ impl Kernels {
             .collect::<anyhow::Result<_>>()?;
         for (path, k) in new.iter().zip(Kernel::open_all(&resolved)) {
             let k = k.with_context(|| format!("cannot open kernel {}", path.display()))?;
+            k.load_deferred().map_err(|e| anyhow::anyhow!("cannot open kernel {}: {e}", path.display()))?;
             for note in &k.notes {
                 eprintln!("note: kernel {}: {note}", k.name);
             }

@@ -6,7 +6,6 @@ use crate::kernel::diff::{
     self, Filter, FunctionChange, FunctionDiff, KernelDiff, MemberChange, MemberInfo, ParamSig, Successor, TypeChange,
     TypeDiff,
 };
-use crate::kernel::Kernel;
 use anyhow::Context as _;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -32,7 +31,7 @@ pub struct DiffArgs {
 }
 
 pub fn run(args: &DiffArgs) -> anyhow::Result<ExitCode> {
-    let open = |p: &PathBuf| Kernel::open(p).with_context(|| format!("cannot open kernel {}", p.display()));
+    let open = |p: &PathBuf| super::open_kernel(p);
     let (a, b) = rayon::join(|| open(&args.old), || open(&args.new));
     let (a, b) = (a?, b?);
     let filter = Filter { functions: args.functions.clone(), types: args.types.clone() };

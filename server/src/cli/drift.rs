@@ -39,7 +39,7 @@ pub struct FixArgs {
 }
 
 pub fn lock(args: &LockArgs) -> anyhow::Result<ExitCode> {
-    let k = Kernel::open(&args.kernel).with_context(|| format!("cannot open kernel {}", args.kernel.display()))?;
+    let k = super::open_kernel(&args.kernel)?;
     let mut lock = Lock::new(&k);
     let mut parser = crate::syntax::Parser::new();
     for path in super::check::script_paths(&args.paths)? {
@@ -73,11 +73,7 @@ pub fn lock(args: &LockArgs) -> anyhow::Result<ExitCode> {
 
 pub fn fix(args: &FixArgs) -> anyhow::Result<ExitCode> {
     let lock = args.lock.as_ref().map(|p| Lock::read(p)).transpose()?;
-    let kernels: Vec<Kernel> = Kernel::open_all(&args.kernels)
-        .into_iter()
-        .zip(&args.kernels)
-        .map(|(k, p)| k.with_context(|| format!("cannot open kernel {}", p.display())))
-        .collect::<anyhow::Result<_>>()?;
+    let kernels: Vec<Kernel> = super::open_kernels(&args.kernels)?;
     let (old, new) = match (&lock, kernels.as_slice()) {
         (None, [old, new]) => (Some(old), new),
         (Some(_), [new]) => (None, new),

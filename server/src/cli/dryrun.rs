@@ -9,7 +9,6 @@ use super::Format;
 use crate::emit;
 use crate::kernel::Kernel;
 use crate::syntax::machine::{Parsed, Target};
-use anyhow::Context;
 use clap::Args;
 use fevlint_dryrun::{Core, Pick};
 use fevlint_exec::{Event, Frame};
@@ -61,7 +60,7 @@ fn parse_address(s: &str) -> Result<u64, String> {
 }
 
 pub fn run(args: &DryRunArgs) -> anyhow::Result<ExitCode> {
-    let kernel = Kernel::open(&args.kernel).with_context(|| format!("cannot load kernel {}", args.kernel.display()))?;
+    let kernel = super::open_kernel(&args.kernel)?;
     let pick = Pick { cpu: args.cpu, thread: args.thread, cr3: args.cr3 };
     let core = Core::open(&kernel, &args.kernel, &args.core, &pick)?;
     let target = core.target();
@@ -160,7 +159,7 @@ struct Mainline<'k> {
 impl<'k> Mainline<'k> {
     fn new(kernel: &'k Kernel) -> anyhow::Result<Mainline<'k>> {
         let dialect = crate::dynevents::dialect_for(kernel).map_err(anyhow::Error::msg)?;
-        let ibt = kernel.inputs().config.as_ref().is_some_and(|c| c.value.is_enabled("X86_KERNEL_IBT"));
+        let ibt = kernel.config().is_some_and(|c| c.value.is_enabled("X86_KERNEL_IBT"));
         Ok(Mainline { kernel, dialect, entry_offset: if ibt { 4 } else { 0 } })
     }
 

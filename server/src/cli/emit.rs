@@ -5,7 +5,7 @@ use super::check::read_script_text;
 use crate::kernel::load::Arch;
 use crate::kernel::Kernel;
 use crate::syntax::machine::Target;
-use anyhow::{bail, Context};
+use anyhow::bail;
 use clap::{Args, ValueEnum};
 use fevlint_check::emit;
 use fevlint_mainline::Dialect;
@@ -42,13 +42,13 @@ fn dialect(kernel: &Kernel) -> anyhow::Result<Dialect> {
 }
 
 pub fn run(args: &EmitArgs) -> anyhow::Result<ExitCode> {
-    let kernel = Kernel::open(&args.kernel).with_context(|| format!("cannot load kernel {}", args.kernel.display()))?;
+    let kernel = super::open_kernel(&args.kernel)?;
     let dialect = dialect(&kernel)?;
     let target = match kernel.arch {
         Arch::X86_64 => Target::X86_64,
         Arch::X86_32 => Target::X86_32,
     };
-    let config = kernel.inputs().config.as_ref().map(|c| &c.value);
+    let config = kernel.config().map(|c| &c.value);
     let fprobe_ok = dialect.fprobe
         && dialect.btf_args
         && config.is_some_and(|c| c.is_enabled("FPROBE_EVENTS") && c.is_enabled("PROBE_EVENTS_BTF_ARGS"));

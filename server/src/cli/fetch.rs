@@ -150,7 +150,7 @@ fn derive_symbols(dir: &Path) -> anyhow::Result<(usize, usize)> {
     use crate::kernel::Kernel;
     let image = Kernel::open(&dir.join("vmlinuz")).context("cannot read the fetched vmlinuz")?;
     let elf = &image.inputs().elf.as_ref().context("the vmlinuz has no ELF payload")?.value;
-    let percpu = image.inputs().config.as_ref().map(|c| c.value.is_enabled("KALLSYMS_ABSOLUTE_PERCPU")).or_else(|| {
+    let percpu = image.config().map(|c| c.value.is_enabled("KALLSYMS_ABSOLUTE_PERCPU")).or_else(|| {
         let text = std::fs::read_to_string(dir.join("config")).ok()?;
         Some(text.lines().any(|l| l == "CONFIG_KALLSYMS_ABSOLUTE_PERCPU=y"))
     });

@@ -80,7 +80,13 @@ pub fn run(cmd: &KernelCommand) -> anyhow::Result<ExitCode> {
         | KernelCommand::Type { kernel, format, .. }
         | KernelCommand::At { kernel, format, .. } => (kernel, *format),
     };
-    let k = Kernel::open(path).with_context(|| format!("cannot open kernel {}", path.display()))?;
+    // `type` and `at` need the types alone: the rest of a folder is not read for them.
+    let k = match cmd {
+        KernelCommand::Type { .. } | KernelCommand::At { .. } => {
+            Kernel::open(path).with_context(|| format!("cannot open kernel {}", path.display()))?
+        }
+        _ => super::open_kernel(path)?,
+    };
     let (text, value) = match cmd {
         KernelCommand::Info { .. } => info(&k),
         KernelCommand::Fn { name, .. } => function(&k, name)?,
@@ -112,7 +118,7 @@ fn info(k: &Kernel) -> (String, Value) {
     let from = |p: Option<String>| p.unwrap_or_else(|| "none".to_owned());
     let ff = k.filter_functions();
     let bl = k.kprobe_blacklist();
-    let cfg = i.config.as_ref();
+    let cfg = k.config();
     let types = k.types().map(|t| t.describe());
     let symbols = i.deferred_symbols.as_ref().map(|d| d.path.display().to_string());
     let mut text = format!("kernel {}\n  arch: {} (from {})\n", k.name, arch_name(k), k.arch_from);

@@ -59,11 +59,7 @@ struct Matrix {
 }
 
 pub fn run(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
-    let kernels: Vec<Kernel> = Kernel::open_all(&args.kernels)
-        .into_iter()
-        .zip(&args.kernels)
-        .map(|(k, p)| k.with_context(|| format!("cannot open kernel {}", p.display())))
-        .collect::<anyhow::Result<_>>()?;
+    let kernels: Vec<Kernel> = super::open_kernels(&args.kernels)?;
     let mut parser = crate::syntax::Parser::new();
     let mut rows = Vec::new();
     for path in script_paths(&args.paths)? {

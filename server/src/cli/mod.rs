@@ -162,3 +162,26 @@ fn rule(code: Option<&str>) -> anyhow::Result<ExitCode> {
         None => anyhow::bail!("no rule `{code}` (see `fevlint rule` for the list)"),
     }
 }
+
+/// Opens a kernel for a command that uses the whole model: the files a folder leaves for
+/// later (config, ftrace list, blacklist) are read now, so a broken one is an error here.
+pub(crate) fn open_kernel(path: &std::path::Path) -> anyhow::Result<crate::kernel::Kernel> {
+    use anyhow::Context;
+    let k = crate::kernel::Kernel::open(path).with_context(|| format!("cannot open kernel {}", path.display()))?;
+    k.load_deferred().map_err(|e| anyhow::anyhow!("cannot open kernel {}: {e}", path.display()))?;
+    Ok(k)
+}
+
+/// [`open_kernel`] for several, in parallel.
+pub(crate) fn open_kernels(paths: &[std::path::PathBuf]) -> anyhow::Result<Vec<crate::kernel::Kernel>> {
+    use anyhow::Context;
+    crate::kernel::Kernel::open_all(paths)
+        .into_iter()
+        .zip(paths)
+        .map(|(k, p)| {
+            let k = k.with_context(|| format!("cannot open kernel {}", p.display()))?;
+            k.load_deferred().map_err(|e| anyhow::anyhow!("cannot open kernel {}: {e}", p.display()))?;
+            Ok(k)
+        })
+        .collect()
+}

@@ -34,9 +34,7 @@ const MAX_DEREFS: usize = 16;
 pub fn dialect_for(kernel: &Kernel) -> Result<Dialect, String> {
     let banner = image_banner(kernel);
     let release = kernel
-        .inputs()
-        .config
-        .as_ref()
+        .config()
         .and_then(|c| c.value.release())
         .or(banner.as_deref())
         .ok_or("cannot tell the kernel's release: give a kernel with its config (`config` in its folder) or its image")?
@@ -73,7 +71,7 @@ pub fn dialect_for(kernel: &Kernel) -> Result<Dialect, String> {
             d.dentry_offsets = (name, dentry);
         }
     }
-    if let Some(c) = kernel.inputs().config.as_ref() {
+    if let Some(c) = kernel.config() {
         d.modules = c.value.is_enabled("MODULES");
     }
     Ok(d)
@@ -111,7 +109,7 @@ impl<'k> KernelEnv<'k> {
             Some(types) if dialect.btf_args && from_btf => Some(KernelBtf { types }),
             _ => None,
         };
-        let ibt = kernel.inputs().config.as_ref().is_some_and(|c| c.value.is_enabled("X86_KERNEL_IBT"));
+        let ibt = kernel.config().is_some_and(|c| c.value.is_enabled("X86_KERNEL_IBT"));
         KernelEnv { kernel, btf, ibt }
     }
 

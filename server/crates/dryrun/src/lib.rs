@@ -238,8 +238,7 @@ fn check_match(
         // Some stable kernels (6.1.113–118) carry a broken build-id backport: the note
         // disagrees with the image though both are the same build. Accept only when the
         // release agrees and the recorded symbols do.
-        let same_release =
-            kernel.inputs().config.as_ref().and_then(|c| c.value.release()).is_some_and(|r| release.starts_with(r));
+        let same_release = kernel.config().and_then(|c| c.value.release()).is_some_and(|r| release.starts_with(r));
         if !(same_release && agree >= 3) {
             bail!(
                 "{} is a dump of build {dumped} ({release}), but {} is build {ours}",
@@ -248,7 +247,7 @@ fn check_match(
             );
         }
     }
-    if let Some(ours) = kernel.inputs().config.as_ref().and_then(|c| c.value.release()) {
+    if let Some(ours) = kernel.config().and_then(|c| c.value.release()) {
         if info.osrelease().is_some_and(|r| !r.starts_with(ours)) {
             bail!("{} is a dump of {release}, but {} is {ours}", core.display(), kernel_path.display());
         }

@@ -5,7 +5,9 @@
 use super::btf::Btf;
 use super::load::{self, Arch, KernelInputs, Loaded, OpenOptions};
 use super::model::{FunctionInfo, ModelError, TypeSource};
-use super::symbols::{clone_base, syscall_name, FilterFunctions, KprobeBlacklist, SymbolTable, SyscallWrapper};
+use super::symbols::{
+    clone_base, syscall_name, FilterFunctions, KernelConfig, KprobeBlacklist, SymbolTable, SyscallWrapper,
+};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -37,6 +39,10 @@ pub struct Kernel {
     inputs: KernelInputs,
     /// The symbol map, or why the deferred one could not be read.
     symbols: OnceLock<Option<Result<Loaded<SymbolTable>, String>>>,
+    /// The config, ftrace list and blacklist: read at open, or when first asked for.
+    config: OnceLock<Option<Result<Loaded<KernelConfig>, String>>>,
+    filter_functions: OnceLock<Option<Result<Loaded<FilterFunctions>, String>>>,
+    kprobe_blacklist: OnceLock<Option<Result<Loaded<KprobeBlacklist>, String>>>,
     clones: OnceLock<HashMap<String, Vec<String>>>,
     names: OnceLock<Vec<String>>,
     similar: OnceLock<super::similar::NameSearch>,
@@ -136,12 +142,22 @@ impl Kernel {
                 (Arch::X86_64, "assumed".to_owned())
             }
         };
-        if inputs.filter_functions.is_none() {
+        if inputs.filter_functions.is_none() && inputs.deferred.filter_functions.is_none() {
             notes.push("no available_filter_functions or mcount table: traceability is not checked".to_owned());
         }
         let symbols = OnceLock::new();
         if inputs.deferred_symbols.is_none() {
             let _ = symbols.set(inputs.symbols.take().map(Ok));
+        }
+        let (config, filter_functions, kprobe_blacklist) = (OnceLock::new(), OnceLock::new(), OnceLock::new());
+        if inputs.deferred.config.is_none() {
+            let _ = config.set(inputs.config.take().map(Ok));
+        }
+        if inputs.deferred.filter_functions.is_none() {
+            let _ = filter_functions.set(inputs.filter_functions.take().map(Ok));
+        }
+        if inputs.deferred.kprobe_blacklist.is_none() {
+            let _ = kprobe_blacklist.set(inputs.kprobe_blacklist.take().map(Ok));
         }
         Ok(Kernel {
             name: inputs.name.clone(),
@@ -153,6 +169,9 @@ impl Kernel {
             types_from,
             inputs,
             symbols,
+            config,
+            filter_functions,
+            kprobe_blacklist,
             clones: OnceLock::new(),
             names: OnceLock::new(),
             similar: OnceLock::new(),
@@ -181,12 +200,40 @@ impl Kernel {
         &self.inputs
     }
 
+    /// The ftrace list (read on first use from a folder).
     pub fn filter_functions(&self) -> Option<&Loaded<FilterFunctions>> {
-        self.inputs.filter_functions.as_ref()
+        let path = self.inputs.deferred.filter_functions.as_deref();
+        lazy(&self.filter_functions, path, load::read_filter_functions)?.as_ref().ok()
     }
 
+    /// The kprobe blacklist (read on first use from a folder).
     pub fn kprobe_blacklist(&self) -> Option<&Loaded<KprobeBlacklist>> {
-        self.inputs.kprobe_blacklist.as_ref()
+        let path = self.inputs.deferred.kprobe_blacklist.as_deref();
+        lazy(&self.kprobe_blacklist, path, load::read_kprobe_blacklist)?.as_ref().ok()
+    }
+
+    /// The kernel config (read on first use from a folder).
+    pub fn config(&self) -> Option<&Loaded<KernelConfig>> {
+        let path = self.inputs.deferred.config.as_deref();
+        lazy(&self.config, path, load::read_config)?.as_ref().ok()
+    }
+
+    /// Reads every file left for later (config, ftrace list, blacklist) and returns the
+    /// first that cannot be read: commands that use the whole model call this, so a
+    /// broken file is an error, as if it had been read at open.
+    pub fn load_deferred(&self) -> Result<(), String> {
+        let _ = (self.config(), self.filter_functions(), self.kprobe_blacklist());
+        for e in [
+            self.config.get().and_then(|r| r.as_ref()?.as_ref().err()),
+            self.filter_functions.get().and_then(|r| r.as_ref()?.as_ref().err()),
+            self.kprobe_blacklist.get().and_then(|r| r.as_ref()?.as_ref().err()),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            return Err(e.clone());
+        }
+        Ok(())
     }
 
     /// The symbol map, read on first use.
@@ -306,4 +353,13 @@ impl Kernel {
         let names = self.function_names();
         self.similar.get_or_init(|| super::similar::NameSearch::new(names)).closest(names, name, n)
     }
+}
+
+/// A file read at most once: what the open read, else the deferred file when asked.
+fn lazy<'a, T>(
+    cell: &'a OnceLock<Option<Result<Loaded<T>, String>>>,
+    path: Option<&std::path::Path>,
+    read: fn(&std::path::Path, &load::Limits) -> Result<Loaded<T>, load::LoadError>,
+) -> Option<&'a Result<Loaded<T>, String>> {
+    cell.get_or_init(|| Some(read(path?, &load::Limits::default()).map_err(|e| e.to_string()))).as_ref()
 }

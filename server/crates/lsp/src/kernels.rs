@@ -172,6 +172,7 @@ impl Kernels {
 /// function names, the clone index), off the request path.
 pub fn open(path: &Path) -> Result<Kernel, String> {
     let k = Kernel::open(path).map_err(|e| e.to_string())?;
+    k.load_deferred()?;
     let _ = k.function_names();
     let _ = k.function("");
     Ok(k)

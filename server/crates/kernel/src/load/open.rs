@@ -106,9 +106,35 @@ pub struct KernelInputs {
     pub kprobe_blacklist: Option<Loaded<KprobeBlacklist>>,
     /// Things worth telling the user (a file skipped, a tracefs file not readable).
     pub notes: Vec<String>,
+    /// The config, ftrace list and kprobe blacklist of a folder, found but not read yet
+    /// (`OpenOptions::defer_symbols`): `Kernel` reads each when a question needs it.
+    pub deferred: DeferredFiles,
     /// A symbol file found but not read yet (`OpenOptions::defer_symbols`): read it with
     /// [`read_symbols`] when needed.
     pub deferred_symbols: Option<DeferredSymbols>,
+}
+
+/// Folder files left for later.
+#[derive(Clone, Debug, Default)]
+pub struct DeferredFiles {
+    pub config: Option<PathBuf>,
+    pub filter_functions: Option<PathBuf>,
+    pub kprobe_blacklist: Option<PathBuf>,
+}
+
+/// Reads a deferred config.
+pub fn read_config(path: &Path, limits: &Limits) -> Result<Loaded<KernelConfig>, LoadError> {
+    read_text(path, limits, KernelConfig::parse)
+}
+
+/// Reads a deferred ftrace list.
+pub fn read_filter_functions(path: &Path, limits: &Limits) -> Result<Loaded<FilterFunctions>, LoadError> {
+    read_text(path, limits, FilterFunctions::parse)
+}
+
+/// Reads a deferred kprobe blacklist.
+pub fn read_kprobe_blacklist(path: &Path, limits: &Limits) -> Result<Loaded<KprobeBlacklist>, LoadError> {
+    read_text(path, limits, KprobeBlacklist::parse)
 }
 
 /// A System.map or kallsyms file left for later.
@@ -198,7 +224,7 @@ impl KernelInputs {
 
     /// Computes the ftrace list from the ELF's mcount table when there is no list.
     fn compute_ftrace(&mut self) {
-        if self.filter_functions.is_some() {
+        if self.filter_functions.is_some() || self.deferred.filter_functions.is_some() {
             return;
         }
         let Some(elf) = &self.elf else { return };
@@ -434,14 +460,28 @@ fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
         Some(d) => k.symbols = Some(read_symbols(&d, limits)?),
         None => {}
     }
+    // With deferral, what only some questions need is read when one asks (a `kernel
+    // type` reads the BTF alone).
+    // (Without an ftrace list, the config is needed now: it says how to name the
+    // image's mcount sites.)
+    let lazy = opts.defer_symbols && ftrace_list.is_some();
     if let Some(p) = find(dir, &["config", ".config"]) {
-        k.config = Some(read_text(&p, limits, KernelConfig::parse)?);
+        match lazy {
+            true => k.deferred.config = Some(p),
+            false => k.config = Some(read_text(&p, limits, KernelConfig::parse)?),
+        }
     }
     if let Some(p) = ftrace_list {
-        k.filter_functions = Some(read_text(&p, limits, FilterFunctions::parse)?);
+        match lazy {
+            true => k.deferred.filter_functions = Some(p),
+            false => k.filter_functions = Some(read_text(&p, limits, FilterFunctions::parse)?),
+        }
     }
     if let Some(p) = find(dir, &["kprobe_blacklist", "blacklist"]) {
-        k.kprobe_blacklist = Some(read_text(&p, limits, KprobeBlacklist::parse)?);
+        match lazy {
+            true => k.deferred.kprobe_blacklist = Some(p),
+            false => k.kprobe_blacklist = Some(read_text(&p, limits, KprobeBlacklist::parse)?),
+        }
     }
     let btf_file = find(dir, &["vmlinux.btf", "btf"])
         .or_else(|| find_suffix(dir, ".btf.tar.xz"))
@@ -451,7 +491,8 @@ fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
     }
     let image = find(dir, &["vmlinux", "vmlinuz", "bzImage"]);
     if let Some(p) = image {
-        let needed = k.btf.is_none() || (k.filter_functions.is_none() && k.symbols.is_some());
+        let has_ftrace = k.filter_functions.is_some() || k.deferred.filter_functions.is_some();
+        let needed = k.btf.is_none() || (!has_ftrace && k.symbols.is_some());
         match opts.image {
             ImagePolicy::Always => read_image_or_btf(&p, opts, &mut k)?,
             ImagePolicy::IfNeeded if needed => read_image_or_btf(&p, opts, &mut k)?,
