@@ -223,14 +223,15 @@ impl Kernel {
     /// broken file is an error, as if it had been read at open.
     pub fn load_deferred(&self) -> Result<(), String> {
         let _ = (self.config(), self.filter_functions(), self.kprobe_blacklist());
-        for e in [
+        let first = [
             self.config.get().and_then(|r| r.as_ref()?.as_ref().err()),
             self.filter_functions.get().and_then(|r| r.as_ref()?.as_ref().err()),
             self.kprobe_blacklist.get().and_then(|r| r.as_ref()?.as_ref().err()),
         ]
         .into_iter()
         .flatten()
-        {
+        .next();
+        if let Some(e) = first {
             return Err(e.clone());
         }
         Ok(())
