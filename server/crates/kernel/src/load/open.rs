@@ -465,8 +465,11 @@ fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
     // (Without an ftrace list, the config is needed now: it says how to name the
     // image's mcount sites.)
     let lazy = opts.defer_symbols && ftrace_list.is_some();
+    // The architecture comes from the config when nothing else tells it (no BTF to
+    // give the pointer size): then the config is read now.
+    let has_btf = find(dir, &["vmlinux.btf", "btf"]).or_else(|| find_suffix(dir, ".btf")).is_some();
     if let Some(p) = find(dir, &["config", ".config"]) {
-        match lazy {
+        match lazy && has_btf {
             true => k.deferred.config = Some(p),
             false => k.config = Some(read_text(&p, limits, KernelConfig::parse)?),
         }
