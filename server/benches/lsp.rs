@@ -1,26 +1,92 @@
-//! Language-server latency: `fevlint lsp` driven over stdio like an editor would, on a
-//! 5,000-line script built from `examples/*.fev` (with some broken lines). For each of
-//! 1,000 single-character edits it measures the time from writing the `didChange` to
-//! reading the `publishDiagnostics` of that version, and prints p50/p90/p99/max, the
-//! open time and the server's peak RSS (`VmHWM`).
+//! Language-server latency at scale: `fevlint lsp` driven over stdio like an editor would,
+//! with the 6.12.117 kernel configured (kernel rules on), on two kinds of script at
+//! 5,000 and 50,000 lines:
 //!
-//! Then the same with the 6.12.117 BTF kernel configured: each edit gets two publishes,
-//! the syntax one at once and the one including the kernel rules after the debounce
-//! (`FEVLINT_KERNEL_DEBOUNCE_MS`, set short here and subtracted). Last, the RSS with the
-//! 6.12.117 and 6.1.0-56 kernels both loaded.
+//! - `realistic`: one definition per traceable 6.12 function (the clean control script,
+//!   then `name(x64 a0)` for unique names), a comment line every fifth line: few
+//!   diagnostics;
+//! - `noisy`: `examples/*.fev` repeated with three broken lines per repetition: every
+//!   repeated definition draws N101, thousands of diagnostics.
 //!
-//!   cargo bench -p fevlint --bench lsp            # results in benches/README-lsp.md
+//! For each, four edit patterns: single characters at random lines (type, then delete),
+//! typing a definition at the end, typing one in the middle, and pasting 1,000 lines in
+//! the middle (then deleting them). Each edit is one incremental `didChange`, timed to
+//! the `publishDiagnostics` of that version that includes the kernel rules' findings,
+//! less the kernel debounce (`FEVLINT_KERNEL_DEBOUNCE_MS`, set short here). Prints
+//! p50/p99/max per pattern, the open time, and the server's peak RSS (`VmHWM`).
+//!
+//!   cargo bench -p fevlint --bench lsp                       # everything
+//!   cargo bench -p fevlint --bench lsp -- 5000 realistic     # a selection
+//!
+//! `FEVLINT_BENCH_WRITE=DIR` only writes the scripts (`realistic-5000.fev`, …) there.
+//! `FEVLINT_CACHE_DIR` is pointed at a private directory, so every open is cold.
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const LINES: usize = 5_000;
-const EDITS: usize = 1_000;
+/// Edits per typing pattern; pastes are fewer (each is 1,000 lines).
+const EDITS: usize = 300;
+const PASTES: usize = 20;
+/// The kernel debounce the server uses here (subtracted from every time).
+const DEBOUNCE_MS: u64 = 5;
 
-fn script() -> String {
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
+}
+
+fn kernel(name: &str) -> String {
+    fixtures().join("kernels").join(name).display().to_string()
+}
+
+fn realistic(lines: usize) -> String {
+    let clean = std::fs::read_to_string(fixtures().join("scripts/clean-6.12.fev")).expect("clean script");
+    let mut out: Vec<String> = clean.lines().map(str::to_owned).collect();
+    let used: std::collections::HashSet<String> =
+        out.iter().filter(|l| !l.starts_with('#')).filter_map(|l| l.split('(').next()).map(str::to_owned).collect();
+    let aff = fixtures().join("kernels/6.12.117+deb12-amd64/available_filter_functions.zst");
+    let list = String::from_utf8(zstd::decode_all(std::fs::File::open(aff).expect("ftrace list")).expect("zstd"))
+        .expect("utf-8");
+    let mut count: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for name in list.lines() {
+        *count.entry(name).or_default() += 1;
+    }
+    let k = fevlint::kernel::Kernel::open(&fixtures().join("kernels/6.12.117+deb12-amd64")).expect("6.12 kernel");
+    let mut names = list.lines().filter(|n| !n.contains('.') && count[n] == 1 && !used.contains(*n));
+    while out.len() < lines {
+        if out.len() % 5 == 4 {
+            out.push(format!("# group {}", out.len() / 5));
+            continue;
+        }
+        match names.next() {
+            Some(name) => out.extend(definition(&k, name)),
+            None => out.push(String::new()),
+        }
+    }
+    out.truncate(lines);
+    out.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// A definition of `name` as its author would write it: its first parameter (when it is
+/// a scalar or pointer), typed by its size; none when the prototype is unknown.
+fn definition(k: &fevlint::kernel::Kernel, name: &str) -> Option<String> {
+    let facts = k.function(name).ok()?;
+    let [info] = facts.prototypes.as_slice() else { return None };
+    let Some(p) = info.proto.params.first() else { return Some(format!("{name}()")) };
+    let size = k.types()?.size_of(p.ty).ok()??;
+    let ty = match size {
+        1 => "x8",
+        2 => "x16",
+        4 => "x32",
+        8 => "x64",
+        _ => return None,
+    };
+    Some(format!("{name}({ty} {})", p.name.as_deref().unwrap_or("a0")))
+}
+
+fn noisy(lines: usize) -> String {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
     let mut source = Vec::new();
     let mut entries: Vec<_> = std::fs::read_dir(&dir).expect("examples/").flatten().map(|e| e.path()).collect();
@@ -31,12 +97,7 @@ fn script() -> String {
     source.push("ip_rcv(x64 skb, x86 dev)".to_owned());
     source.push("do_IRQ(int counter+8=0xffffffff82354c18)".to_owned());
     source.push("vfs_read(int fd, x".to_owned());
-    let mut s = String::new();
-    for i in 0..LINES {
-        s.push_str(&source[i % source.len()]);
-        s.push('\n');
-    }
-    s
+    (0..lines).map(|i| format!("{}\n", source[i % source.len()])).collect()
 }
 
 fn frame(v: &Value) -> Vec<u8> {
@@ -64,44 +125,27 @@ fn read(r: &mut impl BufRead) -> Value {
     serde_json::from_slice(&body).expect("json")
 }
 
-fn wait_version(r: &mut impl BufRead, version: i64) -> usize {
-    loop {
-        let v = read(r);
-        if v["method"] == "textDocument/publishDiagnostics" && v["params"]["version"] == json!(version) {
-            return v["params"]["diagnostics"].as_array().map_or(0, Vec::len);
-        }
-    }
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
-
-/// The kernel debounce the kernel run uses (subtracted from its times).
-const DEBOUNCE_MS: u64 = 20;
-
-fn kernel(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels").join(name).display().to_string()
-}
-
 struct Server {
     child: std::process::Child,
     stdin: std::process::ChildStdin,
     stdout: BufReader<std::process::ChildStdout>,
+    uri: String,
+    version: i64,
 }
 
 impl Server {
-    fn start(options: Value) -> Server {
+    fn start(options: Value, cache: &Path) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_fevlint"))
             .arg("lsp")
             .env("FEVLINT_KERNEL_DEBOUNCE_MS", DEBOUNCE_MS.to_string())
+            .env("FEVLINT_CACHE_DIR", cache)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
             .expect("start fevlint lsp");
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut s = Server { child, stdin, stdout };
+        let mut s = Server { child, stdin, stdout, uri: "file:///bench/big.fev".to_owned(), version: 1 };
         s.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {"capabilities": {}, "initializationOptions": options}}));
         read(&mut s.stdout);
@@ -114,6 +158,43 @@ impl Server {
         self.stdin.flush().expect("flush");
     }
 
+    /// The diagnostics count of the publish of the current version that carries the
+    /// kernel findings (the second publish of a version when a kernel is configured).
+    fn wait_kernel_publish(&mut self) -> usize {
+        let mut seen = 0;
+        loop {
+            let v = read(&mut self.stdout);
+            if v["method"] == "textDocument/publishDiagnostics" && v["params"]["version"] == json!(self.version) {
+                seen += 1;
+                if seen == 2 {
+                    return v["params"]["diagnostics"].as_array().map_or(0, Vec::len);
+                }
+            }
+        }
+    }
+
+    fn open(&mut self, text: &str) -> (Duration, usize) {
+        let t = Instant::now();
+        let uri = self.uri.clone();
+        self.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+            "params": {"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": text}}}));
+        let n = self.wait_kernel_publish();
+        (t.elapsed(), n)
+    }
+
+    /// Sends one change and times it to the kernel publish of its version.
+    fn edit(&mut self, range: [u64; 4], text: &str) -> Duration {
+        self.version += 1;
+        let uri = self.uri.clone();
+        let change = json!({"range": {"start": {"line": range[0], "character": range[1]},
+            "end": {"line": range[2], "character": range[3]}}, "text": text});
+        let t = Instant::now();
+        self.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange",
+            "params": {"textDocument": {"uri": uri, "version": self.version}, "contentChanges": [change]}}));
+        self.wait_kernel_publish();
+        t.elapsed().saturating_sub(Duration::from_millis(DEBOUNCE_MS))
+    }
+
     fn status(&self, key: &str) -> String {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
         let line = status.lines().find(|l| l.starts_with(key)).unwrap_or("? ?").to_owned();
@@ -122,123 +203,135 @@ impl Server {
 
     fn stop(mut self) {
         self.send(json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
-        read(&mut self.stdout);
-        self.send(json!({"jsonrpc": "2.0", "method": "exit"}));
-        let _ = self.child.wait();
-    }
-}
-
-/// Edits spread over the file: type a character into a definition, then delete it
-/// (every other edit), so the document stays the same size.
-struct Edits<'a> {
-    lines: Vec<&'a str>,
-    state: u64,
-    pending: Option<(u64, u64)>,
-}
-
-impl Edits<'_> {
-    fn next(&mut self) -> Value {
-        match self.pending.take() {
-            Some((line, ch)) => {
-                json!({"range": {"start": {"line": line, "character": ch}, "end": {"line": line, "character": ch + 1}}, "text": ""})
-            }
-            None => {
-                self.state ^= self.state << 13;
-                self.state ^= self.state >> 7;
-                self.state ^= self.state << 17;
-                let line = self.state % LINES as u64;
-                let ch = (self.state >> 32) % (self.lines[line as usize].len() as u64 + 1);
-                self.pending = Some((line, ch));
-                json!({"range": {"start": {"line": line, "character": ch}, "end": {"line": line, "character": ch}}, "text": "x"})
+        loop {
+            if read(&mut self.stdout)["id"] == json!(2) {
+                break;
             }
         }
+        self.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+        let _ = self.child.wait();
     }
 }
 
 fn summary(times: &mut [Duration]) -> String {
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    format!(
-        "p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
-        ms(percentile(times, 0.50)),
-        ms(percentile(times, 0.90)),
-        ms(percentile(times, 0.99)),
-        ms(times[times.len() - 1])
-    )
+    let pct = |p: f64| ms(times[((times.len() as f64 - 1.0) * p).round() as usize]);
+    format!("p50 {:6.2} ms  p99 {:6.2} ms  max {:6.2} ms", pct(0.50), pct(0.99), ms(times[times.len() - 1]))
+}
+
+/// xorshift, so every run makes the same edits.
+fn rng(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+/// Types `definition` character by character at (line, 0), then deletes it again
+/// character by character: `EDITS` edits, the document the same at the end.
+fn typing(s: &mut Server, line: u64) -> Vec<Duration> {
+    let text = "vfs_write(x64 file, x64 buf+0, u32 count)\n";
+    let mut times = Vec::with_capacity(EDITS);
+    let mut typed: Vec<char> = Vec::new();
+    let mut forward = true;
+    while times.len() < EDITS {
+        if forward {
+            let c = text.chars().nth(typed.len()).expect("char");
+            let (l, ch) = position(line, &typed);
+            times.push(s.edit([l, ch, l, ch], &c.to_string()));
+            typed.push(c);
+            forward = typed.len() < text.len();
+        } else {
+            let c = typed.pop().expect("typed");
+            let (l, ch) = position(line, &typed);
+            let end = if c == '\n' { (l + 1, 0) } else { (l, ch + 1) };
+            times.push(s.edit([l, ch, end.0, end.1], ""));
+            forward = typed.is_empty();
+        }
+    }
+    // Leave the document as it was.
+    while let Some(c) = typed.pop() {
+        let (l, ch) = position(line, &typed);
+        let end = if c == '\n' { (l + 1, 0) } else { (l, ch + 1) };
+        s.edit([l, ch, end.0, end.1], "");
+    }
+    times
+}
+
+/// The position after `typed` inserted at the start of `line`.
+fn position(line: u64, typed: &[char]) -> (u64, u64) {
+    let newlines = typed.iter().filter(|&&c| c == '\n').count() as u64;
+    let col = typed.iter().rev().take_while(|&&c| c != '\n').count() as u64;
+    (line + newlines, col)
+}
+
+fn random(s: &mut Server, lines: &[&str]) -> Vec<Duration> {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut times = Vec::with_capacity(EDITS);
+    while times.len() < EDITS {
+        let line = rng(&mut state) % lines.len() as u64;
+        let ch = (rng(&mut state) >> 32) % (lines[line as usize].len() as u64 + 1);
+        times.push(s.edit([line, ch, line, ch], "x"));
+        times.push(s.edit([line, ch, line, ch + 1], ""));
+    }
+    times
+}
+
+fn paste(s: &mut Server, lines: &[&str]) -> Vec<Duration> {
+    let block: String = lines.iter().take(1000).map(|l| format!("{l}\n")).collect();
+    let at = lines.len() as u64 / 2;
+    let mut times = Vec::with_capacity(2 * PASTES);
+    for _ in 0..PASTES {
+        times.push(s.edit([at, 0, at, 0], &block));
+        times.push(s.edit([at, 0, at + 1000, 0], ""));
+    }
+    times
 }
 
 fn main() {
-    let text = script();
-    let lines: Vec<&str> = text.lines().collect();
-    let uri = "file:///bench/big.fev";
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-
-    // 1. No kernel: syntax diagnostics only.
-    let mut server = Server::start(Value::Null);
-    let t = Instant::now();
-    server.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
-        "params": {"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": text}}}));
-    let first = wait_version(&mut server.stdout, 1);
-    let open = t.elapsed();
-    let mut edits = Edits { lines: lines.clone(), state: 0x2545_f491_4f6c_dd1d, pending: None };
-    let mut times = Vec::with_capacity(EDITS);
-    for i in 0..EDITS {
-        let version = i as i64 + 2;
-        let change = edits.next();
-        let t = Instant::now();
-        server.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange",
-            "params": {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}}));
-        wait_version(&mut server.stdout, version);
-        times.push(t.elapsed());
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    // Arguments narrow the runs: a size, a kind, or both.
+    let sizes: Vec<&String> = args.iter().filter(|a| a.parse::<usize>().is_ok()).collect();
+    let kinds: Vec<&String> = args.iter().filter(|a| a.parse::<usize>().is_err()).collect();
+    let selected = |size: usize, kind: &str| {
+        (sizes.is_empty() || sizes.iter().any(|s| **s == size.to_string()))
+            && (kinds.is_empty() || kinds.iter().any(|k| *k == kind))
+    };
+    let cache = std::env::temp_dir().join(format!("fevlint-bench-lsp-{}", std::process::id()));
+    let options = json!({"kernels": [kernel("6.12.117+deb12-amd64")]});
+    for size in [5_000, 50_000] {
+        for (kind, make) in [("realistic", realistic as fn(usize) -> String), ("noisy", noisy)] {
+            if !selected(size, kind) {
+                continue;
+            }
+            let text = make(size);
+            if let Some(dir) = std::env::var_os("FEVLINT_BENCH_WRITE") {
+                let path = Path::new(&dir).join(format!("{kind}-{size}.fev"));
+                std::fs::write(&path, &text).expect("write script");
+                println!("wrote {}", path.display());
+                continue;
+            }
+            let lines: Vec<&str> = text.lines().collect();
+            let _ = std::fs::remove_dir_all(&cache);
+            let mut server = Server::start(options.clone(), &cache);
+            let (open, n) = server.open(&text);
+            println!(
+                "{kind} {size} lines ({} KB, {n} diagnostics with 6.12): open to kernel publish {:.1} ms",
+                text.len() / 1024,
+                open.as_secs_f64() * 1e3
+            );
+            let mut r = random(&mut server, &lines);
+            println!("  random characters   {}", summary(&mut r));
+            let mut e = typing(&mut server, lines.len() as u64);
+            println!("  typing at the end   {}", summary(&mut e));
+            let mut m = typing(&mut server, lines.len() as u64 / 2);
+            println!("  typing in the middle {}", summary(&mut m));
+            let mut p = paste(&mut server, &lines);
+            println!("  1,000-line paste    {}", summary(&mut p));
+            println!("  server peak RSS {}", server.status("VmHWM"));
+            server.stop();
+        }
     }
-    let hwm = server.status("VmHWM");
-    server.stop();
-    println!("script: {LINES} lines, {} bytes, {first} diagnostics on open", text.len());
-    println!("no kernel: open (didOpen -> publishDiagnostics v1): {:.2} ms", ms(open));
-    println!("no kernel: {EDITS} edits, didChange -> publishDiagnostics of that version: {}", summary(&mut times));
-    println!("no kernel: server peak RSS: {hwm}");
-
-    // 2. The 6.12.117 BTF kernel: syntax publish, then the publish with kernel diagnostics.
-    let mut server = Server::start(json!({"kernels": [kernel("6.12.117+deb12-amd64")]}));
-    let t = Instant::now();
-    server.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
-        "params": {"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": text}}}));
-    wait_version(&mut server.stdout, 1);
-    let with_kernel = wait_version(&mut server.stdout, 1);
-    let open = t.elapsed();
-    let debounce = Duration::from_millis(DEBOUNCE_MS);
-    let mut edits = Edits { lines, state: 0x2545_f491_4f6c_dd1d, pending: None };
-    let (mut syntax, mut kernel_times) = (Vec::with_capacity(EDITS), Vec::with_capacity(EDITS));
-    for i in 0..EDITS {
-        let version = i as i64 + 2;
-        let change = edits.next();
-        let t = Instant::now();
-        server.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange",
-            "params": {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}}));
-        wait_version(&mut server.stdout, version);
-        syntax.push(t.elapsed());
-        wait_version(&mut server.stdout, version);
-        kernel_times.push(t.elapsed().saturating_sub(debounce));
-    }
-    let rss_one = server.status("VmHWM");
-    println!("6.12.117 BTF: open, load and first kernel publish: {:.2} ms ({with_kernel} diagnostics)", ms(open));
-    println!("6.12.117 BTF: {EDITS} edits, didChange -> syntax publish: {}", summary(&mut syntax));
-    println!(
-        "6.12.117 BTF: {EDITS} edits, didChange -> publish with kernel diagnostics, minus the {DEBOUNCE_MS} ms debounce: {}",
-        summary(&mut kernel_times)
-    );
-    println!("6.12.117 BTF: server peak RSS: {rss_one}");
-
-    // 3. Two BTF kernels loaded.
-    server.send(json!({"jsonrpc": "2.0", "method": "workspace/didChangeConfiguration", "params": {"settings":
-        {"kernels": [kernel("6.12.117+deb12-amd64"), kernel("6.1.0-56-amd64")]}}}));
-    let version = EDITS as i64 + 1;
-    wait_version(&mut server.stdout, version); // syntax, republished
-    let both = wait_version(&mut server.stdout, version); // both kernels' findings
-    println!(
-        "6.12.117 + 6.1.0-56 BTF: {both} diagnostics; RSS {}, peak RSS {}",
-        server.status("VmRSS"),
-        server.status("VmHWM")
-    );
-    server.stop();
+    let _ = std::fs::remove_dir_all(&cache);
 }

@@ -10,7 +10,7 @@ use crate::syntax::{Parse, Parser, Span};
 pub fn format(parse: &Parse, text: &str) -> Vec<Edit> {
     let mut out = Vec::new();
     let mut checker = None::<Parser>;
-    for line in &parse.lines {
+    for line in parse.lines.iter() {
         let Some(parsed) = &line.parsed else { continue };
         if parsed.rejection.is_some() || line.nul.is_some() || line.too_long() {
             continue;

@@ -1,10 +1,15 @@
 //! An open document: rope (for positions and edits), text, tree and the kernel's view,
-//! kept in step through incremental changes and incremental tree-sitter reparses.
+//! kept in step through incremental changes.
+//!
+//! An edit costs the edit: the kernel's view is read again only on the lines it touched
+//! (the others move), and the tree-sitter tree is edited at once but reparsed only when a
+//! request reads it (diagnostics never do). Reparsing a flat 50,000-line tree costs tens
+//! of milliseconds even when incremental, since its root is rebuilt.
 
 use super::position;
 use crate::diagnostic::Diagnostic;
 use crate::lsp::config::Settings;
-use crate::syntax::{Parse, Parser};
+use crate::syntax::{LineParse, Parse, Parser, Span};
 use ropey::Rope;
 use std::sync::Arc;
 use tower_lsp_server::ls_types::TextDocumentContentChangeEvent;
@@ -15,8 +20,10 @@ pub struct Document {
     pub rope: Rope,
     /// Invariant: equal to `rope.to_string()`.
     pub text: String,
-    /// Shared with a kernel check running off the lock on this version.
-    pub parse: Arc<Parse>,
+    /// Its lines are current; its tree is current unless `tree_stale` (see
+    /// [`Document::refresh_tree`]). Cheap to clone for a kernel check running off the lock.
+    pub parse: Parse,
+    tree_stale: bool,
     /// Syntax diagnostics of `version`, after the `ignore` setting.
     pub diagnostics: Vec<Diagnostic>,
     /// Kernel diagnostics of `version`, once the debounced check has run.
@@ -34,11 +41,11 @@ impl std::fmt::Debug for Document {
     }
 }
 
-/// tree-sitter's point of a byte offset: rows count `\n` only, columns are bytes.
-fn point(text: &str, offset: usize) -> Point {
-    let before = &text.as_bytes()[..offset.min(text.len())];
-    let row = before.iter().filter(|&&b| b == b'\n').count();
-    let col = before.iter().rposition(|&b| b == b'\n').map_or(before.len(), |i| before.len() - i - 1);
+/// tree-sitter's point of a byte offset, from the lines of the same text: rows count `\n`
+/// only, columns are bytes.
+fn point(lines: &[LineParse], offset: usize) -> Point {
+    let row = lines.partition_point(|l| l.line.span.end < offset);
+    let col = lines.get(row).map_or(0, |l| offset.saturating_sub(l.line.span.start));
     Point::new(row, col)
 }
 
@@ -51,12 +58,13 @@ impl Document {
     /// A document in the mainline dialect when `mainline`.
     pub fn with_dialect(text: String, version: i32, settings: Settings, mainline: bool) -> Document {
         let mut parser = Parser::new();
-        let parse = Arc::new(parser.parse(&text, settings.target, None));
+        let parse = parser.parse(&text, settings.target, None);
         let mut doc = Document {
             version,
             rope: Rope::from_str(&text),
             text,
             parse,
+            tree_stale: false,
             diagnostics: Vec::new(),
             kernel_diagnostics: None,
             settings,
@@ -67,52 +75,63 @@ impl Document {
         doc
     }
 
-    /// Applies the changes of one `didChange`, in order, then reparses once
-    /// (incrementally unless a change replaced the whole text).
+    /// Applies the changes of one `didChange`, in order: each edits the text, the rope and
+    /// the tree, and reads again the lines it touched.
     pub fn apply(&mut self, version: i32, changes: &[TextDocumentContentChangeEvent]) {
-        let mut incremental = true;
-        // The tree may be shared with a running kernel check: edit a copy (cheap, shared nodes).
-        let mut tree = self.parse.tree.clone();
+        let target = self.settings.target;
         for change in changes {
             match change.range {
                 Some(range) => {
                     let span = position::span(&self.rope, range);
                     let (start, old_end) = (span.start, span.end);
-                    let start_position = point(&self.text, start);
-                    let old_end_position = point(&self.text, old_end);
+                    let start_position = point(&self.parse.lines, start);
+                    let old_end_position = point(&self.parse.lines, old_end);
                     let start_char = self.rope.byte_to_char(start);
                     let end_char = self.rope.byte_to_char(old_end);
                     self.rope.remove(start_char..end_char);
                     self.rope.insert(start_char, &change.text);
                     self.text.replace_range(start..old_end, &change.text);
                     let new_end = start + change.text.len();
+                    // A kernel check holding the old lines keeps them: they are copied then.
+                    let lines = Arc::make_mut(&mut self.parse.lines);
+                    self.parser.relines(lines, &self.text, Span::new(start, old_end), change.text.len(), target);
                     let edit = InputEdit {
                         start_byte: start,
                         old_end_byte: old_end,
                         new_end_byte: new_end,
                         start_position,
                         old_end_position,
-                        new_end_position: point(&self.text, new_end),
+                        new_end_position: point(lines, new_end),
                     };
-                    tree.edit(&edit);
+                    self.parse.tree.edit(&edit);
+                    self.tree_stale = true;
                 }
                 None => {
                     self.rope = Rope::from_str(&change.text);
                     self.text.clone_from(&change.text);
-                    incremental = false;
+                    self.parse = self.parser.parse(&self.text, target, None);
+                    self.tree_stale = false;
                 }
             }
         }
         self.version = version;
-        self.parse = Arc::new(self.parser.parse(&self.text, self.settings.target, incremental.then_some(&tree)));
         self.check();
+    }
+
+    /// Reparses the tree when edits left it behind the text (requests call this first).
+    pub fn refresh_tree(&mut self) {
+        if self.tree_stale {
+            self.parse.tree = self.parser.tree(&self.text, Some(&self.parse.tree));
+            self.tree_stale = false;
+        }
     }
 
     /// Reparses (incrementally over the current tree, or from scratch, e.g. when the
     /// target changed).
     pub fn reparse(&mut self, incremental: bool) {
-        let old = incremental.then_some(&self.parse.tree);
-        self.parse = Arc::new(self.parser.parse(&self.text, self.settings.target, old));
+        let old = (incremental && !self.tree_stale).then_some(&self.parse.tree);
+        self.parse = self.parser.parse(&self.text, self.settings.target, old);
+        self.tree_stale = false;
         self.check();
     }
 
@@ -156,7 +175,9 @@ mod tests {
         assert_eq!(doc.text, "# é😀\nip_rcv(x64 skb, x64 dev)\n\nf(");
         assert_eq!(doc.rope.to_string(), doc.text);
         let fresh = crate::syntax::parse(&doc.text);
+        doc.refresh_tree();
         assert_eq!(doc.parse.tree.root_node().to_sexp(), fresh.tree.root_node().to_sexp());
+        assert_eq!(doc.parse.lines, fresh.lines);
         let codes: Vec<_> = doc.diagnostics.iter().map(|d| d.code).collect();
         assert_eq!(codes, ["S001"], "only the half-typed `f(` is left");
         assert_eq!(doc.version, 2);

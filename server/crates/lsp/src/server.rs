@@ -230,7 +230,7 @@ impl Inner {
                 if doc.mainline && doc.settings.kernels.is_empty() {
                     return;
                 }
-                (doc.text.clone(), Arc::clone(&doc.parse), doc.settings.clone(), doc.mainline)
+                (doc.text.clone(), doc.parse.clone(), doc.settings.clone(), doc.mainline)
             };
             let available = inner.kernels().available(&settings.kernels);
             if available.waiting {
@@ -440,7 +440,11 @@ impl Inner {
         f: impl FnOnce(&State, &Document, &[&Kernel]) -> R,
     ) -> Result<R> {
         let result = {
-            let state = self.lock();
+            let mut state = self.lock();
+            let Some(doc) = state.docs.get_mut(uri) else { return Ok(R::default()) };
+            // Edits leave the tree behind (diagnostics do not read it): requests read it.
+            let refreshed = guarded(|| doc.refresh_tree());
+            let state = &*state;
             let Some(doc) = state.docs.get(uri) else { return Ok(R::default()) };
             // The `*.fev` features read the function-event parse: a mainline document
             // has its own hover and fixes only.
@@ -449,7 +453,7 @@ impl Inner {
             }
             let kernels = self.kernels_of(&doc.settings);
             let refs: Vec<&Kernel> = kernels.iter().map(|k| k.as_ref()).collect();
-            guarded(|| f(&state, doc, &refs))
+            refreshed.and_then(|()| guarded(|| f(state, doc, &refs)))
         };
         match result {
             Ok(r) => Ok(r),

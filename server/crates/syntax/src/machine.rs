@@ -186,6 +186,12 @@ pub enum Redirect {
 }
 
 impl Redirect {
+    fn shift(&mut self, delta: isize) {
+        match self {
+            Redirect::Plus { span, .. } | Redirect::Index { span, .. } => span.shift(delta),
+        }
+    }
+
     pub fn span(self) -> Span {
         match self {
             Redirect::Plus { span, .. } | Redirect::Index { span, .. } => span,
@@ -260,6 +266,20 @@ pub struct Field {
 }
 
 impl Field {
+    fn shift(&mut self, delta: isize) {
+        let Field { span, unsigned: _, atom: _, type_span, array, name: _, name_span, source } = self;
+        for s in [Some(span), Some(type_span), array.as_mut().map(|(_, s)| s), Some(name_span)].into_iter().flatten() {
+            s.shift(delta);
+        }
+        match source {
+            Source::Param { slot: _, redirects } => redirects.iter_mut().for_each(|r| r.shift(delta)),
+            Source::Absolute { value: _, value_span, ignored } => {
+                value_span.shift(delta);
+                ignored.iter_mut().for_each(|r| r.shift(delta));
+            }
+        }
+    }
+
     /// `sizeof(T)` of one element.
     pub fn elem_size(&self, target: Target) -> u32 {
         self.atom.size(target.ptr_size)
@@ -338,6 +358,19 @@ pub struct Parsed {
     pub slots: u32,
     /// `None` when the kernel accepts the line.
     pub rejection: Option<Rejection>,
+}
+
+impl Parsed {
+    pub(crate) fn shift(&mut self, delta: isize) {
+        let Parsed { function, fields, slots: _, rejection } = self;
+        if let Some((_, span)) = function {
+            span.shift(delta);
+        }
+        fields.iter_mut().for_each(|f| f.shift(delta));
+        if let Some(Rejection { kind: _, state: _, at, slot_limit: _, error_log: _ }) = rejection {
+            at.shift(delta);
+        }
+    }
 }
 
 /// The kernel's error text buffer (`ERR_SIZE`): 256 bytes less a list head and a pointer.
