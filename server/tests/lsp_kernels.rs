@@ -327,3 +327,37 @@ async fn a_dynevents_document_gets_the_kernels_verdicts_drift_hover_and_fixes() 
     c.finish().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Suppression comments hold in the editor as in `fevlint check`: a suppressed kernel
+/// finding is not shown, and a suppression that drops nothing is N103 once the kernel
+/// rules have run (not before: their silence proves nothing then).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn suppression_comments_drop_what_they_name_as_the_cli_does() {
+    let dir = temp_dir("suppress");
+    let file = dir.join("probe.fev");
+    let text = "vfs_raed(x64 file)  # fevlint: ignore[K201]\n# fevlint: ignore[T401]\nvfs_read(x64 file)\n";
+    std::fs::write(&file, text).expect("write");
+    let uri = uri(&file);
+    let mut c = Client::start();
+    c.initialize(json!({}), json!({"kernels": [kernel("6.12.117+deb12-amd64")]})).await;
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": text}}),
+    )
+    .await;
+    let first = c.wait("syntax publish", |v| is_publish(v, 1, |_| true)).await;
+    assert_eq!(codes(&first), Vec::<String>::new(), "{first:#}");
+    let kernel_publish = c.wait("kernel publish", |v| is_publish(v, 1, |c| !c.is_empty())).await;
+    assert_eq!(codes(&kernel_publish), ["N103"], "{kernel_publish:#}");
+    let cli = std::process::Command::new(env!("CARGO_BIN_EXE_fevlint"))
+        .args(["check", "--format", "json", "--kernel"])
+        .arg(kernel("6.12.117+deb12-amd64"))
+        .arg(&file)
+        .output()
+        .expect("fevlint check");
+    let report: Value = serde_json::from_slice(&cli.stdout).expect("json");
+    let cli_codes: Vec<&str> =
+        report["diagnostics"].as_array().expect("list").iter().map(|d| d["code"].as_str().unwrap_or("")).collect();
+    assert_eq!(cli_codes, ["N103"], "{report:#}");
+    c.finish().await;
+}

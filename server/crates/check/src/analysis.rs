@@ -159,6 +159,39 @@ pub fn check_parse(parse: &crate::syntax::Parse, text: &str) -> Vec<Diagnostic> 
     rules::check(&Context::new(text, &parse.lines, parse.target, None), true)
 }
 
+/// File rules that read one line at a time: every rule without a kernel except N101 and
+/// N104, which read the whole file (an editor re-runs these only on the lines an edit
+/// touched).
+pub fn per_line_rule(rule: &rules::Rule) -> bool {
+    !rule.needs_kernel() && !rule.needs_baseline() && !whole_file_rule(rule)
+}
+
+fn whole_file_rule(rule: &rules::Rule) -> bool {
+    matches!(rule.code, "N101" | "N104")
+}
+
+/// The per-line file rules ([`per_line_rule`]) on some lines of `text`.
+pub fn check_lines(text: &str, lines: &[crate::syntax::LineParse], target: Target) -> Vec<Diagnostic> {
+    rules::check_selected(&Context::new(text, lines, target, None), true, &per_line_rule)
+}
+
+/// The whole-file file rules (N101, N104): with [`check_lines`] on every line, the same
+/// as [`check_parse`].
+pub fn check_whole_file(text: &str, lines: &[crate::syntax::LineParse], target: Target) -> Vec<Diagnostic> {
+    rules::check_selected(&Context::new(text, lines, target, None), true, &whole_file_rule)
+}
+
+/// Drops what the script's `fevlint: ignore` comments suppress, and reports (N103) the
+/// suppressions that dropped nothing among the rules `ran` says ran, as `fevlint check`
+/// does. `all_ran`: every rule ran (a bare `ignore` is judged only then).
+pub fn apply_suppressions(text: &str, out: &mut Vec<Diagnostic>, ran: &dyn Fn(&str) -> bool, all_ran: bool) {
+    let suppressions = suppress::parse(text);
+    if !suppressions.is_empty() {
+        let usage = suppress::apply(text, &suppressions, out);
+        rules::n103_unused_suppression::report(&suppressions, &usage, ran, all_ran, out);
+    }
+}
+
 /// The kernel rules for a script already parsed, against one kernel (labelled with it).
 pub fn check_parse_kernel(parse: &crate::syntax::Parse, text: &str, kernel: &Kernel) -> Vec<Diagnostic> {
     rules::check(&Context::new(text, &parse.lines, parse.target, Some(kernel)), false)
@@ -207,11 +240,42 @@ pub fn drift(
 /// depend only on its text, the kernel and the target.
 #[derive(Debug, Default)]
 pub struct KernelLineCache {
-    entries: std::sync::Mutex<std::collections::HashMap<(usize, Target, String), Vec<Diagnostic>>>,
+    entries: std::sync::Mutex<rustc_hash::FxHashMap<(usize, Target), Generations>>,
 }
 
-/// Entries kept before the cache starts over (a bound on memory, not a tuning knob).
+/// Findings by line text, spans from the line's start.
+type LineFindings = rustc_hash::FxHashMap<Box<str>, Vec<Diagnostic>>;
+
+/// Two generations: a line found in the old one moves to the new one; when the new one is
+/// full, the old one is dropped. What a script uses stays; memory stays bounded.
+#[derive(Debug, Default)]
+struct Generations {
+    current: LineFindings,
+    previous: LineFindings,
+}
+
+impl Generations {
+    fn get(&mut self, line: &str) -> Option<&Vec<Diagnostic>> {
+        if !self.current.contains_key(line) {
+            let (key, found) = self.previous.remove_entry(line)?;
+            self.insert(key, found);
+        }
+        self.current.get(line)
+    }
+
+    fn insert(&mut self, line: Box<str>, found: Vec<Diagnostic>) {
+        if self.current.len() >= LINE_CACHE_MAX / 2 {
+            self.previous = std::mem::take(&mut self.current);
+        }
+        self.current.insert(line, found);
+    }
+}
+
+/// Entries kept per kernel (a bound on memory, not a tuning knob).
 const LINE_CACHE_MAX: usize = 200_000;
+
+/// Kernels (loads) kept before the cache starts over.
+const KERNELS_KEPT: usize = 16;
 
 impl KernelLineCache {
     /// [`check_parse_kernel`], answering unchanged lines from the cache. `kernel_id`
@@ -225,37 +289,39 @@ impl KernelLineCache {
     ) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         let mut misses = Vec::new();
+        let lock = || self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         {
-            let cache = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut entries = lock();
+            // A reloaded kernel has a new id: forget the loads of long ago.
+            if entries.len() >= KERNELS_KEPT && !entries.contains_key(&(kernel_id, parse.target)) {
+                entries.clear();
+            }
+            let cache = entries.entry((kernel_id, parse.target)).or_default();
             for lp in parse.lines.iter().filter(|l| l.parsed.is_some()) {
-                let key = (kernel_id, parse.target, lp.line.span.text(text).to_owned());
-                match cache.get(&key) {
+                match cache.get(lp.line.span.text(text)) {
                     Some(found) => out.extend(found.iter().cloned().map(|mut d| {
-                        d.span = Span::new(d.span.start + lp.line.span.start, d.span.end + lp.line.span.start);
+                        d.span.shift(lp.line.span.start as isize);
                         d
                     })),
                     None => misses.push(lp.clone()),
                 }
             }
         }
+        // The rules run off the lock (a first check of a large script takes a while).
         if !misses.is_empty() {
             let fresh = rules::check(&Context::new(text, &misses, parse.target, Some(kernel)), false);
-            let mut cache = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            if cache.len() + misses.len() > LINE_CACHE_MAX {
-                cache.clear();
+            let mut mine: Vec<Vec<Diagnostic>> = vec![Vec::new(); misses.len()];
+            for d in &fresh {
+                // A line's findings lie within it or at its end.
+                let i = misses.partition_point(|l| l.line.span.end < d.span.start).min(misses.len() - 1);
+                let mut d = d.clone();
+                d.span.shift(-(misses[i].line.span.start as isize));
+                mine[i].push(d);
             }
-            for lp in &misses {
-                let span = lp.line.span;
-                let mine: Vec<Diagnostic> = fresh
-                    .iter()
-                    .filter(|d| span.start <= d.span.start && d.span.start <= span.end)
-                    .cloned()
-                    .map(|mut d| {
-                        d.span = Span::new(d.span.start - span.start, d.span.end.saturating_sub(span.start));
-                        d
-                    })
-                    .collect();
-                cache.insert((kernel_id, parse.target, span.text(text).to_owned()), mine);
+            let mut entries = lock();
+            let cache = entries.entry((kernel_id, parse.target)).or_default();
+            for (lp, found) in misses.iter().zip(mine) {
+                cache.insert(lp.line.span.text(text).into(), found);
             }
             out.extend(fresh);
         }

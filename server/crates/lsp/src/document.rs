@@ -24,8 +24,12 @@ pub struct Document {
     /// [`Document::refresh_tree`]). Cheap to clone for a kernel check running off the lock.
     pub parse: Parse,
     tree_stale: bool,
-    /// Syntax diagnostics of `version`, after the `ignore` setting.
+    /// Syntax diagnostics of `version`, after the `ignore` setting (suppression comments
+    /// are applied when publishing, over these and the kernel's together).
     pub diagnostics: Vec<Diagnostic>,
+    /// The per-line rules' findings of each line, parallel to `parse.lines`, spans from
+    /// the line's start: an edit re-runs them on the lines it touched only.
+    line_findings: Vec<Vec<Diagnostic>>,
     /// Kernel diagnostics of `version`, once the debounced check has run.
     pub kernel_diagnostics: Option<Vec<Diagnostic>>,
     pub settings: Settings,
@@ -66,11 +70,13 @@ impl Document {
             parse,
             tree_stale: false,
             diagnostics: Vec::new(),
+            line_findings: Vec::new(),
             kernel_diagnostics: None,
             settings,
             mainline,
             parser,
         };
+        doc.check_all_lines();
         doc.check();
         doc
     }
@@ -94,7 +100,12 @@ impl Document {
                     let new_end = start + change.text.len();
                     // A kernel check holding the old lines keeps them: they are copied then.
                     let lines = Arc::make_mut(&mut self.parse.lines);
-                    self.parser.relines(lines, &self.text, Span::new(start, old_end), change.text.len(), target);
+                    let reread =
+                        self.parser.relines(lines, &self.text, Span::new(start, old_end), change.text.len(), target);
+                    let found = line_findings(&self.text, &lines[reread.new.clone()], target, self.mainline);
+                    let at = reread.new.start.min(self.line_findings.len());
+                    let end = (at + reread.removed).min(self.line_findings.len());
+                    self.line_findings.splice(at..end, found);
                     let edit = InputEdit {
                         start_byte: start,
                         old_end_byte: old_end,
@@ -111,6 +122,7 @@ impl Document {
                     self.text.clone_from(&change.text);
                     self.parse = self.parser.parse(&self.text, target, None);
                     self.tree_stale = false;
+                    self.check_all_lines();
                 }
             }
         }
@@ -132,6 +144,7 @@ impl Document {
         let old = (incremental && !self.tree_stale).then_some(&self.parse.tree);
         self.parse = self.parser.parse(&self.text, self.settings.target, old);
         self.tree_stale = false;
+        self.check_all_lines();
         self.check();
     }
 
@@ -141,17 +154,54 @@ impl Document {
         self.reparse(!full);
     }
 
+    fn check_all_lines(&mut self) {
+        self.line_findings = line_findings(&self.text, &self.parse.lines, self.settings.target, self.mainline);
+    }
+
+    /// The syntax diagnostics: each line's findings, then the rules that read the whole
+    /// file (duplicate events, unknown codes in suppressions).
     fn check(&mut self) {
         let mut diagnostics = if self.mainline {
             // The parser alone until the kernels' check replaces these (per kernel).
             fevlint_check::dynevents::check(&self.text, &[])
         } else {
-            crate::analysis::check_parse(&self.parse, &self.text)
+            let mut all: Vec<Diagnostic> = Vec::new();
+            for (line, found) in self.parse.lines.iter().zip(&self.line_findings) {
+                all.extend(found.iter().map(|d| {
+                    let mut d = d.clone();
+                    d.span.shift(line.line.span.start as isize);
+                    d
+                }));
+            }
+            all.extend(crate::analysis::check_whole_file(&self.text, &self.parse.lines, self.settings.target));
+            crate::rules::sort(&mut all);
+            all
         };
         diagnostics.retain(|d| !self.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(d.code)));
         self.diagnostics = diagnostics;
         self.kernel_diagnostics = None;
     }
+}
+
+/// The per-line rules' findings on `lines`, one list per line, spans from the line's
+/// start (none for a mainline document, whose parser is another).
+fn line_findings(
+    text: &str,
+    lines: &[LineParse],
+    target: crate::syntax::Target,
+    mainline: bool,
+) -> Vec<Vec<Diagnostic>> {
+    let mut out: Vec<Vec<Diagnostic>> = vec![Vec::new(); lines.len()];
+    if mainline || lines.is_empty() {
+        return out;
+    }
+    for mut d in crate::analysis::check_lines(text, lines, target) {
+        // A line's findings lie within it or at its end (an unexpected ending).
+        let i = lines.partition_point(|l| l.line.span.end < d.span.start).min(lines.len() - 1);
+        d.span.shift(-(lines[i].line.span.start as isize));
+        out[i].push(d);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -181,5 +231,54 @@ mod tests {
         let codes: Vec<_> = doc.diagnostics.iter().map(|d| d.code).collect();
         assert_eq!(codes, ["S001"], "only the half-typed `f(` is left");
         assert_eq!(doc.version, 2);
+    }
+
+    #[test]
+    fn after_any_edits_the_diagnostics_equal_a_fresh_check() {
+        let pieces = [
+            "vfs_read(x64 file, u32 count+8[0])",
+            "\n",
+            "vfs_read(x64 a, x64 a)\n",
+            "# fevlint: ignore[N101, X999]\n",
+            "ip_rcv(x64 skb, ",
+            ")",
+            "do_IRQ(int counter+8=0xffffffff82354c18)\n",
+            "x",
+            "\0",
+            "é😀",
+            "",
+        ];
+        let mut doc =
+            Document::new("a(int x)\n# c\nb(x64 y+8[0], char z[4])\n\nc(string s".to_owned(), 1, Settings::default());
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as usize
+        };
+        for version in 2..1_500 {
+            let lines: Vec<&str> = doc.text.split('\n').collect();
+            let l0 = next() % lines.len();
+            let c0 = next() % (lines[l0].chars().count() + 1);
+            let l1 = (l0 + next() % 3).min(lines.len() - 1);
+            let c1 = if l1 == l0 {
+                c0 + (next() % 4).min(lines[l0].chars().count() - c0)
+            } else {
+                next() % (lines[l1].chars().count() + 1)
+            };
+            let utf16 = |l: usize, c: usize| lines[l].chars().take(c).map(char::len_utf16).sum::<usize>() as u32;
+            let piece = pieces[next() % pieces.len()];
+            doc.apply(version, &[change(l0 as u32, utf16(l0, c0), l1 as u32, utf16(l1, c1), piece)]);
+            assert_eq!(doc.rope.to_string(), doc.text);
+            let fresh = crate::syntax::parse(&doc.text);
+            assert_eq!(doc.parse.lines, fresh.lines, "version {version}: {:?}", doc.text);
+            let want = crate::analysis::check_parse(&fresh, &doc.text);
+            assert_eq!(format!("{:?}", doc.diagnostics), format!("{want:?}"), "version {version}: {:?}", doc.text);
+            if doc.text.len() > 3_000 {
+                let all = doc.text.split('\n').count() as u32;
+                doc.apply(version, &[change(0, 0, all, 0, "")]);
+            }
+        }
     }
 }

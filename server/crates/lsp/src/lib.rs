@@ -11,7 +11,7 @@
 //! - `server`: the handlers
 
 use crate as lsp;
-use fevlint_check::{analysis, diagnostic};
+use fevlint_check::{analysis, diagnostic, rules};
 use fevlint_ide as ide;
 use fevlint_kernel as kernel;
 use fevlint_syntax as syntax;

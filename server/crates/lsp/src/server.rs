@@ -204,10 +204,25 @@ impl Inner {
             let all = syntax.iter().chain(doc.kernel_diagnostics.iter().flatten());
             let several = doc.settings.kernels.len() > 1;
             guarded(|| {
-                all.map(|d| {
+                let convert = |d: &Diagnostic| {
                     convert::diagnostic(&doc.rope, &uri, d, &state.rule_docs, state.related_information, several)
-                })
-                .collect::<Vec<_>>()
+                };
+                // Suppression comments drop what they name, as in `fevlint check`.
+                if !doc.mainline && doc.text.contains("fevlint:") {
+                    let mut kept: Vec<Diagnostic> = all.cloned().collect();
+                    let kernel_ran = doc.kernel_diagnostics.is_some() && !doc.settings.kernels.is_empty();
+                    let ignored = |code: &str| doc.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(code));
+                    let ran = |code: &str| {
+                        crate::rules::by_code(code)
+                            .is_some_and(|r| !ignored(r.code) && (!r.needs_kernel() || kernel_ran))
+                    };
+                    let all_ran = crate::rules::REGISTRY.iter().all(|r| ran(r.code));
+                    crate::analysis::apply_suppressions(&doc.text, &mut kept, &ran, all_ran);
+                    kept.retain(|d| !ignored(d.code));
+                    crate::rules::sort(&mut kept);
+                    return kept.iter().map(convert).collect::<Vec<_>>();
+                }
+                all.map(convert).collect::<Vec<_>>()
             })
         };
         match diagnostics {
