@@ -361,3 +361,92 @@ async fn suppression_comments_drop_what_they_name_as_the_cli_does() {
     assert_eq!(cli_codes, ["N103"], "{report:#}");
     c.finish().await;
 }
+
+/// An edit re-checks only the lines it touched against the kernel, at once, and publishes
+/// once: after each of many random edits (characters, lines, pastes, deletions across
+/// lines) the published diagnostics equal `fevlint check` on the same text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_each_edit_the_editor_shows_what_fevlint_check_says() {
+    let dir = temp_dir("edits");
+    let file = dir.join("probe.fev");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut text = String::new();
+    for name in ["vfs.fev", "net.fev"] {
+        text.push_str(&std::fs::read_to_string(examples.join(name)).expect("example"));
+    }
+    text.push_str("vfs_raed(x64 file)\nip_rcv(x64 skb, x86 dev)\nvfs_read(x64 file)  # fevlint: ignore[T401]\n");
+    let uri = uri(&file);
+    let k = kernel("6.12.117+deb12-amd64");
+    let mut c = Client::start();
+    c.initialize(json!({}), json!({"kernels": [k]})).await;
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": text}}),
+    )
+    .await;
+    c.wait("kernel publish", |v| is_publish(v, 1, |c| c.iter().any(|x| x.starts_with('K')))).await;
+    let pieces = ["x", "", "\n", "vfs_write(x64 file, u32 count)\n", "tcp_sendmsg(x64 sk+24[0])", ")", "# c\n"];
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state as usize
+    };
+    for version in 2..=60 {
+        let lines: Vec<&str> = text.split('\n').collect();
+        let l0 = next() % lines.len();
+        let c0 = next() % (lines[l0].len() + 1);
+        let l1 = (l0 + next() % 2).min(lines.len() - 1);
+        let c1 = if l1 == l0 { (c0 + next() % 5).min(lines[l0].len()) } else { next() % (lines[l1].len() + 1) };
+        let piece = pieces[next() % pieces.len()];
+        let start: usize = lines[..l0].iter().map(|l| l.len() + 1).sum::<usize>() + c0;
+        let end: usize = lines[..l1].iter().map(|l| l.len() + 1).sum::<usize>() + c1;
+        text.replace_range(start..end, piece);
+        let change = json!({"range": {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}}, "text": piece});
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}),
+        )
+        .await;
+        let publish = c.wait("publish", |v| is_publish(v, version, |_| true)).await;
+        if version % 10 != 0 && version != 2 {
+            continue;
+        }
+        std::fs::write(&file, &text).expect("write");
+        let cli = std::process::Command::new(env!("CARGO_BIN_EXE_fevlint"))
+            .args(["check", "--format", "json", "--kernel"])
+            .arg(&k)
+            .arg(&file)
+            .output()
+            .expect("fevlint check");
+        let report: Value = serde_json::from_slice(&cli.stdout).expect("json");
+        let want: Vec<(String, u64, u64)> = report["diagnostics"]
+            .as_array()
+            .expect("list")
+            .iter()
+            .map(|d| {
+                let code = d["code"].as_str().unwrap_or("").to_owned();
+                (code, d["line"].as_u64().unwrap_or(0) - 1, d["column"].as_u64().unwrap_or(0) - 1)
+            })
+            .collect();
+        let mut want = want;
+        want.sort();
+        if version == 2 {
+            assert!(want.iter().any(|(code, ..)| code.starts_with('K')), "a kernel finding to keep: {want:?}");
+        }
+        let mut got: Vec<(String, u64, u64)> = publish["params"]["diagnostics"]
+            .as_array()
+            .expect("list")
+            .iter()
+            .map(|d| {
+                let code = d["code"].as_str().unwrap_or("").to_owned();
+                let at = &d["range"]["start"];
+                (code, at["line"].as_u64().unwrap_or(0), at["character"].as_u64().unwrap_or(0))
+            })
+            .collect();
+        got.sort();
+        assert_eq!(got, want, "version {version}:\n{text}");
+    }
+    c.finish().await;
+}

@@ -287,17 +287,29 @@ impl KernelLineCache {
         kernel: &Kernel,
         kernel_id: usize,
     ) -> Vec<Diagnostic> {
+        self.check_lines(&parse.lines, parse.target, text, kernel, kernel_id)
+    }
+
+    /// [`KernelLineCache::check`] on some lines of `text` only.
+    pub fn check_lines(
+        &self,
+        lines: &[crate::syntax::LineParse],
+        target: Target,
+        text: &str,
+        kernel: &Kernel,
+        kernel_id: usize,
+    ) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         let mut misses = Vec::new();
         let lock = || self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         {
             let mut entries = lock();
             // A reloaded kernel has a new id: forget the loads of long ago.
-            if entries.len() >= KERNELS_KEPT && !entries.contains_key(&(kernel_id, parse.target)) {
+            if entries.len() >= KERNELS_KEPT && !entries.contains_key(&(kernel_id, target)) {
                 entries.clear();
             }
-            let cache = entries.entry((kernel_id, parse.target)).or_default();
-            for lp in parse.lines.iter().filter(|l| l.parsed.is_some()) {
+            let cache = entries.entry((kernel_id, target)).or_default();
+            for lp in lines.iter().filter(|l| l.parsed.is_some()) {
                 match cache.get(lp.line.span.text(text)) {
                     Some(found) => out.extend(found.iter().cloned().map(|mut d| {
                         d.span.shift(lp.line.span.start as isize);
@@ -309,7 +321,7 @@ impl KernelLineCache {
         }
         // The rules run off the lock (a first check of a large script takes a while).
         if !misses.is_empty() {
-            let fresh = rules::check(&Context::new(text, &misses, parse.target, Some(kernel)), false);
+            let fresh = rules::check(&Context::new(text, &misses, target, Some(kernel)), false);
             let mut mine: Vec<Vec<Diagnostic>> = vec![Vec::new(); misses.len()];
             for d in &fresh {
                 // A line's findings lie within it or at its end.
@@ -319,7 +331,7 @@ impl KernelLineCache {
                 mine[i].push(d);
             }
             let mut entries = lock();
-            let cache = entries.entry((kernel_id, parse.target)).or_default();
+            let cache = entries.entry((kernel_id, target)).or_default();
             for (lp, found) in misses.iter().zip(mine) {
                 cache.insert(lp.line.span.text(text).into(), found);
             }

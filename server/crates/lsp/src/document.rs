@@ -15,6 +15,13 @@ use std::sync::Arc;
 use tower_lsp_server::ls_types::TextDocumentContentChangeEvent;
 use tree_sitter::{InputEdit, Point};
 
+/// Per-line kernel findings, and the kernel loads they were made with.
+#[derive(Debug)]
+struct KernelLines {
+    kernels: Vec<usize>,
+    lines: Vec<Option<Vec<Diagnostic>>>,
+}
+
 pub struct Document {
     pub version: i32,
     pub rope: Rope,
@@ -30,8 +37,13 @@ pub struct Document {
     /// The per-line rules' findings of each line, parallel to `parse.lines`, spans from
     /// the line's start: an edit re-runs them on the lines it touched only.
     line_findings: Vec<Vec<Diagnostic>>,
-    /// Kernel diagnostics of `version`, once the debounced check has run.
+    /// Kernel diagnostics of `version`, once the debounced check has run. With per-line
+    /// kernel findings, an edit keeps those of the lines it did not touch here at once.
     pub kernel_diagnostics: Option<Vec<Diagnostic>>,
+    /// The kernel findings of each line (spans from the line's start) for the loaded
+    /// kernels `KernelLines::kernels`, when the kernel check reads one line at a time;
+    /// `None` for a line an edit touched and that is not checked again yet.
+    kernel_lines: Option<KernelLines>,
     pub settings: Settings,
     /// A `kprobe_events`/`*.dynevents` document: the mainline dialect, checked by
     /// `fevlint_check::dynevents` (the `*.fev` parse is kept for the positions only).
@@ -72,6 +84,7 @@ impl Document {
             diagnostics: Vec::new(),
             line_findings: Vec::new(),
             kernel_diagnostics: None,
+            kernel_lines: None,
             settings,
             mainline,
             parser,
@@ -106,6 +119,11 @@ impl Document {
                     let at = reread.new.start.min(self.line_findings.len());
                     let end = (at + reread.removed).min(self.line_findings.len());
                     self.line_findings.splice(at..end, found);
+                    if let Some(k) = &mut self.kernel_lines {
+                        let at = reread.new.start.min(k.lines.len());
+                        let end = (at + reread.removed).min(k.lines.len());
+                        k.lines.splice(at..end, std::iter::repeat_n(None, reread.new.len()));
+                    }
                     let edit = InputEdit {
                         start_byte: start,
                         old_end_byte: old_end,
@@ -123,6 +141,7 @@ impl Document {
                     self.parse = self.parser.parse(&self.text, target, None);
                     self.tree_stale = false;
                     self.check_all_lines();
+                    self.kernel_lines = None;
                 }
             }
         }
@@ -145,6 +164,7 @@ impl Document {
         self.parse = self.parser.parse(&self.text, self.settings.target, old);
         self.tree_stale = false;
         self.check_all_lines();
+        self.kernel_lines = None;
         self.check();
     }
 
@@ -179,7 +199,66 @@ impl Document {
         };
         diagnostics.retain(|d| !self.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(d.code)));
         self.diagnostics = diagnostics;
-        self.kernel_diagnostics = None;
+        self.kernel_diagnostics = self.kernel_lines.as_ref().map(|k| self.flatten(&k.lines));
+    }
+
+    /// Absolute diagnostics from per-line ones (lines not checked yet have none).
+    fn flatten(&self, lines: &[Option<Vec<Diagnostic>>]) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        for (line, found) in self.parse.lines.iter().zip(lines) {
+            out.extend(found.iter().flatten().map(|d| {
+                let mut d = d.clone();
+                d.span.shift(line.line.span.start as isize);
+                d
+            }));
+        }
+        out
+    }
+
+    /// Whether the kernel findings are complete for this version.
+    pub fn kernel_complete(&self) -> bool {
+        self.kernel_diagnostics.is_some()
+            && self.kernel_lines.as_ref().is_none_or(|k| k.lines.iter().all(Option::is_some))
+    }
+
+    /// The lines whose kernel findings an edit left to do, when the findings of the
+    /// others were made with the loads `kernels`: indexes into `parse.lines`.
+    pub fn kernel_lines_to_check(&self, kernels: &[usize]) -> Option<Vec<usize>> {
+        let k = self.kernel_lines.as_ref().filter(|k| k.kernels == kernels)?;
+        Some(k.lines.iter().enumerate().filter(|(_, f)| f.is_none()).map(|(i, _)| i).collect())
+    }
+
+    /// Stores the kernel findings of the lines `checked` (absolute spans), made with
+    /// `kernels` on this version; `checked` is every line after a whole check.
+    pub fn set_kernel_findings(&mut self, kernels: &[usize], checked: &[usize], found: Vec<Diagnostic>) {
+        let n = self.parse.lines.len();
+        let k = match &mut self.kernel_lines {
+            Some(k) if k.kernels == kernels && k.lines.len() == n => k,
+            slot => slot.insert(KernelLines { kernels: kernels.to_vec(), lines: vec![None; n] }),
+        };
+        for &i in checked {
+            if let Some(slot) = k.lines.get_mut(i) {
+                *slot = Some(Vec::new());
+            }
+        }
+        let lines = &self.parse.lines;
+        for mut d in found {
+            // A line's findings lie within it or at its end.
+            let i = lines.partition_point(|l| l.line.span.end < d.span.start).min(n.saturating_sub(1));
+            let Some(line) = lines.get(i) else { continue };
+            d.span.shift(-(line.line.span.start as isize));
+            if let Some(Some(list)) = k.lines.get_mut(i) {
+                list.push(d);
+            }
+        }
+        let lines = std::mem::take(&mut k.lines);
+        let flat = self.flatten(&lines);
+        if let Some(k) = &mut self.kernel_lines {
+            k.lines = lines;
+        }
+        let mut flat = flat;
+        crate::rules::sort(&mut flat);
+        self.kernel_diagnostics = Some(flat);
     }
 }
 

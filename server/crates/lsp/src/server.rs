@@ -19,7 +19,7 @@ use super::position;
 use crate::diagnostic::Diagnostic;
 use crate::ide;
 use crate::kernel::Kernel;
-use crate::syntax::Parse;
+use crate::syntax::{LineParse, Parse, Target};
 use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -35,6 +35,18 @@ use tower_lsp_server::{Client, LanguageServer};
 /// their result is dropped when the document changed meanwhile.
 pub trait KernelCheck: Send + Sync + 'static {
     fn check(&self, text: &str, parse: &Parse, settings: &Settings, kernels: &[Arc<Kernel>]) -> Vec<Diagnostic>;
+    /// The findings of some lines of `text` only (absolute spans), for a check that reads
+    /// one line at a time: an edit then re-checks the lines it touched at once, without
+    /// the debounce. `None` (the default): the whole text is checked after the debounce.
+    fn check_lines(
+        &self,
+        _text: &str,
+        _lines: &[LineParse],
+        _target: Target,
+        _kernels: &[Arc<Kernel>],
+    ) -> Option<Vec<Diagnostic>> {
+        None
+    }
     /// Whether documents with these settings are checked at all.
     fn wants(&self, _settings: &Settings) -> bool {
         true
@@ -60,9 +72,32 @@ impl KernelCheck for KernelRules {
         out
     }
 
+    fn check_lines(
+        &self,
+        text: &str,
+        lines: &[LineParse],
+        target: Target,
+        kernels: &[Arc<Kernel>],
+    ) -> Option<Vec<Diagnostic>> {
+        let mut out = Vec::new();
+        for k in kernels {
+            out.extend(self.cache.check_lines(lines, target, text, k, Arc::as_ptr(k) as usize));
+        }
+        Some(out)
+    }
+
     fn wants(&self, settings: &Settings) -> bool {
         !settings.kernels.is_empty()
     }
+}
+
+/// Lines an edit may leave to re-check at once; more (a large paste of new text) wait
+/// for the debounced check, off the typing path.
+const INLINE_KERNEL_LINES: usize = 2_000;
+
+/// What identifies the loaded kernels a check used.
+fn kernel_ids(kernels: &[Arc<Kernel>]) -> Vec<usize> {
+    kernels.iter().map(|k| Arc::as_ptr(k) as usize).collect()
 }
 
 /// How long the document must be still before kernel checks run.
@@ -210,7 +245,7 @@ impl Inner {
                 // Suppression comments drop what they name, as in `fevlint check`.
                 if !doc.mainline && doc.text.contains("fevlint:") {
                     let mut kept: Vec<Diagnostic> = all.cloned().collect();
-                    let kernel_ran = doc.kernel_diagnostics.is_some() && !doc.settings.kernels.is_empty();
+                    let kernel_ran = doc.kernel_complete() && !doc.settings.kernels.is_empty();
                     let ignored = |code: &str| doc.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(code));
                     let ran = |code: &str| {
                         crate::rules::by_code(code)
@@ -228,6 +263,30 @@ impl Inner {
         match diagnostics {
             Ok(d) => self.client.publish_diagnostics(uri, d, Some(version)).await,
             Err(p) => self.log(MessageType::ERROR, format!("converting diagnostics failed: {p}")).await,
+        }
+    }
+
+    /// Re-checks against the kernels the lines an edit touched, at once, when the other
+    /// lines' findings were made with the same loaded kernels and the check reads one line
+    /// at a time (else the debounced check does it).
+    fn recheck_lines(&self, doc: &mut Document) {
+        if doc.mainline || !self.check.wants(&doc.settings) {
+            return;
+        }
+        let available = self.kernels().available(&doc.settings.kernels);
+        if available.waiting {
+            return;
+        }
+        let ids = kernel_ids(&available.kernels);
+        let Some(todo) = doc.kernel_lines_to_check(&ids) else { return };
+        if todo.len() > INLINE_KERNEL_LINES {
+            return;
+        }
+        let lines: Vec<LineParse> = todo.iter().map(|&i| doc.parse.lines[i].clone()).collect();
+        let found = self.check.check_lines(&doc.text, &lines, doc.parse.target, &available.kernels);
+        if let Some(mut found) = found {
+            found.retain(|d| !doc.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(d.code)));
+            doc.set_kernel_findings(&ids, &todo, found);
         }
     }
 
@@ -253,6 +312,8 @@ impl Inner {
             }
             let check = Arc::clone(&inner.check);
             let ignore = settings.ignore.clone();
+            let ids = kernel_ids(&available.kernels);
+            let per_line = !mainline && inner.check.check_lines("", &[], parse.target, &[]).is_some();
             let job = tokio::task::spawn_blocking(move || {
                 guarded(|| {
                     if mainline {
@@ -271,7 +332,12 @@ impl Inner {
                     if doc.version != version {
                         return; // the document changed while the check ran
                     }
-                    doc.kernel_diagnostics = Some(found);
+                    if per_line {
+                        let every: Vec<usize> = (0..doc.parse.lines.len()).collect();
+                        doc.set_kernel_findings(&ids, &every, found);
+                    } else {
+                        doc.kernel_diagnostics = Some(found);
+                    }
                     Ok(())
                 }
                 Ok(Err(p)) => Err(p),
@@ -682,7 +748,10 @@ impl LanguageServer for Backend {
             match state.docs.get_mut(&uri) {
                 None => Err(format!("didChange for a document not open: {}", uri.as_str())),
                 Some(doc) => match guarded(|| doc.apply(version, &params.content_changes)) {
-                    Ok(()) => Ok(None),
+                    Ok(()) => match guarded(|| self.0.recheck_lines(doc)) {
+                        Ok(()) => Ok(None),
+                        Err(p) => Ok(Some(format!("re-checking the edited lines failed: {p}"))),
+                    },
                     Err(p) => {
                         // The text may be half-edited: make rope, tree and diagnostics
                         // agree with the rope again, from scratch.
@@ -703,8 +772,11 @@ impl LanguageServer for Backend {
             Ok(Some(failure)) => self.0.log(MessageType::ERROR, failure).await,
             Ok(None) => {}
         }
+        let complete = self.0.lock().docs.get(&uri).is_some_and(Document::kernel_complete);
         self.0.publish(uri.clone(), version).await;
-        self.0.schedule_kernel(uri, version);
+        if !complete {
+            self.0.schedule_kernel(uri, version);
+        }
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {

@@ -6,6 +6,7 @@
 //! byte. All character classes are the kernel's own (`lib/ctype.c`, Latin-1), not Unicode.
 
 use super::Span;
+use memchr::memchr;
 
 /// The kernel's `WRITE_BUFSIZE`; a line plus its newline and NUL must fit in it.
 pub const WRITE_BUFSIZE: usize = 4096;
@@ -87,10 +88,6 @@ pub fn lines(text: &str) -> impl Iterator<Item = Line> + '_ {
         start += len + 1;
         Some(line)
     })
-}
-
-fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
-    hay.iter().position(|&b| b == needle)
 }
 
 /// A token as `next_token()` cuts it, with its argv word index.

@@ -2,7 +2,6 @@
 
 use super::{Context, Rule};
 use crate::diagnostic::{Diagnostic, Severity};
-use std::collections::HashMap;
 
 pub static RULE: Rule = Rule {
     code: "N101",
@@ -33,7 +32,8 @@ vfs_read(x64 file, x64 buf)
 };
 
 fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    let mut first: HashMap<&str, u32> = HashMap::new();
+    let mut first: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
+    first.reserve(cx.lines.len());
     for (line, parsed) in cx.definitions() {
         if parsed.rejection.is_some() {
             continue;
