@@ -68,3 +68,46 @@ fn kernel_line_cache_matches_the_full_check() {
         assert_eq!(full, cached);
     }
 }
+
+/// `fevlint check` checks each distinct definition once per kernel and copies its
+/// findings to the repeats: a script of every example repeated, shuffled with blank and
+/// comment lines, gives on each line exactly what the lone line gives, against four
+/// kernels with drift (every repeat of a drifting line drifts).
+#[test]
+fn repeated_definitions_get_the_findings_of_the_lone_definition() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let kernels: Vec<fevlint::kernel::Kernel> =
+        ["6.1.0-47-amd64", "6.1.0-56-amd64", "6.12.117+deb12-amd64", "6.18.44-fc-v769"]
+            .iter()
+            .map(|k| fevlint::kernel::Kernel::open(&root.join("fixtures/kernels").join(k)).expect("fixture"))
+            .collect();
+    let refs: Vec<&fevlint::kernel::Kernel> = kernels.iter().collect();
+    let spec = std::fs::read_to_string(root.join("examples/spec.fev")).expect("spec");
+    let defs: Vec<&str> = spec.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).collect();
+    assert!(defs.len() > 10);
+    let mut text = String::new();
+    for i in 0..3 * defs.len() {
+        text.push_str(defs[(i * 7) % defs.len()]);
+        text.push('\n');
+        if i % 5 == 0 {
+            text.push_str("# a comment\n\n");
+        }
+    }
+    let options = Options::new(Target::X86_64).kernels(&refs);
+    let (_, all) = check(&mut Parser::new(), text.as_bytes().to_vec(), &options);
+    let mut kernel_findings = 0;
+    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.is_empty() && !l.starts_with('#')) {
+        let start: usize = text.lines().take(n).map(|l| l.len() + 1).sum();
+        let mine: Vec<(&str, usize, &str, Option<&str>)> = all
+            .iter()
+            .filter(|d| d.span.start >= start && d.span.start <= start + line.len() && d.code != "N101")
+            .map(|d| (d.code, d.span.start - start, d.message.as_str(), d.kernel.as_deref()))
+            .collect();
+        let (_, alone) = check(&mut Parser::new(), format!("{line}\n").into_bytes(), &options);
+        let alone: Vec<(&str, usize, &str, Option<&str>)> =
+            alone.iter().map(|d| (d.code, d.span.start, d.message.as_str(), d.kernel.as_deref())).collect();
+        assert_eq!(mine, alone, "line {}: {line}", n + 1);
+        kernel_findings += mine.iter().filter(|d| d.3.is_some()).count();
+    }
+    assert!(kernel_findings > 20, "{kernel_findings} kernel findings");
+}

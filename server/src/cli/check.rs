@@ -144,6 +144,13 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         _ => std::io::stdout().is_terminal(),
     };
     let base = std::env::current_dir().unwrap_or_default();
+    let failed = reports.iter().flat_map(|r| &r.diagnostics).any(|d| d.severity == Severity::Error);
+    if let Format::Json = args.format {
+        // Streamed: a large run's document is never held whole in memory.
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        render::json::write(&mut out, &reports).and_then(|()| std::io::Write::flush(&mut out))?;
+        return Ok(if failed { ExitCode::from(EXIT_FINDINGS) } else { ExitCode::SUCCESS });
+    }
     let out = match args.format {
         Format::Human => {
             let mut s = render::text::render(&reports, color);
@@ -155,7 +162,6 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         Format::Github => render::github::render(&reports, &base),
     };
     print!("{out}");
-    let failed = reports.iter().flat_map(|r| &r.diagnostics).any(|d| d.severity == Severity::Error);
     Ok(if failed { ExitCode::from(EXIT_FINDINGS) } else { ExitCode::SUCCESS })
 }
 

@@ -76,6 +76,59 @@ pub fn check(parser: &mut Parser, bytes: Vec<u8>, options: &Options<'_>) -> (Str
     (text, diagnostics)
 }
 
+/// The definition lines of a script grouped by their text: the first of each text, and
+/// where the others start.
+struct Repeats {
+    /// Start of each first occurrence, in order, and the starts of its repeats.
+    groups: Vec<(usize, Vec<usize>)>,
+    /// Line number of each first occurrence.
+    firsts: rustc_hash::FxHashSet<u32>,
+}
+
+impl Repeats {
+    fn new(text: &str, lines: &[crate::syntax::LineParse]) -> Repeats {
+        let mut by_text: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
+        let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+        let mut firsts = rustc_hash::FxHashSet::default();
+        for l in lines.iter().filter(|l| l.parsed.is_some()) {
+            let start = l.line.span.start;
+            match by_text.entry(l.line.span.text(text)) {
+                std::collections::hash_map::Entry::Occupied(e) => groups[*e.get()].1.push(start),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(groups.len());
+                    groups.push((start, Vec::new()));
+                    firsts.insert(l.number);
+                }
+            }
+        }
+        Repeats { groups, firsts }
+    }
+
+    /// The lines (of some target's parse of the same text) that are first occurrences.
+    fn distinct(&self, lines: &[crate::syntax::LineParse]) -> Vec<crate::syntax::LineParse> {
+        lines.iter().filter(|l| self.firsts.contains(&l.number)).cloned().collect()
+    }
+
+    /// Copies each finding on a first occurrence to its repeats.
+    fn expand(&self, found: &mut Vec<Diagnostic>) {
+        if self.groups.iter().all(|(_, r)| r.is_empty()) {
+            return;
+        }
+        let mut copies = Vec::new();
+        for d in found.iter() {
+            // The group whose first line holds the finding: the last starting at or before it.
+            let i = self.groups.partition_point(|(start, _)| *start <= d.span.start);
+            let Some((first, repeats)) = i.checked_sub(1).and_then(|i| self.groups.get(i)) else { continue };
+            for &r in repeats {
+                let mut c = d.clone();
+                c.span.shift(r as isize - *first as isize);
+                copies.push(c);
+            }
+        }
+        found.extend(copies);
+    }
+}
+
 /// The parser target for a kernel (defined beside the rules, which need it too).
 pub use crate::rules::target_for;
 
@@ -97,15 +150,19 @@ fn analyse(
     let target = kernels.first().map_or(target, |k| target_for(k));
     let lines = parser.lines(text, target);
     out.extend(rules::check_selected(&Context::new(text, &lines, target, None), true, &enabled));
+    // Kernel rules read one definition at a time: each distinct definition is checked
+    // once per kernel, and its findings are copied to its repeats.
+    let repeats = Repeats::new(text, &lines);
     // Kernels of another architecture read the script with their own register limits.
     let mut other_lines: Vec<(Target, Vec<crate::syntax::LineParse>)> = Vec::new();
     for k in kernels {
         let kt = target_for(k);
         if kt != target && !other_lines.iter().any(|(t, _)| *t == kt) {
-            other_lines.push((kt, parser.lines(text, kt)));
+            other_lines.push((kt, repeats.distinct(&parser.lines(text, kt))));
         }
     }
-    let lines_for = |kt: Target| other_lines.iter().find(|(t, _)| *t == kt).map_or(&lines[..], |(_, l)| &l[..]);
+    let distinct = repeats.distinct(&lines);
+    let lines_for = |kt: Target| other_lines.iter().find(|(t, _)| *t == kt).map_or(&distinct[..], |(_, l)| &l[..]);
     // Drift: a lock is the baseline of every kernel; otherwise the first kernel is the
     // baseline of the others, and what each line means on it is worked out once.
     let (first, rest) = match (kernels.split_first(), lock) {
@@ -113,9 +170,10 @@ fn analyse(
         _ => (None, kernels),
     };
     let mut baseline: Vec<Option<rules::meaning::DefinitionMeaning>> = Vec::new();
+    let mut kernel_found = Vec::new();
     if let Some(&k) = first {
         let cx = Context::new(text, lines_for(target_for(k)), target_for(k), Some(k));
-        out.extend(rules::check_selected(&cx, false, &enabled));
+        kernel_found.extend(rules::check_selected(&cx, false, &enabled));
         if !rest.is_empty() {
             baseline.resize(cx.lines.iter().map(|l| l.number as usize + 1).max().unwrap_or(0), None);
             for (l, p, r) in cx.resolved() {
@@ -138,7 +196,9 @@ fn analyse(
             rules::check_selected(&cx, false, &enabled)
         })
         .collect();
-    out.extend(found.into_iter().flatten());
+    kernel_found.extend(found.into_iter().flatten());
+    repeats.expand(&mut kernel_found);
+    out.extend(kernel_found);
     let suppressions = suppress::parse(text);
     if !suppressions.is_empty() {
         let usage = suppress::apply(text, &suppressions, &mut out);

@@ -10,12 +10,6 @@ use serde::Serialize;
 pub const VERSION: u32 = 1;
 
 #[derive(Serialize)]
-struct Document<'a> {
-    version: u32,
-    diagnostics: Vec<JsonDiagnostic<'a>>,
-}
-
-#[derive(Serialize)]
 struct JsonDiagnostic<'a> {
     code: &'a str,
     name: &'a str,
@@ -31,14 +25,24 @@ struct JsonDiagnostic<'a> {
 }
 
 pub fn render(files: &[FileReport]) -> String {
-    let mut diagnostics = Vec::new();
+    let mut out = Vec::new();
+    // Writing into memory fails only with a value serde cannot encode, which these are not.
+    let _ = write(&mut out, files);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Writes the document diagnostic by diagnostic (a run with 300,000 findings holds no
+/// copy of its 150 MB of output), the same bytes as pretty-printing it whole.
+pub fn write(out: &mut dyn std::io::Write, files: &[FileReport]) -> std::io::Result<()> {
+    write!(out, "{{\n  \"version\": {VERSION},\n  \"diagnostics\": [")?;
+    let mut first = true;
     for f in files {
         let index = LineIndex::new(&f.text);
         for d in &f.diagnostics {
             let span = char_span(&f.text, d.span);
             let start = index.position(&f.text, span.start);
             let end = index.position(&f.text, span.end);
-            diagnostics.push(JsonDiagnostic {
+            let json = JsonDiagnostic {
                 code: d.code,
                 name: d.name,
                 severity: d.severity.as_str(),
@@ -50,11 +54,17 @@ pub fn render(files: &[FileReport]) -> String {
                 message: &d.message,
                 notes: &d.notes,
                 kernel: d.kernel.as_deref(),
-            });
+            };
+            let text = serde_json::to_string_pretty(&json).map_err(std::io::Error::other)?;
+            out.write_all(if first { b"\n" } else { b",\n" })?;
+            first = false;
+            for (i, line) in text.lines().enumerate() {
+                if i > 0 {
+                    out.write_all(b"\n")?;
+                }
+                write!(out, "    {line}")?;
+            }
         }
     }
-    let mut out = serde_json::to_string_pretty(&Document { version: VERSION, diagnostics })
-        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-    out.push('\n');
-    out
+    out.write_all(if first { b"]\n}\n" } else { b"\n  ]\n}\n" })
 }
