@@ -155,6 +155,15 @@ fn main() {
     row("fevlint: index build + cache write", &["env", &env_cache, exe, v, "index"], 1);
     row("fevlint: warm index load, cached (x5)", &["env", &env_cache, exe, v, "index"], 5);
     row("fevlint: warm, func cpumask_next, no symbol (x5)", &["env", &env_cache, exe, v, "func", "cpumask_next"], 5);
+    // A cold process per question, with the name index cached by build-id (as above):
+    // a type of a late unit costs what an early one does.
+    for (label, name) in [
+        ("fevlint cold, index cached: struct file (x10)", "file"),
+        ("fevlint cold, index cached: struct tcp_sock, late (x10)", "tcp_sock"),
+        ("fevlint cold, index cached: struct bpf_prog_aux (x10)", "bpf_prog_aux"),
+    ] {
+        row(label, &["env", &env_cache, exe, v, "struct", name], 10);
+    }
     if have("pahole") {
         row("pahole -F dwarf -C file", &["pahole", "-F", "dwarf", "-C", "file", v], 1);
     }

@@ -249,3 +249,54 @@ fn definitions_named_through_their_abstract_origin() {
         warm.find_type(TypeNamespace::Struct, "holder").expect("warm")
     );
 }
+
+/// A type defined only in a late unit (the 24th of 24) is found through the name index,
+/// built and cached by the first lookup that scans past the early units; the next process
+/// loads it from the cache. The answer equals a scan of every unit (no cache), and a type
+/// of the first unit is answered by the scan without building anything.
+#[test]
+fn a_late_type_is_found_through_the_lazily_cached_index() {
+    let dir = scratch("late");
+    let mut sources = Vec::new();
+    for i in 0..24 {
+        let src = dir.join(format!("u{i}.c"));
+        let body = if i == 23 {
+            "struct late_only { long a; char name[12]; struct late_only *next; };\nstruct late_only late_var;\n"
+                .to_owned()
+        } else {
+            format!("struct common_{i} {{ int x; }};\nstruct common_{i} common_var_{i};\n")
+        };
+        let main = if i == 0 { "int main(void) { return 0; }\n" } else { "" };
+        std::fs::write(&src, format!("{body}{main}")).expect("write");
+        sources.push(src);
+    }
+    let bin = dir.join("late");
+    let out = std::process::Command::new("gcc")
+        .args(["-g", "-O0", "-Wl,--build-id=sha1", "-o"])
+        .arg(&bin)
+        .args(&sources)
+        .output()
+        .expect("gcc");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let cache = dir.join("cache");
+
+    let dw = fresh(&bin, &cache);
+    assert!(dw.unit_count() >= 24, "{} units", dw.unit_count());
+    let early = dw.find_type(TypeNamespace::Struct, "common_0").expect("common_0");
+    assert_eq!(early.len(), 1);
+    assert!(dw.index().is_none(), "an early type needs no index");
+    let late = dw.find_type(TypeNamespace::Struct, "late_only").expect("late_only");
+    assert!(dw.index().is_some(), "a late type goes through the index");
+    let id = dw.elf().build_id_hex().expect("build-id");
+    assert!(cache.join(format!("{id}.dwidx")).is_file(), "the index is cached");
+
+    let again = fresh(&bin, &cache);
+    let from_cache = again.find_type(TypeNamespace::Struct, "late_only").expect("late_only");
+    let scanned = Dwarf::open(&bin).expect("open").with_cache_dir(None);
+    let by_scan = scanned.find_type(TypeNamespace::Struct, "late_only").expect("late_only");
+    assert!(scanned.index().is_none(), "without a cache, units are scanned");
+    assert_eq!(late.len(), 1);
+    assert_eq!(late, from_cache);
+    assert_eq!(late, by_scan);
+    assert_eq!(again.size_of(late[0]).expect("size"), Some(32));
+}

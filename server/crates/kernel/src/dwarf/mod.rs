@@ -41,6 +41,8 @@ pub(crate) type R<'a> = EndianSlice<'a, LittleEndian>;
 /// How many reference hops (typedef chains, origins, nested arrays) a walk follows
 /// before it reports a cycle. Real kernels need fewer than 20.
 pub const MAX_CHAIN: usize = 64;
+/// Units a cold type lookup scans before it turns to the name index.
+const EARLY_UNITS: usize = 16;
 /// Most dimensions an array type may have (the dimension lives in 8 bits of a ref).
 pub const MAX_DIMS: usize = 255;
 
@@ -481,10 +483,21 @@ impl TypeSource for Dwarf {
     }
 
     fn find_type(&self, ns: TypeNamespace, name: &str) -> Result<Vec<TypeRef>, ModelError> {
-        match self.index.get() {
-            Some(i) => i.find_type(self, ns, name),
-            None => self.scan_type(ns, name),
+        if let Some(i) = self.index.get() {
+            return i.find_type(self, ns, name);
         }
+        // The first units define the common types (pahole stops there too); a type
+        // defined later is found through the name index, loaded from its cache by
+        // build-id (built and cached by the first lookup that needs it), so a lookup
+        // costs the same wherever its unit lies. Without a cache, units are scanned.
+        if let Some(found) = self.scan_type_in(ns, name, EARLY_UNITS)? {
+            return Ok(found);
+        }
+        if index::cache_path(self).is_some() {
+            let (i, _) = self.ensure_index()?;
+            return i.find_type(self, ns, name);
+        }
+        self.scan_type(ns, name)
     }
 
     fn functions(&self, name: &str) -> Result<Vec<FunctionInfo>, ModelError> {

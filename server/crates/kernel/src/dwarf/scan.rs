@@ -65,11 +65,25 @@ impl Dwarf {
     /// Cold type lookup: units in file order until one defines `name`; returns that
     /// definition, or the first forward declaration if no unit defines it.
     pub(crate) fn scan_type(&self, ns: TypeNamespace, name: &str) -> Result<Vec<TypeRef>, ModelError> {
+        Ok(self.scan_type_in(ns, name, usize::MAX)?.unwrap_or_default())
+    }
+
+    /// [`Dwarf::scan_type`] over the first `units` type-bearing units only: `None` when
+    /// they hold no definition of the name (and there are more units).
+    pub(crate) fn scan_type_in(
+        &self,
+        ns: TypeNamespace,
+        name: &str,
+        units: usize,
+    ) -> Result<Option<Vec<TypeRef>>, ModelError> {
         let d = self.gimli();
         let want = Kind::of_namespace(ns);
         let mut forward = None;
         let mut found = None;
-        for u in self.units().iter().filter(|u| u.kind != UnitKind::Other) {
+        let all = self.units().iter().filter(|u| u.kind != UnitKind::Other);
+        let mut scanned = 0;
+        for u in all.clone().take(units) {
+            scanned += 1;
             self.walk_unit(&d, u, |t| {
                 if t.kind == want && t.name == name.as_bytes() {
                     if t.flags & FLAG_DECL == 0 {
@@ -81,10 +95,13 @@ impl Dwarf {
                 Ok(true)
             })?;
             if let Some(f) = found {
-                return Ok(vec![f.into()]);
+                return Ok(Some(vec![f.into()]));
             }
         }
-        Ok(forward.map(TypeRef::from).into_iter().collect())
+        if scanned < all.count() {
+            return Ok(None);
+        }
+        Ok(Some(forward.map(TypeRef::from).into_iter().collect()))
     }
 
     /// Cold function lookup: the text symbols named `name` in `.symtab` (searched for

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Whole-process benchmarks behind every performance figure in the README.
+
+Run through scripts/bench.sh (which builds the release binary first). Each fevlint
+command runs interleaved with its anchor (pahole, pfunct) in the same loop, one process
+per run, on the same inputs, with a private FEVLINT_CACHE_DIR (warmed by one uncounted
+run; `cold` rows clear it before every run). Prints a Markdown report with the machine,
+the load average before and after, and the commit; also writes it to target/bench/REPORT.md.
+"""
+import json, os, platform, resource, shutil, statistics, subprocess, sys, tempfile, time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FEV = ROOT / "target/release/fevlint"
+K = ROOT / "fixtures/kernels"
+K612 = K / "6.12.117+deb12-amd64"
+FOUR = ["6.1.0-47-amd64", "6.1.0-56-amd64", "6.12.117+deb12-amd64", "6.18.44-fc-v769"]
+RUNS = int(os.environ.get("FEVLINT_BENCH_RUNS", "21"))
+CACHE = Path(tempfile.mkdtemp(prefix="fevlint-bench-cache-"))
+ENV = dict(os.environ, FEVLINT_CACHE_DIR=str(CACHE))
+ONE_CORE = ["taskset", "-c", "1"] if shutil.which("taskset") and os.cpu_count() > 1 else []
+
+
+def once(argv, stdin=None):
+    """Wall seconds, CPU seconds and peak RSS (MB) of one process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    p = subprocess.run(argv, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=stdin)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if p.returncode not in (0, 1):
+        sys.exit(f"bench: {argv} failed ({p.returncode}): {p.stderr.decode(errors='replace')[-500:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, after.ru_maxrss / 1024
+
+
+def rss(argv):
+    """Peak RSS of one run, from /usr/bin/time (ru_maxrss of children is a running max)."""
+    out = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, env=ENV, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    return int(out.stderr.strip().splitlines()[-1]) / 1024
+
+
+def interleaved(commands, runs=RUNS, cold=False):
+    """Runs the commands alternately; per command the median and p90 wall ms."""
+    for argv in commands.values():
+        once(argv)  # warm the page cache and the private fevlint cache
+    times = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, argv in commands.items():
+            if cold:
+                shutil.rmtree(CACHE, ignore_errors=True)
+            times[name].append(once(argv)[0] * 1e3)
+    return {name: (statistics.median(t), sorted(t)[int(0.9 * (len(t) - 1))]) for name, t in times.items()}
+
+
+def machine():
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    mem = next((int(l.split()[1]) // 1024 // 1024 for l in open("/proc/meminfo") if l.startswith("MemTotal")), 0)
+    commit = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True,
+                            text=True).stdout.strip()
+    return f"{cpu}, {os.cpu_count()} cores, {mem} GiB, Linux {platform.release()}", commit
+
+
+def load():
+    return " ".join(open("/proc/loadavg").read().split()[:3])
+
+
+def main():
+    scripts = ROOT / "target/bench-scripts"
+    scratch = Path(tempfile.mkdtemp(prefix="fevlint-bench-"))
+    raw_btf = scratch / "6.12.btf"
+    raw_btf.write_bytes(subprocess.run(["zstd", "-dc", str(K612 / "vmlinux.btf.zst")], capture_output=True,
+                                       check=True).stdout)
+    one_field = scripts / "one-field-1000.fev"
+    repeated = scripts / "repeated-1000.fev"
+    big = scratch / "one-field-100k.fev"
+    big.write_text(one_field.read_text() * 100)
+    kernels4 = [a for k in FOUR for a in ("--kernel", str(K / k))]
+    cpu, commit = machine()
+    load_before = load()
+    rows = []
+
+    def row(what, ours, anchor=None, note=""):
+        text = f"| {what} | **{ours[0]:.1f} ms** (p90 {ours[1]:.1f})"
+        if anchor:
+            name, theirs = anchor
+            text += f" | {name}: {theirs[0]:.1f} ms | {ours[0] / theirs[0]:.2f}"
+        else:
+            text += " | | "
+        rows.append(text + f" | {note} |")
+        print(rows[-1], flush=True)
+
+    print(f"# fevlint benchmarks\n\n{cpu}; commit {commit}; load before {load_before}\n", flush=True)
+    print("| what (whole process) | fevlint, median | anchor, median | ratio | notes |\n|---|---|---|---|---|")
+    r = interleaved({
+        "folder": [str(FEV), "kernel", "type", str(K612), "struct file"],
+        "raw": [str(FEV), "kernel", "type", str(raw_btf), "struct file"],
+        "pahole": ["pahole", "-C", "file", str(raw_btf)],
+    })
+    row("`kernel type <6.12 folder> 'struct file'`", r["folder"], ("`pahole -C file` (raw BTF)", r["pahole"]))
+    row("`kernel type <raw 6.12 BTF> 'struct file'`", r["raw"], ("`pahole -C file`", r["pahole"]))
+    r = interleaved({
+        "folder": [str(FEV), "kernel", "fn", str(K612), "vfs_read"],
+        "pfunct": ["pfunct", "-F", "btf", "-f", "vfs_read", str(raw_btf)],
+    })
+    row("`kernel fn <6.12 folder> vfs_read`", r["folder"], ("`pfunct -f vfs_read` (raw BTF)", r["pfunct"]),
+        "fevlint also reads the ftrace list, blacklist and symbols")
+    r = interleaved({"main": [str(FEV), "check", "--kernel", str(K612), str(ROOT / "examples")]})
+    row("README's main job: `check --kernel <6.12 folder> examples/`", r["main"])
+    r = interleaved({"one": ONE_CORE + [str(FEV), "check", "--format", "json", "--kernel", str(K612), str(one_field)]})
+    row("check 1,000 definitions, 6.12, one core", r["one"])
+    r = interleaved({"four": ONE_CORE + [str(FEV), "check", "--format", "json"] + kernels4 + [str(one_field)],
+                     "rep": ONE_CORE + [str(FEV), "check", "--format", "json"] + kernels4 + [str(repeated)]})
+    row("check 1,000 definitions x 4 kernels with drift, one core", r["four"], note="target <= 150 ms")
+    row("check 143 field-heavy definitions repeated to 1,000 x 4 kernels, one core", r["rep"])
+    r = interleaved({"cold": ONE_CORE + [str(FEV), "check", "--format", "json"] + kernels4 + [str(one_field)]},
+                    runs=5, cold=True)
+    row("the same, cold cache (4 kernels decompressed and indexed)", r["cold"])
+    argv = ONE_CORE + [str(FEV), "check", "--format", "json"] + kernels4 + [str(big)]
+    r = interleaved({"big": argv}, runs=5)
+    row("check 100,000 definitions x 4 kernels, one core", r["big"],
+        note=f"peak RSS {rss(argv):.0f} MB; targets <= 2 s, <= 300 MB")
+    load_after = load()
+    print(f"\nload after {load_after}")
+    report = ROOT / "target/bench/REPORT.md"
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.write_text(
+        f"# fevlint benchmarks\n\n{cpu}; commit {commit}; load {load_before} before, {load_after} after; "
+        f"{RUNS} interleaved runs per row unless noted (cold and 100k: 5)\n\n"
+        "| what (whole process) | fevlint, median | anchor, median | ratio | notes |\n|---|---|---|---|---|\n"
+        + "\n".join(rows) + "\n")
+    shutil.rmtree(scratch, ignore_errors=True)
+    shutil.rmtree(CACHE, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
