@@ -78,6 +78,7 @@ pub fn check(parser: &mut Parser, bytes: Vec<u8>, options: &Options<'_>) -> (Str
 
 /// The definition lines of a script grouped by their text: the first of each text, and
 /// where the others start.
+#[derive(Default)]
 struct Repeats {
     /// Start of each first occurrence, in order, and the starts of its repeats.
     groups: Vec<(usize, Vec<usize>)>,
@@ -101,17 +102,23 @@ impl Repeats {
                 }
             }
         }
+        if groups.iter().all(|(_, r)| r.is_empty()) {
+            return Repeats::default(); // every line distinct: nothing to share
+        }
         Repeats { groups, firsts }
     }
 
     /// The lines (of some target's parse of the same text) that are first occurrences.
-    fn distinct(&self, lines: &[crate::syntax::LineParse]) -> Vec<crate::syntax::LineParse> {
+    fn distinct<'a>(&self, lines: &'a [crate::syntax::LineParse]) -> std::borrow::Cow<'a, [crate::syntax::LineParse]> {
+        if self.groups.is_empty() {
+            return std::borrow::Cow::Borrowed(lines);
+        }
         lines.iter().filter(|l| self.firsts.contains(&l.number)).cloned().collect()
     }
 
     /// Copies each finding on a first occurrence to its repeats.
     fn expand(&self, found: &mut Vec<Diagnostic>) {
-        if self.groups.iter().all(|(_, r)| r.is_empty()) {
+        if self.groups.is_empty() {
             return;
         }
         let mut copies = Vec::new();
@@ -152,13 +159,13 @@ fn analyse(
     out.extend(rules::check_selected(&Context::new(text, &lines, target, None), true, &enabled));
     // Kernel rules read one definition at a time: each distinct definition is checked
     // once per kernel, and its findings are copied to its repeats.
-    let repeats = Repeats::new(text, &lines);
+    let repeats = if kernels.is_empty() { Repeats::default() } else { Repeats::new(text, &lines) };
     // Kernels of another architecture read the script with their own register limits.
     let mut other_lines: Vec<(Target, Vec<crate::syntax::LineParse>)> = Vec::new();
     for k in kernels {
         let kt = target_for(k);
         if kt != target && !other_lines.iter().any(|(t, _)| *t == kt) {
-            other_lines.push((kt, repeats.distinct(&parser.lines(text, kt))));
+            other_lines.push((kt, repeats.distinct(&parser.lines(text, kt)).into_owned()));
         }
     }
     let distinct = repeats.distinct(&lines);

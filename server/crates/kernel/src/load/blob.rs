@@ -51,6 +51,17 @@ impl Blob {
         }
     }
 
+    /// Maps `path` whatever its size: for the cache's own files, which are only ever
+    /// replaced by a rename (a mapped file never changes under the map).
+    pub fn map_regular(path: &Path) -> Result<Blob, LoadError> {
+        let io = |error| LoadError::Io { path: path.to_owned(), error };
+        let (file, len) = fsio::open_regular(path).map_err(|e| io(e.into_io()))?;
+        if len == 0 {
+            return Ok(Blob::from_vec(Vec::new()));
+        }
+        map(&file).map(|m| Blob(Arc::new(Inner::Mapped(m)))).map_err(io)
+    }
+
     /// Whether the bytes are a memory map of the file (as opposed to an owned copy).
     pub fn is_mapped(&self) -> bool {
         matches!(*self.0, Inner::Mapped(_))

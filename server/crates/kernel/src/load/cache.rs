@@ -98,7 +98,7 @@ pub fn get(path: &Path) -> Option<(Codec, Blob)> {
         return None;
     }
     let codec = *Codec::ALL.get(usize::from(h[36]))?;
-    let blob = Blob::read(&bin).ok()?;
+    let blob = Blob::map_regular(&bin).ok()?;
     let crc = u32::from_le_bytes(h[32..36].try_into().unwrap_or_default());
     if blob.len() as u64 != word(24) || crc32fast::hash(&blob) != crc {
         return None;
