@@ -136,18 +136,22 @@ fn main() {
     );
     row("CLI: fevlint kernel fn V vfs_read (x5)", &["env", no_cache, cli, "kernel", "fn", v, "vfs_read"], 5);
     // The full index against drgn, alternating so both see the same load.
-    let drgn_ok = Command::new("/usr/bin/python3").args(["-c", "import drgn"]).status().is_ok_and(|s| s.success());
+    // drgn's Python: `FEVLINT_BENCH_PYTHON` (scripts/bench.sh installs drgn in a venv).
+    let python = std::env::var("FEVLINT_BENCH_PYTHON").unwrap_or_else(|_| "/usr/bin/python3".to_owned());
+    let python = python.as_str();
+    let drgn_ok = Command::new(python).args(["-c", "import drgn"]).status().is_ok_and(|s| s.success());
     let drgn = "import sys, drgn; p = drgn.Program(); p.load_debug_info([sys.argv[1]]); p.type('struct file')";
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     for _ in 0..5 {
         ours.extend(run_once(&[exe, v, "index", "--no-cache"]));
         if drgn_ok {
-            theirs.extend(run_once(&["/usr/bin/python3", "-c", drgn, v]));
+            theirs.extend(run_once(&[python, "-c", drgn, v]));
         }
     }
     print_row("fevlint: full index build, no cache (x5)", best(&ours));
     if drgn_ok {
         print_row("drgn: load_debug_info + type('struct file') (x5)", best(&theirs));
+        row("python: start-up and `import drgn` only (x5)", &[python, "-c", "import drgn"], 5);
     } else {
         println!("| {:<52} | {:>9} | {:>8} | {:>8} |", "drgn (python3-drgn not installed)", "-", "-", "-");
     }
