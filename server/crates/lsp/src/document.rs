@@ -232,9 +232,9 @@ impl Document {
     /// `kernels` on this version; `checked` is every line after a whole check.
     pub fn set_kernel_findings(&mut self, kernels: &[usize], checked: &[usize], found: Vec<Diagnostic>) {
         let n = self.parse.lines.len();
-        let k = match &mut self.kernel_lines {
+        let mut k = match self.kernel_lines.take() {
             Some(k) if k.kernels == kernels && k.lines.len() == n => k,
-            slot => slot.insert(KernelLines { kernels: kernels.to_vec(), lines: vec![None; n] }),
+            _ => KernelLines { kernels: kernels.to_vec(), lines: vec![None; n] },
         };
         for &i in checked {
             if let Some(slot) = k.lines.get_mut(i) {
@@ -245,20 +245,14 @@ impl Document {
         for mut d in found {
             // A line's findings lie within it or at its end.
             let i = lines.partition_point(|l| l.line.span.end < d.span.start).min(n.saturating_sub(1));
-            let Some(line) = lines.get(i) else { continue };
+            let (Some(line), Some(Some(list))) = (lines.get(i), k.lines.get_mut(i)) else { continue };
             d.span.shift(-(line.line.span.start as isize));
-            if let Some(Some(list)) = k.lines.get_mut(i) {
-                list.push(d);
-            }
+            list.push(d);
         }
-        let lines = std::mem::take(&mut k.lines);
-        let flat = self.flatten(&lines);
-        if let Some(k) = &mut self.kernel_lines {
-            k.lines = lines;
-        }
-        let mut flat = flat;
+        let mut flat = self.flatten(&k.lines);
         crate::rules::sort(&mut flat);
         self.kernel_diagnostics = Some(flat);
+        self.kernel_lines = Some(k);
     }
 }
 

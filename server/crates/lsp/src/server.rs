@@ -47,6 +47,11 @@ pub trait KernelCheck: Send + Sync + 'static {
     ) -> Option<Vec<Diagnostic>> {
         None
     }
+
+    /// Whether [`KernelCheck::check_lines`] answers (asked with no lines).
+    fn reads_lines(&self) -> bool {
+        self.check_lines("", &[], Target::default(), &[]).is_some()
+    }
     /// Whether documents with these settings are checked at all.
     fn wants(&self, _settings: &Settings) -> bool {
         true
@@ -268,26 +273,28 @@ impl Inner {
 
     /// Re-checks against the kernels the lines an edit touched, at once, when the other
     /// lines' findings were made with the same loaded kernels and the check reads one line
-    /// at a time (else the debounced check does it).
-    fn recheck_lines(&self, doc: &mut Document) {
+    /// at a time. False when the debounced whole check must run instead (also for a
+    /// document no kernel check applies to: it then returns at once).
+    fn recheck_lines(&self, doc: &mut Document) -> bool {
         if doc.mainline || !self.check.wants(&doc.settings) {
-            return;
+            return false;
         }
         let available = self.kernels().available(&doc.settings.kernels);
         if available.waiting {
-            return;
+            return false;
         }
         let ids = kernel_ids(&available.kernels);
-        let Some(todo) = doc.kernel_lines_to_check(&ids) else { return };
+        let Some(todo) = doc.kernel_lines_to_check(&ids) else { return false };
         if todo.len() > INLINE_KERNEL_LINES {
-            return;
+            return false;
         }
         let lines: Vec<LineParse> = todo.iter().map(|&i| doc.parse.lines[i].clone()).collect();
-        let found = self.check.check_lines(&doc.text, &lines, doc.parse.target, &available.kernels);
-        if let Some(mut found) = found {
-            found.retain(|d| !doc.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(d.code)));
-            doc.set_kernel_findings(&ids, &todo, found);
-        }
+        let Some(mut found) = self.check.check_lines(&doc.text, &lines, doc.parse.target, &available.kernels) else {
+            return false;
+        };
+        found.retain(|d| !doc.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(d.code)));
+        doc.set_kernel_findings(&ids, &todo, found);
+        true
     }
 
     /// Starts the debounced kernel check of `version`, when kernel checks apply.
@@ -313,7 +320,7 @@ impl Inner {
             let check = Arc::clone(&inner.check);
             let ignore = settings.ignore.clone();
             let ids = kernel_ids(&available.kernels);
-            let per_line = !mainline && inner.check.check_lines("", &[], parse.target, &[]).is_some();
+            let per_line = !mainline && inner.check.reads_lines();
             let job = tokio::task::spawn_blocking(move || {
                 guarded(|| {
                     if mainline {
@@ -743,14 +750,15 @@ impl LanguageServer for Backend {
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
         let uri = params.text_document.uri;
         let version = params.text_document.version;
+        // Ok((kernel findings complete, a failure to log)), or the document is not open.
         let outcome = {
             let mut state = self.0.lock();
             match state.docs.get_mut(&uri) {
                 None => Err(format!("didChange for a document not open: {}", uri.as_str())),
                 Some(doc) => match guarded(|| doc.apply(version, &params.content_changes)) {
                     Ok(()) => match guarded(|| self.0.recheck_lines(doc)) {
-                        Ok(()) => Ok(None),
-                        Err(p) => Ok(Some(format!("re-checking the edited lines failed: {p}"))),
+                        Ok(complete) => Ok((complete, None)),
+                        Err(p) => Ok((false, Some(format!("re-checking the edited lines failed: {p}")))),
                     },
                     Err(p) => {
                         // The text may be half-edited: make rope, tree and diagnostics
@@ -759,20 +767,23 @@ impl LanguageServer for Backend {
                         let text = doc.rope.to_string();
                         doc.text = text;
                         let _ = guarded(|| doc.reparse(false));
-                        Ok(Some(format!("applying a change failed: {p}")))
+                        Ok((false, Some(format!("applying a change failed: {p}"))))
                     }
                 },
             }
         };
-        match outcome {
+        let complete = match outcome {
             Err(not_open) => {
                 self.0.log(MessageType::WARNING, not_open).await;
                 return;
             }
-            Ok(Some(failure)) => self.0.log(MessageType::ERROR, failure).await,
-            Ok(None) => {}
-        }
-        let complete = self.0.lock().docs.get(&uri).is_some_and(Document::kernel_complete);
+            Ok((complete, failure)) => {
+                if let Some(failure) = failure {
+                    self.0.log(MessageType::ERROR, failure).await;
+                }
+                complete
+            }
+        };
         self.0.publish(uri.clone(), version).await;
         if !complete {
             self.0.schedule_kernel(uri, version);
