@@ -12,6 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v pahole >/dev/null || { echo "bench: pahole/pfunct (Debian: dwarves) are the anchors" >&2; exit 1; }
+command -v zstd >/dev/null || { echo "bench: zstd is needed to give pahole the raw BTF (Debian: zstd)" >&2; exit 1; }
 cargo build --release --locked -p fevlint 2>&1 | tail -1
 mkdir -p target/bench-scripts target/bench
 # The scripts the rows check (generated from the fixtures by the benches themselves).
