@@ -247,7 +247,7 @@ fn check_fixture(name: &str, text: &str, known: &[KnownWrong]) -> (Vec<String>, 
     };
     let kernels: Vec<&Kernel> = fx.baseline.iter().chain(fx.kernel.iter()).map(|k| kernel(k)).collect();
     let baseline_name = fx.baseline.as_ref().map(|b| kernel(b).name.clone());
-    let keep = |d: &Diagnostic| baseline_name.is_none() || d.kernel != baseline_name;
+    let keep = |d: &Diagnostic| baseline_name.is_none() || d.kernel.as_deref() != baseline_name.as_deref();
     // With `# lock:`, the text is locked on that kernel and checked against the others.
     let lock_kernel = fx.lock.as_ref().map(|k| kernel(k));
     let run = |parser: &mut Parser, text: &str| -> Vec<Diagnostic> {

@@ -187,7 +187,7 @@ fn lock_finds_the_original_drifted() {
         "`mode`: `struct file.f_mode` moved from offset 68 to 12",
         "`pos`: `struct file.f_pos` moved from offset 104 to 112",
     ] {
-        assert!(vfs_read.notes.iter().any(|n| n == note), "missing note {note:?} in {:#?}", vfs_read.notes);
+        assert!(vfs_read.notes.iter().any(|n| **n == *note), "missing note {note:?} in {:#?}", vfs_read.notes);
     }
     // The lock's own kernel agrees with the lock.
     assert!(lock_check(kernel(K56), MOVED, &old).is_empty());

@@ -46,7 +46,7 @@ fn rejected_example_is_rejected_with_the_kernel_message() {
     let text = std::fs::read_to_string(path).expect("rejected.fev");
     let diags = check(&mut Parser::new(), text.as_bytes().to_vec(), &Options::new(Target::X86_64)).1;
     assert_eq!(diags.len(), 1);
-    assert_eq!(diags[0].notes[0], "kernel: Unexpected token 'x86' for COMMA state");
+    assert_eq!(&*diags[0].notes[0], "kernel: Unexpected token 'x86' for COMMA state");
 }
 
 /// The language server's per-line kernel cache gives exactly what a full kernel check
@@ -101,11 +101,11 @@ fn repeated_definitions_get_the_findings_of_the_lone_definition() {
         let mine: Vec<(&str, usize, &str, Option<&str>)> = all
             .iter()
             .filter(|d| d.span.start >= start && d.span.start <= start + line.len() && d.code != "N101")
-            .map(|d| (d.code, d.span.start - start, d.message.as_str(), d.kernel.as_deref()))
+            .map(|d| (d.code, d.span.start - start, &*d.message, d.kernel.as_deref()))
             .collect();
         let (_, alone) = check(&mut Parser::new(), format!("{line}\n").into_bytes(), &options);
         let alone: Vec<(&str, usize, &str, Option<&str>)> =
-            alone.iter().map(|d| (d.code, d.span.start, d.message.as_str(), d.kernel.as_deref())).collect();
+            alone.iter().map(|d| (d.code, d.span.start, &*d.message, d.kernel.as_deref())).collect();
         assert_eq!(mine, alone, "line {}: {line}", n + 1);
         kernel_findings += mine.iter().filter(|d| d.3.is_some()).count();
     }

@@ -382,7 +382,7 @@ fn ten_thousand_hostile_edits_and_the_server_still_agrees_with_check_text() {
     .map(|d| {
         let (l0, c0) = model_position(&text, d.span.start);
         let (l1, c1) = model_position(&text, d.span.end.max(d.span.start));
-        let mut message = d.message.clone();
+        let mut message = d.message.to_string();
         for n in &d.notes {
             message.push('\n');
             message.push_str(n);

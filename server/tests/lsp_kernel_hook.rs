@@ -22,9 +22,9 @@ impl fevlint::lsp::KernelCheck for Fake {
             name: "fake-kernel",
             severity: Severity::Warning,
             span: Span::new(0, 6),
-            message: "from the kernel check".to_owned(),
+            message: "from the kernel check".into(),
             notes: Vec::new(),
-            kernel: Some("test".to_owned()),
+            kernel: Some("test".into()),
         }]
     }
 }

@@ -93,7 +93,7 @@ fn kernel_codes_are_unused_only_when_a_kernel_was_checked() {
 fn unknown_codes_are_reported_not_matched_as_prefixes() {
     let text = format!("{DUP_FIELD}  # fevlint: ignore[N10, N102, bogus-name]\n");
     let got = analysis::check(&mut Parser::new(), text.as_bytes().to_vec(), &Options::new(Target::X86_64)).1;
-    let got: Vec<_> = got.iter().map(|d| (d.code, &text[d.span.start..d.span.end], d.message.as_str())).collect();
+    let got: Vec<_> = got.iter().map(|d| (d.code, &text[d.span.start..d.span.end], &*d.message)).collect();
     assert_eq!(
         got,
         [

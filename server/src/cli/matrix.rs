@@ -97,7 +97,7 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
                             .map(|d| Finding {
                                 code: d.code,
                                 severity: d.severity.as_str(),
-                                message: d.message.clone(),
+                                message: d.message.to_string(),
                             })
                             .collect()
                     })

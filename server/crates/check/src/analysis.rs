@@ -67,8 +67,8 @@ pub fn check(parser: &mut Parser, bytes: Vec<u8>, options: &Options<'_>) -> (Str
             name: "not-utf8",
             severity: Severity::Warning,
             span: Span::new(at, end),
-            message: format!("the file is not valid UTF-8 from byte {at}"),
-            notes: vec!["fevlint shows invalid bytes as U+FFFD; the kernel would see the raw bytes".to_owned()],
+            message: format!("the file is not valid UTF-8 from byte {at}").into(),
+            notes: vec!["fevlint shows invalid bytes as U+FFFD; the kernel would see the raw bytes".to_owned().into()],
             kernel: None,
         });
     }

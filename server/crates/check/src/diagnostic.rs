@@ -1,6 +1,7 @@
 //! A finding about a script: code, severity, byte span, message and notes.
 
 use crate::syntax::Span;
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
@@ -27,7 +28,8 @@ pub trait Origin {
     fn severity(&self) -> Severity;
 }
 
-/// One diagnostic. Byte spans only: renderers and the language server convert.
+/// One diagnostic. Byte spans only: renderers and the language server convert. Its texts
+/// are shared: the copies of a finding (a repeated definition's) cost no string.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     pub code: &'static str,
@@ -35,11 +37,11 @@ pub struct Diagnostic {
     pub severity: Severity,
     pub span: Span,
     /// Lowercase, states the fact, quotes code in backticks.
-    pub message: String,
+    pub message: Arc<str>,
     /// Evidence and help (`help: …`), one string each.
-    pub notes: Vec<String>,
+    pub notes: Vec<Arc<str>>,
     /// The kernel this diagnostic is about, when it comes from a kernel check.
-    pub kernel: Option<String>,
+    pub kernel: Option<Arc<str>>,
 }
 
 impl Diagnostic {
@@ -49,14 +51,14 @@ impl Diagnostic {
             name: rule.name(),
             severity: rule.severity(),
             span,
-            message: message.into(),
+            message: Arc::from(message.into()),
             notes: Vec::new(),
             kernel: None,
         }
     }
 
     pub fn note(mut self, note: impl Into<String>) -> Diagnostic {
-        self.notes.push(note.into());
+        self.notes.push(Arc::from(note.into()));
         self
     }
 }

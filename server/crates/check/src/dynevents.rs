@@ -306,9 +306,9 @@ pub fn check(text: &str, kernels: &[&Kernel]) -> Vec<Diagnostic> {
                     name: "syntax-error",
                     severity: Severity::Info,
                     span: Span::new(0, 0),
-                    message: format!("not checked against {}: {e}", k.name),
+                    message: format!("not checked against {}: {e}", k.name).into(),
                     notes: Vec::new(),
-                    kernel: Some(k.name.clone()),
+                    kernel: Some(k.name.clone().into()),
                 };
                 per_kernel.push((Some(k.name.clone()), vec![d]));
                 continue;
@@ -321,7 +321,7 @@ pub fn check(text: &str, kernels: &[&Kernel]) -> Vec<Diagnostic> {
             walked.extend(meaning(k, probe, *start, &mut found));
         }
         for d in &mut found {
-            d.kernel = Some(k.name.clone());
+            d.kernel = Some(k.name.clone().into());
         }
         per_kernel.push((Some(k.name.clone()), found));
         walks.push((k.name.clone(), walked));
@@ -364,7 +364,7 @@ fn diag(code: &'static str, name: &'static str, severity: Severity, span: Span, 
         Some(rule) if code != "S001" => (rule.name, rule.severity),
         _ => (name, severity),
     };
-    Diagnostic { code, name, severity, span, message, notes: Vec::new(), kernel: None }
+    Diagnostic { code, name, severity, span, message: message.into(), notes: Vec::new(), kernel: None }
 }
 
 /// The parser's verdict per line: rejections as diagnostics, accepted probes with
@@ -388,8 +388,8 @@ fn parse_findings(text: &str, dialect: &Dialect, env: &dyn Env) -> (Vec<Diagnost
                     Span::new(at, end.max(at)),
                     format!("the kernel rejects this line: {}", e.message),
                 );
-                d.notes.push(format!("error_log: {}", e.render().lines().next().unwrap_or_default()));
-                d.notes.push(format!("write(2) fails with {}", e.errno.name()));
+                d.notes.push(format!("error_log: {}", e.render().lines().next().unwrap_or_default()).into());
+                d.notes.push(format!("write(2) fails with {}", e.errno.name()).into());
                 found.push(d);
             }
             Err(Rejection::Silent { errno, why }) => found.push(diag(
@@ -1069,7 +1069,7 @@ pub fn lock_drift(
                 ),
             )
             .note(note);
-            d.kernel = Some(new.name.clone());
+            d.kernel = Some(new.name.clone().into());
             d
         })
         .collect()
@@ -1154,9 +1154,10 @@ fn drift(kernels: &[&Kernel], walks: &[(String, Vec<Walked>)], found: &mut Vec<D
                 message: format!(
                     "offset {} reads `{}.{}` on {first_kernel} but {reads} of `{}` on {}",
                     m.old_offset, m.container, m.member, m.container, k.name
-                ),
-                notes,
-                kernel: Some(k.name.clone()),
+                )
+                .into(),
+                notes: notes.into_iter().map(Into::into).collect(),
+                kernel: Some(k.name.clone().into()),
             });
         }
     }

@@ -777,7 +777,7 @@ pub fn fixes(parse: &Parse, text: &str, d: &Diagnostic, index: usize, kernels: &
         "K201" => k201(d, index, &mut out),
         "T404" => {
             let k: Vec<&Kernel> =
-                kernels.iter().copied().filter(|k| d.kernel.as_ref().is_none_or(|n| *n == k.name)).collect();
+                kernels.iter().copied().filter(|k| d.kernel.as_ref().is_none_or(|n| **n == *k.name)).collect();
             if let Some(k) = k.first() {
                 let _ = t404(parse, text, d, index, k, &mut out);
             }

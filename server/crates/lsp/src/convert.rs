@@ -62,7 +62,7 @@ pub fn diagnostic(
     label_kernel: bool,
 ) -> lsp::Diagnostic {
     let range = position::range(rope, d.span);
-    let mut message = d.message.clone();
+    let mut message = d.message.to_string();
     if let Some(k) = d.kernel.as_deref().filter(|k| label_kernel && !message.contains(k)) {
         message.push_str(&format!(" (on {k})"));
     }
@@ -72,7 +72,7 @@ pub fn diagnostic(
                 .iter()
                 .map(|n| lsp::DiagnosticRelatedInformation {
                     location: lsp::Location { uri: uri.clone(), range },
-                    message: n.clone(),
+                    message: n.to_string(),
                 })
                 .collect(),
         )

@@ -21,7 +21,7 @@ pub fn render(files: &[FileReport], base: &Path) -> String {
                 Severity::Warning => "warning",
                 Severity::Info => "notice",
             };
-            let mut message = d.message.clone();
+            let mut message = d.message.to_string();
             if let Some(k) = &d.kernel {
                 let _ = write!(message, " (on {k})");
             }

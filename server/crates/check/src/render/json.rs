@@ -20,7 +20,7 @@ struct JsonDiagnostic<'a> {
     end_line: usize,
     end_column: usize,
     message: &'a str,
-    notes: &'a [String],
+    notes: &'a [std::sync::Arc<str>],
     kernel: Option<&'a str>,
 }
 

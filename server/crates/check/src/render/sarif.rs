@@ -23,7 +23,7 @@ pub fn render(files: &[FileReport], base: &Path) -> String {
             let span = char_span(&f.text, d.span);
             let start = index.position_utf16(&f.text, span.start);
             let end = index.position_utf16(&f.text, span.end);
-            let mut text = d.message.clone();
+            let mut text = d.message.to_string();
             for note in &d.notes {
                 text.push('\n');
                 text.push_str(note);

@@ -28,7 +28,7 @@ pub fn render(files: &[FileReport], color: bool) -> String {
                 .with_code(format!("{}[{}]", d.code, d.name))
                 .with_message(&d.message)
                 .with_labels(vec![label])
-                .with_notes(d.notes.clone());
+                .with_notes(d.notes.iter().map(|n| n.to_string()).collect());
             if let Err(e) = term::emit(&mut buffer, &config, &db, &diagnostic) {
                 return format!("error: cannot render diagnostics for {}: {e}\n", f.name);
             }

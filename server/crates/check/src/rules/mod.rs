@@ -168,7 +168,7 @@ impl<'a> Context<'a> {
     /// A diagnostic about the kernel being checked.
     pub fn kernel_diagnostic(&self, rule: &Rule, span: crate::syntax::Span, message: impl Into<String>) -> Diagnostic {
         let mut d = Diagnostic::new(rule, span, message);
-        d.kernel = self.kernel.map(|k| k.name.clone());
+        d.kernel = self.kernel.map(|k| k.name.as_str().into());
         d
     }
 }
