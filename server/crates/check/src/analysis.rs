@@ -302,6 +302,23 @@ pub fn drift(
     cx.drift().map(|(l, _, c)| (l.number, c.to_vec())).collect()
 }
 
+/// Findings on `lines` (some lines of one text, in order) grouped by line, each span made
+/// relative to its line's start: one list per line.
+pub fn by_line(
+    lines: &[crate::syntax::LineParse],
+    found: impl IntoIterator<Item = Diagnostic>,
+) -> Vec<Vec<Diagnostic>> {
+    let mut out: Vec<Vec<Diagnostic>> = vec![Vec::new(); lines.len()];
+    let Some(last) = lines.len().checked_sub(1) else { return out };
+    for mut d in found {
+        // A line's findings lie within it or at its end (an unexpected ending).
+        let i = crate::syntax::line_index(lines, d.span.start).min(last);
+        d.span.shift(-(lines[i].line.span.start as isize));
+        out[i].push(d);
+    }
+    out
+}
+
 /// Kernel findings per definition line, so that an edit re-checks only the lines it
 /// changed. Kernel rules (K, A, T) look at one definition at a time, so a line's findings
 /// depend only on its text, the kernel and the target.
@@ -389,14 +406,7 @@ impl KernelLineCache {
         // The rules run off the lock (a first check of a large script takes a while).
         if !misses.is_empty() {
             let fresh = rules::check(&Context::new(text, &misses, target, Some(kernel)), false);
-            let mut mine: Vec<Vec<Diagnostic>> = vec![Vec::new(); misses.len()];
-            for d in &fresh {
-                // A line's findings lie within it or at its end.
-                let i = misses.partition_point(|l| l.line.span.end < d.span.start).min(misses.len() - 1);
-                let mut d = d.clone();
-                d.span.shift(-(misses[i].line.span.start as isize));
-                mine[i].push(d);
-            }
+            let mine = by_line(&misses, fresh.iter().cloned());
             let mut entries = lock();
             let cache = entries.entry((kernel_id, target)).or_default();
             for (lp, found) in misses.iter().zip(mine) {

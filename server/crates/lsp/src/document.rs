@@ -60,7 +60,7 @@ impl std::fmt::Debug for Document {
 /// tree-sitter's point of a byte offset, from the lines of the same text: rows count `\n`
 /// only, columns are bytes.
 fn point(lines: &[LineParse], offset: usize) -> Point {
-    let row = lines.partition_point(|l| l.line.span.end < offset);
+    let row = crate::syntax::line_index(lines, offset);
     let col = lines.get(row).map_or(0, |l| offset.saturating_sub(l.line.span.start));
     Point::new(row, col)
 }
@@ -244,7 +244,7 @@ impl Document {
         let lines = &self.parse.lines;
         for mut d in found {
             // A line's findings lie within it or at its end.
-            let i = lines.partition_point(|l| l.line.span.end < d.span.start).min(n.saturating_sub(1));
+            let i = crate::syntax::line_index(lines, d.span.start).min(n.saturating_sub(1));
             let (Some(line), Some(Some(list))) = (lines.get(i), k.lines.get_mut(i)) else { continue };
             d.span.shift(-(line.line.span.start as isize));
             list.push(d);
@@ -264,17 +264,10 @@ fn line_findings(
     target: crate::syntax::Target,
     mainline: bool,
 ) -> Vec<Vec<Diagnostic>> {
-    let mut out: Vec<Vec<Diagnostic>> = vec![Vec::new(); lines.len()];
-    if mainline || lines.is_empty() {
-        return out;
+    if mainline {
+        return vec![Vec::new(); lines.len()];
     }
-    for mut d in crate::analysis::check_lines(text, lines, target) {
-        // A line's findings lie within it or at its end (an unexpected ending).
-        let i = lines.partition_point(|l| l.line.span.end < d.span.start).min(lines.len() - 1);
-        d.span.shift(-(lines[i].line.span.start as isize));
-        out[i].push(d);
-    }
-    out
+    crate::analysis::by_line(lines, crate::analysis::check_lines(text, lines, target))
 }
 
 #[cfg(test)]

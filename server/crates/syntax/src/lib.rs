@@ -118,9 +118,15 @@ impl Parse {
 
     /// The line holding a byte offset.
     pub fn line_at(&self, offset: usize) -> Option<&LineParse> {
-        let i = self.lines.partition_point(|l| l.line.span.end < offset);
-        self.lines.get(i)
+        self.lines.get(line_index(&self.lines, offset))
     }
+}
+
+/// The index of the line holding byte `offset` in `lines` (in order, of one text): the
+/// first line ending at or after it, so the end of a line (before its `\n`) is in it;
+/// `lines.len()` past the last line.
+pub fn line_index(lines: &[LineParse], offset: usize) -> usize {
+    lines.partition_point(|l| l.line.span.end < offset)
 }
 
 /// Parses scripts, keeping the tree-sitter parser and scratch buffers between calls.
@@ -196,8 +202,8 @@ impl Parser {
         };
         // The lines holding the edit's start and end (an edit after the last `\n` belongs
         // to the last line, which is read again with everything after it).
-        let first = lines.partition_point(|l| l.line.span.end < old.start).min(last_index);
-        let last = lines.partition_point(|l| l.line.span.end < old.end).clamp(first, last_index);
+        let first = line_index(lines, old.start).min(last_index);
+        let last = line_index(lines, old.end).clamp(first, last_index);
         let delta = new_len as isize - old.len() as isize;
         let start = lines[first].line.span.start;
         // The new text from the first touched line to the start of the first untouched
