@@ -57,8 +57,10 @@ impl Diagnostic {
         }
     }
 
-    pub fn note(mut self, note: impl Into<String>) -> Diagnostic {
-        self.notes.push(Arc::from(note.into()));
+    /// (A shared `Arc<str>` is kept as is: a rule that repeats a note thousands of times
+    /// stores it once.)
+    pub fn note(mut self, note: impl Into<Arc<str>>) -> Diagnostic {
+        self.notes.push(note.into());
         self
     }
 }

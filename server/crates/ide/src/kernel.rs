@@ -513,13 +513,13 @@ fn functions(kernels: &[&Kernel], typed: &str, replace: Span) -> Vec<Completion>
     let mut seen = std::collections::HashSet::new();
     for k in kernels {
         let ff = k.filter_functions();
-        for name in k.function_names() {
+        for name in k.function_names().iter() {
             let Some(rank) = fuzzy_rank(name, typed) else { continue };
-            if !seen.insert(name.as_str()) {
+            if !seen.insert(name) {
                 continue;
             }
             let traceable = ff.is_none_or(|ff| ff.value.count(name) > 0);
-            found.push((rank, !traceable, name.len(), name.as_str()));
+            found.push((rank, !traceable, name.len(), name));
         }
     }
     found.sort_unstable();

@@ -6,7 +6,7 @@ fn main() {
     let src = k.types().expect("types");
     let regs = abi::arg_registers(k.arch);
     let mut shown = 0;
-    for name in k.function_names() {
+    for name in k.function_names().iter() {
         let Ok(f) = k.function(name) else { continue };
         if !matches!(f.trace, Trace::Traceable { count: 1 }) || f.prototypes.len() != 1 {
             continue;

@@ -6,7 +6,7 @@ fn main() {
     let kb = Kernel::open(std::path::Path::new(&a[1])).expect("open b");
     let (sa, sb) = (ka.types().expect("types"), kb.types().expect("types"));
     let mut n = 0;
-    for name in ka.function_names() {
+    for name in ka.function_names().iter() {
         let (Ok(fa), Ok(fb)) = (ka.function(name), kb.function(name)) else { continue };
         if !matches!(fa.trace, Trace::Traceable { count: 1 }) || !matches!(fb.trace, Trace::Traceable { count: 1 }) {
             continue;

@@ -452,11 +452,7 @@ impl<'a> Names<'a> {
 /// clones (they are reported through their base name) and without the placeholders
 /// ftrace prints for overridden weak functions.
 fn universe(k: &Kernel) -> Vec<&str> {
-    k.function_names()
-        .iter()
-        .map(String::as_str)
-        .filter(|n| !n.contains('.') && !n.starts_with("__ftrace_invalid_address___"))
-        .collect()
+    k.function_names().iter().filter(|n| !n.contains('.') && !n.starts_with("__ftrace_invalid_address___")).collect()
 }
 
 fn contains(sorted: &[&str], name: &str) -> bool {
@@ -485,8 +481,12 @@ fn rename_candidates(name: &str) -> Vec<String> {
 fn clones_of(k: &Kernel, name: &str) -> Vec<String> {
     let names = k.function_names();
     let prefix = format!("{name}.");
-    let start = names.partition_point(|n| n.as_str() < prefix.as_str());
-    names[start..].iter().take_while(|n| n.starts_with(&prefix)).filter(|n| clone_base(n).0 == name).cloned().collect()
+    (names.lower_bound(&prefix)..names.len())
+        .map(|i| names.get(i))
+        .take_while(|n| n.starts_with(&prefix))
+        .filter(|n| clone_base(n).0 == name)
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Every function that changed (sorted by name), and how many names both kernels have.

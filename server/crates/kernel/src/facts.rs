@@ -3,8 +3,10 @@
 //! architecture. Slow pieces (the symbol map, the clone index) load on first use.
 
 use super::btf::Btf;
+use super::load::cache;
 use super::load::{self, Arch, KernelInputs, Loaded, OpenOptions};
 use super::model::{FunctionInfo, ModelError, TypeSource};
+use super::names::FunctionNames;
 use super::symbols::{
     clone_base, syscall_name, FilterFunctions, KernelConfig, KprobeBlacklist, SymbolTable, SyscallWrapper,
 };
@@ -44,8 +46,8 @@ pub struct Kernel {
     filter_functions: OnceLock<Option<Result<Loaded<FilterFunctions>, String>>>,
     kprobe_blacklist: OnceLock<Option<Result<Loaded<KprobeBlacklist>, String>>>,
     clones: OnceLock<HashMap<String, Vec<String>>>,
-    names: OnceLock<Vec<String>>,
-    similar: OnceLock<super::similar::NameSearch>,
+    names: OnceLock<FunctionNames>,
+    text_symbols: OnceLock<Option<FunctionNames>>,
     /// Things worth telling the user once (a missing piece, a deferred file that failed).
     pub notes: Vec<String>,
 }
@@ -81,8 +83,8 @@ pub struct FunctionFacts {
     pub trace_from: Option<String>,
     /// Traceable clones of this function (`name.isra.0`, …).
     pub clones: Vec<String>,
-    /// Text symbols of that name in the symbol map, when it was consulted.
-    pub symbols: Option<usize>,
+    /// Whether the symbol map has a text symbol of that name, when it was consulted.
+    pub text_symbol: Option<bool>,
     /// On the kprobe blacklist (kprobes refuse it; ftrace does not consult this list).
     pub kprobe_blacklisted: bool,
     /// Syscall wrapper layer and syscall name, when the name is one.
@@ -94,7 +96,7 @@ impl FunctionFacts {
     pub fn exists(&self) -> bool {
         !self.prototypes.is_empty()
             || matches!(self.trace, Trace::Traceable { .. } | Trace::OnlyClones(_))
-            || self.symbols.is_some_and(|n| n > 0)
+            || self.text_symbol == Some(true)
     }
 }
 
@@ -174,7 +176,7 @@ impl Kernel {
             kprobe_blacklist,
             clones: OnceLock::new(),
             names: OnceLock::new(),
-            similar: OnceLock::new(),
+            text_symbols: OnceLock::new(),
             notes,
         })
     }
@@ -257,6 +259,41 @@ impl Kernel {
             .as_ref()
     }
 
+    /// Whether the symbol map has a text symbol called `name`; `None` without a symbol
+    /// map (or one that cannot be read).
+    fn text_symbol(&self, name: &str) -> Option<bool> {
+        if self.symbols.get().is_none() {
+            if let Some(t) = self.text_symbol_names() {
+                return Some(t.contains(name));
+            }
+        }
+        self.symbols().map(|s| s.value.by_name(name).any(|s| s.is_text()))
+    }
+
+    /// The names of the text symbols of a symbol map not read yet, kept in the cache
+    /// (keyed by the file's contents): a later run answers without parsing the map. The
+    /// set is only stored after the map parsed: a hit means the same bytes parsed before.
+    fn text_symbol_names(&self) -> Option<&FunctionNames> {
+        self.text_symbols
+            .get_or_init(|| {
+                let d = self.inputs.deferred_symbols.as_ref().filter(|_| cache::dir().is_some())?;
+                let bytes = load::read_symbol_bytes(d, &load::Limits::default()).ok()?;
+                let mut h = crc32fast::Hasher::new();
+                h.update(b"text-symbols 1");
+                h.update(&[u8::from(d.kallsyms)]);
+                h.update(&(bytes.len() as u64).to_le_bytes());
+                let file = format!("{:08x}{:08x}.textsyms", h.finalize(), crc32fast::hash(&bytes));
+                if let Some(t) = cache::get_derived(&file).and_then(FunctionNames::from_bytes) {
+                    return Some(t);
+                }
+                let table = &self.symbols()?.value;
+                let t = FunctionNames::build_set(table.iter().filter(|s| s.is_text()).map(|s| s.name));
+                cache::put_derived(&file, t.as_bytes());
+                Some(t)
+            })
+            .as_ref()
+    }
+
     /// Traceable clones by base name (`finish_task_switch` → `finish_task_switch.isra.0`).
     fn clone_index(&self) -> &HashMap<String, Vec<String>> {
         self.clones.get_or_init(|| {
@@ -310,8 +347,7 @@ impl Kernel {
         };
         // The symbol map settles existence when neither types nor ftrace know the name.
         let known = !prototypes.is_empty() || !matches!(trace, Trace::NotTraceable | Trace::Unknown);
-        let symbols =
-            if known { None } else { self.symbols().map(|s| s.value.by_name(name).filter(|s| s.is_text()).count()) };
+        let text_symbol = if known { None } else { self.text_symbol(name) };
         let kprobe_blacklisted = self.kprobe_blacklist().is_some_and(|b| b.value.contains_name(name));
         let syscall = syscall_name(name).map(|(w, n)| (w, n.to_owned()));
         Ok(FunctionFacts {
@@ -320,39 +356,51 @@ impl Kernel {
             trace,
             trace_from,
             clones,
-            symbols,
+            text_symbol,
             kprobe_blacklisted,
             syscall,
         })
     }
 
     /// Every function name the kernel knows (types and ftrace list), sorted, for
-    /// suggestions and completion.
-    pub fn function_names(&self) -> &[String] {
+    /// suggestions and completion. Built once per kernel and kept in the cache (keyed by
+    /// the BTF's and the ftrace list's contents): a later run maps it.
+    pub fn function_names(&self) -> &FunctionNames {
         self.names.get_or_init(|| {
+            let file = self.names_key().map(|k| format!("{k:016x}.names"));
+            if let Some(t) = file.as_deref().and_then(cache::get_derived).and_then(FunctionNames::from_bytes) {
+                return t;
+            }
             let typed: Vec<String> = self.types().and_then(|t| t.function_names().ok()).unwrap_or_default();
             let traced = self.filter_functions().into_iter().flat_map(|ff| ff.value.iter().map(|(n, _)| n));
-            // Sorted by the first eight bytes as a number first: most comparisons end
-            // there, without comparing strings.
-            let prefix = |n: &str| {
-                let mut key = [0u8; 8];
-                let len = n.len().min(8);
-                key[..len].copy_from_slice(&n.as_bytes()[..len]);
-                u64::from_be_bytes(key)
-            };
-            let mut all: Vec<(u64, &str)> =
-                typed.iter().map(String::as_str).chain(traced).map(|n| (prefix(n), n)).collect();
-            all.sort_unstable();
-            all.dedup();
-            all.into_iter().map(|(_, n)| n.to_owned()).collect()
+            let t = FunctionNames::build(typed.iter().map(String::as_str).chain(traced));
+            if let Some(f) = &file {
+                cache::put_derived(f, t.as_bytes());
+            }
+            t
         })
+    }
+
+    /// What the function names are computed from: the raw BTF and the ftrace list, by
+    /// content. `None` for types from DWARF (its own index is cached by build-id).
+    fn names_key(&self) -> Option<u64> {
+        let types = match (&self.inputs.btf, self.types()) {
+            (Some(b), _) => (u64::from(crc32fast::hash(&b.value)) << 32) ^ b.value.len() as u64,
+            (None, Some(_)) => return None,
+            (None, None) => 0,
+        };
+        let traced = self.filter_functions().map_or(0, |ff| ff.value.fingerprint());
+        let mut h = crc32fast::Hasher::new();
+        h.update(b"function-names 1");
+        h.update(&types.to_le_bytes());
+        h.update(&traced.to_le_bytes());
+        Some(u64::from(h.finalize()) << 32 ^ types.rotate_left(17) ^ traced)
     }
 
     /// Up to `n` function names within a small edit distance of `name`, closest first
     /// (compiler clones left out).
     pub fn similar_functions(&self, name: &str, n: usize) -> Vec<&str> {
-        let names = self.function_names();
-        self.similar.get_or_init(|| super::similar::NameSearch::new(names)).closest(names, name, n)
+        self.function_names().closest(name, n)
     }
 }
 

@@ -15,7 +15,7 @@ pub mod facts;
 pub mod layout;
 pub mod load;
 pub mod model;
-pub mod similar;
+pub mod names;
 pub mod symbols;
 
 pub use facts::{FunctionFacts, Kernel, KernelError, Trace};

@@ -589,6 +589,16 @@ impl FilterFunctions {
         (0..self.list.entries.len() as u32).map(|i| (self.list.name(i), self.list.module(i)))
     }
 
+    /// A checksum of the names and modules in order: equal lists, equal fingerprints.
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = crc32fast::Hasher::new();
+        h.update(self.list.names.as_bytes());
+        for &(start, len, module) in &self.list.entries {
+            h.update(&[start, len, module].map(u32::to_le_bytes).concat());
+        }
+        (u64::from(h.finalize()) << 32) ^ self.list.entries.len() as u64
+    }
+
     /// The number of different names.
     pub fn distinct(&self) -> usize {
         // Count each name at its first entry within its group of equal hashes.

@@ -4,6 +4,7 @@ use super::position;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::ide;
 use ropey::Rope;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use tower_lsp_server::ls_types as lsp;
 
@@ -12,6 +13,9 @@ use tower_lsp_server::ls_types as lsp;
 pub struct RuleDocs {
     /// A `docs/rules` folder of a fevlint checkout, when one was found.
     pub dir: Option<PathBuf>,
+    /// Each rule's link, decided once: a publish of ten thousand diagnostics must not
+    /// ask the file system ten thousand times.
+    hrefs: HashMap<&'static str, Option<lsp::Uri>>,
 }
 
 /// Used when no checkout is found: stable, under the project URL.
@@ -28,10 +32,19 @@ impl RuleDocs {
             .chain(std::iter::once(built))
             .find(|d| d.join("README.md").is_file() || d.join("S001.md").is_file())
             .and_then(|d| d.canonicalize().ok());
-        RuleDocs { dir }
+        let mut docs = RuleDocs { dir, hrefs: HashMap::new() };
+        docs.hrefs = crate::rules::REGISTRY.iter().map(|r| (r.code, docs.locate(r.code))).collect();
+        docs
     }
 
     pub fn href(&self, code: &str) -> Option<lsp::Uri> {
+        match self.hrefs.get(code) {
+            Some(h) => h.clone(),
+            None => self.locate(code),
+        }
+    }
+
+    fn locate(&self, code: &str) -> Option<lsp::Uri> {
         if let Some(dir) = &self.dir {
             let file = dir.join(format!("{code}.md"));
             if file.is_file() {
@@ -54,14 +67,14 @@ pub fn severity(s: Severity) -> lsp::DiagnosticSeverity {
 /// shows it, else lines appended to the message. With `label_kernel` (several kernels
 /// configured) a kernel diagnostic names its kernel in the message.
 pub fn diagnostic(
-    rope: &Rope,
+    at: &position::Positions<'_>,
     uri: &lsp::Uri,
     d: &Diagnostic,
     docs: &RuleDocs,
     related_information: bool,
     label_kernel: bool,
 ) -> lsp::Diagnostic {
-    let range = position::range(rope, d.span);
+    let range = at.range(d.span);
     let mut message = d.message.to_string();
     if let Some(k) = d.kernel.as_deref().filter(|k| label_kernel && !message.contains(k)) {
         message.push_str(&format!(" (on {k})"));

@@ -43,11 +43,12 @@ where
 {
     let shutdown = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&shutdown);
-    let (service, socket) = LspService::new(move |client| Backend::new(client, kernel, flag));
+    let (frames_tx, frames_rx) = mpsc::unbounded_channel();
+    let direct = frames_tx.downgrade();
+    let (service, socket) = LspService::new(move |client| Backend::new(client, kernel, flag, Some(direct)));
 
     let (server_in, feed) = tokio::io::duplex(1 << 16);
     let (server_out, drain) = tokio::io::duplex(1 << 16);
-    let (frames_tx, frames_rx) = mpsc::unbounded_channel();
     let writer = tokio::spawn(transport::write_frames(output, frames_rx));
     let out = tokio::spawn(transport::pump_output(drain, frames_tx.clone()));
     let input_task = tokio::spawn(transport::pump_input(input, feed, frames_tx));

@@ -8,7 +8,7 @@
 use ropey::Rope;
 use tower_lsp_server::ls_types::{Position, Range};
 
-use crate::syntax::Span;
+use crate::syntax::{LineParse, Span};
 
 /// Byte offset of a client position, clamped into the document.
 pub fn offset(rope: &Rope, pos: Position) -> usize {
@@ -41,6 +41,42 @@ pub fn position(rope: &Rope, offset: usize) -> Position {
     let start = rope.line_to_char(line);
     let character = rope.char_to_utf16_cu(ch) - rope.char_to_utf16_cu(start);
     Position::new(u32::try_from(line).unwrap_or(u32::MAX), u32::try_from(character).unwrap_or(u32::MAX))
+}
+
+/// Positions of many offsets in one document (a publish converts thousands): through
+/// the parse's line index and the text, where the lines are the protocol's (no `\r` in
+/// the text), else through the rope.
+pub struct Positions<'a> {
+    rope: &'a Rope,
+    text: &'a str,
+    lines: Option<&'a [LineParse]>,
+}
+
+impl<'a> Positions<'a> {
+    /// `text` and `lines`: the rope's text as one string and its parse.
+    pub fn new(rope: &'a Rope, text: &'a str, lines: &'a [LineParse]) -> Positions<'a> {
+        let same = text.len() == rope.len_bytes() && !text.contains('\r');
+        Positions { rope, text, lines: same.then_some(lines) }
+    }
+
+    /// [`position`], the same answer.
+    pub fn position(&self, offset: usize) -> Position {
+        if let Some(lines) = self.lines.filter(|_| self.text.is_char_boundary(offset)) {
+            let i = crate::syntax::line_index(lines, offset);
+            if let Some(l) = lines.get(i).filter(|l| l.number as usize == i && l.line.span.start <= offset) {
+                if let Some(before) = self.text.get(l.line.span.start..offset) {
+                    let character = if before.is_ascii() { before.len() } else { before.encode_utf16().count() };
+                    return Position::new(l.number, u32::try_from(character).unwrap_or(u32::MAX));
+                }
+            }
+        }
+        position(self.rope, offset)
+    }
+
+    /// [`range`], the same answer.
+    pub fn range(&self, span: Span) -> Range {
+        Range::new(self.position(span.start), self.position(span.end.max(span.start)))
+    }
 }
 
 pub fn range(rope: &Rope, span: Span) -> Range {
@@ -78,6 +114,21 @@ mod tests {
         assert_eq!(position(&rope, 7), p(0, 4));
         assert_eq!(position(&rope, 5), p(0, 2), "inside a UTF-8 sequence: the char holding it");
         assert_eq!(position(&rope, 1000), p(2, 0));
+        let mut parser = crate::syntax::Parser::new();
+        for text in [
+            "a\u{e9}\u{1F600}b\r\nx\n",
+            "a\rb\r\nc\u{2028}d\n",
+            "vfs_read(x64 a)\n\u{e9}t\u{e9} # \u{1F600}\nx(",
+            "x\n\n\ny\n",
+            "",
+        ] {
+            let rope = Rope::from_str(text);
+            let lines = parser.lines(text, crate::syntax::Target::default());
+            let at = Positions::new(&rope, text, &lines);
+            for o in 0..=text.len() + 2 {
+                assert_eq!(at.position(o), position(&rope, o), "{text:?} offset {o}");
+            }
+        }
         for off in 0..=12 {
             let back = offset(&rope, position(&rope, off));
             assert!(back <= off, "{off} -> {back}");

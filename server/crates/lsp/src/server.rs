@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tower_lsp_server::jsonrpc::{Error, Result};
-use tower_lsp_server::ls_types::*;
+use tower_lsp_server::ls_types::{self, *};
 use tower_lsp_server::{Client, LanguageServer};
 
 /// Kernel-aware checks plug in here. They run after a debounce on the latest text, off
@@ -149,6 +149,10 @@ struct Inner {
     shutdown: Arc<AtomicBool>,
     /// Numbers progress tokens and registrations.
     serial: std::sync::atomic::AtomicU64,
+    /// The transport's frame queue: diagnostics are serialized straight to a frame
+    /// there (see [`Inner::send_diagnostics`]). Weak: the queue closes, and the writer
+    /// ends, when the transport's own senders are gone.
+    frames: Option<tokio::sync::mpsc::WeakUnboundedSender<Vec<u8>>>,
 }
 
 pub struct Backend(Arc<Inner>);
@@ -229,6 +233,32 @@ impl Inner {
         self.client.log_message(typ, message).await;
     }
 
+    /// Sends a `publishDiagnostics`. Serialized straight into a frame of the transport's
+    /// queue: the client's path would build a JSON value tree of every diagnostic first,
+    /// which for ten thousand diagnostics costs more than the check that found them. The
+    /// queue is the one the server's own messages join, in order.
+    async fn send_diagnostics(&self, uri: Uri, diagnostics: Vec<ls_types::Diagnostic>, version: Option<i32>) {
+        let Some(frames) = &self.frames else {
+            return self.client.publish_diagnostics(uri, diagnostics, version).await;
+        };
+        #[derive(serde::Serialize)]
+        struct Notification<'a> {
+            jsonrpc: &'static str,
+            method: &'static str,
+            params: &'a PublishDiagnosticsParams,
+        }
+        let params = PublishDiagnosticsParams { uri, diagnostics, version };
+        let message = Notification { jsonrpc: "2.0", method: "textDocument/publishDiagnostics", params: &params };
+        match serde_json::to_vec(&message) {
+            Ok(body) => {
+                if let Some(frames) = frames.upgrade() {
+                    let _ = frames.send(crate::transport::frame(&body));
+                }
+            }
+            Err(e) => self.log(MessageType::ERROR, format!("serializing diagnostics failed: {e}")).await,
+        }
+    }
+
     /// Publishes the diagnostics of `version`, unless the document moved on.
     async fn publish(&self, uri: Uri, version: i32) {
         let _order = self.publish.lock().await;
@@ -243,9 +273,10 @@ impl Inner {
             let syntax = if doc.mainline && doc.kernel_diagnostics.is_some() { &[][..] } else { &doc.diagnostics[..] };
             let all = syntax.iter().chain(doc.kernel_diagnostics.iter().flatten());
             let several = doc.settings.kernels.len() > 1;
+            let at = position::Positions::new(&doc.rope, &doc.text, &doc.parse.lines);
             guarded(|| {
                 let convert = |d: &Diagnostic| {
-                    convert::diagnostic(&doc.rope, &uri, d, &state.rule_docs, state.related_information, several)
+                    convert::diagnostic(&at, &uri, d, &state.rule_docs, state.related_information, several)
                 };
                 // Suppression comments drop what they name, as in `fevlint check`.
                 if !doc.mainline && doc.text.contains("fevlint:") {
@@ -266,7 +297,7 @@ impl Inner {
             })
         };
         match diagnostics {
-            Ok(d) => self.client.publish_diagnostics(uri, d, Some(version)).await,
+            Ok(d) => self.send_diagnostics(uri, d, Some(version)).await,
             Err(p) => self.log(MessageType::ERROR, format!("converting diagnostics failed: {p}")).await,
         }
     }
@@ -560,7 +591,14 @@ impl Inner {
 
 impl Backend {
     /// A server; `kernel` replaces the kernel rules ([`KernelRules`]) as the kernel check.
-    pub fn new(client: Client, kernel: Option<Arc<dyn KernelCheck>>, shutdown: Arc<AtomicBool>) -> Backend {
+    /// `frames`: the transport's output queue, where diagnostics go directly; without
+    /// it they go through the client.
+    pub fn new(
+        client: Client,
+        kernel: Option<Arc<dyn KernelCheck>>,
+        shutdown: Arc<AtomicBool>,
+        frames: Option<tokio::sync::mpsc::WeakUnboundedSender<Vec<u8>>>,
+    ) -> Backend {
         Backend(Arc::new(Inner {
             client,
             state: Mutex::new(State::default()),
@@ -571,6 +609,7 @@ impl Backend {
             debounce: debounce(),
             shutdown,
             serial: std::sync::atomic::AtomicU64::new(0),
+            frames,
         }))
     }
 }
@@ -793,7 +832,7 @@ impl LanguageServer for Backend {
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let removed = self.0.lock().docs.remove(&params.text_document.uri).is_some();
         if removed {
-            self.0.client.publish_diagnostics(params.text_document.uri, Vec::new(), None).await;
+            self.0.send_diagnostics(params.text_document.uri, Vec::new(), None).await;
         }
     }
 
@@ -917,7 +956,7 @@ impl LanguageServer for Backend {
                     .map(|fix| {
                         let diagnostic = all.get(fix.diagnostic).map(|d| {
                             convert::diagnostic(
-                                &doc.rope,
+                                &position::Positions::new(&doc.rope, &doc.text, &doc.parse.lines),
                                 &uri,
                                 d,
                                 &state.rule_docs,

@@ -32,6 +32,13 @@ vfs_read(x64 file, x64 buf)
 };
 
 fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    // Shared by every finding: a script repeated a hundred times has thousands.
+    static NOTES: std::sync::LazyLock<[std::sync::Arc<str>; 2]> = std::sync::LazyLock::new(|| {
+        [
+            "the kernel names events after the function: this write fails and its fields are never recorded".into(),
+            "help: merge the fields into one definition".into(),
+        ]
+    });
     let mut first: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
     first.reserve(cx.lines.len());
     for (line, parsed) in cx.definitions() {
@@ -42,8 +49,8 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         match first.get(name.as_str()) {
             Some(&at) => out.push(
                 Diagnostic::new(&RULE, *span, format!("`{name}` already has an event (line {})", at + 1))
-                    .note("the kernel names events after the function: this write fails and its fields are never recorded")
-                    .note("help: merge the fields into one definition"),
+                    .note(NOTES[0].clone())
+                    .note(NOTES[1].clone()),
             ),
             None => {
                 first.insert(name, line.number);

@@ -10,7 +10,7 @@
 //! Location: `$FEVLINT_CACHE_DIR`, else `$XDG_CACHE_HOME/fevlint`, else
 //! `~/.cache/fevlint`; `FEVLINT_NO_CACHE=1` turns it off.
 
-use super::blob::Blob;
+use super::blob::{Blob, BlobSlice};
 use super::decompress::Codec;
 use std::path::{Path, PathBuf};
 
@@ -186,4 +186,44 @@ pub fn fill<E>(
 /// [`super::fsio::write_atomic`]).
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     super::fsio::write_atomic(path, bytes)
+}
+
+/// Marks the end of a derived entry: `payload, length (u64), CRC-32 (u32), DERIVED`.
+const DERIVED: &[u8; 8] = b"FEVDRV01";
+
+/// A derived file (an index computed from a kernel's inputs) stored as `name` under a
+/// key that covers everything it was computed from; `None` when absent, torn, corrupt or
+/// the cache is off. One file: written whole under a temporary name and renamed, its
+/// trailer gives the payload's length and CRC-32.
+pub fn get_derived(name: &str) -> Option<BlobSlice> {
+    let blob = Blob::map_regular(&dir()?.join(name)).ok()?;
+    let body = blob.len().checked_sub(20)?;
+    let trailer = &blob[body..];
+    if &trailer[12..] != DERIVED {
+        return None;
+    }
+    let len = u64::from_le_bytes(trailer[..8].try_into().ok()?);
+    let crc = u32::from_le_bytes(trailer[8..12].try_into().ok()?);
+    if len != body as u64 || crc32fast::hash(&blob[..body]) != crc {
+        return None;
+    }
+    blob.slice(0..body)
+}
+
+/// Stores a derived file (see [`get_derived`]); failures are ignored (the cache is an
+/// optimisation).
+pub fn put_derived(name: &str, payload: &[u8]) {
+    let Some(dir) = dir() else { return };
+    if std::fs::create_dir_all(&dir).is_err() {
+        return;
+    }
+    let _ = super::fsio::write_atomic_with(&dir.join(name), |f| {
+        use std::io::Write;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+        w.write_all(payload)?;
+        w.write_all(&(payload.len() as u64).to_le_bytes())?;
+        w.write_all(&crc32fast::hash(payload).to_le_bytes())?;
+        w.write_all(DERIVED)?;
+        w.flush()
+    });
 }

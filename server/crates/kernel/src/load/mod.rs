@@ -18,8 +18,8 @@ pub use blob::{Blob, BlobSlice};
 pub use decompress::{Codec, Content, Limits, Origin};
 pub use error::{FileOffset, LoadError};
 pub use open::{
-    open, open_with, read_config, read_filter_functions, read_kprobe_blacklist, read_symbols, ArchSource, Container,
-    DeferredFiles, DeferredSymbols, ImagePolicy, KernelInputs, Loaded, OpenOptions, Provenance,
+    open, open_with, read_config, read_filter_functions, read_kprobe_blacklist, read_symbol_bytes, read_symbols,
+    ArchSource, Container, DeferredFiles, DeferredSymbols, ImagePolicy, KernelInputs, Loaded, OpenOptions, Provenance,
 };
 
 /// The instruction set of a kernel, where it can be told (ELF header, config, pointer

@@ -153,6 +153,12 @@ pub fn read_symbols(d: &DeferredSymbols, limits: &Limits) -> Result<Loaded<Symbo
     }
 }
 
+/// The bytes of a deferred symbol file, decompressed (mapped from the cache when it can
+/// be), unparsed.
+pub fn read_symbol_bytes(d: &DeferredSymbols, limits: &Limits) -> Result<Blob, LoadError> {
+    read_decompressed(&d.path, Content::Text, limits).map(|(bytes, _)| bytes)
+}
+
 /// The keyword for the running kernel.
 pub const RUNNING: &str = "running";
 

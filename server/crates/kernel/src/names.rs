@@ -1,0 +1,532 @@
+//! The function names of one kernel (its types' and its ftrace list's), sorted, with an
+//! index for the names within a small edit distance of a misspelt or vanished one: fast
+//! enough to ask for hundreds of names against a kernel's 60,000 functions. The table is
+//! one buffer, stored in the cache under a key of what it was computed from, so a later
+//! run maps it instead of building it.
+//!
+//! Two filters run before any distance is computed:
+//! - Pieces: split the query into `max + 1` pieces; each edit touches at most one, so a
+//!   name within `max` edits contains one piece unchanged, and with it that piece's
+//!   rarest three-byte run. An index from three-byte runs to names gives the candidates.
+//!   Queries too short for three-byte pieces scan the names of a close length.
+//! - Fingerprints: each name keeps two 64-bit sets, of its bytes and of its pairs of
+//!   adjacent bytes. One edit removes at most one byte and two pairs, so a name whose
+//!   sets differ from the query's in more places than `max` edits explain is skipped.
+//!
+//! Layout (little-endian), `n` names, `m` of them searched (compiler clones such as
+//! `.isra.0` are not suggested), `p` postings:
+//!
+//! ```text
+//! magic "FEVNAME1", n, m, p, text length    (u32 each after the magic)
+//! starts    u32 x (n + 1)   name i is text[starts[i]..starts[i + 1]]; names sorted
+//! order     u32 x m         the searched names, by length then name
+//! pairs     u64 x m         their fingerprints, in that order
+//! bytes     u64 x m
+//! runs      u32 x (B + 1)   bucket b's postings are postings[runs[b]..runs[b + 1]]
+//! postings  u32 x p         positions in `order`, ascending within a bucket
+//! text
+//! ```
+//!
+//! Invariant: every read of the table is bounds-checked, so a table that passed the
+//! cache's CRC but is inconsistent gives wrong suggestions, never a panic; the header's
+//! sizes must add up to the buffer's length or the table is not used.
+
+use crate::kernel::load::{Blob, BlobSlice};
+use std::ops::Range;
+
+const MAGIC: &[u8; 8] = b"FEVNAME1";
+const HEADER: usize = MAGIC.len() + 4 * 4;
+/// Hash buckets of three-byte runs.
+const RUN_BITS: u32 = 16;
+const BUCKETS: usize = 1 << RUN_BITS;
+
+/// A kernel's function names and their similarity index (see the module docs).
+pub struct FunctionNames {
+    table: BlobSlice,
+    at: Layout,
+}
+
+/// Where each section starts, from the header's counts.
+#[derive(Clone, Copy, Debug)]
+struct Layout {
+    n: usize,
+    m: usize,
+    starts: usize,
+    order: usize,
+    pairs: usize,
+    bytes: usize,
+    runs: usize,
+    postings: usize,
+    text: usize,
+    end: usize,
+}
+
+impl Layout {
+    fn new(n: usize, m: usize, p: usize, text_len: usize) -> Option<Layout> {
+        let after = |start: usize, count: usize, size: usize| start.checked_add(count.checked_mul(size)?);
+        let starts = HEADER;
+        let order = after(starts, n.checked_add(1)?, 4)?;
+        let pairs = after(order, m, 4)?;
+        let bytes = after(pairs, m, 8)?;
+        let runs = after(bytes, m, 8)?;
+        let postings = after(runs, BUCKETS + 1, 4)?;
+        let text = after(postings, p, 4)?;
+        let end = text.checked_add(text_len)?;
+        Some(Layout { n, m, starts, order, pairs, bytes, runs, postings, text, end })
+    }
+}
+
+impl FunctionNames {
+    /// Sorts, deduplicates and indexes `names`. Names past 4 GiB of text are dropped
+    /// (no kernel comes near).
+    pub fn build<'a>(names: impl IntoIterator<Item = &'a str>) -> FunctionNames {
+        FunctionNames::build_with(names, true)
+    }
+
+    /// A sorted set of `names` without the similarity index ([`closest`](Self::closest)
+    /// finds nothing): for membership alone.
+    pub fn build_set<'a>(names: impl IntoIterator<Item = &'a str>) -> FunctionNames {
+        FunctionNames::build_with(names, false)
+    }
+
+    fn build_with<'a>(names: impl IntoIterator<Item = &'a str>, searched: bool) -> FunctionNames {
+        // Sorted by the first eight bytes as a number first: most comparisons end there,
+        // without comparing strings.
+        let prefix = |n: &str| {
+            let mut key = [0u8; 8];
+            let len = n.len().min(8);
+            key[..len].copy_from_slice(&n.as_bytes()[..len]);
+            u64::from_be_bytes(key)
+        };
+        let mut all: Vec<(u64, &str)> = names.into_iter().map(|n| (prefix(n), n)).collect();
+        all.sort_unstable();
+        all.dedup();
+        let mut total = 0usize;
+        let names: Vec<&str> = all
+            .iter()
+            .map(|&(_, s)| s)
+            .take_while(|s| {
+                total += s.len();
+                total <= u32::MAX as usize
+            })
+            .collect();
+        drop(all);
+        let text_len: usize = names.iter().map(|s| s.len()).sum();
+        let mut search: Vec<(usize, u32)> = (0..names.len() as u32)
+            .filter(|&i| searched && !names[i as usize].contains('.'))
+            .map(|i| (names[i as usize].len(), i))
+            .collect();
+        search.sort_unstable();
+        let mut runs = vec![0u32; BUCKETS + 1];
+        for &(_, i) in &search {
+            for w in names[i as usize].as_bytes().windows(3) {
+                runs[run_bucket(w) + 1] += 1;
+            }
+        }
+        for b in 1..runs.len() {
+            runs[b] += runs[b - 1];
+        }
+        let p = runs[BUCKETS] as usize;
+        let at = Layout::new(names.len(), search.len(), p, text_len).expect("sizes of an in-memory table fit");
+        let mut out = Vec::with_capacity(at.end);
+        out.extend_from_slice(MAGIC);
+        for v in [names.len(), search.len(), p, text_len] {
+            out.extend_from_slice(&(v as u32).to_le_bytes());
+        }
+        let mut start = 0u32;
+        out.extend_from_slice(&start.to_le_bytes());
+        for s in &names {
+            start += s.len() as u32;
+            out.extend_from_slice(&start.to_le_bytes());
+        }
+        for &(_, i) in &search {
+            out.extend_from_slice(&i.to_le_bytes());
+        }
+        for &(_, i) in &search {
+            out.extend_from_slice(&pair_set(names[i as usize].as_bytes()).to_le_bytes());
+        }
+        for &(_, i) in &search {
+            out.extend_from_slice(&byte_set(names[i as usize].as_bytes()).to_le_bytes());
+        }
+        for r in &runs {
+            out.extend_from_slice(&r.to_le_bytes());
+        }
+        let postings = out.len();
+        out.resize(postings + 4 * p, 0);
+        let mut fill = runs;
+        for (pos, &(_, i)) in search.iter().enumerate() {
+            for w in names[i as usize].as_bytes().windows(3) {
+                let b = run_bucket(w);
+                let o = postings + 4 * fill[b] as usize;
+                out[o..o + 4].copy_from_slice(&(pos as u32).to_le_bytes());
+                fill[b] += 1;
+            }
+        }
+        for s in &names {
+            out.extend_from_slice(s.as_bytes());
+        }
+        debug_assert_eq!(out.len(), at.end);
+        FunctionNames { table: Blob::from_vec(out).whole(), at }
+    }
+
+    /// A table read back (from the cache): `None` unless the header's sizes add up to
+    /// the buffer's length and the text is UTF-8.
+    pub fn from_bytes(table: BlobSlice) -> Option<FunctionNames> {
+        let d: &[u8] = &table;
+        if d.get(..MAGIC.len())? != MAGIC {
+            return None;
+        }
+        let count = |i: usize| Some(u32_at(d, MAGIC.len(), i)? as usize);
+        let at = Layout::new(count(0)?, count(1)?, count(2)?, count(3)?)?;
+        if at.end != d.len() || std::str::from_utf8(&d[at.text..]).is_err() {
+            return None;
+        }
+        Some(FunctionNames { table, at })
+    }
+
+    /// The table's bytes, to store.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.table
+    }
+
+    pub fn len(&self) -> usize {
+        self.at.n
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.at.n == 0
+    }
+
+    /// Name `i` in sorted order (empty when `i` is out of range).
+    pub fn get(&self, i: usize) -> &str {
+        View::of(self).name(i)
+    }
+
+    /// All names, sorted.
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        let v = View::of(self);
+        (0..self.at.n).map(move |i| v.name(i))
+    }
+
+    /// The first position whose name is not below `name`.
+    pub fn lower_bound(&self, name: &str) -> usize {
+        let v = View::of(self);
+        partition(0..self.at.n, |i| v.name(i) < name)
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        let i = self.lower_bound(name);
+        i < self.at.n && self.get(i) == name
+    }
+
+    /// Up to `n` names within a small edit distance of `name`, closest first, then
+    /// alphabetically; compiler clones left out.
+    pub fn closest(&self, name: &str, n: usize) -> Vec<&str> {
+        let v = View::of(self);
+        let q = name.as_bytes();
+        let max = (q.len() / 4).clamp(1, 3);
+        let (bytes, pairs) = (byte_set(q), pair_set(q));
+        // Names of a length within `max` of the query's are positions lo..hi.
+        let len_at = |pos: usize| v.name(v.order(pos)).len();
+        let lo = partition(0..self.at.m, |pos| len_at(pos) < q.len().saturating_sub(max));
+        let hi = partition(lo..self.at.m, |pos| len_at(pos) <= q.len() + max);
+        let within =
+            |a: u64, b: u64, max: usize| (a & !b).count_ones() as usize <= max && (b & !a).count_ones() as usize <= max;
+        let candidates = v.candidates(q, max, lo..hi).unwrap_or_else(|| (lo..hi).collect());
+        let mut rows = (Vec::new(), Vec::new());
+        let mut scored: Vec<(usize, &str)> = candidates
+            .into_iter()
+            .filter(|&pos| {
+                within(pairs, v.u64(self.at.pairs, pos), 2 * max) && within(bytes, v.u64(self.at.bytes, pos), max)
+            })
+            .filter_map(|pos| {
+                let c = v.name(v.order(pos));
+                Some((distance(q, c.as_bytes(), max, &mut rows)?, c))
+            })
+            .collect();
+        scored.sort_unstable();
+        scored.dedup();
+        scored.into_iter().take(n).map(|(_, c)| c).collect()
+    }
+}
+
+/// Bounds-checked reads of the table.
+#[derive(Clone, Copy)]
+struct View<'a> {
+    d: &'a [u8],
+    at: Layout,
+}
+
+impl<'a> View<'a> {
+    fn of(t: &'a FunctionNames) -> View<'a> {
+        View { d: &t.table, at: t.at }
+    }
+
+    fn u32(&self, section: usize, i: usize) -> usize {
+        u32_at(self.d, section, i).unwrap_or(0) as usize
+    }
+
+    fn u64(&self, section: usize, i: usize) -> u64 {
+        let o = section + 8 * i;
+        self.d.get(o..o + 8).and_then(|b| <[u8; 8]>::try_from(b).ok()).map_or(0, u64::from_le_bytes)
+    }
+
+    fn name(&self, i: usize) -> &'a str {
+        if i >= self.at.n {
+            return "";
+        }
+        let (a, b) = (self.at.text + self.u32(self.at.starts, i), self.at.text + self.u32(self.at.starts, i + 1));
+        self.d.get(a..b).and_then(|s| std::str::from_utf8(s).ok()).unwrap_or("")
+    }
+
+    /// The sorted position of the `pos`th searched name.
+    fn order(&self, pos: usize) -> usize {
+        if pos >= self.at.m {
+            return usize::MAX;
+        }
+        self.u32(self.at.order, pos)
+    }
+
+    fn posting(&self, b: usize) -> Range<usize> {
+        let (s, e) = (self.u32(self.at.runs, b), self.u32(self.at.runs, b + 1));
+        s..e.max(s)
+    }
+
+    /// Positions in `range` of the names holding the rarest run of some piece of `q`,
+    /// sorted; `None` when a piece is shorter than a run.
+    fn candidates(&self, q: &[u8], max: usize, range: Range<usize>) -> Option<Vec<usize>> {
+        let pieces = max + 1;
+        if q.len() < 3 * pieces {
+            return None;
+        }
+        let mut out = Vec::new();
+        for p in 0..pieces {
+            let piece = &q[p * q.len() / pieces..(p + 1) * q.len() / pieces];
+            let rarest = piece.windows(3).map(|w| self.posting(run_bucket(w))).min_by_key(|r| r.len())?;
+            let at = |k: usize| self.u32(self.at.postings, k);
+            let from = partition(rarest.clone(), |k| at(k) < range.start);
+            let to = partition(from..rarest.end, |k| at(k) < range.end);
+            out.extend((from..to).map(at));
+        }
+        out.sort_unstable();
+        out.dedup();
+        Some(out)
+    }
+}
+
+fn u32_at(d: &[u8], section: usize, i: usize) -> Option<u32> {
+    let o = section.checked_add(i.checked_mul(4)?)?;
+    d.get(o..o.checked_add(4)?).and_then(|b| <[u8; 4]>::try_from(b).ok()).map(u32::from_le_bytes)
+}
+
+/// The first index in `range` where `below` is false (`below` true then false).
+fn partition(range: Range<usize>, below: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (range.start, range.end.max(range.start));
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if below(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// The bucket of a three-byte run.
+fn run_bucket(w: &[u8]) -> usize {
+    let v = u32::from(w[0]) << 16 | u32::from(w[1]) << 8 | u32::from(w[2]);
+    (v.wrapping_mul(0x9E37_79B1) >> (32 - RUN_BITS)) as usize
+}
+
+/// The bytes of `s`, folded onto 64 bits.
+fn byte_set(s: &[u8]) -> u64 {
+    s.iter().fold(0, |set, &b| set | 1 << (b & 63))
+}
+
+/// The pairs of adjacent bytes of `s`, hashed onto 64 bits.
+fn pair_set(s: &[u8]) -> u64 {
+    s.windows(2).fold(0, |set, w| {
+        let h = (u32::from(w[0]) << 8 | u32::from(w[1])).wrapping_mul(0x9E37_79B1) >> 26;
+        set | 1 << h
+    })
+}
+
+/// Levenshtein distance, `None` when above `max`. Only the diagonal band of width
+/// `2 * max + 1` can stay within `max`, so only it is computed; `rows` is scratch space.
+fn distance(a: &[u8], b: &[u8], max: usize, rows: &mut (Vec<usize>, Vec<usize>)) -> Option<usize> {
+    let over = max + 1;
+    let (prev, cur) = rows;
+    prev.clear();
+    prev.extend((0..=b.len()).map(|j| j.min(over)));
+    cur.clear();
+    cur.resize(b.len() + 1, over);
+    for (i, &ca) in a.iter().enumerate().map(|(i, c)| (i + 1, c)) {
+        let lo = i.saturating_sub(max).max(1);
+        let hi = (i + max).min(b.len());
+        cur[lo - 1] = if lo == 1 { i.min(over) } else { over };
+        let mut row_min = cur[lo - 1];
+        for j in lo..=hi {
+            let d = (prev[j - 1] + usize::from(ca != b[j - 1])).min(prev[j] + 1).min(cur[j - 1] + 1).min(over);
+            cur[j] = d;
+            row_min = row_min.min(d);
+        }
+        if hi < b.len() {
+            cur[hi + 1] = over;
+        }
+        if row_min > max {
+            return None;
+        }
+        std::mem::swap(prev, cur);
+    }
+    (prev[b.len()] <= max).then_some(prev[b.len()])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The textbook full-matrix distance, to check the banded one against.
+    fn full(a: &[u8], b: &[u8]) -> usize {
+        let mut prev: Vec<usize> = (0..=b.len()).collect();
+        for (i, &ca) in a.iter().enumerate() {
+            let mut cur = vec![i + 1; b.len() + 1];
+            for (j, &cb) in b.iter().enumerate() {
+                cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+            }
+            prev = cur;
+        }
+        prev[b.len()]
+    }
+
+    const WORDS: [&str; 18] = [
+        "",
+        "a",
+        "ab",
+        "ba",
+        "vfs_read",
+        "vfs_write",
+        "vfs_readv",
+        "fs_read",
+        "vfs_raed",
+        "do_sys_open",
+        "do_sys_openat2",
+        "kmalloc",
+        "kmalloc_noprof",
+        "tcp_sendmsg",
+        "tcp_sendpage",
+        "udp_sendmsg",
+        "xyz",
+        "aaaaaaaabbbb",
+    ];
+
+    #[test]
+    fn banded_distance_agrees_with_the_full_matrix() {
+        let mut rows = (Vec::new(), Vec::new());
+        for a in WORDS {
+            for b in WORDS {
+                let want = full(a.as_bytes(), b.as_bytes());
+                for max in 1..=3 {
+                    let got = distance(a.as_bytes(), b.as_bytes(), max, &mut rows);
+                    assert_eq!(got, (want <= max).then_some(want), "{a:?} {b:?} max {max}");
+                }
+            }
+        }
+    }
+
+    fn near_names() -> Vec<String> {
+        let mut names: Vec<String> = WORDS.iter().map(|w| w.to_string()).collect();
+        // Every single and double edit of a few names, so that many are near each other.
+        for w in ["vfs_read", "tcp_sendmsg", "kmalloc", "do_sys_openat2", "security_file_permission"] {
+            for i in 0..w.len() {
+                for c in [b'_', b'x', b'a'] {
+                    let mut s = w.as_bytes().to_vec();
+                    s[i] = c;
+                    names.push(String::from_utf8_lossy(&s).into_owned());
+                    s.remove((i + 3) % s.len());
+                    names.push(String::from_utf8_lossy(&s).into_owned());
+                }
+            }
+        }
+        names.push("vfs_read.cold".into());
+        names
+    }
+
+    /// The run index and the fingerprints only ever skip names the distance would
+    /// reject: the search finds exactly what comparing with every name finds, built
+    /// fresh and read back from its bytes.
+    #[test]
+    fn the_index_finds_what_a_full_scan_finds() {
+        let names = near_names();
+        let built = FunctionNames::build(names.iter().map(String::as_str));
+        let read = FunctionNames::from_bytes(Blob::from_vec(built.as_bytes().to_vec()).whole()).expect("table");
+        let mut sorted = names.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(read.iter().collect::<Vec<_>>(), sorted);
+        let mut rows = (Vec::new(), Vec::new());
+        for q in names.iter().map(String::as_str).chain([
+            "vfs_raed",
+            "tcp_sendmgs",
+            "kmallco",
+            "zzzz",
+            "securty_file_permision",
+            "do_sys_opnat",
+        ]) {
+            let max = (q.len() / 4).clamp(1, 3);
+            let mut want: Vec<(usize, &str)> = sorted
+                .iter()
+                .filter(|c| !c.contains('.'))
+                .filter_map(|c| Some((distance(q.as_bytes(), c.as_bytes(), max, &mut rows)?, c.as_str())))
+                .collect();
+            want.sort();
+            let want: Vec<&str> = want.into_iter().map(|(_, c)| c).collect();
+            assert_eq!(built.closest(q, usize::MAX), want, "{q}");
+            assert_eq!(read.closest(q, usize::MAX), want, "{q}");
+        }
+    }
+
+    #[test]
+    fn closest_first_then_alphabetical_and_no_clones() {
+        let names = FunctionNames::build(["vfs_write", "kernel_read", "vfs_read", "vfs_read.cold", "vfs_readv"]);
+        assert_eq!(names.closest("vfs_raed", 3), ["vfs_read"]);
+        assert_eq!(names.closest("vfs_reade", 3), ["vfs_read", "vfs_readv"]);
+        assert_eq!(names.closest("vfs_reade", 1), ["vfs_read"]);
+        assert!(names.contains("vfs_read.cold") && !names.contains("vfs_rea"));
+        assert_eq!(names.get(names.lower_bound("vfs_read.")), "vfs_read.cold");
+    }
+
+    /// A table cut short, grown, or with its counts or offsets overwritten is refused or
+    /// answers without panicking.
+    #[test]
+    fn damaged_tables_never_panic() {
+        let names = near_names();
+        let good = FunctionNames::build(names.iter().map(String::as_str)).as_bytes().to_vec();
+        let table = |b: Vec<u8>| FunctionNames::from_bytes(Blob::from_vec(b).whole());
+        assert!(table(good[..good.len() - 1].to_vec()).is_none());
+        assert!(table(good[..HEADER - 1].to_vec()).is_none());
+        assert!(table(Vec::new()).is_none());
+        let mut grown = good.clone();
+        grown.push(b'x');
+        assert!(table(grown).is_none());
+        // Overwrite words across the sections (offsets, order, runs, postings) with
+        // large values: every answer is still a name of the table or nothing.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..200 {
+            let mut bad = good.clone();
+            for _ in 0..8 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let o = HEADER + (state as usize % (bad.len() - HEADER - 4));
+                bad[o..o + 4].copy_from_slice(&(state >> 32).to_le_bytes()[..4]);
+            }
+            let Some(t) = table(bad) else { continue };
+            for q in ["vfs_raed", "tcp_sendmgs", "x", "security_file_permision"] {
+                let _ = t.closest(q, 5);
+                let _ = t.contains(q);
+            }
+            let _ = t.iter().count();
+        }
+    }
+}

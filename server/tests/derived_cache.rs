@@ -1,0 +1,91 @@
+//! The indexes a kernel derives and keeps in the cache (its function names with their
+//! similarity index, `*.names`; the text symbols of its symbol map, `*.textsyms`): a
+//! run that builds them, a run that maps them and a run without any cache say the same,
+//! and a damaged entry is noticed, not believed, and written again.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Misspelt, vanished and renamed functions: K201 asks for similar names (the names
+/// index) and for text symbols (the symbol map) on both kernels.
+const SCRIPT: &str = "vfs_raed(x64 file)\nkmalloc_noprof(u64 size)\ntcp_sendmgs(x64 sk)\n\
+                      __x64_sys_openat(x64 regs)\nnot_a_function_at_all(x64 a)\nvfs_read(x64 file)\n";
+
+fn check(dir: &Path, cache: Option<&Path>) -> String {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_fevlint"));
+    c.args(["check", "--format", "json", "--color", "never"]);
+    for k in ["6.1.0-47-amd64", "6.18.44-fc-v769"] {
+        c.arg("--kernel").arg(root().join("fixtures/kernels").join(k));
+    }
+    c.arg(dir.join("s.fev")).current_dir(dir);
+    match cache {
+        Some(p) => c.env("FEVLINT_CACHE_DIR", p).env_remove("FEVLINT_NO_CACHE"),
+        None => c.env("FEVLINT_NO_CACHE", "1"),
+    };
+    let out = c.output().expect("run fevlint");
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+fn derived(cache: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(cache)
+        .expect("cache dir")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "names" || e == "textsyms"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn derived_indexes_answer_as_a_fresh_build_and_damage_is_rebuilt() {
+    let dir = std::env::temp_dir().join(format!("fevlint-derived-{}", std::process::id()));
+    let cache = dir.join("cache");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(dir.join("s.fev"), SCRIPT).expect("write script");
+
+    let uncached = check(&dir, None);
+    assert!(uncached.contains("similar names: `vfs_read`"), "{uncached}");
+    let cold = check(&dir, Some(&cache));
+    assert_eq!(cold, uncached, "building the indexes changes nothing");
+    let files = derived(&cache);
+    let kinds = |ext: &str| files.iter().filter(|p| p.extension().is_some_and(|e| e == ext)).count();
+    // 6.18's folder has no ftrace list, so its kallsyms is read at open and that table
+    // answers; 6.1's System.map is left for K201, which maps its text-symbol set.
+    assert_eq!((kinds("names"), kinds("textsyms")), (2, 1), "{files:?}");
+    let stamps: Vec<_> =
+        files.iter().map(|p| std::fs::metadata(p).and_then(|m| m.modified()).expect("mtime")).collect();
+    assert_eq!(check(&dir, Some(&cache)), uncached, "mapped from the cache");
+    let again: Vec<_> = files.iter().map(|p| std::fs::metadata(p).and_then(|m| m.modified()).expect("mtime")).collect();
+    assert_eq!(again, stamps, "a warm run reads the entries, it does not write them");
+
+    // Damage, each kind on some entry over two rounds: a flipped byte in the middle, a
+    // cut, an emptied file, a foreign file.
+    let good: Vec<Vec<u8>> = files.iter().map(|p| std::fs::read(p).expect("read")).collect();
+    for round in 0..2 {
+        for (i, p) in files.iter().enumerate() {
+            let mut bytes = good[i].clone();
+            match (i + 2 * round) % 4 {
+                0 => {
+                    let mid = bytes.len() / 2;
+                    bytes[mid] ^= 0x5a;
+                }
+                1 => bytes.truncate(bytes.len() - 7),
+                2 => bytes.clear(),
+                _ => bytes = b"FEVNAME1 not a table at all".to_vec(),
+            }
+            std::fs::write(p, bytes).expect("damage");
+        }
+        assert_eq!(check(&dir, Some(&cache)), uncached, "damaged entries are not believed");
+        for (i, p) in files.iter().enumerate() {
+            assert_eq!(std::fs::read(p).expect("read"), good[i], "{} is written again", p.display());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
