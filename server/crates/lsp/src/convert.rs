@@ -109,6 +109,98 @@ pub fn diagnostic(
     }
 }
 
+/// The whole `publishDiagnostics` notification for `diagnostics`, as a JSON body: the
+/// same JSON as [`diagnostic`] serialised through the protocol types, written straight
+/// from the findings. A publish of ten thousand findings then costs their bytes, not
+/// ten thousand trees of strings built and dropped.
+pub fn publish_body<'d>(
+    at: &position::Positions<'_>,
+    uri: &lsp::Uri,
+    version: Option<i32>,
+    diagnostics: impl IntoIterator<Item = &'d Diagnostic>,
+    docs: &RuleDocs,
+    related_information: bool,
+    label_kernel: bool,
+) -> serde_json::Result<Vec<u8>> {
+    use std::io::Write;
+    let mut out = Vec::with_capacity(1 << 12);
+    let mut message = String::new();
+    let mut hrefs: HashMap<&str, Option<lsp::Uri>> = HashMap::new();
+    let range = |out: &mut Vec<u8>, r: lsp::Range| {
+        let _ = write!(
+            out,
+            r#"{{"start":{{"line":{},"character":{}}},"end":{{"line":{},"character":{}}}}}"#,
+            r.start.line, r.start.character, r.end.line, r.end.character
+        );
+    };
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":"#);
+    serde_json::to_writer(&mut out, uri.as_str())?;
+    out.extend_from_slice(br#","diagnostics":["#);
+    for (i, d) in diagnostics.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let r = at.range(d.span);
+        out.extend_from_slice(br#"{"range":"#);
+        range(&mut out, r);
+        let _ = write!(out, r#","severity":{}"#, severity_number(d.severity));
+        out.extend_from_slice(br#","code":"#);
+        serde_json::to_writer(&mut out, d.code)?;
+        if let Some(href) = hrefs.entry(d.code).or_insert_with(|| docs.href(d.code)) {
+            out.extend_from_slice(br#","codeDescription":{"href":"#);
+            serde_json::to_writer(&mut out, href.as_str())?;
+            out.push(b'}');
+        }
+        out.extend_from_slice(br#","source":"fevlint","message":"#);
+        message.clear();
+        message.push_str(&d.message);
+        if let Some(k) = d.kernel.as_deref().filter(|k| label_kernel && !d.message.contains(k)) {
+            message.push_str(" (on ");
+            message.push_str(k);
+            message.push(')');
+        }
+        let related = related_information && !d.notes.is_empty();
+        if !related {
+            for n in &d.notes {
+                message.push('\n');
+                message.push_str(n);
+            }
+        }
+        serde_json::to_writer(&mut out, &message)?;
+        if related {
+            out.extend_from_slice(br#","relatedInformation":["#);
+            for (j, n) in d.notes.iter().enumerate() {
+                if j > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(br#"{"location":{"uri":"#);
+                serde_json::to_writer(&mut out, uri.as_str())?;
+                out.extend_from_slice(br#","range":"#);
+                range(&mut out, r);
+                out.extend_from_slice(br#"},"message":"#);
+                serde_json::to_writer(&mut out, &**n)?;
+                out.push(b'}');
+            }
+            out.push(b']');
+        }
+        out.push(b'}');
+    }
+    out.push(b']');
+    if let Some(v) = version {
+        let _ = write!(out, r#","version":{v}"#);
+    }
+    out.extend_from_slice(b"}}");
+    Ok(out)
+}
+
+fn severity_number(s: Severity) -> i32 {
+    match s {
+        Severity::Error => 1,
+        Severity::Warning => 2,
+        Severity::Info => 3,
+    }
+}
+
 pub fn hover(rope: &Rope, h: ide::Hover) -> lsp::Hover {
     lsp::Hover {
         contents: lsp::HoverContents::Markup(lsp::MarkupContent { kind: lsp::MarkupKind::Markdown, value: h.markdown }),
@@ -235,4 +327,56 @@ pub fn semantic_tokens(rope: &Rope, highlights: &[ide::Highlight]) -> lsp::Seman
         col = start.character;
     }
     lsp::SemanticTokens { result_id: None, data }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::Span;
+
+    /// The body written straight from the findings is the JSON the protocol types give,
+    /// with notes as related information or in the message, kernels labelled or not.
+    #[test]
+    fn publish_body_is_what_the_protocol_types_serialize() {
+        let text = "vfs_read(x64 file)\n# é \"quoted\" 😀\nvfs_read(u32 \\t\\\\ x)\n";
+        let rope = Rope::from_str(text);
+        let lines = crate::syntax::Parser::new().lines(text, crate::syntax::Target::default());
+        let at = position::Positions::new(&rope, text, &lines);
+        let rule = |c: &str| crate::rules::by_code(c).expect("rule");
+        let mut labelled = Diagnostic::new(rule("K201"), Span::new(0, 8), "`vfs_read` is \"gone\"\ttab")
+            .note("help: é 😀")
+            .note("two");
+        labelled.kernel = Some("6.12.117+deb12-amd64".into());
+        let mut named = Diagnostic::new(rule("T401"), Span::new(44, 47), "on 6.1.0-47-amd64 only");
+        named.kernel = Some("6.1.0-47-amd64".into());
+        let found = vec![
+            Diagnostic::new(rule("N101"), Span::new(39, 47), "`vfs_read` already has an event (line 1)")
+                .note("the kernel names events after the function")
+                .note("help: merge"),
+            labelled,
+            named,
+            Diagnostic::new(rule("S001"), Span::new(text.len(), text.len() + 9), "past the end"),
+            Diagnostic::new(rule("S001"), Span::new(22, 21), "reversed, inside `é`"),
+        ];
+        let uri: lsp::Uri = "file:///tmp/a%20b/%C3%A9.fev".parse().expect("uri");
+        for docs in [RuleDocs::default(), RuleDocs::find(&[])] {
+            for related in [false, true] {
+                for label in [false, true] {
+                    let body = publish_body(&at, &uri, Some(7), &found, &docs, related, label).expect("body");
+                    let got: serde_json::Value = serde_json::from_slice(&body).expect("json");
+                    let params = lsp::PublishDiagnosticsParams {
+                        uri: uri.clone(),
+                        diagnostics: found.iter().map(|d| diagnostic(&at, &uri, d, &docs, related, label)).collect(),
+                        version: Some(7),
+                    };
+                    let want = serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
+                        "params": serde_json::to_value(params).expect("value")});
+                    assert_eq!(got, want, "related {related}, label {label}");
+                }
+            }
+        }
+        let empty = publish_body(&at, &uri, None, &[], &RuleDocs::default(), false, false).expect("body");
+        let empty: serde_json::Value = serde_json::from_slice(&empty).expect("json");
+        assert_eq!(empty["params"], serde_json::json!({"uri": uri.as_str(), "diagnostics": []}));
+    }
 }

@@ -45,7 +45,7 @@ where
     let flag = Arc::clone(&shutdown);
     let (frames_tx, frames_rx) = mpsc::unbounded_channel();
     let direct = frames_tx.downgrade();
-    let (service, socket) = LspService::new(move |client| Backend::new(client, kernel, flag, Some(direct)));
+    let (service, socket) = LspService::new(move |client| Backend::new(client, kernel, flag, direct));
 
     let (server_in, feed) = tokio::io::duplex(1 << 16);
     let (server_out, drain) = tokio::io::duplex(1 << 16);

@@ -50,19 +50,33 @@ pub struct Positions<'a> {
     rope: &'a Rope,
     text: &'a str,
     lines: Option<&'a [LineParse]>,
+    /// The line of the last answer: findings come in order, most on the same or the
+    /// next line.
+    last: std::cell::Cell<usize>,
 }
 
 impl<'a> Positions<'a> {
     /// `text` and `lines`: the rope's text as one string and its parse.
     pub fn new(rope: &'a Rope, text: &'a str, lines: &'a [LineParse]) -> Positions<'a> {
         let same = text.len() == rope.len_bytes() && !text.contains('\r');
-        Positions { rope, text, lines: same.then_some(lines) }
+        Positions { rope, text, lines: same.then_some(lines), last: std::cell::Cell::new(0) }
     }
 
     /// [`position`], the same answer.
     pub fn position(&self, offset: usize) -> Position {
         if let Some(lines) = self.lines.filter(|_| self.text.is_char_boundary(offset)) {
-            let i = crate::syntax::line_index(lines, offset);
+            // The first line ending at or after `offset` (`line_index`), tried at the
+            // last answer and the line after it before searching.
+            let holds = |i: usize| {
+                lines.get(i).is_some_and(|l| l.line.span.end >= offset)
+                    && (i == 0 || lines.get(i - 1).is_some_and(|p| p.line.span.end < offset))
+            };
+            let hint = self.last.get();
+            let i = [hint, hint + 1]
+                .into_iter()
+                .find(|&i| holds(i))
+                .unwrap_or_else(|| crate::syntax::line_index(lines, offset));
+            self.last.set(i);
             if let Some(l) = lines.get(i).filter(|l| l.number as usize == i && l.line.span.start <= offset) {
                 if let Some(before) = self.text.get(l.line.span.start..offset) {
                     let character = if before.is_ascii() { before.len() } else { before.encode_utf16().count() };
@@ -125,7 +139,10 @@ mod tests {
             let rope = Rope::from_str(text);
             let lines = parser.lines(text, crate::syntax::Target::default());
             let at = Positions::new(&rope, text, &lines);
-            for o in 0..=text.len() + 2 {
+            // In order (the cursor's case), backwards and jumping about.
+            let n = text.len() + 3;
+            let order = (0..n).chain((0..n).rev()).chain((0..n).map(|i| i * 7 % n));
+            for o in order {
                 assert_eq!(at.position(o), position(&rope, o), "{text:?} offset {o}");
             }
         }

@@ -152,7 +152,7 @@ struct Inner {
     /// The transport's frame queue: diagnostics are serialized straight to a frame
     /// there (see [`Inner::send_diagnostics`]). Weak: the queue closes, and the writer
     /// ends, when the transport's own senders are gone.
-    frames: Option<tokio::sync::mpsc::WeakUnboundedSender<Vec<u8>>>,
+    frames: tokio::sync::mpsc::WeakUnboundedSender<Vec<u8>>,
 }
 
 pub struct Backend(Arc<Inner>);
@@ -233,14 +233,11 @@ impl Inner {
         self.client.log_message(typ, message).await;
     }
 
-    /// Sends a `publishDiagnostics`. Serialized straight into a frame of the transport's
-    /// queue: the client's path would build a JSON value tree of every diagnostic first,
-    /// which for ten thousand diagnostics costs more than the check that found them. The
-    /// queue is the one the server's own messages join, in order.
+    /// Sends a `publishDiagnostics` (an empty one on close), serialized straight into a
+    /// frame of the transport's queue like [`Inner::publish`]'s: the client's path would
+    /// build a JSON value tree of every diagnostic first. The queue is the one the
+    /// server's own messages join, in order.
     async fn send_diagnostics(&self, uri: Uri, diagnostics: Vec<ls_types::Diagnostic>, version: Option<i32>) {
-        let Some(frames) = &self.frames else {
-            return self.client.publish_diagnostics(uri, diagnostics, version).await;
-        };
         #[derive(serde::Serialize)]
         struct Notification<'a> {
             jsonrpc: &'static str,
@@ -250,19 +247,22 @@ impl Inner {
         let params = PublishDiagnosticsParams { uri, diagnostics, version };
         let message = Notification { jsonrpc: "2.0", method: "textDocument/publishDiagnostics", params: &params };
         match serde_json::to_vec(&message) {
-            Ok(body) => {
-                if let Some(frames) = frames.upgrade() {
-                    let _ = frames.send(crate::transport::frame(&body));
-                }
-            }
+            Ok(body) => self.send_frame(&body),
             Err(e) => self.log(MessageType::ERROR, format!("serializing diagnostics failed: {e}")).await,
+        }
+    }
+
+    /// Queues a message the server wrote itself (see [`Inner::send_diagnostics`]).
+    fn send_frame(&self, body: &[u8]) {
+        if let Some(frames) = self.frames.upgrade() {
+            let _ = frames.send(crate::transport::frame(body));
         }
     }
 
     /// Publishes the diagnostics of `version`, unless the document moved on.
     async fn publish(&self, uri: Uri, version: i32) {
         let _order = self.publish.lock().await;
-        let diagnostics = {
+        let body = {
             let state = self.lock();
             let Some(doc) = state.docs.get(&uri) else { return };
             if doc.version != version {
@@ -275,8 +275,9 @@ impl Inner {
             let several = doc.settings.kernels.len() > 1;
             let at = position::Positions::new(&doc.rope, &doc.text, &doc.parse.lines);
             guarded(|| {
-                let convert = |d: &Diagnostic| {
-                    convert::diagnostic(&at, &uri, d, &state.rule_docs, state.related_information, several)
+                let convert = |found: &mut dyn Iterator<Item = &Diagnostic>| {
+                    let docs = &state.rule_docs;
+                    convert::publish_body(&at, &uri, Some(version), found, docs, state.related_information, several)
                 };
                 // Suppression comments drop what they name, as in `fevlint check`.
                 if !doc.mainline && doc.text.contains("fevlint:") {
@@ -291,13 +292,14 @@ impl Inner {
                     crate::analysis::apply_suppressions(&doc.text, &mut kept, &ran, all_ran);
                     kept.retain(|d| !ignored(d.code));
                     crate::rules::sort(&mut kept);
-                    return kept.iter().map(convert).collect::<Vec<_>>();
+                    return convert(&mut kept.iter());
                 }
-                all.map(convert).collect::<Vec<_>>()
+                convert(&mut all.into_iter())
             })
         };
-        match diagnostics {
-            Ok(d) => self.send_diagnostics(uri, d, Some(version)).await,
+        match body {
+            Ok(Ok(body)) => self.send_frame(&body),
+            Ok(Err(e)) => self.log(MessageType::ERROR, format!("serializing diagnostics failed: {e}")).await,
             Err(p) => self.log(MessageType::ERROR, format!("converting diagnostics failed: {p}")).await,
         }
     }
@@ -591,13 +593,12 @@ impl Inner {
 
 impl Backend {
     /// A server; `kernel` replaces the kernel rules ([`KernelRules`]) as the kernel check.
-    /// `frames`: the transport's output queue, where diagnostics go directly; without
-    /// it they go through the client.
+    /// `frames`: the transport's output queue, where diagnostics go directly.
     pub fn new(
         client: Client,
         kernel: Option<Arc<dyn KernelCheck>>,
         shutdown: Arc<AtomicBool>,
-        frames: Option<tokio::sync::mpsc::WeakUnboundedSender<Vec<u8>>>,
+        frames: tokio::sync::mpsc::WeakUnboundedSender<Vec<u8>>,
     ) -> Backend {
         Backend(Arc::new(Inner {
             client,
