@@ -40,7 +40,8 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         ]
     });
     let mut first: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
-    first.reserve(cx.lines.len());
+    // A script repeats names: room for a few thousand, grown past that if they differ.
+    first.reserve(cx.lines.len().min(1 << 12));
     for (line, parsed) in cx.definitions() {
         if parsed.rejection.is_some() {
             continue;
