@@ -259,6 +259,23 @@ pub fn apply_suppressions(text: &str, out: &mut Vec<Diagnostic>, ran: &dyn Fn(&s
     }
 }
 
+/// [`apply_suppressions`] without copying the findings (a language server publishes ten
+/// thousand): whether each of `found` is kept, and the N103 findings to add.
+pub fn suppression_verdicts(
+    text: &str,
+    found: &[&Diagnostic],
+    ran: &dyn Fn(&str) -> bool,
+    all_ran: bool,
+) -> (Vec<bool>, Vec<Diagnostic>) {
+    let suppressions = suppress::parse(text);
+    let (keep, usage) = suppress::decide(text, &suppressions, found);
+    let mut added = Vec::new();
+    if !suppressions.is_empty() {
+        rules::n103_unused_suppression::report(&suppressions, &usage, ran, all_ran, &mut added);
+    }
+    (keep, added)
+}
+
 /// The kernel rules for a script already parsed, against one kernel (labelled with it).
 pub fn check_parse_kernel(parse: &crate::syntax::Parse, text: &str, kernel: &Kernel) -> Vec<Diagnostic> {
     rules::check(&Context::new(text, &parse.lines, parse.target, Some(kernel)), false)

@@ -281,7 +281,7 @@ impl Inner {
                 };
                 // Suppression comments drop what they name, as in `fevlint check`.
                 if !doc.mainline && doc.text.contains("fevlint:") {
-                    let mut kept: Vec<Diagnostic> = all.cloned().collect();
+                    let found: Vec<&Diagnostic> = all.collect();
                     let kernel_ran = doc.kernel_complete() && !doc.settings.kernels.is_empty();
                     let ignored = |code: &str| doc.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(code));
                     let ran = |code: &str| {
@@ -289,10 +289,17 @@ impl Inner {
                             .is_some_and(|r| !ignored(r.code) && (!r.needs_kernel() || kernel_ran))
                     };
                     let all_ran = crate::rules::REGISTRY.iter().all(|r| ran(r.code));
-                    crate::analysis::apply_suppressions(&doc.text, &mut kept, &ran, all_ran);
-                    kept.retain(|d| !ignored(d.code));
-                    crate::rules::sort(&mut kept);
-                    return convert(&mut kept.iter());
+                    // As `fevlint check`: what they drop goes, N103 joins, then sorted.
+                    let (keep, added) = crate::analysis::suppression_verdicts(&doc.text, &found, &ran, all_ran);
+                    let mut kept: Vec<&Diagnostic> = found
+                        .into_iter()
+                        .zip(keep)
+                        .filter_map(|(d, keep)| keep.then_some(d))
+                        .chain(&added)
+                        .filter(|d| !ignored(d.code))
+                        .collect();
+                    kept.sort_by(|a, b| crate::rules::order(a, b));
+                    return convert(&mut kept.into_iter());
                 }
                 convert(&mut all.into_iter())
             })

@@ -271,9 +271,12 @@ pub fn check_selected(cx: &Context<'_>, file_rules: bool, enabled: &dyn Fn(&Rule
 
 /// Position, then code, then kernel: the order every output uses.
 pub fn sort(diags: &mut [Diagnostic]) {
-    diags.sort_by(|a, b| {
-        (a.span.start, a.span.end, a.code, &a.kernel).cmp(&(b.span.start, b.span.end, b.code, &b.kernel))
-    });
+    diags.sort_by(order);
+}
+
+/// The order [`sort`] puts findings in.
+pub fn order(a: &Diagnostic, b: &Diagnostic) -> std::cmp::Ordering {
+    (a.span.start, a.span.end, a.code, &a.kernel).cmp(&(b.span.start, b.span.end, b.code, &b.kernel))
 }
 
 /// The `Example` and `Use instead` code blocks of a rule's doc, for the doc tests.

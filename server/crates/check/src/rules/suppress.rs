@@ -139,42 +139,58 @@ pub type Usage = Vec<Vec<bool>>;
 /// Drops the diagnostics the suppressions cover and records which suppression (and
 /// which code of it) dropped something.
 pub fn apply(text: &str, suppressions: &[Suppression], diagnostics: &mut Vec<Diagnostic>) -> Usage {
+    let (keep, usage) = decide(text, suppressions, diagnostics);
+    let mut keep = keep.into_iter();
+    diagnostics.retain(|_| keep.next().unwrap_or(true));
+    usage
+}
+
+/// [`apply`] without touching the findings: whether each is kept, and the usage.
+pub fn decide<D: std::borrow::Borrow<Diagnostic>>(
+    text: &str,
+    suppressions: &[Suppression],
+    diagnostics: &[D],
+) -> (Vec<bool>, Usage) {
     let mut usage: Usage = suppressions.iter().map(|s| vec![false; s.codes.as_ref().map_or(1, Vec::len)]).collect();
     if suppressions.is_empty() {
-        return usage;
+        return (vec![true; diagnostics.len()], usage);
     }
     let starts: Vec<usize> = lex::lines(text).map(|l| l.span.start).collect();
     // (target line, suppression): a finding meets only its own line's suppressions.
     let mut by_target: Vec<(u32, usize)> =
         suppressions.iter().enumerate().filter_map(|(i, s)| Some((s.target?, i))).collect();
     by_target.sort_unstable();
-    diagnostics.retain(|d| {
-        if UNSUPPRESSIBLE.contains(&d.code) {
-            return true;
-        }
-        let line = (starts.partition_point(|&s| s <= d.span.start).max(1) - 1) as u32;
-        let mut keep = true;
-        let from = by_target.partition_point(|&(t, _)| t < line);
-        for &(_, i) in by_target[from..].iter().take_while(|&&(t, _)| t == line) {
-            let (s, used) = (&suppressions[i], &mut usage[i]);
-            match &s.codes {
-                None => {
-                    used[0] = true;
-                    keep = false;
-                }
-                Some(codes) => {
-                    for (c, u) in codes.iter().zip(used.iter_mut()) {
-                        if c.rule.is_some_and(|r| r.code == d.code) {
-                            *u = true;
-                            keep = false;
+    let keep = diagnostics
+        .iter()
+        .map(|d| {
+            let d = d.borrow();
+            if UNSUPPRESSIBLE.contains(&d.code) {
+                return true;
+            }
+            let line = (starts.partition_point(|&s| s <= d.span.start).max(1) - 1) as u32;
+            let mut keep = true;
+            let from = by_target.partition_point(|&(t, _)| t < line);
+            for &(_, i) in by_target[from..].iter().take_while(|&&(t, _)| t == line) {
+                let (s, used) = (&suppressions[i], &mut usage[i]);
+                match &s.codes {
+                    None => {
+                        used[0] = true;
+                        keep = false;
+                    }
+                    Some(codes) => {
+                        for (c, u) in codes.iter().zip(used.iter_mut()) {
+                            if c.rule.is_some_and(|r| r.code == d.code) {
+                                *u = true;
+                                keep = false;
+                            }
                         }
                     }
                 }
             }
-        }
-        keep
-    });
-    usage
+            keep
+        })
+        .collect();
+    (keep, usage)
 }
 
 #[cfg(test)]
