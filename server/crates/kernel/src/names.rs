@@ -245,7 +245,6 @@ impl FunctionNames {
             })
             .collect();
         scored.sort_unstable();
-        scored.dedup();
         scored.into_iter().take(n).map(|(_, c)| c).collect()
     }
 }

@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tower_lsp_server::jsonrpc::{Error, Result};
-use tower_lsp_server::ls_types::{self, *};
+use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 /// Kernel-aware checks plug in here. They run after a debounce on the latest text, off
@@ -150,7 +150,7 @@ struct Inner {
     /// Numbers progress tokens and registrations.
     serial: std::sync::atomic::AtomicU64,
     /// The transport's frame queue: diagnostics are serialized straight to a frame
-    /// there (see [`Inner::send_diagnostics`]). Weak: the queue closes, and the writer
+    /// there (see [`Inner::publish`]). Weak: the queue closes, and the writer
     /// ends, when the transport's own senders are gone.
     frames: tokio::sync::mpsc::WeakUnboundedSender<Vec<u8>>,
 }
@@ -233,26 +233,7 @@ impl Inner {
         self.client.log_message(typ, message).await;
     }
 
-    /// Sends a `publishDiagnostics` (an empty one on close), serialized straight into a
-    /// frame of the transport's queue like [`Inner::publish`]'s: the client's path would
-    /// build a JSON value tree of every diagnostic first. The queue is the one the
-    /// server's own messages join, in order.
-    async fn send_diagnostics(&self, uri: Uri, diagnostics: Vec<ls_types::Diagnostic>, version: Option<i32>) {
-        #[derive(serde::Serialize)]
-        struct Notification<'a> {
-            jsonrpc: &'static str,
-            method: &'static str,
-            params: &'a PublishDiagnosticsParams,
-        }
-        let params = PublishDiagnosticsParams { uri, diagnostics, version };
-        let message = Notification { jsonrpc: "2.0", method: "textDocument/publishDiagnostics", params: &params };
-        match serde_json::to_vec(&message) {
-            Ok(body) => self.send_frame(&body),
-            Err(e) => self.log(MessageType::ERROR, format!("serializing diagnostics failed: {e}")).await,
-        }
-    }
-
-    /// Queues a message the server wrote itself (see [`Inner::send_diagnostics`]).
+    /// Queues a message the server wrote itself (see [`Inner::publish`]).
     fn send_frame(&self, body: &[u8]) {
         if let Some(frames) = self.frames.upgrade() {
             let _ = frames.send(crate::transport::frame(body));
@@ -840,7 +821,15 @@ impl LanguageServer for Backend {
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let removed = self.0.lock().docs.remove(&params.text_document.uri).is_some();
         if removed {
-            self.0.send_diagnostics(params.text_document.uri, Vec::new(), None).await;
+            // An empty publish clears the closed document's diagnostics.
+            let uri = params.text_document.uri;
+            let rope = ropey::Rope::new();
+            let nothing = position::Positions::new(&rope, "", &[]);
+            let body = convert::publish_body(&nothing, &uri, None, [], &self.0.lock().rule_docs, false, false);
+            match body {
+                Ok(body) => self.0.send_frame(&body),
+                Err(e) => self.0.log(MessageType::ERROR, format!("serializing diagnostics failed: {e}")).await,
+            }
         }
     }
 

@@ -78,16 +78,23 @@ pub fn parse(text: &str) -> Vec<Suppression> {
         } else {
             Some(number)
         };
-        out.push(Suppression {
-            line: number as u32,
+        out.push(Suppression::new(number, span, target, codes));
+    }
+    out
+}
+
+impl Suppression {
+    /// The directive at `span` on 0-based `line`, its codes looked up among the rules.
+    fn new(line: usize, span: Span, target: Option<usize>, codes: Option<Vec<(String, Span)>>) -> Suppression {
+        Suppression {
+            line: line as u32,
             span,
             target: target.map(|t| t as u32),
             codes: codes.map(|list| {
                 list.into_iter().map(|(text, span)| Code { rule: crate::rules::by_code(&text), text, span }).collect()
             }),
-        });
+        }
     }
-    out
 }
 
 type Directive = (Span, Option<Vec<(String, Span)>>);
@@ -214,16 +221,7 @@ mod tests {
             } else {
                 Some(i)
             };
-            out.push(Suppression {
-                line: i as u32,
-                span,
-                target: target.map(|t| t as u32),
-                codes: codes.map(|list| {
-                    list.into_iter()
-                        .map(|(text, span)| Code { rule: crate::rules::by_code(&text), text, span })
-                        .collect()
-                }),
-            });
+            out.push(Suppression::new(i, span, target, codes));
         }
         out
     }
