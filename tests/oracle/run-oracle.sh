@@ -81,6 +81,28 @@ BB=$(command -v busybox || true)
 command -v cpio >/dev/null || die "need cpio"
 [ -z "$DUMP" ] || command -v socat >/dev/null || die "--dump needs socat"
 
+# A dump is about the guest's RAM per file: refuse to start without room for all of them,
+# rather than let a full disk stop QEMU's writes and the guest time out.
+mem_mb() {
+  case $1 in
+    *[Gg]) echo $(( ${1%[Gg]} * 1024 ));;
+    *[Mm]) echo "${1%[Mm]}";;
+    *) echo $(( $1 / 1048576 ));;
+  esac
+}
+free_mb() { df -Pm "$1" 2>/dev/null | awk 'NR == 2 { print $4 }'; }
+if [ -n "$DUMP" ]; then
+  ndumps=$(( 1 + ${#DUMP_ALSO[@]} ))
+  [ -z "$GSTOP" ] || ndumps=$(( ndumps + 2 ))   # the stop's ELF and kdump files
+  want=$(( $(mem_mb "$MEM") * ndumps + 64 ))
+  for f in "$DUMP" ${GFILE:+"$GFILE"} "${DUMP_ALSO[@]#*:}"; do
+    d=$(dirname "$(realpath -m "$f")")
+    have=$(free_mb "$d")
+    [ -z "$have" ] || [ "$have" -ge "$want" ] ||
+      die "only ${have} MB free in $d; the dumps of a ${MEM} guest need about ${want} MB"
+  done
+fi
+
 W=$(mktemp -d /tmp/oracle.XXXXXX)
 QPID=
 cleanup() {
