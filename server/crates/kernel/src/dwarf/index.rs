@@ -352,13 +352,44 @@ pub fn build(dw: &Dwarf) -> Result<NameIndex, ModelError> {
     // Sorted by the first eight bytes of the name as a number first: each name is read
     // from the file once here, and most comparisons end at the number instead of two
     // reads of scattered strings.
-    let mut keyed: Vec<(u64, Entry)> =
-        all.into_par_iter().map(|(k, die)| k.entry(die)).map(|e| (name_prefix(e.name(data)), e)).collect();
+    let strs = {
+        use gimli::Section as _;
+        dw.gimli().debug_str.reader().slice()
+    };
+    let str_start = (strs.as_ptr() as usize).wrapping_sub(data.as_ptr() as usize);
+    let mut keyed: Vec<(u64, Entry)> = all
+        .into_par_iter()
+        .filter_map(|(k, die)| measure(dw, strs, str_start, k.entry(die)).transpose())
+        .map(|e| e.map(|e| (name_prefix(e.name(data)), e)))
+        .collect::<Result<_, _>>()?;
     keyed.par_sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| cmp(data, &a.1, &b.1)));
     let mut entries: Vec<Entry> = keyed.into_iter().map(|(_, e)| e).collect();
     entries.dedup_by(|b, a| same(data, a, b));
     entries.shrink_to_fit();
     Ok(NameIndex { entries })
+}
+
+/// The length of a name the walk left unmeasured ([`super::scan::TopName::Str`]).
+const UNMEASURED: u16 = u16::MAX;
+
+/// Gives a `.debug_str` name its length, once per distinct entry rather than once per
+/// DIE. `None`: too long to index (the walk skips such names too).
+fn measure(dw: &Dwarf, strs: &[u8], str_start: usize, mut e: Entry) -> Result<Option<Entry>, ModelError> {
+    if e.name_len != UNMEASURED {
+        return Ok(Some(e));
+    }
+    let o = (e.name_pos as usize).wrapping_sub(str_start);
+    let len = strs
+        .get(o..)
+        .and_then(|s| memchr::memchr(0, s))
+        .ok_or_else(|| dw.malformed(e.die_offset(), format!("name at .debug_str offset {o:#x} is not a string")))?;
+    match u16::try_from(len).ok().filter(|&n| n != UNMEASURED) {
+        Some(n) => {
+            e.name_len = n;
+            Ok(Some(e))
+        }
+        None => Ok(None),
+    }
 }
 
 /// Adds the named top-level DIEs of one unit to `shard`; `plans` are buffers passed
@@ -369,9 +400,16 @@ fn index_unit(dw: &Dwarf, u: &UnitEntry, shard: &mut Shard, plans: Plans) -> Res
     let base = dw.elf().data().as_ptr() as usize;
     let mut files = FileHashes::default();
     w.top_dies(|t| {
-        let Ok(name_len) = u16::try_from(t.name.len()) else { return Ok(true) };
-        // Names are slices of the mapped file: their position is their identity.
-        let name_pos = (t.name.as_ptr() as usize).wrapping_sub(base);
+        // Names are positions in the mapped file: the position is their identity, and a
+        // `.debug_str` name is measured after deduplication.
+        let name_len = match t.name.known_len() {
+            None => UNMEASURED,
+            Some(n) => match u16::try_from(n).ok().filter(|&n| n != UNMEASURED) {
+                Some(n) => n,
+                None => return Ok(true),
+            },
+        };
+        let name_pos = (t.name.start() as usize).wrapping_sub(base);
         let Ok(name_pos) = u32::try_from(name_pos) else { return Ok(true) };
         let file_hash = match t.decl_file {
             None => 0,

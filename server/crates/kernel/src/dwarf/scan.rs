@@ -49,12 +49,48 @@ pub(crate) const FLAG_BASE: u8 = 4;
 /// The DIE lives in `.debug_types`.
 pub(crate) const FLAG_TYPES: u8 = 8;
 
+/// A top-level DIE's name. Most are `.debug_str` offsets, and most of those are never
+/// read: a lookup compares one name's worth of bytes, the index deduplicates by
+/// position and measures each distinct name once.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum TopName<'a> {
+    Bytes(&'a [u8]),
+    /// `.debug_str` from the name's offset to the end of the section (not empty); the
+    /// name is what precedes the first NUL, and there may be none (malformed).
+    Str(&'a [u8]),
+}
+
+impl<'a> TopName<'a> {
+    /// Whether the name is `want`, reading at most `want.len() + 1` bytes.
+    pub(crate) fn is(self, want: &[u8]) -> bool {
+        match self {
+            TopName::Bytes(b) => b == want,
+            TopName::Str(s) => s.get(want.len()) == Some(&0) && s.starts_with(want),
+        }
+    }
+
+    /// Where the name starts (a position in the mapped file).
+    pub(crate) fn start(self) -> *const u8 {
+        match self {
+            TopName::Bytes(b) | TopName::Str(b) => b.as_ptr(),
+        }
+    }
+
+    /// Its length, when it is already known.
+    pub(crate) fn known_len(self) -> Option<usize> {
+        match self {
+            TopName::Bytes(b) => Some(b.len()),
+            TopName::Str(_) => None,
+        }
+    }
+}
+
 /// A named top-level DIE, as the walker reports it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TopDie<'a> {
     pub die: DieOffset,
     pub kind: Kind,
-    pub name: &'a [u8],
+    pub name: TopName<'a>,
     pub flags: u8,
     pub byte_size: u32,
     pub decl_line: u32,
@@ -85,7 +121,7 @@ impl Dwarf {
         for u in all.clone().take(units) {
             scanned += 1;
             self.walk_unit(&d, u, |t| {
-                if t.kind == want && t.name == name.as_bytes() {
+                if t.kind == want && t.name.is(name.as_bytes()) {
                     if t.flags & FLAG_DECL == 0 {
                         found = Some(t.die);
                         return Ok(false);
@@ -147,7 +183,7 @@ impl Dwarf {
                 return Err(self.malformed(DieOffset::info(cu), ".debug_aranges names an offset that is not a unit"));
             }
             self.walk_unit(&d, &u, |t| {
-                if t.kind == Kind::Function && t.flags & FLAG_DECL == 0 && t.name == name.as_bytes() {
+                if t.kind == Kind::Function && t.flags & FLAG_DECL == 0 && t.name.is(name.as_bytes()) {
                     dies.push(t.die);
                 }
                 Ok(true)
