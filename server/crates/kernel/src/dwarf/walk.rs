@@ -60,6 +60,68 @@ enum Step {
     /// A unit-DIE attribute in a form that gives nothing (the value is skipped by the
     /// steps that follow): it still hides later ones of that name, as in gimli.
     Seen(Want),
+    // The reads of top-level DIEs in the forms compilers use for them, each decoded and
+    // kept in one step ([`fast`]): what `Read` of that attribute and form keeps, without
+    // a dispatch on the form, a [`Value`] and a dispatch on the attribute per value.
+    /// `DW_FORM_ref4`.
+    Ref4(RefSlot),
+    /// `DW_AT_name` in `DW_FORM_strp`, 32-bit DWARF.
+    Strp4Name,
+    /// `DW_FORM_data1`, `data2`, `data4`, `data8`.
+    Data1(NumSlot),
+    Data2(NumSlot),
+    Data4(NumSlot),
+    Data8(NumSlot),
+    /// `DW_FORM_udata`.
+    Udata(NumSlot),
+    /// `DW_FORM_implicit_const`: the value as `udata_value` gives it.
+    Const(NumSlot, Option<u64>),
+    /// `DW_FORM_flag_present`.
+    FlagPresent(FlagSlot),
+}
+
+#[derive(Clone, Copy, Debug)]
+enum RefSlot {
+    Sibling,
+    Origin,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum NumSlot {
+    ByteSize,
+    DeclLine,
+    DeclFile,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum FlagSlot {
+    Declaration,
+    External,
+}
+
+/// The one-step form of reading `want` in `form` ([`Step::Ref4`] and the rest), for the
+/// attributes of top-level DIEs; `None`: read it through [`Step::Read`].
+fn fast(want: Want, form: DwForm, implicit: i64, e: gimli::Encoding) -> Option<Step> {
+    let num = match want {
+        Want::ByteSize => Some(NumSlot::ByteSize),
+        Want::DeclLine => Some(NumSlot::DeclLine),
+        Want::DeclFile => Some(NumSlot::DeclFile),
+        _ => None,
+    };
+    Some(match (want, form) {
+        (Want::Sibling, dw::DW_FORM_ref4) => Step::Ref4(RefSlot::Sibling),
+        (Want::Origin, dw::DW_FORM_ref4) => Step::Ref4(RefSlot::Origin),
+        (Want::Name, dw::DW_FORM_strp) if e.format == gimli::Format::Dwarf32 => Step::Strp4Name,
+        (Want::Declaration, dw::DW_FORM_flag_present) => Step::FlagPresent(FlagSlot::Declaration),
+        (Want::External, dw::DW_FORM_flag_present) => Step::FlagPresent(FlagSlot::External),
+        (_, dw::DW_FORM_data1) => Step::Data1(num?),
+        (_, dw::DW_FORM_data2) => Step::Data2(num?),
+        (_, dw::DW_FORM_data4) => Step::Data4(num?),
+        (_, dw::DW_FORM_data8) => Step::Data8(num?),
+        (_, dw::DW_FORM_udata) => Step::Udata(num?),
+        (_, dw::DW_FORM_implicit_const) => Step::Const(num?, u64::try_from(implicit).ok()),
+        _ => return None,
+    })
 }
 
 /// One attribute specification of an abbreviation.
@@ -220,7 +282,7 @@ fn compile_steps(
         let form = spec.form;
         if let Some(w) = want(spec.name) {
             if decodes(w, form, encoding) {
-                steps.push(Step::Read(w, form, spec.implicit));
+                steps.push(fast(w, form, spec.implicit, encoding).unwrap_or(Step::Read(w, form, spec.implicit)));
                 continue;
             }
             if !matches!(w, Want::StmtList | Want::CompDir | Want::RootName | Want::StrOffsetsBase) {
@@ -387,11 +449,24 @@ impl<'a> Cursor<'a> {
         Some(b)
     }
 
-    /// Little-endian unsigned integer of `n` (≤ 8) bytes.
-    #[inline]
+    #[inline(always)]
+    fn u32(&mut self) -> Option<u32> {
+        let b = self.bytes(4)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    /// Little-endian unsigned integer of `n` (≤ 8) bytes; the sizes forms have are
+    /// single loads.
+    #[inline(always)]
     fn uint(&mut self, n: usize) -> Option<u64> {
         let b = self.bytes(n)?;
-        Some(b.iter().rev().fold(0u64, |acc, &x| (acc << 8) | u64::from(x)))
+        Some(match *b {
+            [x] => u64::from(x),
+            [x, y] => u64::from(u16::from_le_bytes([x, y])),
+            [x, y, z, w] => u64::from(u32::from_le_bytes([x, y, z, w])),
+            [a, b, c, d, e, f, g, h] => u64::from_le_bytes([a, b, c, d, e, f, g, h]),
+            _ => b.iter().rev().fold(0u64, |acc, &x| (acc << 8) | u64::from(x)),
+        })
     }
 
     #[inline(always)]
@@ -597,6 +672,16 @@ impl<'a> Attrs<'a> {
         }
     }
 
+    /// Keeps a number as [`Attrs::set`] keeps a value's `udata`.
+    #[inline(always)]
+    fn num(&mut self, slot: NumSlot, v: Option<u64>) {
+        match slot {
+            NumSlot::ByteSize => self.byte_size = v.unwrap_or(0),
+            NumSlot::DeclLine => self.decl_line = v.unwrap_or(0),
+            NumSlot::DeclFile => self.decl_file = v,
+        }
+    }
+
     /// Keeps one value read by gimli.
     fn set_gimli(&mut self, name: gimli::DwAt, v: AttributeValue<R<'a>>) {
         match name {
@@ -680,6 +765,45 @@ fn run<'a>(
             Step::SkipForm(form) => skip_form(c, form)?,
             Step::Read(want, form, implicit) => set(want, Some(read_value(c, form, implicit, e)?)),
             Step::Seen(want) => set(want, None),
+            // Compiled for the attributes of top-level DIEs only ([`fast`]), which a
+            // unit DIE's steps never read.
+            Step::Ref4(_)
+            | Step::Strp4Name
+            | Step::Data1(_)
+            | Step::Data2(_)
+            | Step::Data4(_)
+            | Step::Data8(_)
+            | Step::Udata(_)
+            | Step::Const(..)
+            | Step::FlagPresent(_) => return None,
+        }
+    }
+    Some(())
+}
+
+/// Runs a top-level DIE's `steps` over the cursor, keeping what they read in `a`.
+#[inline(always)]
+fn run_top<'a>(c: &mut Cursor<'a>, steps: &[Step], e: gimli::Encoding, a: &mut Attrs<'a>) -> Option<()> {
+    for step in steps {
+        match *step {
+            Step::Skip(n) => c.skip(n)?,
+            Step::Ref4(RefSlot::Sibling) => a.sibling = Some(c.u32()? as usize),
+            Step::Strp4Name => {
+                a.name = Some(NameRef::Str(c.u32()? as usize));
+                a.name_gimli = None;
+            }
+            Step::Data1(slot) => a.num(slot, Some(u64::from(c.u8()?))),
+            Step::Data2(slot) => a.num(slot, Some(c.uint(2)?)),
+            Step::Data4(slot) => a.num(slot, Some(u64::from(c.u32()?))),
+            Step::Data8(slot) => a.num(slot, Some(c.uint(8)?)),
+            Step::FlagPresent(FlagSlot::Declaration) => a.decl = true,
+            Step::FlagPresent(FlagSlot::External) => a.external = true,
+            Step::Ref4(RefSlot::Origin) => a.origin = Some(c.u32()? as usize),
+            Step::Udata(slot) => a.num(slot, Some(c.uleb()?)),
+            Step::Const(slot, v) => a.num(slot, v),
+            Step::SkipForm(form) => skip_form(c, form)?,
+            Step::Read(want, form, implicit) => a.set(want, read_value(c, form, implicit, e)?),
+            Step::Seen(_) => {}
         }
     }
     Some(())
@@ -697,6 +821,7 @@ pub(crate) struct UnitWalk<'a, 'd> {
     /// The unit, header included (DIE offsets are relative to its start).
     buf: &'a [u8],
     debug_str: &'a [u8],
+    debug_line_str: &'a [u8],
     plans: Plans,
     root: Root<'a>,
     /// Where the unit DIE's children start, if it has any.
@@ -753,6 +878,7 @@ impl Dwarf {
             encoding,
             buf,
             debug_str: d.debug_str.reader().slice(),
+            debug_line_str: d.debug_line_str.reader().slice(),
             plans,
             root: Root::default(),
             children: None,
@@ -863,11 +989,20 @@ impl<'a> UnitWalk<'a, '_> {
     pub(crate) fn string(&self, at: DieOffset, v: AttributeValue<R<'a>>) -> Result<&'a [u8], ModelError> {
         let d = self.d;
         let err = |e| self.dw.gimli_error(at, e);
+        // The common two by one NUL search (gimli looks byte by byte); gimli's own
+        // reader, and its error, when that finds no string.
+        let cstr = |section: &'a [u8], o: usize| section.get(o..).and_then(|s| s.get(..memchr::memchr(0, s)?));
         let s = match v {
             AttributeValue::String(s) => s,
-            AttributeValue::DebugStrRef(o) => d.string(o).map_err(err)?,
+            AttributeValue::DebugStrRef(o) => match cstr(self.debug_str, o.0) {
+                Some(s) => return Ok(s),
+                None => d.string(o).map_err(err)?,
+            },
+            AttributeValue::DebugLineStrRef(o) => match cstr(self.debug_line_str, o.0) {
+                Some(s) => return Ok(s),
+                None => d.line_string(o).map_err(err)?,
+            },
             AttributeValue::DebugStrRefSup(o) => d.sup_string(o).map_err(err)?,
-            AttributeValue::DebugLineStrRef(o) => d.line_string(o).map_err(err)?,
             AttributeValue::DebugStrOffsetsIndex(i) => {
                 let base = gimli::DebugStrOffsetsBase(self.root.str_offsets_base);
                 let o = d.debug_str_offsets.get_str_offset(self.encoding.format, base, i).map_err(err)?;
@@ -902,12 +1037,7 @@ impl<'a> UnitWalk<'a, '_> {
             c.pos = self.die_gimli(off, a)?;
             return Ok(Some(plan));
         }
-        run(c, self.plans.steps(plan), self.encoding, |want, v| {
-            if let Some(v) = v {
-                a.set(want, v)
-            }
-        })
-        .ok_or_else(|| self.truncated(off))?;
+        run_top(c, self.plans.steps(plan), self.encoding, a).ok_or_else(|| self.truncated(off))?;
         Ok(Some(plan))
     }
 
