@@ -300,3 +300,43 @@ fn a_late_type_is_found_through_the_lazily_cached_index() {
     assert_eq!(late, by_scan);
     assert_eq!(again.size_of(late[0]).expect("size"), Some(32));
 }
+
+/// The index keys declaration files by a hash of their paths, read from DWARF 5 line
+/// headers directly (gimli builds far more than that needs): for every file of every
+/// unit, the direct reader's path is gimli's. DWARF 4 headers go through gimli itself.
+#[test]
+fn line_table_paths_are_read_as_gimli_reads_them() {
+    let dir = scratch("linetab");
+    let mut sources = Vec::new();
+    for i in 0..3 {
+        let src = dir.join(format!("t{i}.c"));
+        let main = if i == 0 { "int main(void) { return 0; }\n" } else { "" };
+        std::fs::write(
+            &src,
+            format!(
+                "#include <stdio.h>\n#include <sys/stat.h>\nstruct s{i} {{ FILE *f; struct stat st; }} v{i};\n{main}"
+            ),
+        )
+        .expect("write");
+        sources.push(src);
+    }
+    for (flags, version) in [(&["-gdwarf-5"][..], 5), (&["-gdwarf-4"][..], 4)] {
+        let bin = dir.join(format!("linetab{version}"));
+        let out = std::process::Command::new("gcc")
+            .args(["-g", "-O0", "-fno-eliminate-unused-debug-types"])
+            .args(flags)
+            .arg("-o")
+            .arg(&bin)
+            .args(&sources)
+            .output()
+            .expect("gcc");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let dw = Dwarf::open(&bin).expect("open").with_cache_dir(None);
+        let compared = fevlint::kernel::dwarf::index::check_file_tables(&dw).expect("the same paths as gimli");
+        if version == 5 {
+            assert!(compared >= 3 * 10, "{compared} files compared");
+        } else {
+            assert_eq!(compared, 0, "DWARF 4 headers are left to gimli");
+        }
+    }
+}

@@ -1,5 +1,5 @@
 //! One DWARF question per process, for timing cold lookups from the shell:
-//! `dwarf_lookup FILE (struct NAME | func NAME | index | cached-index) [--print] [--no-cache]`.
+//! `dwarf_lookup FILE (struct NAME | func NAME | index | cached-index | check-files) [--print] [--no-cache]`.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -44,6 +44,10 @@ fn main() -> anyhow::Result<()> {
                     if f.is_static { " static" } else { "" }
                 );
             }
+        }
+        ("check-files", []) => {
+            let n = fevlint_kernel::dwarf::index::check_file_tables(&dw).map_err(anyhow::Error::msg)?;
+            eprintln!("{n} files: the direct line-table reader agrees with gimli");
         }
         ("index", []) => {
             let (idx, origin) = dw.ensure_index()?;

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::scan::{Kind, FLAG_DECL, FLAG_TYPES};
-use super::walk::{Plans, UnitWalk};
+use super::walk::{FileTable, Plans, UnitWalk};
 use super::{DieOffset, Dwarf, UnitEntry, UnitKind};
 use crate::kernel::model::{FunctionInfo, ModelError, TypeNamespace, TypeRef};
 
@@ -113,27 +113,21 @@ fn same(data: &[u8], a: &Entry, b: &Entry) -> bool {
 /// position, and hashing integers is what makes deduplicating the 1.4 million named
 /// top-level DIEs of a kernel cheap. Names stored inline in `.debug_info` (gcc does
 /// that for very short ones) are caught by the final byte-wise pass.
+///
+/// Packed in three words, compared and hashed as such.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct PosKey {
-    name_pos: u32,
-    name_len: u16,
-    kind: u8,
-    flags: u8,
-    byte_size: u32,
-    decl_line: u32,
+    /// `name_pos | name_len << 32 | kind << 48 | flags << 56`.
+    name: u64,
+    /// `byte_size | decl_line << 32`.
+    place: u64,
     file_hash: u32,
 }
 
 impl std::hash::Hash for PosKey {
-    /// Three words instead of seven fields: one multiply each.
     fn hash<H: Hasher>(&self, h: &mut H) {
-        h.write_u64(
-            u64::from(self.name_pos)
-                | u64::from(self.name_len) << 32
-                | u64::from(self.kind) << 48
-                | u64::from(self.flags) << 56,
-        );
-        h.write_u64(u64::from(self.byte_size) | u64::from(self.decl_line) << 32);
+        h.write_u64(self.name);
+        h.write_u64(self.place);
         h.write_u32(self.file_hash);
     }
 }
@@ -141,12 +135,11 @@ impl std::hash::Hash for PosKey {
 impl PosKey {
     fn of(e: &Entry) -> PosKey {
         PosKey {
-            name_pos: e.name_pos,
-            name_len: e.name_len,
-            kind: e.kind,
-            flags: e.flags,
-            byte_size: e.byte_size,
-            decl_line: e.decl_line,
+            name: u64::from(e.name_pos)
+                | u64::from(e.name_len) << 32
+                | u64::from(e.kind) << 48
+                | u64::from(e.flags) << 56,
+            place: u64::from(e.byte_size) | u64::from(e.decl_line) << 32,
             file_hash: e.file_hash,
         }
     }
@@ -154,13 +147,13 @@ impl PosKey {
     fn entry(self, die: u32) -> Entry {
         Entry {
             die,
-            name_pos: self.name_pos,
-            byte_size: self.byte_size,
-            decl_line: self.decl_line,
+            name_pos: self.name as u32,
+            byte_size: self.place as u32,
+            decl_line: (self.place >> 32) as u32,
             file_hash: self.file_hash,
-            name_len: self.name_len,
-            kind: self.kind,
-            flags: self.flags,
+            name_len: (self.name >> 32) as u16,
+            kind: (self.name >> 48) as u8,
+            flags: (self.name >> 56) as u8,
         }
     }
 }
@@ -335,8 +328,8 @@ pub fn build(dw: &Dwarf) -> Result<NameIndex, ModelError> {
     let shards: Vec<Shard> = units
         .par_iter()
         .try_fold(
-            || (Shard::default(), Plans::default()),
-            |(mut shard, plans), u| index_unit(dw, u, &mut shard, plans).map(|plans| (shard, plans)),
+            || (Shard::default(), Carry::default()),
+            |(mut shard, mut carry), u| index_unit(dw, u, &mut shard, &mut carry).map(|()| (shard, carry)),
         )
         .map(|r| r.map(|(shard, _)| shard))
         .collect::<Result<_, _>>()?;
@@ -392,11 +385,19 @@ fn measure(dw: &Dwarf, strs: &[u8], str_start: usize, mut e: Entry) -> Result<Op
     }
 }
 
-/// Adds the named top-level DIEs of one unit to `shard`; `plans` are buffers passed
-/// from unit to unit.
-fn index_unit(dw: &Dwarf, u: &UnitEntry, shard: &mut Shard, plans: Plans) -> Result<Plans, ModelError> {
+/// What one worker carries from unit to unit: its compiled abbreviations, and the
+/// hashes of the declaration files it has seen, by where their strings are
+/// ([`UnitWalk::file_key`]): a header's path is read and hashed once, not in every unit.
+#[derive(Default)]
+struct Carry {
+    plans: Plans,
+    paths: HashMap<(u64, u64), u32, BuildHasherDefault<MulHasher>>,
+}
+
+/// Adds the named top-level DIEs of one unit to `shard`.
+fn index_unit(dw: &Dwarf, u: &UnitEntry, shard: &mut Shard, carry: &mut Carry) -> Result<(), ModelError> {
     let d = dw.gimli();
-    let w = dw.walk_reusing(&d, u, plans)?;
+    let w = dw.walk_reusing(&d, u, std::mem::take(&mut carry.plans))?;
     let base = dw.elf().data().as_ptr() as usize;
     let mut files = FileHashes::default();
     w.top_dies(|t| {
@@ -413,7 +414,7 @@ fn index_unit(dw: &Dwarf, u: &UnitEntry, shard: &mut Shard, plans: Plans) -> Res
         let Ok(name_pos) = u32::try_from(name_pos) else { return Ok(true) };
         let file_hash = match t.decl_file {
             None => 0,
-            Some(f) => files.get(&w, f),
+            Some(f) => files.get(&w, f, &mut carry.paths),
         };
         shard_insert(
             shard,
@@ -430,50 +431,132 @@ fn index_unit(dw: &Dwarf, u: &UnitEntry, shard: &mut Shard, plans: Plans) -> Res
         );
         Ok(true)
     })?;
-    Ok(w.recycle())
+    carry.plans = w.recycle();
+    Ok(())
 }
 
 /// The hashes of one unit's declaration files, by file index, computed on first use
 /// from the unit's line program header.
 #[derive(Default)]
 struct FileHashes<'a> {
-    program: Option<Option<gimli::IncompleteLineProgram<super::R<'a>>>>,
+    source: Option<Files<'a>>,
     /// By file index; 0: not computed yet (a computed hash is never 0).
     hashes: Vec<u32>,
     /// Reused to join directory and name.
     path: Vec<u8>,
 }
 
+/// Where a unit's file names come from.
+enum Files<'a> {
+    /// Read directly (the DWARF 5 headers compilers write).
+    Table(FileTable<'a>),
+    /// Through gimli (`None`: no line program, or gimli could not read its header).
+    Gimli(Option<gimli::IncompleteLineProgram<super::R<'a>>>),
+}
+
 impl<'a> FileHashes<'a> {
-    fn get(&mut self, w: &UnitWalk<'a, '_>, f: u64) -> u32 {
-        let program = self.program.get_or_insert_with(|| w.line_program());
-        let Some(p) = program else { return 0 };
-        let header = p.header();
+    fn get(
+        &mut self,
+        w: &UnitWalk<'a, '_>,
+        f: u64,
+        seen: &mut HashMap<(u64, u64), u32, BuildHasherDefault<MulHasher>>,
+    ) -> u32 {
+        let source = self.source.get_or_insert_with(|| {
+            let mut table = FileTable::default();
+            if w.file_table_v5(&mut table) {
+                Files::Table(table)
+            } else {
+                Files::Gimli(w.line_program())
+            }
+        });
         if self.hashes.is_empty() {
-            // Bounded by the file table gimli has already read (DWARF 4 counts from 1).
-            self.hashes = vec![0; header.file_names().len() + 1];
+            // Bounded by the file table already read (DWARF 4 counts from 1).
+            let files = match source {
+                Files::Table(t) => t.files(),
+                Files::Gimli(Some(p)) => p.header().file_names().len(),
+                Files::Gimli(None) => return 0,
+            };
+            self.hashes = vec![0; files + 1];
         }
         let slot = usize::try_from(f).ok().filter(|&i| i < self.hashes.len());
         if let Some(h) = slot.and_then(|i| self.hashes.get(i)).filter(|&&h| h != 0) {
             return *h;
         }
         let at = w.unit_at();
-        let h = match header.file(f) {
-            Some(file) => {
-                let name = w.string(at, file.path_name()).unwrap_or(b"");
-                let dir = match file.directory(header) {
-                    Some(v) if file.directory_index() != 0 => w.string(at, v).ok(),
-                    _ => None,
-                };
-                path_hash(&mut self.path, dir, name)
-            }
-            None => 0,
+        let key = match source {
+            Files::Table(t) => w.file_key(t, f),
+            Files::Gimli(_) => None,
         };
+        if let Some(h) = key.and_then(|k| seen.get(&k)) {
+            if let Some(s) = slot.and_then(|i| self.hashes.get_mut(i)) {
+                *s = *h;
+            }
+            return *h;
+        }
+        let path = match source {
+            Files::Table(t) => w.file_path(t, f),
+            Files::Gimli(None) => None,
+            Files::Gimli(Some(p)) => {
+                let header = p.header();
+                header.file(f).map(|file| {
+                    let name = w.string(at, file.path_name()).unwrap_or(b"");
+                    let dir = match file.directory(header) {
+                        Some(v) if file.directory_index() != 0 => w.string(at, v).ok(),
+                        _ => None,
+                    };
+                    (dir, name)
+                })
+            }
+        };
+        let h = path.map_or(0, |(dir, name)| path_hash(&mut self.path, dir, name));
+        if let Some(k) = key {
+            seen.insert(k, h);
+        }
         if let Some(s) = slot.and_then(|i| self.hashes.get_mut(i)) {
             *s = h;
         }
         h
     }
+}
+
+/// For every unit, the path hash of every file of its line table through the direct
+/// DWARF 5 reader and through gimli's header parser; the files compared (those the
+/// direct reader read), or the first that differs. For the tests: the index keys
+/// declaration files by these hashes, and must key them as gimli reads the headers.
+#[doc(hidden)]
+pub fn check_file_tables(dw: &Dwarf) -> Result<usize, String> {
+    let d = dw.gimli();
+    let mut compared = 0;
+    let mut buf = Vec::new();
+    for u in dw.units().iter().filter(|u| u.kind != UnitKind::Other) {
+        let w = dw.walk(&d, u).map_err(|e| e.to_string())?;
+        let mut table = FileTable::default();
+        if !w.file_table_v5(&mut table) {
+            continue;
+        }
+        let program = w.line_program().ok_or_else(|| format!("unit {:#x}: gimli reads no header", u.offset))?;
+        let header = program.header();
+        if header.file_names().len() != table.files() {
+            return Err(format!("unit {:#x}: {} files, gimli {}", u.offset, table.files(), header.file_names().len()));
+        }
+        let at = w.unit_at();
+        for f in 0..table.files() as u64 {
+            let ours = w.file_path(&table, f).map(|(dir, name)| path_hash(&mut buf, dir, name));
+            let theirs = header.file(f).map(|file| {
+                let name = w.string(at, file.path_name()).unwrap_or(b"");
+                let dir = match file.directory(header) {
+                    Some(v) if file.directory_index() != 0 => w.string(at, v).ok(),
+                    _ => None,
+                };
+                path_hash(&mut buf, dir, name)
+            });
+            if ours != theirs {
+                return Err(format!("unit {:#x} file {f}: {ours:?}, gimli {theirs:?}", u.offset));
+            }
+            compared += 1;
+        }
+    }
+    Ok(compared)
 }
 
 /// [`fnv32`] of [`super::decode::join_path`]`(dir, name)`, without allocating when both

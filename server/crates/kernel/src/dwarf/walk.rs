@@ -19,6 +19,7 @@
 
 use std::cell::OnceCell;
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 use gimli::{constants as dw, AttributeValue, DwForm, UnitOffset};
 
@@ -146,12 +147,53 @@ struct Plan {
 }
 
 /// The abbreviation table of one unit, compiled.
+///
+/// The buffers go from unit to unit, and so do compiled abbreviations: units repeat
+/// the same declarations (a member, a pointer type, a parameter, under other codes), so
+/// each distinct declaration is compiled once per worker and found again by its bytes.
 #[derive(Default)]
 pub(crate) struct Plans {
     by_code: Vec<Option<Plan>>,
     sparse: HashMap<u64, Plan>,
     specs: Vec<Spec>,
+    /// The steps of every plan in `compiled`.
     steps: Vec<Step>,
+    /// Declarations (the bytes after the code) compiled for `encoding`.
+    compiled: HashMap<Box<[u8]>, Plan, BuildHasherDefault<BytesHasher>>,
+    encoding: Option<gimli::Encoding>,
+}
+
+/// Compiled declarations kept per worker, at most (a bound on memory whatever a file's
+/// abbreviation tables hold; a kernel has a few thousand distinct ones).
+const COMPILED_MAX: usize = 1 << 16;
+
+/// FxHash over 8-byte words, for abbreviation declarations (a few to a few dozen bytes,
+/// from the file being read: a crafted file can only slow its own reading down).
+#[derive(Default)]
+struct BytesHasher(u64);
+
+impl std::hash::Hasher for BytesHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.add(u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]));
+        }
+        let mut tail = [0u8; 8];
+        tail[..words.remainder().len()].copy_from_slice(words.remainder());
+        self.add(u64::from_le_bytes(tail));
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.add(x as u64);
+    }
+}
+
+impl BytesHasher {
+    fn add(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
 }
 
 impl Plans {
@@ -180,7 +222,11 @@ impl Plans {
         p.by_code.clear();
         p.sparse.clear();
         p.specs.clear();
-        p.steps.clear();
+        if p.encoding != Some(encoding) || p.compiled.len() >= COMPILED_MAX {
+            p.compiled.clear();
+            p.steps.clear();
+            p.encoding = Some(encoding);
+        }
         let mut c = Cursor { buf: table, pos: 0 };
         let bad = |what: &str, at: usize| format!("{what} at .debug_abbrev offset +{at:#x}");
         let u16_of = |x: Option<u64>| x.and_then(|x| u16::try_from(x).ok());
@@ -190,6 +236,7 @@ impl Plans {
             if code == 0 {
                 break;
             }
+            let decl = c.pos;
             let tag = u16_of(c.uleb()).filter(|&t| t != 0).ok_or_else(|| bad("bad tag", at))?;
             let children = match c.u8() {
                 Some(0) => false,
@@ -214,11 +261,19 @@ impl Plans {
                 p.specs.push(Spec { name: gimli::DwAt(name), form, implicit });
             }
             let specs = (first as u32, p.specs.len() as u32);
-            let plan = compile(gimli::DwTag(tag), children, specs, &p.specs[first..], encoding, &mut p.steps);
+            let plan = match p.compiled.get(&table[decl..c.pos]) {
+                Some(plan) => Plan { specs, ..*plan },
+                None => {
+                    let plan = compile(gimli::DwTag(tag), children, specs, &p.specs[first..], encoding, &mut p.steps);
+                    p.compiled.insert(table[decl..c.pos].into(), plan);
+                    plan
+                }
+            };
             let fresh = match usize::try_from(code).ok().filter(|_| code < DENSE_CODES) {
                 Some(i) => {
                     if p.by_code.len() <= i {
-                        p.by_code.resize(i + 1, None);
+                        // Codes usually count up from 1: grow by doubling, not by one.
+                        p.by_code.resize((i + 1).max(2 * p.by_code.len()).min(DENSE_CODES as usize), None);
                     }
                     p.by_code[i].replace(plan).is_none()
                 }
@@ -574,6 +629,17 @@ enum NameRef<'a> {
 }
 
 impl<'a> NameRef<'a> {
+    /// Where the string is, tagged by section (never 0); `None` for an index into
+    /// `.debug_str_offsets`, which depends on the unit's base.
+    fn key(self, file_start: usize) -> Option<u64> {
+        Some(match self {
+            NameRef::Inline(s) => 1 << 62 | (s.as_ptr() as usize).wrapping_sub(file_start) as u64,
+            NameRef::Str(o) => 2 << 62 | o as u64,
+            NameRef::LineStr(o) => 3 << 62 | o as u64,
+            NameRef::StrIndex(_) => return None,
+        })
+    }
+
     fn value(self) -> AttributeValue<R<'a>> {
         match self {
             NameRef::Inline(s) => AttributeValue::String(R::new(s, gimli::LittleEndian)),
@@ -822,6 +888,7 @@ pub(crate) struct UnitWalk<'a, 'd> {
     buf: &'a [u8],
     debug_str: &'a [u8],
     debug_line_str: &'a [u8],
+    debug_line: &'a [u8],
     plans: Plans,
     root: Root<'a>,
     /// Where the unit DIE's children start, if it has any.
@@ -879,6 +946,7 @@ impl Dwarf {
             buf,
             debug_str: d.debug_str.reader().slice(),
             debug_line_str: d.debug_line_str.reader().slice(),
+            debug_line: d.debug_line.reader().slice(),
             plans,
             root: Root::default(),
             children: None,
@@ -1011,6 +1079,106 @@ impl<'a> UnitWalk<'a, '_> {
             _ => return Err(err(gimli::Error::ExpectedStringAttributeValue)),
         };
         Ok(s.slice())
+    }
+
+    /// Reads the file table of the unit's line program header into `t` when it is
+    /// DWARF 5, 32-bit, and its entries are in the forms compilers use, checking on the
+    /// way what gimli's header parser checks; `false`: read the header through gimli
+    /// ([`UnitWalk::line_program`]), which gives its own answer. gimli builds the whole
+    /// header (every entry, every field), which cost the index more than its DIEs' names.
+    pub(crate) fn file_table_v5(&self, t: &mut FileTable<'a>) -> bool {
+        t.dirs.clear();
+        t.files.clear();
+        t.formats.clear();
+        self.read_file_table_v5(t).is_some()
+    }
+
+    fn read_file_table_v5(&self, t: &mut FileTable<'a>) -> Option<()> {
+        let offset = self.root.stmt_list.flatten()?;
+        let rest = self.debug_line.get(offset..)?;
+        let unit_length = usize::try_from(Cursor { buf: rest, pos: 0 }.u32()?).ok()?;
+        if unit_length >= 0xffff_fff0 {
+            return None;
+        }
+        let unit = rest.get(..unit_length.checked_add(4)?)?;
+        let mut c = Cursor { buf: unit, pos: 4 };
+        let (version, address_size, segment_selector_size) = (c.uint(2)?, c.u8()?, c.u8()?);
+        if version != 5 || !matches!(address_size, 1 | 2 | 4 | 8) || segment_selector_size != 0 {
+            return None;
+        }
+        let header_length = usize::try_from(c.u32()?).ok()?;
+        let header = unit.get(..c.pos.checked_add(header_length)?)?;
+        let mut c = Cursor { buf: header, pos: c.pos };
+        let [min_inst, max_ops, _is_stmt, _line_base, line_range, opcode_base] =
+            [c.u8()?, c.u8()?, c.u8()?, c.u8()?, c.u8()?, c.u8()?];
+        if min_inst == 0 || max_ops == 0 || line_range == 0 || opcode_base == 0 {
+            return None;
+        }
+        c.skip(usize::from(opcode_base - 1))?;
+        for list in [Entries::Dirs, Entries::Files] {
+            // The entry format: (content type, form) pairs, exactly one of them the path.
+            t.formats.clear();
+            let count = c.u8()?;
+            for _ in 0..count {
+                let content = u16::try_from(c.uleb()?).unwrap_or(u16::MAX);
+                let form = u16::try_from(c.uleb()?).ok()?;
+                t.formats.push((content, DwForm(form)));
+            }
+            if t.formats.iter().filter(|(content, _)| *content == dw::DW_LNCT_path.0).count() != 1 {
+                return None;
+            }
+            let entries = c.uleb()?;
+            for _ in 0..entries {
+                let (mut path, mut dir) = (None, 0);
+                for &(content, form) in &t.formats {
+                    let v = line_value(&mut c, form)?;
+                    if content == dw::DW_LNCT_path.0 {
+                        path = match v {
+                            LineValue::Path(p) => Some(p),
+                            _ => return None,
+                        };
+                    } else if content == dw::DW_LNCT_directory_index.0 {
+                        if let LineValue::Number(Some(n)) = v {
+                            dir = n;
+                        }
+                    }
+                }
+                match list {
+                    Entries::Dirs => t.dirs.push(path?),
+                    Entries::Files => t.files.push((path?, dir)),
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// Where the strings of file `f`'s directory (0: none) and name are, as numbers
+    /// that are equal only for the same bytes, so that a file's path need be read and
+    /// hashed once however many units name it. `None`: no such file, or a name in a
+    /// form whose place depends on the unit.
+    pub(crate) fn file_key(&self, t: &FileTable<'a>, f: u64) -> Option<(u64, u64)> {
+        let &(name, dir) = t.files.get(usize::try_from(f).ok()?)?;
+        let base = self.dw.elf().data().as_ptr() as usize;
+        let dir = match usize::try_from(dir) {
+            Ok(d) if d != 0 => t.dirs.get(d).map_or(Some(0), |v| v.key(base)),
+            _ => Some(0),
+        };
+        Some((dir?, name.key(base)?))
+    }
+
+    /// File `f` of a table [`UnitWalk::file_table_v5`] read: its directory's path (none
+    /// for directory 0, the compilation directory) and its own, as gimli's
+    /// `LineProgramHeader::file` and `FileEntry::directory` find them. `None`: no such
+    /// file.
+    pub(crate) fn file_path(&self, t: &FileTable<'a>, f: u64) -> Option<(Option<&'a [u8]>, &'a [u8])> {
+        let at = self.base;
+        let &(name, dir) = t.files.get(usize::try_from(f).ok()?)?;
+        let name = self.string(at, name.value()).unwrap_or(b"");
+        let dir = match usize::try_from(dir) {
+            Ok(d) if d != 0 => t.dirs.get(d).and_then(|v| self.string(at, v.value()).ok()),
+            _ => None,
+        };
+        Some((dir, name))
     }
 
     /// The unit's line program header (`None`: none, or unreadable), for file names.
@@ -1239,6 +1407,78 @@ impl<'a> UnitWalk<'a, '_> {
             }
         }
     }
+}
+
+/// A unit's DWARF 5 file table ([`UnitWalk::file_table_v5`]): where each directory's
+/// path is, and each file's path and directory index. Buffers reused from unit to unit.
+#[derive(Default)]
+pub(crate) struct FileTable<'a> {
+    dirs: Vec<NameRef<'a>>,
+    files: Vec<(NameRef<'a>, u64)>,
+    formats: Vec<(u16, DwForm)>,
+}
+
+impl FileTable<'_> {
+    pub(crate) fn files(&self) -> usize {
+        self.files.len()
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Entries {
+    Dirs,
+    Files,
+}
+
+/// A value in a line table entry, as far as the file table cares.
+enum LineValue<'a> {
+    Path(NameRef<'a>),
+    /// gimli's `udata_value`.
+    Number(Option<u64>),
+    Other,
+}
+
+/// Reads one line-table entry value of `form` (gimli's `parse_attribute` for the
+/// forms compilers use there, 32-bit DWARF); `None`: a form left to gimli, or the
+/// header ends first.
+fn line_value<'a>(c: &mut Cursor<'a>, form: DwForm) -> Option<LineValue<'a>> {
+    let len = |n: u64| usize::try_from(n).ok();
+    Some(match form {
+        dw::DW_FORM_data1 => LineValue::Number(Some(u64::from(c.u8()?))),
+        dw::DW_FORM_data2 => LineValue::Number(Some(c.uint(2)?)),
+        dw::DW_FORM_data4 => LineValue::Number(Some(u64::from(c.u32()?))),
+        dw::DW_FORM_data8 => LineValue::Number(Some(c.uint(8)?)),
+        dw::DW_FORM_udata => LineValue::Number(Some(c.uleb()?)),
+        dw::DW_FORM_sdata => LineValue::Number(u64::try_from(c.sleb()?).ok()),
+        dw::DW_FORM_data16 => {
+            c.skip(16)?;
+            LineValue::Other
+        }
+        dw::DW_FORM_block1 => {
+            let n = c.u8()?;
+            c.skip(usize::from(n))?;
+            LineValue::Other
+        }
+        dw::DW_FORM_block2 => {
+            let n = c.uint(2)?;
+            c.skip(len(n)?)?;
+            LineValue::Other
+        }
+        dw::DW_FORM_block4 => {
+            let n = c.u32()?;
+            c.skip(len(u64::from(n))?)?;
+            LineValue::Other
+        }
+        dw::DW_FORM_block => {
+            let n = c.uleb()?;
+            c.skip(len(n)?)?;
+            LineValue::Other
+        }
+        dw::DW_FORM_string => LineValue::Path(NameRef::Inline(c.cstr()?)),
+        dw::DW_FORM_strp => LineValue::Path(NameRef::Str(c.u32()? as usize)),
+        dw::DW_FORM_line_strp => LineValue::Path(NameRef::LineStr(c.u32()? as usize)),
+        _ => return None,
+    })
 }
 
 /// A hint to bring the cache line at the start of `bytes` in.
