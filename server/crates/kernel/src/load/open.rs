@@ -314,27 +314,33 @@ fn decompress_into_cache(
 
 /// A single file that is a kernel image or BTF: fills `btf` and/or `elf`.
 fn read_image_or_btf(path: &Path, opts: &OpenOptions, k: &mut KernelInputs) -> Result<(), LoadError> {
-    let raw = Blob::read(path)?;
     let prov = |codec, container| Provenance { path: path.to_owned(), codec, container };
-    // A bzImage first: its boot sector is not a compression magic, and its payload
-    // must be found through the header, not by scanning.
-    if bzimage::is_bzimage(&raw) {
-        let (h, elf) = bzimage::extract_payload(&raw, path, Content::Elf, &opts.limits)?;
-        return set_elf(k, Blob::from_vec(elf), path, Some(h.codec), Container::BzImage);
-    }
+    // A cached decompression first: the compressed file need not even be read (only a
+    // file that decompressed is ever cached, so never a bzImage).
     let (bytes, codec) = match super::cache::get(path) {
         Some((codec, blob)) => (blob, Some(codec)),
-        None => match decompress_into_cache(&raw, path, Content::KernelImage, &opts.limits) {
-            Some(streamed) => streamed?,
-            None => match decompress::decompress_auto_as(&raw, Content::KernelImage, &opts.limits, Origin::file(path))?
-            {
-                Some((codec, out)) => {
-                    super::cache::put(path, codec, &out);
-                    (Blob::from_vec(out), Some(codec))
+        None => {
+            let raw = Blob::read(path)?;
+            // A bzImage before any decompression: its boot sector is not a compression
+            // magic, and its payload must be found through the header, not by scanning.
+            if bzimage::is_bzimage(&raw) {
+                let (h, elf) = bzimage::extract_payload(&raw, path, Content::Elf, &opts.limits)?;
+                return set_elf(k, Blob::from_vec(elf), path, Some(h.codec), Container::BzImage);
+            }
+            match decompress_into_cache(&raw, path, Content::KernelImage, &opts.limits) {
+                Some(streamed) => streamed?,
+                None => {
+                    match decompress::decompress_auto_as(&raw, Content::KernelImage, &opts.limits, Origin::file(path))?
+                    {
+                        Some((codec, out)) => {
+                            super::cache::put(path, codec, &out);
+                            (Blob::from_vec(out), Some(codec))
+                        }
+                        None => (raw, None),
+                    }
                 }
-                None => (raw, None),
-            },
-        },
+            }
+        }
     };
     if is_btf(&bytes) {
         k.btf = Some(Loaded { value: bytes.whole(), from: prov(codec, Container::File) });
