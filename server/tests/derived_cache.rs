@@ -1,5 +1,6 @@
 //! The indexes a kernel derives and keeps in the cache (its function names with their
-//! similarity index, `*.names`; the text symbols of its symbol map, `*.textsyms`): a
+//! similarity index, `*.names`; the text symbols of its symbol map, `*.textsyms`; the
+//! BTF's name indexes by namespace, `*.btfidx1`): a
 //! run that builds them, a run that maps them and a run without any cache say the same,
 //! and a damaged entry is noticed, not believed, and written again.
 
@@ -36,7 +37,7 @@ fn derived(cache: &Path) -> Vec<PathBuf> {
         .expect("cache dir")
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "names" || e == "textsyms"))
+        .filter(|p| p.extension().is_some_and(|e| e == "names" || e == "textsyms" || e == "btfidx1"))
         .collect();
     v.sort();
     v
@@ -59,6 +60,8 @@ fn derived_indexes_answer_as_a_fresh_build_and_damage_is_rebuilt() {
     // 6.18's folder has no ftrace list, so its kallsyms is read at open and that table
     // answers; 6.1's System.map is left for K201, which maps its text-symbol set.
     assert_eq!((kinds("names"), kinds("textsyms")), (2, 1), "{files:?}");
+    // At least the function index of each kernel's BTF.
+    assert!(kinds("btfidx1") >= 2, "{files:?}");
     let stamps: Vec<_> =
         files.iter().map(|p| std::fs::metadata(p).and_then(|m| m.modified()).expect("mtime")).collect();
     assert_eq!(check(&dir, Some(&cache)), uncached, "mapped from the cache");

@@ -47,6 +47,8 @@ pub struct Kernel {
     kprobe_blacklist: OnceLock<Option<Result<Loaded<KprobeBlacklist>, String>>>,
     clones: OnceLock<HashMap<String, Vec<String>>>,
     names: OnceLock<FunctionNames>,
+    /// CRC-32 of the raw BTF, computed once: the key of what is cached from it.
+    btf_crc: Option<u32>,
     text_symbols: OnceLock<Option<FunctionNames>>,
     /// Things worth telling the user once (a missing piece, a deferred file that failed).
     pub notes: Vec<String>,
@@ -113,10 +115,12 @@ impl Kernel {
         let opts = OpenOptions { defer_symbols: true, ..OpenOptions::default() };
         let mut inputs = load::open_with(path, &opts)?;
         let mut notes = inputs.notes.clone();
+        let btf_crc = inputs.btf.as_ref().map(|b| crc32fast::hash(&b.value));
         let mut dwarf = None;
         let (types, types_from): (Option<Arc<dyn TypeSource>>, Option<String>) = match &inputs.btf {
             Some(b) => {
-                let btf = Btf::parse(b.from.to_string(), b.value.clone())?;
+                let key = format!("{:08x}{:08x}", btf_crc.unwrap_or(0), b.value.len());
+                let btf = Btf::parse(b.from.to_string(), b.value.clone())?.with_index_cache(key);
                 if let Some(e) = inputs.elf.take_if(|e| e.value.has_dwarf()) {
                     dwarf = super::dwarf::Dwarf::new(Arc::new(e.value)).ok().map(Arc::new);
                 }
@@ -176,6 +180,7 @@ impl Kernel {
             kprobe_blacklist,
             clones: OnceLock::new(),
             names: OnceLock::new(),
+            btf_crc,
             text_symbols: OnceLock::new(),
             notes,
         })
@@ -183,8 +188,8 @@ impl Kernel {
 
     /// Identifies this build: a checksum of the raw BTF, or `unknown`.
     pub fn identity(&self) -> String {
-        match &self.inputs.btf {
-            Some(b) => format!("btf-crc32:{:08x}", crc32fast::hash(&b.value)),
+        match self.btf_crc {
+            Some(crc) => format!("btf-crc32:{crc:08x}"),
             None => "unknown".to_owned(),
         }
     }
@@ -385,7 +390,7 @@ impl Kernel {
     /// content. `None` for types from DWARF (its own index is cached by build-id).
     fn names_key(&self) -> Option<u64> {
         let types = match (&self.inputs.btf, self.types()) {
-            (Some(b), _) => (u64::from(crc32fast::hash(&b.value)) << 32) ^ b.value.len() as u64,
+            (Some(b), _) => (u64::from(self.btf_crc.unwrap_or(0)) << 32) ^ b.value.len() as u64,
             (None, Some(_)) => return None,
             (None, None) => 0,
         };

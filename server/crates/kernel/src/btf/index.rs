@@ -86,25 +86,124 @@ impl HashIndex {
 
 /// The named types of one namespace. Types with unreadable names are left out (their
 /// errors surface when the type itself is read).
-#[derive(Debug, Default)]
-pub(crate) struct NameIndex(HashIndex);
+#[derive(Debug)]
+pub(crate) enum NameIndex {
+    Built(HashIndex),
+    /// [`NameIndex::to_bytes`] as the cache maps it, read in place: 12 bytes per entry,
+    /// checked when mapped ([`NameIndex::from_bytes`]).
+    Mapped(crate::kernel::load::BlobSlice),
+}
 
 impl NameIndex {
     /// Indexes the named types of `btf`'s own blob (not its base) that fall in `ns`.
     pub fn build(btf: &Btf, ns: Namespace) -> NameIndex {
-        NameIndex(HashIndex::new(btf.own_ids().filter_map(|id| {
+        NameIndex::Built(HashIndex::new(btf.own_ids().filter_map(|id| {
             let raw = btf.raw(id).ok().filter(|r| ns.contains(r.kind, r.kind_flag))?;
             let name = btf.string_bytes(raw.name_off).ok().filter(|n| !n.is_empty())?;
             Some((name, id.0))
         })))
     }
 
+    fn len(&self) -> usize {
+        match self {
+            NameIndex::Built(h) => h.entries().len(),
+            NameIndex::Mapped(b) => b.len() / ENTRY_BYTES,
+        }
+    }
+
+    fn entry(&self, i: usize) -> (u64, u32) {
+        match self {
+            NameIndex::Built(h) => h.entries()[i],
+            NameIndex::Mapped(b) => mapped_entry(b, i),
+        }
+    }
+
     /// Ids whose name hashes like `name`, in id order.
     pub fn candidates(&self, name: &str) -> impl Iterator<Item = BtfTypeId> + '_ {
-        self.0.candidates(name.as_bytes()).map(BtfTypeId)
+        let h = hash_name(name.as_bytes());
+        // The first entry whose hash is not below `h`.
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.entry(mid).0 < h {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        (lo..self.len()).map(|i| self.entry(i)).take_while(move |e| e.0 == h).map(|e| BtfTypeId(e.1))
     }
 
     pub fn ids(&self) -> impl Iterator<Item = BtfTypeId> + '_ {
-        self.0.entries().iter().map(|e| BtfTypeId(e.1))
+        (0..self.len()).map(|i| BtfTypeId(self.entry(i).1))
+    }
+
+    /// The entries as bytes (12 each, little-endian), for the cache.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len() * ENTRY_BYTES);
+        for i in 0..self.len() {
+            let (h, id) = self.entry(i);
+            out.extend_from_slice(&h.to_le_bytes());
+            out.extend_from_slice(&id.to_le_bytes());
+        }
+        out
+    }
+
+    /// An index [`NameIndex::to_bytes`] wrote for a blob whose own ids are `ids`, read
+    /// in place: `None` unless every id is in `ids` and the entries are in order (then
+    /// lookups behave as on a built index; callers compare names anyway).
+    pub fn from_bytes(bytes: crate::kernel::load::BlobSlice, ids: std::ops::Range<u32>) -> Option<NameIndex> {
+        if !bytes.len().is_multiple_of(ENTRY_BYTES) {
+            return None;
+        }
+        let mut last = None;
+        for i in 0..bytes.len() / ENTRY_BYTES {
+            let e = mapped_entry(&bytes, i);
+            if !ids.contains(&e.1) || last.is_some_and(|l| l >= e) {
+                return None;
+            }
+            last = Some(e);
+        }
+        Some(NameIndex::Mapped(bytes))
+    }
+}
+
+const ENTRY_BYTES: usize = 12;
+
+/// Entry `i` of a mapped index (in bounds: `i < len / 12`).
+fn mapped_entry(b: &[u8], i: usize) -> (u64, u32) {
+    let e = &b[i * ENTRY_BYTES..(i + 1) * ENTRY_BYTES];
+    let h = u64::from_le_bytes([e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]]);
+    (h, u32::from_le_bytes([e[8], e[9], e[10], e[11]]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::load::Blob;
+
+    fn mapped(bytes: Vec<u8>, ids: std::ops::Range<u32>) -> Option<NameIndex> {
+        NameIndex::from_bytes(Blob::from_vec(bytes).whole(), ids)
+    }
+
+    #[test]
+    fn a_mapped_index_answers_as_the_built_one_and_bad_bytes_are_refused() {
+        let names: Vec<String> = (0..500).map(|i| format!("name_{}", i % 180)).collect();
+        let built =
+            NameIndex::Built(HashIndex::new(names.iter().enumerate().map(|(i, n)| (n.as_bytes(), i as u32 + 1))));
+        let bytes = built.to_bytes();
+        let index = mapped(bytes.clone(), 1..501).expect("valid bytes map");
+        assert!(matches!(index, NameIndex::Mapped(_)));
+        assert_eq!(index.ids().collect::<Vec<_>>(), built.ids().collect::<Vec<_>>());
+        for n in names.iter().take(200).chain([&"absent".to_owned()]) {
+            assert_eq!(index.candidates(n).collect::<Vec<_>>(), built.candidates(n).collect::<Vec<_>>(), "{n}");
+        }
+        assert!(mapped(bytes.clone(), 1..400).is_none(), "an id outside the blob");
+        assert!(mapped(bytes[..bytes.len() - 5].to_vec(), 1..501).is_none(), "a cut entry");
+        let mut swapped = bytes.clone();
+        let (a, b) = swapped.split_at_mut(ENTRY_BYTES);
+        a.swap_with_slice(&mut b[..ENTRY_BYTES]);
+        assert!(mapped(swapped, 1..501).is_none(), "entries out of order");
+        assert!(mapped(Vec::new(), 1..501).is_some_and(|i| i.ids().next().is_none()), "an empty index is one");
     }
 }

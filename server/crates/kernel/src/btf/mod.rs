@@ -46,6 +46,9 @@ pub struct Btf {
     first_str: u32,
     pointer_size: u32,
     indexes: [OnceLock<NameIndex>; Namespace::COUNT],
+    /// Where the name indexes are kept between runs: a derived-cache name naming this
+    /// blob's contents ([`Btf::with_index_cache`]); none, built every run.
+    index_cache: Option<String>,
     /// Member type id → composites holding it at offset 0 (built on first use).
     embedders: OnceLock<std::collections::HashMap<u32, Vec<u32>>>,
     /// Sizes of this blob's own types by `id - first_id`, filled as they are asked for
@@ -158,6 +161,7 @@ impl Btf {
             first_str,
             pointer_size,
             indexes: Default::default(),
+            index_cache: None,
             embedders: OnceLock::new(),
             sizes: OnceLock::new(),
             decoded: OnceLock::new(),
@@ -332,14 +336,39 @@ impl Btf {
         Err(self.too_deep(id))
     }
 
+    /// Keeps this blob's name indexes in the cache under `key`, which must name the
+    /// blob's contents (its checksum): a later run maps an index instead of reading every
+    /// type record (60,000 functions in a kernel).
+    pub fn with_index_cache(mut self, key: String) -> Btf {
+        self.index_cache = Some(key);
+        self
+    }
+
+    /// The name index of `ns` over this blob's own types: from the cache, else built
+    /// (and then cached).
+    pub(crate) fn index(&self, ns: Namespace) -> &NameIndex {
+        self.indexes[ns as usize].get_or_init(|| {
+            let file = self.index_cache.as_ref().map(|k| format!("{k}-{}.btfidx1", ns as usize));
+            let ids = self.first_id..self.first_id.saturating_add(self.offsets.len() as u32);
+            let cached = file.as_deref().and_then(crate::kernel::load::cache::get_derived);
+            if let Some(index) = cached.and_then(|b| NameIndex::from_bytes(b, ids)) {
+                return index;
+            }
+            let index = NameIndex::build(self, ns);
+            if let Some(f) = &file {
+                crate::kernel::load::cache::put_derived(f, &index.to_bytes());
+            }
+            index
+        })
+    }
+
     /// Type ids in one namespace with that name, in id order (base first).
     fn lookup(&self, ns: Namespace, name: &str) -> Result<Vec<BtfTypeId>, ModelError> {
         let mut hits = match &self.base {
             Some(base) => base.lookup(ns, name)?,
             None => Vec::new(),
         };
-        let index = self.indexes[ns as usize].get_or_init(|| NameIndex::build(self, ns));
-        for id in index.candidates(name) {
+        for id in self.index(ns).candidates(name) {
             if self.string_bytes(self.raw(id)?.name_off)? == name.as_bytes() {
                 hits.push(id);
             }

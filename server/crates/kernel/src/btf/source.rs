@@ -224,10 +224,8 @@ impl Btf {
             Some(b) => b.function_ids(),
             None => Vec::new(),
         };
-        let index =
-            self.indexes[Namespace::Func as usize].get_or_init(|| super::NameIndex::build(self, Namespace::Func));
         let start = ids.len();
-        ids.extend(index.ids());
+        ids.extend(self.index(Namespace::Func).ids());
         ids[start..].sort_unstable();
         ids
     }
@@ -393,8 +391,7 @@ impl TypeSource for Btf {
             Some(b) => b.type_names(ns)?,
             None => Vec::new(),
         };
-        let index = self.indexes[index_ns as usize].get_or_init(|| super::NameIndex::build(self, index_ns));
-        for id in index.ids() {
+        for id in self.index(index_ns).ids() {
             let raw = self.raw(id)?;
             if raw.kind != kind {
                 continue;
