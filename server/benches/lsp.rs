@@ -11,7 +11,8 @@
 //! For each, four edit patterns: single characters at random lines (type, then delete),
 //! typing a definition at the end, typing one in the middle, and pasting 1,000 lines in
 //! the middle (then deleting them). Each edit is one incremental `didChange`, timed to
-//! the `publishDiagnostics` of that version, read and parsed as JSON. The server
+//! the `publishDiagnostics` of that version, read and parsed as JSON into the protocol's
+//! types (every field of every diagnostic, as an LSP client library does). The server
 //! re-checks the lines an edit touched against the kernel at once and publishes once,
 //! kernel findings included; the open is checked after the kernel debounce
 //! (`FEVLINT_KERNEL_DEBOUNCE_MS`, 0 here) and timed to that second publish. Every pattern leaves the text as it found it, and the
@@ -112,6 +113,11 @@ fn frame(v: &Value) -> Vec<u8> {
 }
 
 fn read(r: &mut impl BufRead) -> Value {
+    serde_json::from_slice(&read_body(r)).expect("json")
+}
+
+/// One message's body.
+fn read_body(r: &mut impl BufRead) -> Vec<u8> {
     let mut len = 0;
     loop {
         let mut line = String::new();
@@ -126,7 +132,64 @@ fn read(r: &mut impl BufRead) -> Value {
     }
     let mut body = vec![0; len];
     r.read_exact(&mut body).expect("body");
-    serde_json::from_slice(&body).expect("json")
+    body
+}
+
+/// A message from the server: its method, and its params left unparsed until the
+/// method says what they are (as a client library dispatches).
+#[derive(serde::Deserialize)]
+struct Incoming<'a> {
+    method: Option<String>,
+    #[serde(borrow)]
+    params: Option<&'a serde_json::value::RawValue>,
+}
+
+#[derive(serde::Deserialize, Debug, PartialEq)]
+struct PublishParams {
+    uri: String,
+    version: Option<i64>,
+    diagnostics: Vec<Diag>,
+}
+
+#[derive(serde::Deserialize, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct Diag {
+    range: Range,
+    severity: Option<u8>,
+    code: Option<String>,
+    code_description: Option<Href>,
+    source: Option<String>,
+    message: String,
+    related_information: Option<Vec<Related>>,
+}
+
+#[derive(serde::Deserialize, Debug, PartialEq)]
+struct Range {
+    start: Pos,
+    end: Pos,
+}
+
+#[derive(serde::Deserialize, Debug, PartialEq)]
+struct Pos {
+    line: u32,
+    character: u32,
+}
+
+#[derive(serde::Deserialize, Debug, PartialEq)]
+struct Href {
+    href: String,
+}
+
+#[derive(serde::Deserialize, Debug, PartialEq)]
+struct Related {
+    location: Location,
+    message: String,
+}
+
+#[derive(serde::Deserialize, Debug, PartialEq)]
+struct Location {
+    uri: String,
+    range: Range,
 }
 
 struct Server {
@@ -136,7 +199,7 @@ struct Server {
     uri: String,
     version: i64,
     /// The diagnostics of the last publish.
-    last: Value,
+    last: Vec<Diag>,
 }
 
 impl Server {
@@ -152,7 +215,7 @@ impl Server {
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
         let mut s =
-            Server { child, stdin, stdout, uri: "file:///bench/big.fev".to_owned(), version: 1, last: Value::Null };
+            Server { child, stdin, stdout, uri: "file:///bench/big.fev".to_owned(), version: 1, last: Vec::new() };
         s.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {"capabilities": {}, "initializationOptions": options}}));
         read(&mut s.stdout);
@@ -168,22 +231,27 @@ impl Server {
     /// The diagnostics of the `nth` publish of the current version, and when that
     /// message had been read and parsed (what the bench does with it after is not the
     /// server's time).
-    fn wait_publish(&mut self, nth: usize) -> (Value, Instant) {
+    fn wait_publish(&mut self, nth: usize) -> (Vec<Diag>, Instant) {
         let mut seen = 0;
         loop {
-            let mut v = read(&mut self.stdout);
+            let body = read_body(&mut self.stdout);
+            let m: Incoming = serde_json::from_slice(&body).expect("a JSON-RPC message");
+            let (Some("textDocument/publishDiagnostics"), Some(params)) = (m.method.as_deref(), m.params) else {
+                continue;
+            };
+            let p: PublishParams = serde_json::from_str(params.get()).expect("publishDiagnostics params");
             let parsed = Instant::now();
-            if v["method"] == "textDocument/publishDiagnostics" && v["params"]["version"] == json!(self.version) {
+            if p.version == Some(self.version) && p.uri == self.uri {
                 seen += 1;
                 if seen == nth {
-                    return (v["params"]["diagnostics"].take(), parsed);
+                    return (p.diagnostics, parsed);
                 }
             }
         }
     }
 
     /// Opens the text; the time to the publish with the kernel's findings, and those.
-    fn open(&mut self, text: &str) -> (Duration, Value) {
+    fn open(&mut self, text: &str) -> (Duration, Vec<Diag>) {
         let t = Instant::now();
         let uri = self.uri.clone();
         self.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
@@ -333,7 +401,7 @@ fn main() {
             println!(
                 "{kind} {size} lines ({} KB, {} diagnostics with 6.12): open to kernel publish {:.1} ms",
                 text.len() / 1024,
-                found.as_array().map_or(0, Vec::len),
+                found.len(),
                 open.as_secs_f64() * 1e3
             );
             let patterns: [(&str, &Pattern); 4] = [
