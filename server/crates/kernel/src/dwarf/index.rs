@@ -482,7 +482,6 @@ impl<'a> FileHashes<'a> {
         if let Some(h) = slot.and_then(|i| self.hashes.get(i)).filter(|&&h| h != 0) {
             return *h;
         }
-        let at = w.unit_at();
         let key = match source {
             Files::Table(t) => w.file_key(t, f),
             Files::Gimli(_) => None,
@@ -496,17 +495,7 @@ impl<'a> FileHashes<'a> {
         let path = match source {
             Files::Table(t) => w.file_path(t, f),
             Files::Gimli(None) => None,
-            Files::Gimli(Some(p)) => {
-                let header = p.header();
-                header.file(f).map(|file| {
-                    let name = w.string(at, file.path_name()).unwrap_or(b"");
-                    let dir = match file.directory(header) {
-                        Some(v) if file.directory_index() != 0 => w.string(at, v).ok(),
-                        _ => None,
-                    };
-                    (dir, name)
-                })
-            }
+            Files::Gimli(Some(p)) => gimli_file_path(w, p.header(), f),
         };
         let h = path.map_or(0, |(dir, name)| path_hash(&mut self.path, dir, name));
         if let Some(k) = key {
@@ -517,6 +506,22 @@ impl<'a> FileHashes<'a> {
         }
         h
     }
+}
+
+/// File `f`'s directory (none for directory 0) and name, as gimli's header gives them.
+fn gimli_file_path<'a>(
+    w: &UnitWalk<'a, '_>,
+    header: &gimli::LineProgramHeader<super::R<'a>>,
+    f: u64,
+) -> Option<(Option<&'a [u8]>, &'a [u8])> {
+    let at = w.unit_at();
+    let file = header.file(f)?;
+    let name = w.string(at, file.path_name()).unwrap_or(b"");
+    let dir = match file.directory(header) {
+        Some(v) if file.directory_index() != 0 => w.string(at, v).ok(),
+        _ => None,
+    };
+    Some((dir, name))
 }
 
 /// For every unit, the path hash of every file of its line table through the direct
@@ -539,17 +544,9 @@ pub fn check_file_tables(dw: &Dwarf) -> Result<usize, String> {
         if header.file_names().len() != table.files() {
             return Err(format!("unit {:#x}: {} files, gimli {}", u.offset, table.files(), header.file_names().len()));
         }
-        let at = w.unit_at();
         for f in 0..table.files() as u64 {
             let ours = w.file_path(&table, f).map(|(dir, name)| path_hash(&mut buf, dir, name));
-            let theirs = header.file(f).map(|file| {
-                let name = w.string(at, file.path_name()).unwrap_or(b"");
-                let dir = match file.directory(header) {
-                    Some(v) if file.directory_index() != 0 => w.string(at, v).ok(),
-                    _ => None,
-                };
-                path_hash(&mut buf, dir, name)
-            });
+            let theirs = gimli_file_path(&w, header, f).map(|(dir, name)| path_hash(&mut buf, dir, name));
             if ours != theirs {
                 return Err(format!("unit {:#x} file {f}: {ours:?}, gimli {theirs:?}", u.offset));
             }
