@@ -243,9 +243,25 @@ pub fn check_lines(text: &str, lines: &[crate::syntax::LineParse], target: Targe
 }
 
 /// The whole-file file rules (N101, N104): with [`check_lines`] on every line, the same
-/// as [`check_parse`].
-pub fn check_whole_file(text: &str, lines: &[crate::syntax::LineParse], target: Target) -> Vec<Diagnostic> {
-    rules::check_selected(&Context::new(text, lines, target, None), true, &whole_file_rule)
+/// as [`check_parse`]. `repeats: false` skips N101, for a caller that knows no function
+/// has two events ([`event_key`]).
+pub fn check_whole_file(
+    text: &str,
+    lines: &[crate::syntax::LineParse],
+    target: Target,
+    repeats: bool,
+) -> Vec<Diagnostic> {
+    let selected = |r: &rules::Rule| whole_file_rule(r) && (repeats || r.code != "N101");
+    rules::check_selected(&Context::new(text, lines, target, None), true, &selected)
+}
+
+/// A hash of the function whose event a line creates (N101's key), `None` for a line
+/// that creates none: equal functions, equal keys, so counting keys over the lines tells
+/// when no function can have two events.
+pub fn event_key(line: &crate::syntax::LineParse) -> Option<u64> {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    let (name, _) = rules::n101_duplicate_event::event(line)?;
+    Some(BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(name.as_str()))
 }
 
 /// Drops what the script's `fevlint: ignore` comments suppress, and reports (N103) the

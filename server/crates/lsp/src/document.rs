@@ -37,6 +37,13 @@ pub struct Document {
     /// The per-line rules' findings of each line, parallel to `parse.lines`, spans from
     /// the line's start: an edit re-runs them on the lines it touched only.
     line_findings: Vec<Vec<Diagnostic>>,
+    /// Each line's [`crate::analysis::event_key`], parallel to `parse.lines`, and how many
+    /// lines have each key: N101 reads the whole file, and runs only when some key is
+    /// counted twice (`repeated` keys), so an edit to a file without repeats costs the
+    /// edit.
+    event_keys: Vec<Option<u64>>,
+    event_counts: std::collections::HashMap<u64, u32>,
+    repeated: usize,
     /// Kernel diagnostics of `version`, once the debounced check has run. With per-line
     /// kernel findings, an edit keeps those of the lines it did not touch here at once.
     pub kernel_diagnostics: Option<Vec<Diagnostic>>,
@@ -83,6 +90,9 @@ impl Document {
             tree_stale: false,
             diagnostics: Vec::new(),
             line_findings: Vec::new(),
+            event_keys: Vec::new(),
+            event_counts: std::collections::HashMap::new(),
+            repeated: 0,
             kernel_diagnostics: None,
             kernel_lines: None,
             settings,
@@ -119,6 +129,16 @@ impl Document {
                     let at = reread.new.start.min(self.line_findings.len());
                     let end = (at + reread.removed).min(self.line_findings.len());
                     self.line_findings.splice(at..end, found);
+                    let keys: Vec<Option<u64>> =
+                        lines[reread.new.clone()].iter().map(crate::analysis::event_key).collect();
+                    let at = reread.new.start.min(self.event_keys.len());
+                    let end = (at + reread.removed).min(self.event_keys.len());
+                    for k in keys.iter().flatten() {
+                        count_event(&mut self.event_counts, &mut self.repeated, *k, true);
+                    }
+                    for k in self.event_keys.splice(at..end, keys).flatten() {
+                        count_event(&mut self.event_counts, &mut self.repeated, k, false);
+                    }
                     if let Some(k) = &mut self.kernel_lines {
                         let at = reread.new.start.min(k.lines.len());
                         let end = (at + reread.removed).min(k.lines.len());
@@ -176,6 +196,12 @@ impl Document {
 
     fn check_all_lines(&mut self) {
         self.line_findings = line_findings(&self.text, &self.parse.lines, self.settings.target, self.mainline);
+        self.event_keys = self.parse.lines.iter().map(crate::analysis::event_key).collect();
+        self.event_counts.clear();
+        self.repeated = 0;
+        for k in self.event_keys.iter().flatten() {
+            count_event(&mut self.event_counts, &mut self.repeated, *k, true);
+        }
     }
 
     /// The syntax diagnostics: each line's findings, then the rules that read the whole
@@ -193,7 +219,12 @@ impl Document {
                     d
                 }));
             }
-            all.extend(crate::analysis::check_whole_file(&self.text, &self.parse.lines, self.settings.target));
+            all.extend(crate::analysis::check_whole_file(
+                &self.text,
+                &self.parse.lines,
+                self.settings.target,
+                self.repeated > 0,
+            ));
             crate::rules::sort(&mut all);
             all
         };
@@ -258,6 +289,25 @@ impl Document {
 
 /// The per-line rules' findings on `lines`, one list per line, spans from the line's
 /// start (none for a mainline document, whose parser is another).
+/// Counts one line's event key in or out; `repeated`: the keys counted twice or more.
+fn count_event(counts: &mut std::collections::HashMap<u64, u32>, repeated: &mut usize, key: u64, add: bool) {
+    let n = counts.entry(key).or_insert(0);
+    if add {
+        *n += 1;
+        if *n == 2 {
+            *repeated += 1;
+        }
+    } else {
+        if *n == 2 {
+            *repeated -= 1;
+        }
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            counts.remove(&key);
+        }
+    }
+}
+
 fn line_findings(
     text: &str,
     lines: &[LineParse],
@@ -341,6 +391,13 @@ mod tests {
             assert_eq!(doc.parse.lines, fresh.lines, "version {version}: {:?}", doc.text);
             let want = crate::analysis::check_parse(&fresh, &doc.text);
             assert_eq!(format!("{:?}", doc.diagnostics), format!("{want:?}"), "version {version}: {:?}", doc.text);
+            // The event counts kept through the edits are a fresh count's.
+            let keys: Vec<Option<u64>> = fresh.lines.iter().map(crate::analysis::event_key).collect();
+            assert_eq!(doc.event_keys, keys, "version {version}");
+            let mut counts = std::collections::HashMap::new();
+            keys.iter().flatten().for_each(|k| *counts.entry(*k).or_insert(0u32) += 1);
+            assert_eq!(doc.event_counts, counts, "version {version}");
+            assert_eq!(doc.repeated, counts.values().filter(|&&n| n >= 2).count(), "version {version}");
             if doc.text.len() > 3_000 {
                 let all = doc.text.split('\n').count() as u32;
                 doc.apply(version, &[change(0, 0, all, 0, "")]);

@@ -24,7 +24,7 @@ mod d505_lock_mismatch;
 mod k201_unknown_function;
 mod k202_not_traceable;
 mod k203_ambiguous_function;
-mod n101_duplicate_event;
+pub(crate) mod n101_duplicate_event;
 mod n102_duplicate_field;
 pub(crate) mod n103_unused_suppression;
 mod n104_unknown_rule_in_suppression;

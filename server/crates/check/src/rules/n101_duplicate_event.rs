@@ -31,6 +31,12 @@ vfs_read(x64 file, x64 buf)
     check,
 };
 
+/// The function whose event a line creates: an accepted definition's (a rejected line
+/// creates nothing).
+pub fn event(line: &crate::syntax::LineParse) -> Option<&(String, crate::syntax::Span)> {
+    line.parsed.as_ref().filter(|p| p.rejection.is_none())?.function.as_ref()
+}
+
 fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     // Shared by every finding: a script repeated a hundred times has thousands.
     static NOTES: std::sync::LazyLock<[std::sync::Arc<str>; 2]> = std::sync::LazyLock::new(|| {
@@ -42,11 +48,8 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let mut first: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
     // A script repeats names: room for a few thousand, grown past that if they differ.
     first.reserve(cx.lines.len().min(1 << 12));
-    for (line, parsed) in cx.definitions() {
-        if parsed.rejection.is_some() {
-            continue;
-        }
-        let Some((name, span)) = &parsed.function else { continue };
+    for line in cx.lines {
+        let Some((name, span)) = event(line) else { continue };
         match first.get(name.as_str()) {
             Some(&at) => out.push(
                 Diagnostic::new(&RULE, *span, format!("`{name}` already has an event (line {})", at + 1))
