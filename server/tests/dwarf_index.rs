@@ -228,13 +228,7 @@ fn definitions_named_through_their_abstract_origin() {
     let c = dir.join("inlined.c");
     std::fs::write(&c, INLINED).expect("write");
     let bin = dir.join("inlined");
-    let st = std::process::Command::new("gcc")
-        .args(["-g", "-O2", "-fno-eliminate-unused-debug-types", "-o"])
-        .arg(&bin)
-        .arg(&c)
-        .status()
-        .expect("gcc runs");
-    assert!(st.success());
+    gcc(&["-g", "-O2", "-fno-eliminate-unused-debug-types"], &bin, &[c]);
     let cold = Dwarf::open(&bin).expect("open").with_cache_dir(None);
     let warm = Dwarf::open(&bin).expect("open").with_cache_dir(None);
     warm.ensure_index().expect("index");
@@ -271,13 +265,7 @@ fn a_late_type_is_found_through_the_lazily_cached_index() {
         sources.push(src);
     }
     let bin = dir.join("late");
-    let out = std::process::Command::new("gcc")
-        .args(["-g", "-O0", "-Wl,--build-id=sha1", "-o"])
-        .arg(&bin)
-        .args(&sources)
-        .output()
-        .expect("gcc");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    gcc(&["-g", "-O0", "-Wl,--build-id=sha1"], &bin, &sources);
     let cache = dir.join("cache");
 
     let dw = fresh(&bin, &cache);
@@ -322,15 +310,7 @@ fn line_table_paths_are_read_as_gimli_reads_them() {
     }
     for (flags, version) in [(&["-gdwarf-5"][..], 5), (&["-gdwarf-4"][..], 4)] {
         let bin = dir.join(format!("linetab{version}"));
-        let out = std::process::Command::new("gcc")
-            .args(["-g", "-O0", "-fno-eliminate-unused-debug-types"])
-            .args(flags)
-            .arg("-o")
-            .arg(&bin)
-            .args(&sources)
-            .output()
-            .expect("gcc");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        gcc(&[&["-g", "-O0", "-fno-eliminate-unused-debug-types"][..], flags].concat(), &bin, &sources);
         let dw = Dwarf::open(&bin).expect("open").with_cache_dir(None);
         let compared = fevlint::kernel::dwarf::index::check_file_tables(&dw).expect("the same paths as gimli");
         if version == 5 {
@@ -339,4 +319,10 @@ fn line_table_paths_are_read_as_gimli_reads_them() {
             assert_eq!(compared, 0, "DWARF 4 headers are left to gimli");
         }
     }
+}
+
+/// Compiles `sources` into `out` with gcc and `args`.
+fn gcc(args: &[&str], out: &std::path::Path, sources: &[std::path::PathBuf]) {
+    let run = std::process::Command::new("gcc").args(args).arg("-o").arg(out).args(sources).output().expect("gcc runs");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
 }
