@@ -220,3 +220,40 @@ fn random_byte_flips_never_panic() {
     // Most flips land somewhere that matters.
     assert!(failures > 20, "only {failures} errors from 160 corrupted files");
 }
+
+/// The index reads `.debug_line` headers and `.debug_str` names itself: corrupted bytes
+/// there give errors or answers, never a panic, and the line tables it still reads give
+/// the paths gimli gives.
+#[test]
+fn line_table_and_string_flips_never_panic() {
+    let (path, bytes) = build();
+    let line = section(&bytes, &path, ".debug_line");
+    let strs = section(&bytes, &path, ".debug_str");
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut compared = 0;
+    for round in 0..120 {
+        let mut b = bytes.clone();
+        // Mostly the line tables' headers (their first bytes), sometimes anywhere.
+        let target = if round % 3 == 2 { &strs } else { &line };
+        for _ in 0..(1 + next() % 3) {
+            let span = if round % 2 == 0 { 64.min(target.end - target.start) } else { target.end - target.start };
+            let at = target.start + (next() as usize) % span;
+            b[at] = next() as u8;
+        }
+        match open(b, &path) {
+            Ok(dw) => {
+                let _ = exercise(&dw);
+                compared += fevlint::kernel::dwarf::index::check_file_tables(&dw)
+                    .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            }
+            Err(e) => assert_malformed(&e, &path),
+        }
+    }
+    assert!(compared > 0, "no line table survived to be compared");
+}
