@@ -306,3 +306,104 @@ async fn the_language_server_shows_dry_run_values_as_inlay_hints() {
     assert!(labels.iter().all(|l| !l.starts_with('=')), "{labels:?}");
     client.finish().await;
 }
+
+/// Rewrites the copy of a core at `to` with `edit` applied to its bytes.
+fn edited_core(c: &Core, name: &str, edit: impl FnOnce(&mut Vec<u8>)) -> PathBuf {
+    let mut bytes = std::fs::read(&c.core).expect("core");
+    edit(&mut bytes);
+    let to = c.dir.join(name);
+    std::fs::write(&to, bytes).expect("write core");
+    to
+}
+
+fn dry_run_core(c: &Core, kernel: &Path, core: &Path) -> (String, String, bool) {
+    let path = c.dir.join("t.fev");
+    std::fs::write(&path, "target_read(x64 file, x64 buf, u64 count, int whence)\n").expect("script");
+    let out = Command::new(env!("CARGO_BIN_EXE_fevlint"))
+        .args(["dry-run", "--format", "json", "--kernel"])
+        .arg(kernel)
+        .arg("--core")
+        .arg(core)
+        .arg(&path)
+        .output()
+        .expect("fevlint");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.success(),
+    )
+}
+
+/// A core that records no registers (no notes at all, no program headers, or only a
+/// zeroed `NT_PRSTATUS`) has no arguments to read: it is refused as `--cpu 9` is, never
+/// evaluated with every register 0.
+#[test]
+fn a_core_without_registers_is_refused() {
+    let c = make_core("a_core_without_registers_is_refused");
+    let bytes = std::fs::read(&c.core).expect("core");
+    let u16_at = |o: usize| u16::from_le_bytes([bytes[o], bytes[o + 1]]) as usize;
+    let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8")) as usize;
+    let (phoff, phnum) = (u64_at(32), u16_at(56));
+    let note = (0..phnum).map(|i| phoff + 56 * i).find(|&p| bytes[p] == 4).expect("a PT_NOTE");
+    let (note_off, note_len) = (u64_at(note + 8), u64_at(note + 32));
+    // e_phnum = 0: no segments, no notes.
+    let no_phdrs = edited_core(&c, "no-phdrs", |b| b[56..58].copy_from_slice(&[0, 0]));
+    // The PT_NOTE made a PT_NULL: memory but no notes.
+    let no_notes = edited_core(&c, "no-notes", |b| b[note..note + 4].copy_from_slice(&[0; 4]));
+    // Every NT_PRSTATUS's registers (pr_reg, 112 bytes into the descriptor) zeroed.
+    let zeroed = edited_core(&c, "zeroed-prstatus", |b| {
+        let mut off = note_off;
+        while off + 12 <= note_off + note_len {
+            let word = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().expect("4")) as usize;
+            let (namesz, descsz, ty) = (word(off), word(off + 4), word(off + 8));
+            let desc = off + 12 + namesz.next_multiple_of(4);
+            if ty == 1 && &b[off + 12..off + 16] == b"CORE" {
+                b[desc + 112..desc + 112 + 27 * 8].fill(0);
+            }
+            off = desc + descsz.next_multiple_of(4);
+        }
+    });
+    for (core, says) in [
+        (&no_phdrs, "records no CPU or thread registers"),
+        (&no_notes, "records no CPU or thread registers"),
+        (&zeroed, "records no registers for CPU/thread 0"),
+    ] {
+        let (out, err, ok) = dry_run_core(&c, &c.prog, core);
+        assert!(!ok && out.is_empty() && err.contains(says), "{}: {out}{err}", core.display());
+    }
+    // The unedited core still reads.
+    let (_, err, ok) = dry_run_core(&c, &c.prog, &c.core);
+    assert!(ok, "{err}");
+}
+
+/// A user-space core read with another program's ELF, or with a kernel, is refused: the
+/// program must be a file the core maps (`NT_FILE`), and the build-id the core holds must
+/// be the program's.
+#[test]
+fn a_core_of_another_program_is_refused() {
+    let c = make_core("a_core_of_another_program_is_refused");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/dry_run/prog.c");
+    // Another program: the same source built differently, under another name.
+    let other = c.dir.join("other");
+    let st = Command::new("gcc").args(["-g", "-O2", "-no-pie", "-o"]).arg(&other).arg(&src).status().expect("gcc");
+    assert!(st.success());
+    let (_, err, ok) = dry_run_core(&c, &other, &c.core);
+    assert!(!ok && err.contains(&format!("is a user-space core of {}, not of", c.prog.display())), "{err}");
+    // A kernel.
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels/6.12.117+deb12-amd64");
+    let (_, err, ok) = dry_run_core(&c, &kernel, &c.core);
+    assert!(!ok && err.contains("is not a program's ELF file"), "{err}");
+    // The same name, another build, with the core's own program gone (a core moved to
+    // another machine): the build-ids differ.
+    let moved = c.dir.join("moved");
+    std::fs::create_dir_all(&moved).expect("dir");
+    std::fs::copy(&other, moved.join("prog")).expect("copy");
+    let kept = c.dir.join("prog.kept");
+    std::fs::rename(&c.prog, &kept).expect("rename");
+    let (_, err, ok) = dry_run_core(&c, &moved.join("prog"), &c.core);
+    assert!(!ok && err.contains("is a core of build") && err.contains("but"), "{err}");
+    // The right program under the moved name reads.
+    std::fs::copy(&kept, moved.join("prog")).expect("copy");
+    let (_, err, ok) = dry_run_core(&c, &moved.join("prog"), &c.core);
+    assert!(ok, "{err}");
+}

@@ -131,7 +131,9 @@ pub struct Core {
     image: Option<KernelElf>,
     symbols: SymbolIndex,
     kaslr: u64,
-    thread: Option<usize>,
+    /// The picked CPU or thread: [`Core::open`] refuses a dump without one, so every
+    /// argument slot is a register the dump recorded.
+    thread: usize,
     arch: Arch,
     matched: Match,
 }
@@ -267,31 +269,16 @@ impl Core {
         };
         // The kernel's KASLR offset, or a program's load bias (a PIE runs where the
         // loader put it: the core's `NT_FILE` note says where its first page went).
+        let index = pick_thread(core, &dump, pick)?;
         let (kaslr, matched) = match &dump {
             Dump::Kernel(k) => (k.kernel_offset(), check_match(core, kernel_path, k, kernel)?),
-            Dump::User(u) => (image.as_ref().and_then(|i| load_bias(u, i, kernel_path)).unwrap_or(0), Match::Unchecked),
-        };
-        let threads = dump.threads();
-        let index = match (pick.cpu, pick.thread) {
-            (Some(n), _) => {
-                if n >= threads.len() {
-                    bail!("{} has {} CPUs/threads; there is no {n}", core.display(), threads.len());
-                }
-                Some(n)
-            }
-            (None, Some(tid)) => Some(
-                threads
-                    .iter()
-                    .position(|t| t.tid == tid)
-                    .with_context(|| format!("{} has no thread {tid}", core.display()))?,
-            ),
-            (None, None) => (!threads.is_empty()).then_some(0),
+            Dump::User(u) => (check_program(core, kernel_path, u, image.as_ref())?, Match::Unchecked),
         };
         // At a function's entry the CPU runs on its task's page tables, which map the
         // task's user memory (a `string` argument from user space) as well as the kernel:
         // translate through that CPU's CR3 when the dump records it.
         if let Dump::Kernel(k) = &mut dump {
-            let from_note = index.and_then(|i| k.qemu_cpus().get(i).map(|q| (q.cr3, q.cr4 & (1 << 12) != 0)));
+            let from_note = k.qemu_cpus().get(index).map(|q| (q.cr3, q.cr4 & (1 << 12) != 0));
             let levels = |la57: bool| if la57 { 5 } else { 4 };
             match (pick.cr3, from_note) {
                 (Some(cr3), note) => k.set_page_tables(PageTables::new(cr3, levels(note.is_some_and(|n| n.1)))),
@@ -301,7 +288,7 @@ impl Core {
         } else if pick.cr3.is_some() {
             bail!("--cr3 applies to kernel dumps; {} is a user-space core", core.display());
         }
-        let arch = match index.and_then(|i| dump.threads().get(i)).map(|t| t.regs) {
+        let arch = match dump.threads().get(index).map(|t| t.regs) {
             Some(Regs::I386(_)) => Arch::X86_32,
             Some(Regs::X86_64(_)) => Arch::X86_64,
             None => kernel.arch,
@@ -338,9 +325,9 @@ impl Core {
 
     /// A short description for messages: the format and whose registers.
     pub fn describe(&self) -> String {
-        let whose = match self.thread.and_then(|i| self.dump.threads().get(i)) {
+        let whose = match self.dump.threads().get(self.thread) {
             Some(t) => match &self.dump {
-                Dump::Kernel(_) => format!("CPU {}", self.thread.unwrap_or(0)),
+                Dump::Kernel(_) => format!("CPU {}", self.thread),
                 Dump::User(_) => format!("thread {}", t.tid),
             },
             None => "no registers".to_owned(),
@@ -354,15 +341,11 @@ impl Core {
         let target = self.target();
         let registers = fevlint_exec::slot_registers(target);
         let mut frame = Frame::default();
-        match self.thread.and_then(|i| self.dump.threads().get(i)) {
-            Some(t) => {
-                frame.slots = registers.iter().map(|r| t.regs.get(r).unwrap_or(0)).collect();
-                let sp = t.regs.get("sp").unwrap_or(0);
-                frame.return_address = read_pointer(&self.memory(), sp, target);
-                frame.function_address = Some(t.regs.ip());
-            }
-            None => frame.slots = vec![0; registers.len()],
-        }
+        let t = self.dump.threads().get(self.thread).context("the picked thread is gone")?;
+        frame.slots = registers.iter().map(|r| t.regs.get(r).unwrap_or(0)).collect();
+        let sp = t.regs.get("sp").unwrap_or(0);
+        frame.return_address = read_pointer(&self.memory(), sp, target);
+        frame.function_address = Some(t.regs.ip());
         for a in args {
             set_arg(&mut frame, a, registers, kernel, self.arch, function)?;
         }
@@ -372,7 +355,7 @@ impl Core {
     /// The function (and offset) the picked CPU or thread is stopped in: a definition of
     /// that function finds its arguments in the dump's registers.
     pub fn stopped_at(&self) -> Option<SymbolAt> {
-        let t = self.thread.and_then(|i| self.dump.threads().get(i))?;
+        let t = self.dump.threads().get(self.thread)?;
         self.symbols.symbolize(t.regs.ip())
     }
 
@@ -399,20 +382,107 @@ impl Core {
     }
 }
 
-/// Where a program's image was loaded: the start of the mapping of its file's first
-/// page (`NT_FILE`), less the page of its lowest allocated address (0 for a PIE,
-/// 0x400000 for a classic executable, whose bias is then 0).
-fn load_bias(core: &fevlint_memory::ElfCore, image: &KernelElf, path: &Path) -> Option<u64> {
+/// The CPU or thread whose registers are the arguments. A dump that records none (no
+/// `NT_PRSTATUS` note, or only zeroed ones as `/proc/kcore` and offline CPUs have) is
+/// refused as a missing `--cpu N` is: its "registers" would be printed as values.
+fn pick_thread(core: &Path, dump: &Dump, pick: &Pick) -> anyhow::Result<usize> {
+    let threads = dump.threads();
+    let index = match (pick.cpu, pick.thread) {
+        (Some(n), _) => {
+            if n >= threads.len() {
+                bail!("{} has {} CPUs/threads; there is no {n}", core.display(), threads.len());
+            }
+            n
+        }
+        (None, Some(tid)) => threads
+            .iter()
+            .position(|t| t.tid == tid)
+            .with_context(|| format!("{} has no thread {tid}", core.display()))?,
+        (None, None) => {
+            if threads.is_empty() {
+                bail!(
+                    "{} records no CPU or thread registers (no `NT_PRSTATUS` note): there are no arguments to read",
+                    core.display()
+                );
+            }
+            0
+        }
+    };
+    let recorded = |r: &Regs| match r {
+        Regs::X86_64(r) => r.0.iter().any(|&v| v != 0),
+        Regs::I386(r) => r.0.iter().any(|&v| v != 0),
+    };
+    if !threads.get(index).is_some_and(|t| recorded(&t.regs)) {
+        bail!(
+            "{} records no registers for CPU/thread {index} (its `NT_PRSTATUS` is all zeros): there are no arguments to read",
+            core.display()
+        );
+    }
+    Ok(index)
+}
+
+/// Checks that a user-space core is a core of the program at `path` and returns the
+/// program's load bias: the start of the mapping of its file's first page (`NT_FILE`),
+/// less the page of its lowest allocated address (0 for a PIE, 0x400000 for a classic
+/// executable, whose bias is then 0).
+///
+/// The program must be one of the files the core maps (same file, or same name when the
+/// core was moved from another machine), and when the core holds the page with the
+/// program's build-id note, the build-ids must agree: a core is never read with the
+/// symbols and read-only data of another program (or of a kernel).
+fn check_program(
+    core: &Path,
+    path: &Path,
+    dump: &fevlint_memory::ElfCore,
+    image: Option<&KernelElf>,
+) -> anyhow::Result<u64> {
+    let program = dump.files().iter().find(|m| m.file_offset == 0).map(|m| m.path.as_str());
+    let of = || match program {
+        Some(p) => format!("a user-space core of {p}"),
+        None => "a user-space core".to_owned(),
+    };
+    let Some(image) = image else {
+        bail!(
+            "{} is {}; {} is not a program's ELF file: give the program the core was taken of as --kernel",
+            core.display(),
+            of(),
+            path.display()
+        );
+    };
+    if dump.files().is_empty() {
+        bail!(
+            "{} records no mapped files (no `NT_FILE` note): cannot tell whether it is a core of {}",
+            core.display(),
+            path.display()
+        );
+    }
     let ours = path.canonicalize().ok();
-    let name = path.file_name()?;
+    let name = path.file_name();
     let same = |p: &str| {
         let p = Path::new(p);
         match (&ours, p.canonicalize()) {
             (Some(a), Ok(b)) => *a == b,
-            _ => p.file_name() == Some(name),
+            _ => p.file_name().is_some() && p.file_name() == name,
         }
     };
-    let mapping = core.files().iter().find(|m| m.file_offset == 0 && same(&m.path))?;
+    let Some(mapping) = dump.files().iter().find(|m| m.file_offset == 0 && same(&m.path)) else {
+        bail!("{} is {}, not of {}", core.display(), of(), path.display());
+    };
+    // The build-id note as the core holds it (gdb and the kernel dump a file's first
+    // page, where the linker puts `.note.gnu.build-id`).
+    if let (Some(theirs), Some(ours)) = (dumped_build_id(dump, mapping, image), image.build_id()) {
+        if theirs != ours {
+            let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+            bail!(
+                "{} is a core of build {} of {}, but {} is build {}",
+                core.display(),
+                hex(&theirs),
+                mapping.path,
+                path.display(),
+                hex(ours)
+            );
+        }
+    }
     let lowest = image
         .sections()
         .iter()
@@ -420,7 +490,34 @@ fn load_bias(core: &fevlint_memory::ElfCore, image: &KernelElf, path: &Path) -> 
         .map(|s| s.addr.0)
         .min()
         .unwrap_or(0);
-    Some(mapping.start.wrapping_sub(lowest & !0xfff))
+    Ok(mapping.start.wrapping_sub(lowest & !0xfff))
+}
+
+/// The build-id the core holds at the file offset of the image's build-id note, when
+/// that page of the mapping is in the core.
+fn dumped_build_id(
+    dump: &fevlint_memory::ElfCore,
+    mapping: &fevlint_memory::FileMapping,
+    image: &KernelElf,
+) -> Option<Vec<u8>> {
+    image.build_id()?;
+    let note = image.section(".note.gnu.build-id")?;
+    let at = note.file_range.as_ref()?.start as u64;
+    let addr = mapping.start.checked_add(at.checked_sub(mapping.file_offset)?)?;
+    if addr >= mapping.end {
+        return None;
+    }
+    // Elf_Nhdr (12 bytes) and "GNU\0", then the descriptor.
+    let mut head = [0u8; 16];
+    dump.read(addr, &mut head).ok()?;
+    let descsz = u32::from_le_bytes(head[4..8].try_into().ok()?) as usize;
+    if &head[12..16] != b"GNU\0" || u32::from_le_bytes(head[8..12].try_into().ok()?) != 3 || descsz > 64 {
+        // Not a build-id note where the image has one: another file.
+        return Some(Vec::new()).filter(|_| head.iter().any(|&b| b != 0));
+    }
+    let mut desc = vec![0u8; descsz];
+    dump.read(addr + 16, &mut desc).ok()?;
+    Some(desc)
 }
 
 fn read_pointer(mem: &dyn Memory, addr: u64, target: Target) -> Option<u64> {
