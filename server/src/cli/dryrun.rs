@@ -63,6 +63,13 @@ pub fn run(args: &DryRunArgs) -> anyhow::Result<ExitCode> {
     let kernel = super::open_kernel(&args.kernel)?;
     let pick = Pick { cpu: args.cpu, thread: args.thread, cr3: args.cr3 };
     let core = Core::open(&kernel, &args.kernel, &args.core, &pick)?;
+    if *core.symbol_source() == fevlint_dryrun::SymbolSource::Missing {
+        eprintln!(
+            "warning: {} has no symbols (no System.map, kallsyms, symbol table or kallsyms tables in the image): \
+             every `$symbol` read is unknown and `%pS` prints bare addresses",
+            args.kernel.display()
+        );
+    }
     let target = core.target();
     let text = read_script_text(&args.script)?;
     let mut parser = crate::syntax::Parser::new();

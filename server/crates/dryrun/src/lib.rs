@@ -53,10 +53,48 @@ struct SymbolIndex {
     bounds: Option<(u64, u64)>,
 }
 
+/// Where a kernel's (or program's) symbols come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SymbolSource {
+    /// The kernel model's System.map or kallsyms file.
+    Map,
+    /// The ELF's own symbol table (a vmlinux, a program).
+    SymbolTable,
+    /// The compressed kallsyms tables of the image (a `vmlinuz` alone): these many.
+    ImageKallsyms(usize),
+    /// None: `$symbol` reads and `%pS` names are unknown.
+    Missing,
+}
+
 impl SymbolIndex {
-    fn new(kernel: &Kernel, image: Option<&KernelElf>, offset: u64) -> SymbolIndex {
+    fn new(kernel: &Kernel, image: Option<&KernelElf>, offset: u64) -> (SymbolIndex, SymbolSource) {
         let mut by_addr = Vec::new();
-        let table = kernel.symbols().map(|t| &t.value).or_else(|| image?.symbols());
+        let mut source = SymbolSource::Missing;
+        let decoded;
+        let table = match (kernel.symbols(), image.and_then(KernelElf::symbols)) {
+            (Some(t), _) => {
+                source = SymbolSource::Map;
+                Some(&t.value)
+            }
+            (None, Some(t)) => {
+                source = SymbolSource::SymbolTable;
+                Some(t)
+            }
+            (None, None) => {
+                // A `vmlinuz` carries no symbol table but its kallsyms tables, which
+                // `/proc/kallsyms` prints: decoded the way `kernel fetch debian:` does.
+                let payload = kernel.inputs().elf.as_ref().map(|e| &e.value);
+                let percpu = kernel.config().map(|c| c.value.is_enabled("KALLSYMS_ABSOLUTE_PERCPU"));
+                decoded = payload.and_then(|elf| {
+                    let text = fevlint_kernel::load::kallsyms::kallsyms_text(elf, percpu).ok()?;
+                    fevlint_kernel::symbols::SymbolTable::parse_kallsyms(text.as_bytes(), elf.path()).ok()
+                });
+                if let Some(t) = &decoded {
+                    source = SymbolSource::ImageKallsyms(t.len());
+                }
+                decoded.as_ref()
+            }
+        };
         if let Some(table) = table {
             for s in table.iter() {
                 if matches!(s.kind, b'a' | b'A' | b'U' | b'u' | b'N' | b'n') || s.name.is_empty() || s.addr.0 == 0 {
@@ -76,7 +114,7 @@ impl SymbolIndex {
         if let Some((start, end)) = bounds {
             by_addr.retain(|(a, _)| (start..=end).contains(a));
         }
-        SymbolIndex { by_addr, bounds }
+        (SymbolIndex { by_addr, bounds }, source)
     }
 }
 
@@ -130,6 +168,7 @@ pub struct Core {
     dump: Dump,
     image: Option<KernelElf>,
     symbols: SymbolIndex,
+    symbol_source: SymbolSource,
     kaslr: u64,
     /// The picked CPU or thread: [`Core::open`] refuses a dump without one, so every
     /// argument slot is a register the dump recorded.
@@ -293,8 +332,8 @@ impl Core {
             Some(Regs::X86_64(_)) => Arch::X86_64,
             None => kernel.arch,
         };
-        let symbols = SymbolIndex::new(kernel, image.as_ref(), kaslr);
-        Ok(Core { path: core.to_owned(), dump, image, symbols, kaslr, thread: index, arch, matched })
+        let (symbols, symbol_source) = SymbolIndex::new(kernel, image.as_ref(), kaslr);
+        Ok(Core { path: core.to_owned(), dump, image, symbols, symbol_source, kaslr, thread: index, arch, matched })
     }
 
     pub fn path(&self) -> &Path {
@@ -309,6 +348,11 @@ impl Core {
     /// The KASLR offset applied to every symbol address.
     pub fn kernel_offset(&self) -> u64 {
         self.kaslr
+    }
+
+    /// Where `$symbol` addresses and `%pS` names come from.
+    pub fn symbol_source(&self) -> &SymbolSource {
+        &self.symbol_source
     }
 
     pub fn matched(&self) -> &Match {
