@@ -92,3 +92,32 @@ fn derived_indexes_answer_as_a_fresh_build_and_damage_is_rebuilt() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `FEVLINT_CACHE_DIR=` (set but empty) means unset, as in the XDG convention: the cache
+/// goes under `$HOME/.cache/fevlint`, and nothing is written into the working directory.
+#[test]
+fn an_empty_cache_variable_means_unset() {
+    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("empty-cache-var-{}", std::process::id()));
+    let (work, home) = (base.join("work"), base.join("home"));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&work).expect("work dir");
+    std::fs::create_dir_all(&home).expect("home dir");
+    std::fs::write(work.join("s.fev"), "vfs_read(x64 file)\n").expect("script");
+    let out = Command::new(env!("CARGO_BIN_EXE_fevlint"))
+        .args(["check", "--kernel"])
+        .arg(root().join("fixtures/kernels/6.12.117+deb12-amd64"))
+        .arg("s.fev")
+        .current_dir(&work)
+        .env("FEVLINT_CACHE_DIR", "")
+        .env("XDG_CACHE_HOME", "")
+        .env("HOME", &home)
+        .env_remove("FEVLINT_NO_CACHE")
+        .output()
+        .expect("run fevlint");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let left: Vec<_> = std::fs::read_dir(&work).expect("work").flatten().map(|e| e.file_name()).collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("s.fev")], "written into the working directory");
+    let cached = std::fs::read_dir(home.join(".cache/fevlint")).map(|d| d.count()).unwrap_or(0);
+    assert!(cached > 0, "nothing cached under $HOME/.cache/fevlint");
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -203,3 +203,26 @@ fn no_import_circle_inside_a_crate() {
         }
     }
 }
+
+/// Readers and analysis take their IO policy from the edge: no environment variable and
+/// no home directory below the CLI (`server/src`) and the language server (`crates/lsp`),
+/// which decide the cache directory once and pass it in.
+#[test]
+fn only_the_edges_read_the_environment() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
+    for entry in std::fs::read_dir(&crates).expect("read crates") {
+        let dir = entry.expect("entry").path();
+        if dir.file_name().is_some_and(|n| n == "lsp") {
+            continue;
+        }
+        let mut files = Vec::new();
+        sources(&dir.join("src"), &mut files);
+        for (path, text) in files {
+            for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                for b in ["env::var", "var_os(", "home_dir("] {
+                    assert!(!line.contains(b), "{path}: a library reads the environment (`{b}`): {line}");
+                }
+            }
+        }
+    }
+}

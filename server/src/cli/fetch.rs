@@ -19,17 +19,12 @@ use std::process::Command;
 /// The archive prefix of a kernel spec.
 pub const DEBIAN: &str = "debian:";
 
-/// The cache folder of fetched kernels: `$FEVLINT_CACHE_DIR/kernels`, else
-/// `$XDG_CACHE_HOME/fevlint/kernels`, else `~/.cache/fevlint/kernels`.
+/// The cache folder of fetched kernels: `kernels` under [`super::cache_root`] (kept
+/// with `FEVLINT_NO_CACHE`: a fetched kernel is an input, not a cache entry).
 fn cache_root() -> anyhow::Result<PathBuf> {
-    if let Some(d) = std::env::var_os("FEVLINT_CACHE_DIR").filter(|d| !d.is_empty()) {
-        return Ok(PathBuf::from(d).join("kernels"));
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
-        return Ok(PathBuf::from(d).join("fevlint/kernels"));
-    }
-    let home = std::env::var_os("HOME").context("no HOME to put the kernel cache in (set FEVLINT_CACHE_DIR)")?;
-    Ok(PathBuf::from(home).join(".cache/fevlint/kernels"))
+    super::cache_root()
+        .map(|d| d.join("kernels"))
+        .context("no HOME to put the kernel cache in (set FEVLINT_CACHE_DIR to an absolute path)")
 }
 
 /// A kernel argument: a path as given, or a `debian:VERSION` fetched into the cache.

@@ -93,7 +93,40 @@ pub enum Arch {
 pub const EXIT_FINDINGS: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
 
+/// Where fevlint keeps what it can rebuild (decompressed kernels, derived indexes,
+/// fetched kernels), decided once from the environment: `$FEVLINT_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/fevlint`, else `$HOME/.cache/fevlint`. A variable set but empty
+/// counts as unset, and a relative `XDG_CACHE_HOME` or `HOME` is ignored (the XDG
+/// convention), so no cache lands in the working directory unasked. `None` when none
+/// applies.
+pub fn cache_root() -> Option<std::path::PathBuf> {
+    cache_root_from(&|name| std::env::var_os(name))
+}
+
+fn cache_root_from(var: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Option<std::path::PathBuf> {
+    use std::path::PathBuf;
+    if let Some(d) = var("FEVLINT_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(d));
+    }
+    let absolute = |name: &str| var(name).map(PathBuf::from).filter(|p| p.is_absolute());
+    if let Some(d) = absolute("XDG_CACHE_HOME") {
+        return Some(d.join("fevlint"));
+    }
+    absolute("HOME").map(|h| h.join(".cache/fevlint"))
+}
+
+/// The directory of the decompression and index caches: [`cache_root`] unless
+/// `FEVLINT_NO_CACHE` is set to anything but `0` or empty.
+fn derived_cache_dir() -> Option<std::path::PathBuf> {
+    if std::env::var_os("FEVLINT_NO_CACHE").is_some_and(|v| !v.is_empty() && v != "0") {
+        return None;
+    }
+    cache_root()
+}
+
 pub fn main() -> ExitCode {
+    // Before the arguments: `--kernel debian:…` fetches while they are parsed.
+    crate::kernel::load::cache::set_dir(derived_cache_dir());
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -184,4 +217,29 @@ pub(crate) fn open_kernels(paths: &[std::path::PathBuf]) -> anyhow::Result<Vec<c
             Ok(k)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cache_root_from;
+    use std::path::PathBuf;
+
+    fn root(vars: &[(&str, &str)]) -> Option<PathBuf> {
+        cache_root_from(&|n| vars.iter().find(|(k, _)| *k == n).map(|(_, v)| v.into()))
+    }
+
+    #[test]
+    fn empty_means_unset() {
+        let home = ("HOME", "/home/u");
+        assert_eq!(root(&[("FEVLINT_CACHE_DIR", ""), home]), Some("/home/u/.cache/fevlint".into()));
+        assert_eq!(
+            root(&[("FEVLINT_CACHE_DIR", ""), ("XDG_CACHE_HOME", ""), home]),
+            Some("/home/u/.cache/fevlint".into())
+        );
+        assert_eq!(root(&[("XDG_CACHE_HOME", "/x"), home]), Some("/x/fevlint".into()));
+        assert_eq!(root(&[("XDG_CACHE_HOME", "rel"), home]), Some("/home/u/.cache/fevlint".into()));
+        assert_eq!(root(&[("FEVLINT_CACHE_DIR", "/c"), ("XDG_CACHE_HOME", "/x"), home]), Some("/c".into()));
+        assert_eq!(root(&[("HOME", "")]), None);
+        assert_eq!(root(&[]), None);
+    }
 }

@@ -276,9 +276,8 @@ impl NameIndex {
     }
 }
 
-/// The directory kernel caches share ([`crate::kernel::load::cache::dir`]):
-/// `$FEVLINT_CACHE_DIR`, else `$XDG_CACHE_HOME/fevlint`, else `~/.cache/fevlint`;
-/// `None` with `FEVLINT_NO_CACHE=1`.
+/// The directory kernel caches share ([`crate::kernel::load::cache::dir`], as the CLI
+/// set it); `None` when caching is off.
 pub fn default_cache_dir() -> Option<PathBuf> {
     crate::kernel::load::cache::dir()
 }

@@ -234,8 +234,8 @@ impl Dwarf {
     }
 
     /// Where the name index is cached (`None`: never cached). Defaults to
-    /// [`index::default_cache_dir`], the directory the decompression cache uses, so
-    /// `FEVLINT_NO_CACHE=1` and `FEVLINT_CACHE_DIR` apply to both.
+    /// [`index::default_cache_dir`], the directory the decompression cache uses (as the
+    /// CLI chose it), so turning the cache off or moving it applies to both.
     pub fn with_cache_dir(mut self, dir: Option<PathBuf>) -> Dwarf {
         self.cache_dir = dir;
         self

@@ -7,29 +7,33 @@
 //! a torn or corrupted entry is detected and rebuilt. Any cache failure falls back to
 //! decompressing: the cache can only make things faster.
 //!
-//! Location: `$FEVLINT_CACHE_DIR`, else `$XDG_CACHE_HOME/fevlint`, else
-//! `~/.cache/fevlint`; `FEVLINT_NO_CACHE=1` turns it off.
+//! Location: decided once by the program's edge (the CLI, which also starts the
+//! language server: `FEVLINT_CACHE_DIR`, `XDG_CACHE_HOME`, `HOME`, `FEVLINT_NO_CACHE`)
+//! and given to this module with [`set_dir`]; the readers read no environment variable
+//! and know no home directory. Until it is given, nothing is cached.
 
 use super::blob::{Blob, BlobSlice};
 use super::decompress::Codec;
 use std::path::{Path, PathBuf};
+use std::sync::RwLock;
 
 const MAGIC: &[u8; 8] = b"FEVBLOB1";
 /// Entries smaller than this are not worth a file.
 const MIN_SIZE: usize = 64 * 1024;
 
-/// The cache directory, or `None` when disabled.
+/// The directory the edge chose (`None`: caching off).
+static DIR: RwLock<Option<PathBuf>> = RwLock::new(None);
+
+/// Sets the cache directory for every kernel opened from now on (`None` turns the cache
+/// off). Called by the CLI before it parses its arguments, and by tests and benches that
+/// want a private directory.
+pub fn set_dir(dir: Option<PathBuf>) {
+    *DIR.write().unwrap_or_else(|p| p.into_inner()) = dir;
+}
+
+/// The cache directory, or `None` when disabled or never given.
 pub fn dir() -> Option<PathBuf> {
-    if std::env::var_os("FEVLINT_NO_CACHE").is_some_and(|v| v != "0") {
-        return None;
-    }
-    if let Some(d) = std::env::var_os("FEVLINT_CACHE_DIR") {
-        return Some(PathBuf::from(d));
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(d).join("fevlint"));
-    }
-    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/fevlint"))
+    DIR.read().unwrap_or_else(|p| p.into_inner()).clone()
 }
 
 /// Identity of a source file: what makes a cached decompression valid.
