@@ -81,6 +81,15 @@ for p in "${DUMP_PKGS[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 
+# --- compiled BPF objects (server/crates/bpf): clang 14 compiles CO-RE programs, libbpf
+# (libbpf-dev: headers, libbpf.a) and bpftool judge their relocations; libelf/zlib link libbpf.a.
+BPF_PKGS=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev gcc zstd)
+missing=()
+for p in "${BPF_PKGS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+
 # --- Python venv: pytest-lsp and Neovim ------------------------------------------------
 stamp="$VENV/.fevlint-pins"
 if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${PY_PINS[*]}" ]; then

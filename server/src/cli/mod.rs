@@ -1,5 +1,6 @@
 //! Command-line interface: clap commands, thin. Each command calls one analysis function.
 
+mod bpf;
 mod check;
 mod diff;
 mod drift;
@@ -47,6 +48,10 @@ enum Command {
     /// On which kernels each definition is clean, and what it gets on the others: a
     /// summary, JSON, or a self-contained HTML report.
     Matrix(matrix::MatrixArgs),
+    /// Compiled BPF CO-RE objects: `relocations` shows what each CO-RE relocation
+    /// becomes on each kernel, as libbpf resolves it at load time.
+    #[command(subcommand)]
+    Bpf(bpf::BpfCommand),
     /// Print the documentation of a rule (or list all rules).
     Rule {
         /// Code (`S001`) or name (`syntax-error`).
@@ -144,6 +149,7 @@ pub fn main() -> ExitCode {
         Command::Matrix(args) => matrix::run(&args),
         Command::DryRun(args) => dryrun::run(&args),
         Command::Emit(args) => emit::run(&args),
+        Command::Bpf(cmd) => bpf::run(&cmd),
         Command::Completions { shell } => completions(shell),
         Command::Man { dir } => man(dir.as_deref()),
         Command::Lsp { stdio: _ } => return crate::lsp::run(),

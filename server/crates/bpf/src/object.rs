@@ -1,0 +1,237 @@
+//! A BPF ELF object: its sections, programs (by `SEC()` name and function symbol),
+//! `.BTF` and `.BTF.ext`, and the instructions the CO-RE records point at.
+
+use std::sync::Arc;
+
+use fevlint_kernel::btf::{Btf, StrOffset};
+use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SectionKind, SymbolKind};
+
+use crate::ext::{BtfExt, LineInfo};
+use crate::section::SectionDef;
+
+/// `EM_BPF`.
+const EM_BPF: u16 = 247;
+/// `SHF_EXECINSTR`.
+const SHF_EXECINSTR: u64 = 4;
+
+/// An object that cannot be read: the file and the byte offset in it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: {what} (at offset {offset:#x})")]
+pub struct ObjectError {
+    pub file: String,
+    pub offset: u64,
+    pub what: String,
+}
+
+/// An ELF section of the object.
+#[derive(Clone, Debug)]
+pub struct Section {
+    pub index: usize,
+    pub name: String,
+    /// Holds instructions (`SHF_EXECINSTR`).
+    pub executable: bool,
+    /// Where its bytes are in the file, when it has any.
+    pub file_range: Option<(u64, u64)>,
+}
+
+/// A program: a global or static function symbol in an executable section.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub name: String,
+    /// The ELF section (`kprobe/do_unlinkat`, `.text` for subprograms).
+    pub section: String,
+    pub section_index: usize,
+    /// Byte offset of its first instruction in the section, and its size.
+    pub offset: u64,
+    pub size: u64,
+    /// libbpf's definition of the section (`None` for `.text` and unknown sections).
+    pub def: Option<&'static SectionDef>,
+}
+
+/// A source position from line_info.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SourcePos {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// A parsed BPF object.
+#[derive(Debug)]
+pub struct BpfObject {
+    /// Names the object in errors and output (a path, or `binary!object@0x1234`).
+    pub name: String,
+    data: Arc<[u8]>,
+    pub sections: Vec<Section>,
+    pub programs: Vec<Program>,
+    /// The object's own types; `None` when it has no `.BTF` (then it has no CO-RE).
+    pub btf: Option<Btf>,
+    pub ext: Option<BtfExt>,
+}
+
+impl BpfObject {
+    /// Parses `data` as a BPF object; `name` names it in errors.
+    pub fn parse(name: impl Into<String>, data: impl Into<Arc<[u8]>>) -> Result<BpfObject, ObjectError> {
+        let name = name.into();
+        let data: Arc<[u8]> = data.into();
+        let err = |offset: u64, what: String| ObjectError { file: name.clone(), offset, what };
+        let file = object::File::parse(&*data).map_err(|e| err(0, format!("not an ELF object: {e}")))?;
+        if data.len() >= 20 && u16::from_le_bytes([data[18], data[19]]) != EM_BPF {
+            let m = u16::from_le_bytes([data[18], data[19]]);
+            return Err(err(18, format!("ELF machine {m}, not BPF ({EM_BPF})")));
+        }
+        if !file.is_little_endian() {
+            return Err(err(5, "big-endian BPF objects are not supported".into()));
+        }
+        let mut sections = Vec::new();
+        let mut btf_bytes = None;
+        let mut ext_bytes = None;
+        for s in file.sections() {
+            let sname = s.name_bytes().map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
+            let executable = matches!(s.flags(), SectionFlags::Elf { sh_flags } if sh_flags & SHF_EXECINSTR != 0);
+            let file_range = if s.kind() == SectionKind::UninitializedData { None } else { s.file_range() };
+            if let Some((off, size)) = file_range {
+                if off.checked_add(size).is_none_or(|end| end > data.len() as u64) {
+                    return Err(err(off, format!("section `{sname}` ({size} bytes) runs past the end of the file")));
+                }
+            }
+            match sname.as_str() {
+                ".BTF" => btf_bytes = file_range,
+                ".BTF.ext" => ext_bytes = file_range,
+                _ => {}
+            }
+            sections.push(Section { index: s.index().0, name: sname, executable, file_range });
+        }
+        let btf = match btf_bytes {
+            Some((off, size)) => {
+                let bytes = data[off as usize..(off + size) as usize].to_vec();
+                Some(Btf::parse(format!("{name} .BTF"), bytes).map_err(|e| err(off, format!("bad .BTF: {e}")))?)
+            }
+            None => None,
+        };
+        let ext = match (ext_bytes, &btf) {
+            (Some((off, size)), Some(btf)) => {
+                let bytes = &data[off as usize..(off + size) as usize];
+                let mut ext = BtfExt::parse(bytes)
+                    .map_err(|e| err(off + e.offset as u64, format!("bad .BTF.ext: {}", e.what)))?;
+                ext.name_sections(|o| btf.string(StrOffset(o)).ok().map(str::to_owned));
+                Some(ext)
+            }
+            (Some((off, _)), None) => return Err(err(off, ".BTF.ext without .BTF".into())),
+            _ => None,
+        };
+        let mut programs = Vec::new();
+        for sym in file.symbols() {
+            if sym.kind() != SymbolKind::Text {
+                continue;
+            }
+            let Some(idx) = sym.section_index() else { continue };
+            let Some(sec) = sections.iter().find(|s| s.index == idx.0 && s.executable) else { continue };
+            let pname = sym.name().unwrap_or("").to_owned();
+            if pname.is_empty() {
+                continue;
+            }
+            let def = if sec.name == ".text" { None } else { SectionDef::find(&sec.name) };
+            programs.push(Program {
+                name: pname,
+                section: sec.name.clone(),
+                section_index: sec.index,
+                offset: sym.address(),
+                size: sym.size(),
+                def,
+            });
+        }
+        programs.sort_by_key(|p| (p.section_index, p.offset));
+        Ok(BpfObject { name, data, sections, programs, btf, ext })
+    }
+
+    /// The raw bytes of the object.
+    pub fn bytes(&self) -> &[u8] {
+        &self.data
+    }
+
+    pub fn section(&self, name: &str) -> Option<&Section> {
+        self.sections.iter().find(|s| s.name == name)
+    }
+
+    /// The section's bytes (empty for NOBITS).
+    pub fn section_data(&self, s: &Section) -> &[u8] {
+        match s.file_range {
+            // In bounds: checked at parse time.
+            Some((off, size)) => &self.data[off as usize..(off + size) as usize],
+            None => &[],
+        }
+    }
+
+    /// The 8-byte instruction at `insn_off` of section `name`, and the one after it (for
+    /// `ld_imm64`), when they are there.
+    pub fn insn(&self, section: &str, insn_off: u32) -> Option<(Insn, Option<Insn>)> {
+        let data = self.section_data(self.section(section)?);
+        let at = usize::try_from(insn_off).ok()?;
+        let first = Insn::read(data.get(at..at.checked_add(8)?)?)?;
+        let second = data.get(at + 8..at + 16).and_then(Insn::read);
+        Some((first, second))
+    }
+
+    /// The program a section offset belongs to (`find_prog_by_sec_insn`).
+    pub fn program_at(&self, section: &str, insn_off: u64) -> Option<&Program> {
+        self.programs
+            .iter()
+            .filter(|p| p.section == section)
+            .find(|p| insn_off >= p.offset && insn_off < p.offset.saturating_add(p.size.max(1)))
+    }
+
+    /// The source position line_info gives the instruction at `insn_off` of `section`:
+    /// the record at that offset, else the last one before it (records of line 0, which
+    /// clang emits for code of no particular line, are passed over).
+    pub fn source(&self, section: &str, insn_off: u32) -> Option<SourcePos> {
+        let (ext, btf) = (self.ext.as_ref()?, self.btf.as_ref()?);
+        let sec = ext.line_info.iter().find(|s| s.name.as_deref() == Some(section))?;
+        let rec: &LineInfo =
+            sec.records.iter().filter(|r| r.insn_off <= insn_off && r.line() != 0).max_by_key(|r| r.insn_off)?;
+        Some(SourcePos {
+            file: btf.string(StrOffset(rec.file_name_off)).ok()?.to_owned(),
+            line: rec.line(),
+            column: rec.column(),
+        })
+    }
+}
+
+/// One BPF instruction (`struct bpf_insn`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Insn {
+    pub code: u8,
+    pub dst: u8,
+    pub src: u8,
+    pub off: i16,
+    pub imm: i32,
+}
+
+impl Insn {
+    fn read(b: &[u8]) -> Option<Insn> {
+        let b: &[u8; 8] = b.get(..8)?.try_into().ok()?;
+        Some(Insn {
+            code: b[0],
+            dst: b[1] & 0x0f,
+            src: b[1] >> 4,
+            off: i16::from_le_bytes([b[2], b[3]]),
+            imm: i32::from_le_bytes([b[4], b[5], b[6], b[7]]),
+        })
+    }
+    pub fn class(&self) -> u8 {
+        self.code & 0x07
+    }
+    pub fn is_ldimm64(&self) -> bool {
+        self.code == 0x18
+    }
+    /// Bytes a load/store moves (`BPF_SIZE`).
+    pub fn mem_size(&self) -> Option<u32> {
+        match self.code & 0x18 {
+            0x18 => Some(8),
+            0x00 => Some(4),
+            0x08 => Some(2),
+            0x10 => Some(1),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! Program section names (`SEC("...")`) as libbpf 1.1 reads them: `section_defs[]` in
+//! `src/libbpf.c`, matched by `sec_def_matches` (first match in table order; `type+`
+//! is `type` alone or `type/extras`, `type/` needs the slash, others are exact).
+
+use serde::Serialize;
+
+/// What a program section attaches to, as far as fevlint checks it against a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AttachKind {
+    Kprobe,
+    Kretprobe,
+    KprobeMulti,
+    Ksyscall,
+    Kretsyscall,
+    Uprobe,
+    Usdt,
+    Tracepoint,
+    RawTracepoint,
+    TpBtf,
+    Fentry,
+    Fexit,
+    FmodRet,
+    Freplace,
+    Lsm,
+    LsmCgroup,
+    Iter,
+    StructOps,
+    /// Networking, cgroup, perf_event, syscall ... : nothing named in the kernel to check.
+    Other,
+}
+
+/// One row of `section_defs[]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SectionDef {
+    pub prefix: &'static str,
+    pub kind: AttachKind,
+    pub sleepable: bool,
+}
+
+const fn def(prefix: &'static str, kind: AttachKind) -> SectionDef {
+    SectionDef { prefix, kind, sleepable: false }
+}
+const fn sleepable(prefix: &'static str, kind: AttachKind) -> SectionDef {
+    SectionDef { prefix, kind, sleepable: true }
+}
+
+use AttachKind as A;
+
+/// libbpf 1.1.2 `section_defs[]`, in order.
+pub const SECTION_DEFS: &[SectionDef] = &[
+    def("socket", A::Other),
+    def("sk_reuseport/migrate", A::Other),
+    def("sk_reuseport", A::Other),
+    def("kprobe+", A::Kprobe),
+    def("uprobe+", A::Uprobe),
+    sleepable("uprobe.s+", A::Uprobe),
+    def("kretprobe+", A::Kretprobe),
+    def("uretprobe+", A::Uprobe),
+    sleepable("uretprobe.s+", A::Uprobe),
+    def("kprobe.multi+", A::KprobeMulti),
+    def("kretprobe.multi+", A::KprobeMulti),
+    def("ksyscall+", A::Ksyscall),
+    def("kretsyscall+", A::Kretsyscall),
+    def("usdt+", A::Usdt),
+    def("tc", A::Other),
+    def("classifier", A::Other),
+    def("action", A::Other),
+    def("tracepoint+", A::Tracepoint),
+    def("tp+", A::Tracepoint),
+    def("raw_tracepoint+", A::RawTracepoint),
+    def("raw_tp+", A::RawTracepoint),
+    def("raw_tracepoint.w+", A::RawTracepoint),
+    def("raw_tp.w+", A::RawTracepoint),
+    def("tp_btf+", A::TpBtf),
+    def("fentry+", A::Fentry),
+    def("fmod_ret+", A::FmodRet),
+    def("fexit+", A::Fexit),
+    sleepable("fentry.s+", A::Fentry),
+    sleepable("fmod_ret.s+", A::FmodRet),
+    sleepable("fexit.s+", A::Fexit),
+    def("freplace+", A::Freplace),
+    def("lsm+", A::Lsm),
+    sleepable("lsm.s+", A::Lsm),
+    def("lsm_cgroup+", A::LsmCgroup),
+    def("iter+", A::Iter),
+    sleepable("iter.s+", A::Iter),
+    sleepable("syscall", A::Other),
+    def("xdp.frags/devmap", A::Other),
+    def("xdp/devmap", A::Other),
+    def("xdp.frags/cpumap", A::Other),
+    def("xdp/cpumap", A::Other),
+    def("xdp.frags", A::Other),
+    def("xdp", A::Other),
+    def("perf_event", A::Other),
+    def("lwt_in", A::Other),
+    def("lwt_out", A::Other),
+    def("lwt_xmit", A::Other),
+    def("lwt_seg6local", A::Other),
+    def("sockops", A::Other),
+    def("sk_skb/stream_parser", A::Other),
+    def("sk_skb/stream_verdict", A::Other),
+    def("sk_skb", A::Other),
+    def("sk_msg", A::Other),
+    def("lirc_mode2", A::Other),
+    def("flow_dissector", A::Other),
+    def("cgroup_skb/ingress", A::Other),
+    def("cgroup_skb/egress", A::Other),
+    def("cgroup/skb", A::Other),
+    def("cgroup/sock_create", A::Other),
+    def("cgroup/sock_release", A::Other),
+    def("cgroup/sock", A::Other),
+    def("cgroup/post_bind4", A::Other),
+    def("cgroup/post_bind6", A::Other),
+    def("cgroup/bind4", A::Other),
+    def("cgroup/bind6", A::Other),
+    def("cgroup/connect4", A::Other),
+    def("cgroup/connect6", A::Other),
+    def("cgroup/sendmsg4", A::Other),
+    def("cgroup/sendmsg6", A::Other),
+    def("cgroup/recvmsg4", A::Other),
+    def("cgroup/recvmsg6", A::Other),
+    def("cgroup/getpeername4", A::Other),
+    def("cgroup/getpeername6", A::Other),
+    def("cgroup/getsockname4", A::Other),
+    def("cgroup/getsockname6", A::Other),
+    def("cgroup/sysctl", A::Other),
+    def("cgroup/getsockopt", A::Other),
+    def("cgroup/setsockopt", A::Other),
+    def("cgroup/dev", A::Other),
+    def("struct_ops+", A::StructOps),
+    def("sk_lookup", A::Other),
+];
+
+impl SectionDef {
+    /// `sec_def_matches`.
+    pub fn matches(&self, sec_name: &str) -> bool {
+        let p = self.prefix;
+        if p.ends_with('/') {
+            return sec_name.starts_with(p);
+        }
+        if let Some(stem) = p.strip_suffix('+') {
+            return match sec_name.strip_prefix(stem) {
+                Some(rest) => rest.is_empty() || rest.starts_with('/'),
+                None => false,
+            };
+        }
+        sec_name == p
+    }
+
+    /// The program's target: what follows `prefix/` (`do_sys_open` of `kprobe/do_sys_open`).
+    pub fn target<'s>(&self, sec_name: &'s str) -> Option<&'s str> {
+        let stem = self.prefix.trim_end_matches(['+', '/']);
+        sec_name.strip_prefix(stem)?.strip_prefix('/').filter(|t| !t.is_empty())
+    }
+
+    /// The libbpf definition a section name falls under (`find_sec_def`), if any.
+    pub fn find(sec_name: &str) -> Option<&'static SectionDef> {
+        SECTION_DEFS.iter().find(|d| d.matches(sec_name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn section_names_find_libbpf_definitions_in_table_order() {
+        let k = SectionDef::find("kprobe/do_sys_open").expect("kprobe");
+        assert_eq!((k.kind, k.target("kprobe/do_sys_open")), (A::Kprobe, Some("do_sys_open")));
+        assert_eq!(SectionDef::find("kprobe").map(|d| d.kind), Some(A::Kprobe));
+        assert_eq!(SectionDef::find("kprobe.multi/vfs_*").map(|d| d.kind), Some(A::KprobeMulti));
+        assert_eq!(SectionDef::find("kprobex"), None);
+        let tp = SectionDef::find("tp/sched/sched_switch").expect("tp");
+        assert_eq!((tp.kind, tp.target("tp/sched/sched_switch")), (A::Tracepoint, Some("sched/sched_switch")));
+        let s = SectionDef::find("fentry.s/do_unlinkat").expect("sleepable");
+        assert!(s.sleepable && s.kind == A::Fentry);
+        assert_eq!(s.target("fentry.s/do_unlinkat"), Some("do_unlinkat"));
+        assert_eq!(SectionDef::find("xdp").map(|d| d.kind), Some(A::Other));
+        assert_eq!(SectionDef::find(".text"), None);
+    }
+}
