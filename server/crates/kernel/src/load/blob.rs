@@ -51,15 +51,28 @@ impl Blob {
         }
     }
 
-    /// Maps `path` whatever its size: for the cache's own files, which are only ever
-    /// replaced by a rename (a mapped file never changes under the map).
-    pub fn map_regular(path: &Path) -> Result<Blob, LoadError> {
+    /// Reads `path` into bytes no other process can change: in memory when small, else
+    /// copied into an unlinked file of fevlint's own (`O_TMPFILE` beside it, filled by
+    /// `copy_file_range`, a reflink where the file system has them) and mapped. For the
+    /// cache's files: another program may truncate or rewrite them at any time, and a
+    /// shared map of a truncated file faults (SIGBUS) on the next read.
+    pub fn read_private(path: &Path) -> Result<Blob, LoadError> {
         let io = |error| LoadError::Io { path: path.to_owned(), error };
-        let (file, len) = fsio::open_regular(path).map_err(|e| io(e.into_io()))?;
-        if len == 0 {
+        let (mut file, len) = fsio::open_regular(path).map_err(|e| io(e.into_io()))?;
+        if len < MMAP_THRESHOLD {
+            return match fsio::read_to_limit(file, len, MMAP_THRESHOLD) {
+                Ok(v) => Ok(Blob::from_vec(v)),
+                Err(fsio::LimitedError::Io(e)) => Err(io(e)),
+                Err(fsio::LimitedError::TooLarge) => Err(io(std::io::Error::other("grew while being read"))),
+            };
+        }
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let mut copy = private_file(dir).map_err(io)?;
+        let n = std::io::copy(&mut file, &mut copy).map_err(io)?;
+        if n == 0 {
             return Ok(Blob::from_vec(Vec::new()));
         }
-        map(&file).map(|m| Blob(Arc::new(Inner::Mapped(m)))).map_err(io)
+        map(&copy).map(|m| Blob(Arc::new(Inner::Mapped(m)))).map_err(io)
     }
 
     /// Whether the bytes are a memory map of the file (as opposed to an owned copy).
@@ -79,6 +92,30 @@ impl Blob {
     pub fn whole(&self) -> BlobSlice {
         BlobSlice { blob: self.clone(), range: 0..self.len() }
     }
+}
+
+/// A file in `dir` with no name (`O_TMPFILE`): only this process holds it, and the
+/// space is freed when it is dropped. Where the file system has no `O_TMPFILE`, a new
+/// file named after this process, unlinked at once.
+fn private_file(dir: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true).write(true).mode(0o600);
+    if let Ok(f) = opts.clone().custom_flags(libc::O_TMPFILE).open(dir) {
+        return Ok(f);
+    }
+    for n in 0..100u32 {
+        let p = dir.join(format!(".private-{}-{n}", std::process::id()));
+        match opts.clone().create_new(true).open(&p) {
+            Ok(f) => {
+                std::fs::remove_file(&p)?;
+                return Ok(f);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other("no private file could be created"))
 }
 
 #[allow(unsafe_code)]
@@ -143,5 +180,33 @@ impl fmt::Debug for BlobSlice {
 impl AsRef<[u8]> for BlobSlice {
     fn as_ref(&self) -> &[u8] {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A large file read privately is a copy: truncating the original under it leaves
+    /// every byte readable (a shared map would fault with SIGBUS).
+    #[test]
+    fn a_private_read_survives_truncation_of_the_file() {
+        let dir = std::env::temp_dir().join(format!("fevlint-blob-private-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("big.bin");
+        let bytes: Vec<u8> = (0..MMAP_THRESHOLD + 4096).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).expect("write");
+        let blob = Blob::read_private(&path).expect("read");
+        assert!(blob.is_mapped(), "a large file is a mapped private copy");
+        std::fs::OpenOptions::new().write(true).open(&path).expect("open").set_len(0).expect("truncate");
+        assert!(blob[..] == bytes[..]);
+        // Nothing named is left beside the file.
+        let names: Vec<_> = std::fs::read_dir(&dir).expect("dir").flatten().map(|e| e.file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("big.bin")]);
+        let small = dir.join("small.bin");
+        std::fs::write(&small, b"abc").expect("write");
+        let blob = Blob::read_private(&small).expect("read");
+        assert!(!blob.is_mapped() && blob[..] == b"abc"[..]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

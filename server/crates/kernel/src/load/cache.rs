@@ -102,7 +102,7 @@ pub fn get(path: &Path) -> Option<(Codec, Blob)> {
         return None;
     }
     let codec = *Codec::ALL.get(usize::from(h[36]))?;
-    let blob = Blob::map_regular(&bin).ok()?;
+    let blob = Blob::read_private(&bin).ok()?;
     let crc = u32::from_le_bytes(h[32..36].try_into().unwrap_or_default());
     if blob.len() as u64 != word(24) || crc32fast::hash(&blob) != crc {
         return None;
@@ -200,7 +200,7 @@ const DERIVED: &[u8; 8] = b"FEVDRV01";
 /// the cache is off. One file: written whole under a temporary name and renamed, its
 /// trailer gives the payload's length and CRC-32.
 pub fn get_derived(name: &str) -> Option<BlobSlice> {
-    let blob = Blob::map_regular(&dir()?.join(name)).ok()?;
+    let blob = Blob::read_private(&dir()?.join(name)).ok()?;
     let body = blob.len().checked_sub(20)?;
     let trailer = &blob[body..];
     if &trailer[12..] != DERIVED {

@@ -1,0 +1,51 @@
+//! A cache file truncated by another program while fevlint holds it must not kill
+//! fevlint (SIGBUS on a shared mapping): what the cache hands out is fevlint's own (a
+//! copy in memory, or a private unlinked copy for large entries), checked by its CRC-32.
+//!
+//! In-process, and alone in its binary: a SIGBUS would end the whole test process.
+
+use fevlint::kernel::load::cache;
+use fevlint::kernel::Kernel;
+use std::path::{Path, PathBuf};
+
+fn fixture(release: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels").join(release)
+}
+
+fn entries(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == ext)).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_cache_file_truncated_under_a_live_kernel_does_not_crash() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cache-truncated-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("cache dir");
+    cache::set_dir(Some(dir.clone()));
+    let kernel = fixture("6.12.117+deb12-amd64");
+    // A first open fills the cache (the decompressed BTF, its name indexes).
+    let first = Kernel::open(&kernel).expect("open");
+    assert!(first.function("vfs_read").expect("lookup").exists());
+    drop(first);
+    assert!(!entries(&dir, "bin").is_empty(), "nothing cached in {}", dir.display());
+    // A second open is served from the cache; then another program truncates every
+    // cache file while the kernel is live.
+    let live = Kernel::open(&kernel).expect("open from the cache");
+    for p in entries(&dir, "bin").into_iter().chain(entries(&dir, "btfidx1")) {
+        std::fs::OpenOptions::new().write(true).open(&p).expect("open cache file").set_len(0).expect("truncate");
+    }
+    // Every byte of the BTF the kernel holds is still readable, and lookups answer.
+    let btf = &live.inputs().btf.as_ref().expect("BTF").value;
+    let sum = btf.iter().fold(0u64, |a, &b| a.wrapping_add(u64::from(b)));
+    assert!(sum > 0);
+    assert!(live.function("vfs_read").expect("lookup").exists());
+    assert!(live.function("tcp_sendmsg").expect("lookup").exists());
+    // The truncated entries are noticed by the next open, which decompresses again.
+    let again = Kernel::open(&kernel).expect("open after truncation");
+    assert!(again.function("vfs_read").expect("lookup").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
