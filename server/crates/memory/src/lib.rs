@@ -31,7 +31,7 @@ pub use kdump::{Compression, KdumpFile, KdumpHeader};
 pub use kernel::{KernelCore, PhysMemory, RootSource, Translation};
 pub use notes::{FileMapping, QemuCpuState, VmcoreInfo};
 pub use regs::{Arch, I386Regs, Regs, Thread, X86_64Regs};
-pub use source::Source;
+pub use source::{Source, WrapperLimits};
 pub use x86_64::{PageTables, Walk, START_KERNEL_MAP};
 
 /// A source of memory by virtual address: what the executor reads through.
@@ -83,10 +83,15 @@ impl Dump {
 
     /// As [`Dump::open`], over an already opened source.
     pub fn from_source(src: Source) -> Result<Dump, Error> {
-        Self::from_source_at(src, 0)
+        Self::from_source_with(src, &WrapperLimits::default())
     }
 
-    fn from_source_at(src: Source, depth: u32) -> Result<Dump, Error> {
+    /// As [`Dump::from_source`], with other bounds on a gzip/xz wrapper.
+    pub fn from_source_with(src: Source, limits: &WrapperLimits) -> Result<Dump, Error> {
+        Self::from_source_at(src, 0, limits)
+    }
+
+    fn from_source_at(src: Source, depth: u32, limits: &WrapperLimits) -> Result<Dump, Error> {
         let mut magic = [0u8; 16];
         let n = src.len().min(16) as usize;
         src.read_exact_at(0, &mut magic[..n])?;
@@ -105,8 +110,8 @@ impl Dump {
             Ok(Dump::Kernel(KernelCore::from_kdump(KdumpFile::parse(Source::flat(flat))?)?))
         } else if (magic.starts_with(&[0x1f, 0x8b]) || magic.starts_with(b"\xfd7zXZ\0")) && depth == 0 {
             // One wrapper (kdump-tools' KDUMP_COMPRESSION); a wrapped wrapper is refused.
-            let inner = source::unwrap_compressed(&src)?;
-            Self::from_source_at(inner, depth + 1)
+            let inner = source::unwrap_compressed(&src, limits)?;
+            Self::from_source_at(inner, depth + 1, limits)
         } else {
             Err(Error::Unrecognized { path: src.path().to_path_buf() })
         }

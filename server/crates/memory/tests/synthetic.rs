@@ -431,9 +431,33 @@ fn gzip_wrapped_dumps() {
     let flat = flatten(&kdump(Codec::Lzo, &mem).write());
     let k = kernel("dump.gz", gzip(&flat));
     assert_eq!(reads(&k)[0].as_ref().map(|b| b[..13].to_vec()), Ok(b"vmalloc page!".to_vec()));
-    expect_err("dump.gz.gz", gzip(&gzip(&flat)), "not a core dump this reader knows");
+    expect_err("dump.gz.gz", gzip(&gzip(&flat)), "the gzip wrapper holds no core dump this reader knows");
     let g = gzip(&flat);
     expect_err("cut.gz", g[..g.len() / 2].to_vec(), "decompressing the outer gzip/xz wrapper");
+}
+
+/// A wrapper that expands to something that is not a dump is refused after its first
+/// KiB, before the rest is decompressed to disk; one that starts as a dump and then
+/// expands past the ratio bound (a bomb behind a valid header) stops at the bound.
+#[test]
+fn wrapped_bombs_are_refused_at_the_sniff_or_the_bound() {
+    let zeros = vec![0u8; 8 << 20];
+    let bomb = gzip(&zeros);
+    let err = expect_err("zeros.gz", bomb.clone(), "the gzip wrapper holds no core dump this reader knows");
+    assert!(err.contains("its first bytes are 00 00 00 00") && err.contains("refused before decompressing"), "{err}");
+    // A real ELF core header, then megabytes of zeros: past 64 times its size and a
+    // floor of 1 MiB, refused naming the bound.
+    let mut core = elf_core(&note("CORE", 1, &prstatus(1, &regs())), &[]);
+    core.extend_from_slice(&zeros);
+    let wrapped = gzip(&core);
+    let limits = fevlint_memory::WrapperLimits { ratio: 64, floor: 1 << 20 };
+    let err = Dump::from_source_with(Source::from_vec(Path::new("bomb.gz"), wrapped.clone()), &limits)
+        .map(|d| d.format())
+        .expect_err("a bomb behind a valid header");
+    let cap = (wrapped.len() as u64 * 64).max(1 << 20);
+    assert!(err.to_string().contains(&format!("expands past {cap} bytes (64:1 past 1048576 bytes)")), "{err}");
+    // With the default bounds the same file, which is a real (if padded) core, opens.
+    assert!(Dump::from_source(Source::from_vec(Path::new("padded.gz"), wrapped)).is_ok());
 }
 
 /// A QEMU dump without VMCOREINFO (no `-device vmcoreinfo` or no fw_cfg driver): the page
