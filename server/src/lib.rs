@@ -9,7 +9,9 @@
 
 pub mod cli;
 
-pub use fevlint_check::{analysis, config, diagnostic, dynevents, emit, lock, render, rules, suppress, write_atomic};
+pub use fevlint_check::{
+    analysis, bpftrace, config, diagnostic, dynevents, emit, lock, render, rules, suppress, write_atomic,
+};
 pub use fevlint_ide as ide;
 pub use fevlint_kernel as kernel;
 pub use fevlint_lsp as lsp;

@@ -29,7 +29,17 @@ fn open(name: &str) -> Kernel {
 fn codes(rule: &fevlint::rules::Rule, text: &str) -> Vec<&'static str> {
     let mut parser = Parser::new();
     let settings = fevlint::config::Settings::default();
-    let diags = if rule.code == "D505" {
+    let diags = if fevlint::rules::is_bpftrace(rule) {
+        // bpftrace rules: the script as a `*.bt`, on the same kernels.
+        let kernels: Vec<&Kernel> = if rule.needs_baseline() {
+            vec![baseline(), kernel()]
+        } else if rule.needs_kernel() {
+            vec![kernel()]
+        } else {
+            vec![]
+        };
+        fevlint::bpftrace::check(text, &kernels)
+    } else if rule.code == "D505" {
         let locked: Vec<_> =
             fevlint::analysis::meanings(&mut parser, text, baseline()).into_iter().map(|(_, _, m)| m).collect();
         let name = baseline().name.clone();

@@ -116,6 +116,17 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         if let Some(i) = &ignore {
             settings.ignore = i.clone();
         }
+        let bt_stdin =
+            matches!(input, Input::Stdin) && crate::bpftrace::looks_like_bpftrace(&String::from_utf8_lossy(&bytes));
+        if crate::bpftrace::is_bpftrace(&name) || bt_stdin {
+            // A bpftrace script: bpftrace 0.17's parser, then each kernel's probes and
+            // accesses (fevlint_check::bpftrace).
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let mut diagnostics = crate::bpftrace::check(&text, &kernel_refs);
+            settings.apply(&mut diagnostics);
+            reports.push(FileReport { name, text, diagnostics });
+            continue;
+        }
         if is_dynevents(&name) {
             // The mainline dialect: the kernel's own parser per kernel, then the checks
             // it does not make (fevlint_check::dynevents).
@@ -220,7 +231,17 @@ impl Kernels {
 
 fn summary(reports: &[FileReport]) -> String {
     let count = |s| reports.iter().flat_map(|r| &r.diagnostics).filter(|d| d.severity == s).count();
-    let definitions: usize = reports.iter().map(|r| analysis::count_definitions(&r.text)).sum();
+    let definitions: usize = reports
+        .iter()
+        .map(|r| {
+            if crate::bpftrace::is_bpftrace(&r.name) {
+                // A bpftrace script's "definitions" are its attach points.
+                fevlint_bpftrace_count(&r.text)
+            } else {
+                analysis::count_definitions(&r.text)
+            }
+        })
+        .sum();
     format!(
         "checked {} file{}, {} definition{}: {} error{}, {} warning{}\n",
         reports.len(),
@@ -284,7 +305,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
         let kind = entry.file_type().with_context(|| format!("cannot stat {}", path.display()))?;
         if kind.is_dir() {
             walk(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "fev" || e == "dynevents") {
+        } else if path.extension().is_some_and(|e| e == "fev" || e == "dynevents" || e == "bt") {
             out.push(path);
         }
     }
@@ -296,6 +317,8 @@ pub(super) fn script_paths(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for input in collect(paths)? {
         match input {
+            // bpftrace scripts are checked, not locked or fixed.
+            Input::File(p) if p.extension().is_some_and(|e| e == "bt") => {}
             Input::File(p) => out.push(p),
             Input::Stdin => anyhow::bail!("`-` (standard input) cannot be locked or fixed: name the files"),
         }
@@ -314,4 +337,9 @@ pub(super) fn read_script_text(path: &Path) -> anyhow::Result<String> {
             e.utf8_error().valid_up_to()
         )
     })
+}
+
+/// Attach points of a bpftrace script, for the summary line.
+fn fevlint_bpftrace_count(text: &str) -> usize {
+    crate::bpftrace::attach_point_count(text)
 }

@@ -36,11 +36,32 @@ pub struct Probe {
 pub enum Stmt {
     Expr(Expr),
     /// `@m = e`, `$v = e`, and the compound forms (`op` is the operator before `=`).
-    Assign { target: Expr, op: Option<&'static str>, value: Expr, span: Span },
-    If { cond: Expr, then: Vec<Stmt>, otherwise: Vec<Stmt>, span: Span },
-    While { cond: Expr, body: Vec<Stmt>, span: Span },
-    Unroll { count: Expr, body: Vec<Stmt>, span: Span },
-    Jump { kind: &'static str, span: Span },
+    Assign {
+        target: Expr,
+        op: Option<&'static str>,
+        value: Expr,
+        span: Span,
+    },
+    If {
+        cond: Expr,
+        then: Vec<Stmt>,
+        otherwise: Vec<Stmt>,
+        span: Span,
+    },
+    While {
+        cond: Expr,
+        body: Vec<Stmt>,
+        span: Span,
+    },
+    Unroll {
+        count: Expr,
+        body: Vec<Stmt>,
+        span: Span,
+    },
+    Jump {
+        kind: &'static str,
+        span: Span,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -61,20 +82,57 @@ pub enum ExprKind {
     /// `$1`; `None` for `$#`.
     Param(Option<u64>),
     Var(String),
-    Map { name: String, keys: Vec<Expr> },
-    Call { name: String, name_span: Span, args: Vec<Expr> },
+    Map {
+        name: String,
+        keys: Vec<Expr>,
+    },
+    Call {
+        name: String,
+        name_span: Span,
+        args: Vec<Expr>,
+    },
     /// `e.field` (`arrow` false) or `e->field` (`arrow` true).
-    Field { base: Box<Expr>, field: String, field_span: Span, arrow: bool },
+    Field {
+        base: Box<Expr>,
+        field: String,
+        field_span: Span,
+        arrow: bool,
+    },
     /// `e.0` on a tuple.
-    TupleIndex { base: Box<Expr>, index: u64 },
-    Index { base: Box<Expr>, index: Box<Expr> },
+    TupleIndex {
+        base: Box<Expr>,
+        index: u64,
+    },
+    Index {
+        base: Box<Expr>,
+        index: Box<Expr>,
+    },
     /// `(type) e`, `(type *) e`, `(type **) e`.
-    Cast { ty: String, ty_span: Span, pointers: u8, expr: Box<Expr> },
-    Unary { op: &'static str, expr: Box<Expr> },
+    Cast {
+        ty: String,
+        ty_span: Span,
+        pointers: u8,
+        expr: Box<Expr>,
+    },
+    Unary {
+        op: &'static str,
+        expr: Box<Expr>,
+    },
     /// `@x++`, `$x--`.
-    Postfix { op: &'static str, expr: Box<Expr> },
-    Binary { op: &'static str, lhs: Box<Expr>, rhs: Box<Expr> },
-    Ternary { cond: Box<Expr>, then: Box<Expr>, otherwise: Box<Expr> },
+    Postfix {
+        op: &'static str,
+        expr: Box<Expr>,
+    },
+    Binary {
+        op: &'static str,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    Ternary {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        otherwise: Box<Expr>,
+    },
     Tuple(Vec<Expr>),
 }
 

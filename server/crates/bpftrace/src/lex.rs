@@ -343,8 +343,7 @@ impl Lexer<'_> {
     }
 
     fn run(&mut self) {
-        loop {
-            let Some(src) = self.stack.last() else { break };
+        while let Some(src) = self.stack.last() {
             if src.pos >= src.bytes.len() {
                 if self.stack.len() == 1 {
                     break;
@@ -618,11 +617,7 @@ impl Lexer<'_> {
                             let digits = std::str::from_utf8(&b[q + 1..q + 1 + len]).unwrap_or("0");
                             let v = u32::from_str_radix(digits, 8).unwrap_or(0);
                             if v > 255 {
-                                self.error(
-                                    q,
-                                    q + 1 + len,
-                                    format!("octal escape sequence out of range '\\{digits}'"),
-                                );
+                                self.error(q, q + 1 + len, format!("octal escape sequence out of range '\\{digits}'"));
                             }
                             buf.push(v as u8);
                             q += 1 + len;
@@ -818,8 +813,8 @@ pub fn to_uint(text: &str) -> Result<u64, String> {
         let (coeff, exp) = (&n[..pos], &n[pos + 1..]);
         let c = stoull(coeff)
             .map_err(|e| format!("Coefficient part of scientific literal is not a valid number: {coeff}: {e}"))?;
-        let e =
-            stoull(exp).map_err(|e| format!("Exponent part of scientific literal is not a valid number: {exp}: {e}"))?;
+        let e = stoull(exp)
+            .map_err(|e| format!("Exponent part of scientific literal is not a valid number: {exp}: {e}"))?;
         if c > 9 {
             return Err(format!("Coefficient part of scientific literal must be in range (0,9), got: {coeff}"));
         }
@@ -844,11 +839,7 @@ fn stoull(s: &str) -> Result<u64, String> {
     if len == 0 && radix != 8 {
         return Err("stoull".into());
     }
-    let v = if len == 0 {
-        0
-    } else {
-        u64::from_str_radix(&digits[..len], radix).map_err(|_| "stoull".to_owned())?
-    };
+    let v = if len == 0 { 0 } else { u64::from_str_radix(&digits[..len], radix).map_err(|_| "stoull".to_owned())? };
     let trail = digits[len..].to_ascii_lowercase();
     if !trail.is_empty() && !matches!(trail.as_str(), "u" | "l" | "ll" | "ul" | "ull") {
         return Err("Found trailing non-numeric characters".into());
@@ -898,7 +889,10 @@ mod tests {
         assert_eq!(to_uint("10ul"), Ok(10));
         assert_eq!(to_uint("08"), Err("Found trailing non-numeric characters".into()));
         assert_eq!(to_uint("99999999999999999999"), Err("stoull".into()));
-        assert_eq!(to_uint("10e2"), Err("Coefficient part of scientific literal must be in range (0,9), got: 10".into()));
+        assert_eq!(
+            to_uint("10e2"),
+            Err("Coefficient part of scientific literal must be in range (0,9), got: 10".into())
+        );
     }
 
     #[test]

@@ -139,11 +139,7 @@ impl<'t> Parser<'t> {
 
     fn unexpected(&self) -> Error {
         let t = self.peek();
-        Error {
-            span: t.span,
-            stage: Stage::Parser,
-            message: format!("syntax error, unexpected {}", t.kind.display()),
-        }
+        Error { span: t.span, stage: Stage::Parser, message: format!("syntax error, unexpected {}", t.kind.display()) }
     }
 
     fn expect(&mut self, k: Kind) -> R<&'t Token> {
@@ -161,7 +157,10 @@ impl<'t> Parser<'t> {
     fn enter(&mut self) -> R<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(Self::action_error(self.peek().span, format!("nesting deeper than {MAX_DEPTH} levels: fevlint does not read further")));
+            return Err(Self::action_error(
+                self.peek().span,
+                format!("nesting deeper than {MAX_DEPTH} levels: fevlint does not read further"),
+            ));
         }
         Ok(())
     }
@@ -481,7 +480,10 @@ impl<'t> Parser<'t> {
                 return Ok(Expr { kind: ExprKind::Unary { op, expr: e.into() }, span });
             }
             if is_ident(next.kind) {
-                return Err(Self::action_error(t.span, format!("The {op} operator must be applied to a map or variable")));
+                return Err(Self::action_error(
+                    t.span,
+                    format!("The {op} operator must be applied to a map or variable"),
+                ));
             }
             self.bump();
             return Err(self.unexpected());
@@ -508,7 +510,12 @@ impl<'t> Parser<'t> {
                         self.bump();
                         let span = e.span.to(f.span);
                         e = Expr {
-                            kind: ExprKind::Field { base: e.into(), field: f.text.clone(), field_span: f.span, arrow: false },
+                            kind: ExprKind::Field {
+                                base: e.into(),
+                                field: f.text.clone(),
+                                field_span: f.span,
+                                arrow: false,
+                            },
                             span,
                         };
                     } else {
@@ -524,7 +531,12 @@ impl<'t> Parser<'t> {
                     self.bump();
                     let span = e.span.to(f.span);
                     e = Expr {
-                        kind: ExprKind::Field { base: e.into(), field: f.text.clone(), field_span: f.span, arrow: true },
+                        kind: ExprKind::Field {
+                            base: e.into(),
+                            field: f.text.clone(),
+                            field_span: f.span,
+                            arrow: true,
+                        },
                         span,
                     };
                 }
@@ -699,7 +711,10 @@ mod tests {
         assert_eq!(errors("kprobe:f"), ["unexpected end of file, expected {"]);
         assert_eq!(errors("BEGIN { foo() }"), ["Unknown function: foo"]);
         assert_eq!(errors("BEGIN { pid++ }"), ["The ++ operator must be applied to a map or variable"]);
-        assert_eq!(errors("BEGIN { $t = (1,2); $t.0 = 1 }")[0], "Tuples are immutable once created. Consider creating a new tuple and assigning it instead.");
+        assert_eq!(
+            errors("BEGIN { $t = (1,2); $t.0 = 1 }")[0],
+            "Tuples are immutable once created. Consider creating a new tuple and assigning it instead."
+        );
         assert_eq!(errors("BEGIN { $0 }"), ["param $0 is out of integer range [1, 9223372036854775807]"]);
         assert_eq!(errors("foo:bar { }"), ["Invalid probe type: foo"]);
         assert_eq!(errors("BEGIN { if (1) { } ; }"), ["syntax error, unexpected ;"]);

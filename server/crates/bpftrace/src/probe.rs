@@ -344,6 +344,9 @@ fn by_kind(ap: &mut AttachPoint, kind: ProbeKind, parts: &[String]) -> Result<()
             if n != 2 && n != 3 {
                 return Err(format!("{name} probe type takes 2 arguments (1 optional)"));
             }
+            if parts[1].contains('*') {
+                return Err(format!("{name} probe type does not support wildcards"));
+            }
             ap.func = parts[1].clone();
         }
     }

@@ -7,6 +7,7 @@
 //! command line.
 
 pub mod analysis;
+pub mod bpftrace;
 pub mod config;
 pub mod diagnostic;
 pub mod dynevents;

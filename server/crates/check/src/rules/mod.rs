@@ -16,14 +16,20 @@ pub mod suppress;
 
 mod a301_slot_not_parameter;
 mod a302_slot_beyond_parameters;
+mod a310_bt_arg_beyond_parameters;
 mod d501_function_gone;
 mod d502_signature_changed;
 mod d503_member_moved;
 mod d504_value_changed;
 mod d505_lock_mismatch;
+mod d510_bt_probe_drift;
 mod k201_unknown_function;
 mod k202_not_traceable;
 mod k203_ambiguous_function;
+mod k210_bt_probe_missing;
+mod k211_bt_not_attachable;
+mod k212_bt_wildcard_matches_nothing;
+mod k213_bt_wildcard_matches_many;
 pub(crate) mod n101_duplicate_event;
 mod n102_duplicate_field;
 pub(crate) mod n103_unused_suppression;
@@ -34,6 +40,7 @@ mod s003_ignored_offset;
 mod s004_line_too_long;
 mod s005_nul_byte;
 mod s006_uncounted_slot;
+mod s010_bt_syntax_error;
 mod t401_size_mismatch;
 mod t402_string_not_char_pointer;
 mod t403_symbol_not_pointer;
@@ -41,6 +48,8 @@ mod t404_offset_not_member;
 mod t405_deref_non_pointer;
 mod t406_address_not_value;
 mod t407_via_container;
+mod t410_bt_unknown_args_field;
+mod t411_bt_unknown_member;
 
 /// What a rule may look at.
 #[derive(Debug)]
@@ -212,14 +221,20 @@ impl Rule {
 pub static REGISTRY: &[&Rule] = &[
     &a301_slot_not_parameter::RULE,
     &a302_slot_beyond_parameters::RULE,
+    &a310_bt_arg_beyond_parameters::RULE,
     &d501_function_gone::RULE,
     &d502_signature_changed::RULE,
     &d503_member_moved::RULE,
     &d504_value_changed::RULE,
     &d505_lock_mismatch::RULE,
+    &d510_bt_probe_drift::RULE,
     &k201_unknown_function::RULE,
     &k202_not_traceable::RULE,
     &k203_ambiguous_function::RULE,
+    &k210_bt_probe_missing::RULE,
+    &k211_bt_not_attachable::RULE,
+    &k212_bt_wildcard_matches_nothing::RULE,
+    &k213_bt_wildcard_matches_many::RULE,
     &n101_duplicate_event::RULE,
     &n102_duplicate_field::RULE,
     &n103_unused_suppression::RULE,
@@ -230,6 +245,7 @@ pub static REGISTRY: &[&Rule] = &[
     &s004_line_too_long::RULE,
     &s005_nul_byte::RULE,
     &s006_uncounted_slot::RULE,
+    &s010_bt_syntax_error::RULE,
     &t401_size_mismatch::RULE,
     &t402_string_not_char_pointer::RULE,
     &t403_symbol_not_pointer::RULE,
@@ -237,7 +253,34 @@ pub static REGISTRY: &[&Rule] = &[
     &t405_deref_non_pointer::RULE,
     &t406_address_not_value::RULE,
     &t407_via_container::RULE,
+    &t410_bt_unknown_args_field::RULE,
+    &t411_bt_unknown_member::RULE,
 ];
+
+/// A bpftrace rule's check: over a bpftrace script's parse and one kernel.
+pub type BtCheck = fn(&crate::bpftrace::BtContext<'_>, &mut Vec<Diagnostic>);
+
+/// The rules about bpftrace scripts (`*.bt`), sorted by code; their `Rule::check` does
+/// nothing on function-event scripts.
+pub static BT_RULES: &[(&Rule, BtCheck)] = &[
+    (&a310_bt_arg_beyond_parameters::RULE, a310_bt_arg_beyond_parameters::check),
+    (&d510_bt_probe_drift::RULE, d510_bt_probe_drift::check),
+    (&k210_bt_probe_missing::RULE, k210_bt_probe_missing::check),
+    (&k211_bt_not_attachable::RULE, k211_bt_not_attachable::check),
+    (&k212_bt_wildcard_matches_nothing::RULE, k212_bt_wildcard_matches_nothing::check),
+    (&k213_bt_wildcard_matches_many::RULE, k213_bt_wildcard_matches_many::check),
+    (&s010_bt_syntax_error::RULE, s010_bt_syntax_error::check),
+    (&t410_bt_unknown_args_field::RULE, t410_bt_unknown_args_field::check),
+    (&t411_bt_unknown_member::RULE, t411_bt_unknown_member::check),
+];
+
+/// Whether a rule is about bpftrace scripts (its examples are `bt` code).
+pub fn is_bpftrace(rule: &Rule) -> bool {
+    BT_RULES.iter().any(|(r, _)| std::ptr::eq(*r, rule))
+}
+
+/// The `check` of bpftrace rules on function-event scripts: nothing to do.
+fn bt_only(_: &Context<'_>, _: &mut Vec<Diagnostic>) {}
 
 pub fn by_code(code: &str) -> Option<&'static Rule> {
     REGISTRY.iter().copied().find(|r| r.code.eq_ignore_ascii_case(code) || r.name == code)
