@@ -8,6 +8,7 @@
 
 pub mod analysis;
 pub mod bpftrace;
+pub mod bpftrace_facts;
 pub mod config;
 pub mod diagnostic;
 pub mod dynevents;

@@ -1,7 +1,7 @@
 //! A310 arg-beyond-parameters: a kprobe's `argN` reads a register no parameter is in.
 
 use super::Rule;
-use crate::bpftrace::{probe_exprs, probe_function, BtContext};
+use crate::bpftrace_facts::{probe_exprs, probe_function, BtContext};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::kernel::abi;
 use fevlint_bpftrace::{Expr, ExprKind, ProbeKind};

@@ -2,7 +2,7 @@
 //! this kernel does not.
 
 use super::Rule;
-use crate::bpftrace::BtContext;
+use crate::bpftrace_facts::BtContext;
 use crate::diagnostic::{Diagnostic, Severity};
 
 pub static RULE: Rule = Rule {

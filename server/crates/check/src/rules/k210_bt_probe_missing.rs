@@ -2,7 +2,7 @@
 //! the kernel.
 
 use super::Rule;
-use crate::bpftrace::{module_caveat, BtContext};
+use crate::bpftrace_facts::{module_caveat, BtContext};
 use crate::diagnostic::{Diagnostic, Severity};
 use fevlint_bpftrace::ProbeKind;
 
@@ -93,10 +93,4 @@ pub fn check(cx: &BtContext<'_>, out: &mut Vec<Diagnostic>) {
         }
         out.push(module_caveat(f, d, &what));
     }
-}
-
-#[cfg(test)]
-mod tests {
-    // Exercised through the rule documentation (server/tests/rules_doc.rs) and
-    // server/tests/bpftrace.rs on the fixture kernels.
 }

@@ -1,7 +1,7 @@
 //! K211 probe-not-attachable: the function exists but this probe type cannot attach to it.
 
 use super::Rule;
-use crate::bpftrace::{trace_words, BtContext};
+use crate::bpftrace_facts::{trace_words, BtContext};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::kernel::Trace;
 

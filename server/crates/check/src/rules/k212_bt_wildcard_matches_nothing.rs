@@ -1,7 +1,7 @@
 //! K212 wildcard-matches-nothing: a probe wildcard that no kernel name matches.
 
 use super::Rule;
-use crate::bpftrace::BtContext;
+use crate::bpftrace_facts::BtContext;
 use crate::diagnostic::{Diagnostic, Severity};
 use fevlint_bpftrace::ProbeKind;
 
@@ -58,7 +58,7 @@ pub fn check(cx: &BtContext<'_>, out: &mut Vec<Diagnostic>) {
         let Some(m) = matches(cx, ap) else { continue };
         if m.is_empty() {
             let d = cx.diagnostic(&RULE, ap.func_span, format!("`{}` matches nothing in {}", ap.raw, f.kernel.name));
-            out.push(crate::bpftrace::module_caveat(f, d, &format!("`{}`", ap.func)));
+            out.push(crate::bpftrace_facts::module_caveat(f, d, &format!("`{}`", ap.func)));
         }
     }
 }

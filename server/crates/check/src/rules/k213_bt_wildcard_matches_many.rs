@@ -1,7 +1,7 @@
 //! K213 wildcard-matches-many: a probe wildcard that matches more than bpftrace attaches.
 
 use super::Rule;
-use crate::bpftrace::BtContext;
+use crate::bpftrace_facts::BtContext;
 use crate::diagnostic::{Diagnostic, Severity};
 
 /// bpftrace 0.17's default `BPFTRACE_MAX_PROBES`.

@@ -258,7 +258,7 @@ pub static REGISTRY: &[&Rule] = &[
 ];
 
 /// A bpftrace rule's check: over a bpftrace script's parse and one kernel.
-pub type BtCheck = fn(&crate::bpftrace::BtContext<'_>, &mut Vec<Diagnostic>);
+pub type BtCheck = fn(&crate::bpftrace_facts::BtContext<'_>, &mut Vec<Diagnostic>);
 
 /// The rules about bpftrace scripts (`*.bt`), sorted by code; their `Rule::check` does
 /// nothing on function-event scripts.

@@ -1,7 +1,7 @@
 //! S010 bt-syntax-error: bpftrace 0.17 refuses the script before it looks at a kernel.
 
 use super::Rule;
-use crate::bpftrace::BtContext;
+use crate::bpftrace_facts::BtContext;
 use crate::diagnostic::{Diagnostic, Severity};
 
 pub static RULE: Rule = Rule {
@@ -58,16 +58,5 @@ fn lower_first(s: &str) -> String {
     match c.next() {
         Some(f) => f.to_lowercase().chain(c).collect(),
         _ => String::new(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn later_probe_types_are_refused_with_the_017_name() {
-        let d = crate::bpftrace::check("fentry:vfs_read { }", &[]);
-        assert_eq!(d[0].code, "S010");
-        assert_eq!(&*d[0].message, "invalid probe type: fentry");
-        assert!(d[0].notes.iter().any(|n| n.contains("`kfunc`")));
     }
 }

@@ -2,7 +2,7 @@
 //! kfunc on this kernel.
 
 use super::Rule;
-use crate::bpftrace::BtContext;
+use crate::bpftrace_facts::BtContext;
 use crate::diagnostic::{Diagnostic, Severity};
 use fevlint_bpftrace::{Expr, ExprKind, Probe, ProbeKind};
 
@@ -48,7 +48,7 @@ pub fn args_fields(cx: &BtContext<'_>, probe: &Probe) -> Option<Vec<Vec<Vec<Stri
         match ap.kind? {
             ProbeKind::Tracepoint => out.push(f.tracepoint_fields(&ap.target, &ap.func)?),
             k if k.is_btf_function() => {
-                let (_, facts) = crate::bpftrace::probe_function(f, probe)?;
+                let (_, facts) = crate::bpftrace_facts::probe_function(f, probe)?;
                 let proto = facts.prototypes.first()?;
                 let names: Option<Vec<String>> = proto.proto.params.iter().map(|p| p.name.clone()).collect();
                 out.push(vec![names?]);
@@ -62,7 +62,7 @@ pub fn args_fields(cx: &BtContext<'_>, probe: &Probe) -> Option<Vec<Vec<Vec<Stri
 /// `args->f` and `args.f` in a probe: `(field, span)`.
 pub fn args_uses(probe: &Probe) -> Vec<(&str, fevlint_bpftrace::Span)> {
     let mut uses = Vec::new();
-    crate::bpftrace::probe_exprs(probe, &mut |e: &Expr| {
+    crate::bpftrace_facts::probe_exprs(probe, &mut |e: &Expr| {
         if let ExprKind::Field { base, field, field_span, .. } = &e.kind {
             if matches!(&base.kind, ExprKind::Builtin(b) if b == "args") {
                 uses.push((field.as_str(), *field_span));

@@ -2,7 +2,7 @@
 //! member the type does not have on this kernel.
 
 use super::Rule;
-use crate::bpftrace::{member, probe_exprs, variable_types, BtContext, Typer};
+use crate::bpftrace_facts::{member, probe_exprs, variable_types, BtContext, Typer};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::kernel::layout;
 use fevlint_bpftrace::{Expr, ExprKind};

@@ -1,0 +1,443 @@
+//! What bpftrace rules know about a script on one kernel (below the rules: they import
+//! it; `crate::bpftrace` runs them): the context, each kernel's trace events and
+//! lookups, the typing of kernel-typed expressions.
+
+use crate::diagnostic::{Diagnostic, Origin, Severity};
+use crate::kernel::layout;
+use crate::kernel::model::{Type, TypeNamespace, TypeRef, TypeSource};
+use crate::kernel::{FunctionFacts, Kernel, Trace};
+use fevlint_bpftrace::{AttachPoint, Expr, ExprKind, Parse, Probe, ProbeKind, Span, Stmt};
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+/// What the bpftrace rules look at: the parse and, for kernel rules, one kernel (and the
+/// drift baseline).
+pub struct BtContext<'a> {
+    pub text: &'a str,
+    pub parse: &'a Parse,
+    pub kernel: Option<&'a Kernel>,
+    pub baseline: Option<&'a Kernel>,
+    facts: OnceLock<Option<KernelFacts<'a>>>,
+    base_facts: OnceLock<Option<KernelFacts<'a>>>,
+}
+
+impl std::fmt::Debug for BtContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BtContext").field("kernel", &self.kernel.map(|k| &k.name)).finish_non_exhaustive()
+    }
+}
+
+impl<'a> BtContext<'a> {
+    pub fn new(text: &'a str, parse: &'a Parse, kernel: Option<&'a Kernel>, baseline: Option<&'a Kernel>) -> Self {
+        BtContext { text, parse, kernel, baseline, facts: OnceLock::new(), base_facts: OnceLock::new() }
+    }
+
+    /// The kernel's facts (tracepoint list, per-name lookups), built on first use.
+    pub fn facts(&self) -> Option<&KernelFacts<'a>> {
+        self.facts.get_or_init(|| self.kernel.map(KernelFacts::new)).as_ref()
+    }
+
+    pub fn baseline_facts(&self) -> Option<&KernelFacts<'a>> {
+        self.base_facts.get_or_init(|| self.baseline.map(KernelFacts::new)).as_ref()
+    }
+
+    /// Every attach point with its probe, when the script parsed.
+    pub fn attach_points(&self) -> impl Iterator<Item = (&'a Probe, &'a AttachPoint)> + 'a {
+        let probes: &'a [Probe] = if self.parse.accepted() { &self.parse.program.probes } else { &[] };
+        probes.iter().flat_map(|p| p.attach_points.iter().map(move |a| (p, a)))
+    }
+
+    /// A diagnostic about the kernel being checked.
+    pub fn diagnostic(&self, rule: &impl Origin, span: Span, message: impl Into<String>) -> Diagnostic {
+        let mut d = Diagnostic::new(rule, crate::syntax::Span::new(span.start, span.end), message);
+        d.kernel = self.kernel.map(|k| k.name.as_str().into());
+        d
+    }
+
+    /// Types the script defines itself (they take precedence over the kernel's), and
+    /// whether it `#include`s headers (whose types fevlint cannot see).
+    pub fn script_types(&self) -> (HashSet<String>, bool) {
+        let defined = self.parse.program.definitions.iter().filter_map(|d| d.name.clone()).collect();
+        let includes = self
+            .parse
+            .program
+            .preprocessor
+            .iter()
+            .any(|(p, _)| p.trim_start_matches('#').trim_start().starts_with("include"));
+        (defined, includes)
+    }
+}
+
+/// `*` wildcards as bpftrace 0.17 matches them (`wildcard_match`: `*` any run).
+pub fn wildcard_match(pattern: &str, s: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == s;
+    }
+    let mut rest = s;
+    for (i, p) in parts.iter().enumerate() {
+        if i == 0 {
+            let Some(r) = rest.strip_prefix(p) else { return false };
+            rest = r;
+        } else if i == parts.len() - 1 {
+            return rest.ends_with(p);
+        } else {
+            match rest.find(p) {
+                Some(at) => rest = &rest[at + p.len()..],
+                None => return false,
+            }
+        }
+    }
+    true
+}
+
+/// What fevlint knows about one kernel for bpftrace: its trace events and how to look
+/// up functions, tracepoint fields and types.
+pub struct KernelFacts<'a> {
+    pub kernel: &'a Kernel,
+    /// Trace event names (`sched_switch`, `sys_enter_openat`), from the symbol map's
+    /// `__event_*` entries, else BTF's `btf_trace_*` typedefs; `None` when neither.
+    pub events: Option<HashSet<String>>,
+    /// Whether `events` includes the syscall events (`sys_enter_*` from the symbol map).
+    pub events_have_syscalls: bool,
+    functions: std::sync::Mutex<HashMap<String, Option<FunctionFacts>>>,
+}
+
+impl<'a> KernelFacts<'a> {
+    pub fn new(kernel: &'a Kernel) -> Self {
+        let mut events: HashSet<String> = HashSet::new();
+        let mut syscalls = false;
+        if let Some(s) = kernel.symbols() {
+            for sym in s.value.iter() {
+                if let Some(n) = sym.name.strip_prefix("__event_") {
+                    if let Some(sc) = n.strip_prefix("enter__") {
+                        events.insert(format!("sys_enter_{sc}"));
+                        syscalls = true;
+                    } else if let Some(sc) = n.strip_prefix("exit__") {
+                        events.insert(format!("sys_exit_{sc}"));
+                        syscalls = true;
+                    } else {
+                        events.insert(n.to_owned());
+                    }
+                }
+            }
+        }
+        // A symbol map without trace events (kallsyms without data symbols): BTF's
+        // `btf_trace_*` typedefs, one per tracepoint (no syscall events among them).
+        if events.len() < 100 {
+            events.clear();
+            syscalls = false;
+            if let Some(t) = kernel.types() {
+                for n in t.type_names(TypeNamespace::Ordinary).unwrap_or_default() {
+                    if let Some(e) = n.strip_prefix("btf_trace_") {
+                        events.insert(e.to_owned());
+                    }
+                }
+            }
+        }
+        let events = (!events.is_empty()).then_some(events);
+        KernelFacts { kernel, events, events_have_syscalls: syscalls, functions: Default::default() }
+    }
+
+    pub fn function(&self, name: &str) -> Option<FunctionFacts> {
+        let mut m = self.functions.lock().unwrap_or_else(|e| e.into_inner());
+        m.entry(name.to_owned()).or_insert_with(|| self.kernel.function(name).ok()).clone()
+    }
+
+    pub fn modules(&self) -> bool {
+        self.kernel.config().is_some_and(|c| c.value.is_enabled("MODULES"))
+    }
+
+    /// Whether a trace event exists: `Some(false)` only when the kernel's list settles it.
+    pub fn event_exists(&self, category: &str, name: &str) -> Option<bool> {
+        let events = self.events.as_ref()?;
+        let syscall = name.starts_with("sys_enter_") || name.starts_with("sys_exit_");
+        if category == "syscalls" {
+            if !syscall {
+                return Some(false);
+            }
+            if !self.events_have_syscalls {
+                return None;
+            }
+        }
+        if syscall && category != "syscalls" && category != "*" && !category.contains('*') {
+            return Some(false);
+        }
+        Some(events.contains(name))
+    }
+
+    /// Event names matching a tracepoint wildcard (the category is not known here, so
+    /// only what fits the `syscalls` rule is filtered).
+    pub fn events_matching(&self, category: &str, pattern: &str) -> Option<Vec<String>> {
+        let events = self.events.as_ref()?;
+        if category == "syscalls" && !self.events_have_syscalls {
+            return None;
+        }
+        let mut v: Vec<String> = events
+            .iter()
+            .filter(|e| wildcard_match(pattern, e))
+            .filter(|e| {
+                let sys = e.starts_with("sys_enter_") || e.starts_with("sys_exit_");
+                match category {
+                    "syscalls" => sys,
+                    c if c.contains('*') => true,
+                    _ => !sys,
+                }
+            })
+            .cloned()
+            .collect();
+        v.sort();
+        Some(v)
+    }
+
+    /// Traceable function names matching a kprobe/kfunc wildcard (bpftrace 0.17 expands
+    /// them over `available_filter_functions`); `None` without that list.
+    pub fn functions_matching(&self, pattern: &str) -> Option<Vec<String>> {
+        let ff = self.kernel.filter_functions()?;
+        let mut v: Vec<String> =
+            ff.value.iter().map(|(n, _)| n).filter(|n| wildcard_match(pattern, n)).map(str::to_owned).collect();
+        v.sort();
+        v.dedup();
+        Some(v)
+    }
+
+    /// The fields `args->` may name on a tracepoint: `Some(sets)` with one field list per
+    /// candidate layout (a field is valid when any candidate has it), `None` when the
+    /// kernel data cannot tell.
+    pub fn tracepoint_fields(&self, category: &str, name: &str) -> Option<Vec<Vec<String>>> {
+        let t = self.kernel.types()?;
+        const COMMON: [&str; 4] = ["common_type", "common_flags", "common_preempt_count", "common_pid"];
+        let with_common = |mut v: Vec<String>| {
+            v.extend(COMMON.iter().map(|s| s.to_string()));
+            v
+        };
+        if category == "syscalls" {
+            if let Some(sc) = name.strip_prefix("sys_exit_") {
+                let _ = sc;
+                return Some(vec![with_common(vec!["__syscall_nr".into(), "ret".into()])]);
+            }
+            let sc = name.strip_prefix("sys_enter_")?;
+            let f = t.functions(&format!("__do_sys_{sc}")).ok()?;
+            let f = f.first()?;
+            let mut v: Vec<String> = vec!["__syscall_nr".into()];
+            for p in &f.proto.params {
+                v.push(p.name.clone()?);
+            }
+            return Some(vec![with_common(v)]);
+        }
+        let fields_of = |ty: TypeRef| -> Option<Vec<String>> {
+            let Type::Struct(c) = layout::strip(t, ty).ok()?.1 else { return None };
+            Some(
+                c.members
+                    .iter()
+                    .filter_map(|m| m.name.clone())
+                    .filter(|n| n != "ent" && n != "__data")
+                    .map(|n| n.strip_prefix("__data_loc_").map(str::to_owned).unwrap_or(n))
+                    .collect(),
+            )
+        };
+        if let Some(ty) = t.find_type(TypeNamespace::Struct, &format!("trace_event_raw_{name}")).ok()?.first() {
+            return Some(vec![with_common(fields_of(*ty)?)]);
+        }
+        // A DEFINE_EVENT: its template's layout. Candidates are the templates whose
+        // `trace_event_raw_event_<template>` takes the tracepoint's own prototype.
+        let proto = tracepoint_proto(t, name)?;
+        let mut out = Vec::new();
+        for fname in t.function_names().ok()? {
+            let Some(template) = fname.strip_prefix("trace_event_raw_event_") else { continue };
+            let Some(f) = t.functions(&fname).ok().and_then(|v| v.into_iter().next()) else { continue };
+            if f.proto.params.len() != proto.len() + 1 {
+                continue;
+            }
+            let same = f.proto.params[1..].iter().zip(&proto).all(|(a, b)| same_type(t, a.ty, *b));
+            if !same {
+                continue;
+            }
+            if let Some(ty) = t.find_type(TypeNamespace::Struct, &format!("trace_event_raw_{template}")).ok()?.first() {
+                out.push(with_common(fields_of(*ty)?));
+            }
+        }
+        (!out.is_empty()).then_some(out)
+    }
+}
+
+/// The parameter types of `btf_trace_<name>` after its leading `void *`.
+fn tracepoint_proto(t: &dyn TypeSource, name: &str) -> Option<Vec<TypeRef>> {
+    let td = t.find_type(TypeNamespace::Ordinary, &format!("btf_trace_{name}")).ok()?;
+    let (_, ty) = layout::strip(t, *td.first()?).ok()?;
+    let Type::Pointer { target } = ty else { return None };
+    let Type::Function(p) = layout::strip(t, target).ok()?.1 else { return None };
+    Some(p.params.iter().skip(1).map(|p| p.ty).collect())
+}
+
+fn same_type(t: &dyn TypeSource, a: TypeRef, b: TypeRef) -> bool {
+    a == b || layout::type_name(t, a).ok() == layout::type_name(t, b).ok()
+}
+
+/// The member `name` of the composite `ty` points at or is (through typedefs, one
+/// pointer when `arrow`), searching anonymous members: `Some(Some(type))`, `Some(None)`
+/// when the composite has no such member, `None` when `ty` is not a composite (unknown).
+pub fn member(t: &dyn TypeSource, ty: TypeRef, name: &str, arrow: bool) -> Option<Option<TypeRef>> {
+    let mut cur = ty;
+    if arrow {
+        match layout::strip(t, cur).ok()?.1 {
+            Type::Pointer { target } => cur = target,
+            _ => return None,
+        }
+    }
+    match layout::strip(t, cur).ok()?.1 {
+        Type::Struct(_) | Type::Union(_) => {}
+        _ => return None,
+    }
+    let m = layout::resolve_member(t, cur, name).ok()?;
+    Some(m.map(|m| m.ty))
+}
+
+/// The kernel type a cast names (`struct sock`, `struct sock *` with `pointers`), when
+/// the kernel defines it.
+pub fn cast_type(t: &dyn TypeSource, ty: &str) -> Option<TypeRef> {
+    let (ns, name) = if let Some(n) = ty.strip_prefix("struct ") {
+        (TypeNamespace::Struct, n)
+    } else if let Some(n) = ty.strip_prefix("union ") {
+        (TypeNamespace::Union, n)
+    } else {
+        (TypeNamespace::Ordinary, ty)
+    };
+    t.find_type(ns, name.trim()).ok()?.into_iter().next()
+}
+
+/// The probes' kernel functions for `args`/`argN`: the function facts of a single
+/// (non-wildcard) kprobe or kfunc attach point.
+pub fn probe_function(f: &KernelFacts<'_>, probe: &Probe) -> Option<(ProbeKind, FunctionFacts)> {
+    if probe.attach_points.len() != 1 {
+        return None;
+    }
+    let ap = &probe.attach_points[0];
+    let kind = ap.kind?;
+    if !kind.is_kernel_function()
+        || ap.wildcard
+        || !ap.target.is_empty() && kind.is_btf_function() && ap.target != "vmlinux"
+    {
+        return None;
+    }
+    Some((kind, f.function(&ap.func)?))
+}
+
+/// Calls `f` on every expression of a probe (predicate and body, nested statements).
+pub fn probe_exprs<'a>(probe: &'a Probe, f: &mut dyn FnMut(&'a Expr)) {
+    if let Some(p) = &probe.predicate {
+        p.walk(f);
+    }
+    for s in &probe.body {
+        s.walk(&mut |s: &'a Stmt| {
+            for e in s.exprs() {
+                e.walk(f);
+            }
+        });
+    }
+}
+
+/// The kernel type of an expression where fevlint can tell: casts to kernel types,
+/// `args->f` of kfuncs and tracepoints, member chains, `$variables` assigned once from
+/// such an expression in the probe.
+pub struct Typer<'k, 'a> {
+    pub types: &'k dyn TypeSource,
+    /// `$var` -> its one kernel type in this probe.
+    pub vars: HashMap<String, Option<TypeRef>>,
+    pub script_types: &'a HashSet<String>,
+    pub includes: bool,
+}
+
+impl<'k> Typer<'k, '_> {
+    /// The pointer type a cast gives: `(struct T *)e` is `struct T *`, found as the
+    /// pointer target plus one level of `->`.
+    pub fn type_of(&self, e: &Expr) -> Option<KType> {
+        match &e.kind {
+            ExprKind::Cast { ty, pointers, .. } => {
+                if self.script_types.contains(ty.as_str()) {
+                    return None;
+                }
+                let base = cast_type(self.types, ty)?;
+                Some(KType { ty: base, pointers: *pointers })
+            }
+            ExprKind::Var(v) => {
+                let t = self.vars.get(v)?.as_ref()?;
+                Some(KType { ty: *t, pointers: 1 })
+            }
+            ExprKind::Field { base, field, arrow, .. } => {
+                let b = self.type_of(base)?;
+                let want_pointers = if *arrow { 1 } else { 0 };
+                if b.pointers != want_pointers {
+                    return None;
+                }
+                let m = member(self.types, b.ty, field, false)??;
+                Some(KType::from_ref(self.types, m))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A kernel type with its outer pointer levels counted separately (a cast's `*`).
+#[derive(Clone, Copy, Debug)]
+pub struct KType {
+    /// The pointed-to type when `pointers` > 0, else the type itself.
+    pub ty: TypeRef,
+    pub pointers: u8,
+}
+
+impl KType {
+    /// From a member's type: one pointer level unwrapped when it is a pointer.
+    pub fn from_ref(t: &dyn TypeSource, ty: TypeRef) -> KType {
+        match layout::strip(t, ty) {
+            Ok((_, Type::Pointer { target })) => KType { ty: target, pointers: 1 },
+            _ => KType { ty, pointers: 0 },
+        }
+    }
+}
+
+/// `$var = <expr>` assignments of a probe: each variable's kernel type when every
+/// assignment gives the same one.
+pub fn variable_types(typer: &mut Typer<'_, '_>, probe: &Probe) {
+    let mut assigns: Vec<(&str, &Expr)> = Vec::new();
+    for s in &probe.body {
+        s.walk(&mut |s| {
+            if let Stmt::Assign { target, value, op: None, .. } = s {
+                if let ExprKind::Var(v) = &target.kind {
+                    assigns.push((v.as_str(), value));
+                }
+            }
+        });
+    }
+    for (v, value) in assigns {
+        let t = typer.type_of(value).filter(|k| k.pointers == 1).map(|k| k.ty);
+        match typer.vars.get(v) {
+            None => {
+                typer.vars.insert(v.to_owned(), t);
+            }
+            Some(prev) if *prev != t => {
+                typer.vars.insert(v.to_owned(), None);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A kprobe/kfunc's traceability in words, for messages.
+pub fn trace_words(f: &FunctionFacts) -> &'static str {
+    match &f.trace {
+        Trace::Traceable { .. } => "traceable",
+        Trace::NotTraceable => "not in the ftrace list (notrace, inlined or `__init`)",
+        Trace::OnlyClones(_) => "only its compiler clones are traceable",
+        Trace::Unknown => "of unknown traceability",
+    }
+}
+
+/// Downgrades a "not in the kernel image" finding when modules could provide the name.
+pub fn module_caveat(f: &KernelFacts<'_>, mut d: Diagnostic, what: &str) -> Diagnostic {
+    if f.modules() {
+        d.severity = Severity::Warning;
+        d = d.note(format!("{what} is not in the kernel image; it attaches only if a loaded module provides it"));
+    }
+    d
+}
