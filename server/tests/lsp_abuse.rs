@@ -381,7 +381,12 @@ fn ten_thousand_hostile_edits_and_the_server_still_agrees_with_check_text() {
     .iter()
     .map(|d| {
         let (l0, c0) = model_position(&text, d.span.start);
-        let (l1, c1) = model_position(&text, d.span.end.max(d.span.start));
+        // An end inside a character covers it (the range is never narrower than it).
+        let mut end = d.span.end.max(d.span.start).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        let (l1, c1) = model_position(&text, end);
         let mut message = d.message.to_string();
         for n in &d.notes {
             message.push('\n');

@@ -3,7 +3,6 @@
 use super::position;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::ide;
-use ropey::Rope;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use tower_lsp_server::ls_types as lsp;
@@ -201,14 +200,14 @@ fn severity_number(s: Severity) -> i32 {
     }
 }
 
-pub fn hover(rope: &Rope, h: ide::Hover) -> lsp::Hover {
+pub fn hover(at: position::Text<'_>, h: ide::Hover) -> lsp::Hover {
     lsp::Hover {
         contents: lsp::HoverContents::Markup(lsp::MarkupContent { kind: lsp::MarkupKind::Markdown, value: h.markdown }),
-        range: Some(position::range(rope, h.span)),
+        range: Some(at.range(h.span)),
     }
 }
 
-pub fn completion(rope: &Rope, c: ide::Completion) -> lsp::CompletionItem {
+pub fn completion(at: position::Text<'_>, c: ide::Completion) -> lsp::CompletionItem {
     lsp::CompletionItem {
         kind: Some(match c.kind {
             ide::CompletionKind::Type => lsp::CompletionItemKind::TYPE_PARAMETER,
@@ -227,7 +226,7 @@ pub fn completion(rope: &Rope, c: ide::Completion) -> lsp::CompletionItem {
         filter_text: Some(c.filter),
         tags: c.deprecated.then(|| vec![lsp::CompletionItemTag::DEPRECATED]),
         text_edit: Some(lsp::CompletionTextEdit::Edit(lsp::TextEdit {
-            range: position::range(rope, c.replace),
+            range: at.range(c.replace),
             new_text: c.insert,
         })),
         label: c.label,
@@ -235,9 +234,9 @@ pub fn completion(rope: &Rope, c: ide::Completion) -> lsp::CompletionItem {
     }
 }
 
-pub fn inlay_hint(rope: &Rope, h: ide::InlayHint) -> lsp::InlayHint {
+pub fn inlay_hint(at: position::Text<'_>, h: ide::InlayHint) -> lsp::InlayHint {
     lsp::InlayHint {
-        position: position::position(rope, h.at),
+        position: at.position(h.at),
         label: lsp::InlayHintLabel::String(h.label),
         kind: Some(lsp::InlayHintKind::TYPE),
         text_edits: None,
@@ -252,7 +251,7 @@ pub fn inlay_hint(rope: &Rope, h: ide::InlayHint) -> lsp::InlayHint {
 }
 
 #[allow(deprecated)] // `DocumentSymbol::deprecated` must be named to build the struct.
-pub fn symbol(rope: &Rope, s: ide::Symbol) -> lsp::DocumentSymbol {
+pub fn symbol(at: position::Text<'_>, s: ide::Symbol) -> lsp::DocumentSymbol {
     lsp::DocumentSymbol {
         name: s.name,
         detail: (!s.detail.is_empty()).then_some(s.detail),
@@ -262,14 +261,14 @@ pub fn symbol(rope: &Rope, s: ide::Symbol) -> lsp::DocumentSymbol {
         },
         tags: None,
         deprecated: None,
-        range: position::range(rope, s.span),
-        selection_range: position::range(rope, s.selection),
-        children: (!s.children.is_empty()).then(|| s.children.into_iter().map(|c| symbol(rope, c)).collect()),
+        range: at.range(s.span),
+        selection_range: at.range(s.selection),
+        children: (!s.children.is_empty()).then(|| s.children.into_iter().map(|c| symbol(at, c)).collect()),
     }
 }
 
-pub fn edit(rope: &Rope, e: &ide::Edit) -> lsp::TextEdit {
-    lsp::TextEdit { range: position::range(rope, e.span), new_text: e.text.clone() }
+pub fn edit(at: position::Text<'_>, e: &ide::Edit) -> lsp::TextEdit {
+    lsp::TextEdit { range: at.range(e.span), new_text: e.text.clone() }
 }
 
 /// The semantic token legend: indexes are `HighlightKind` mapped by [`token_type`].
@@ -304,12 +303,12 @@ fn token_type(kind: ide::HighlightKind) -> (u32, u32) {
     }
 }
 
-pub fn semantic_tokens(rope: &Rope, highlights: &[ide::Highlight]) -> lsp::SemanticTokens {
+pub fn semantic_tokens(at: position::Text<'_>, highlights: &[ide::Highlight]) -> lsp::SemanticTokens {
     let mut data = Vec::with_capacity(highlights.len());
     let (mut line, mut col) = (0u32, 0u32);
     for h in highlights {
-        let start = position::position(rope, h.span.start);
-        let end = position::position(rope, h.span.end);
+        let start = at.position(h.span.start);
+        let end = at.position(h.span.end);
         if end.line != start.line || end.character <= start.character {
             continue; // tokens are single-line
         }
@@ -333,6 +332,7 @@ pub fn semantic_tokens(rope: &Rope, highlights: &[ide::Highlight]) -> lsp::Seman
 mod tests {
     use super::*;
     use crate::syntax::Span;
+    use ropey::Rope;
 
     /// The body written straight from the findings is the JSON the protocol types give,
     /// with notes as related information or in the message, kernels labelled or not.
@@ -341,7 +341,7 @@ mod tests {
         let text = "vfs_read(x64 file)\n# é \"quoted\" 😀\nvfs_read(u32 \\t\\\\ x)\n";
         let rope = Rope::from_str(text);
         let lines = crate::syntax::Parser::new().lines(text, crate::syntax::Target::default());
-        let at = position::Positions::new(&rope, text, &lines);
+        let at = position::Positions::new(position::Text::new(&rope, position::Encoding::Utf16), text, &lines);
         let rule = |c: &str| crate::rules::by_code(c).expect("rule");
         let mut labelled = Diagnostic::new(rule("K201"), Span::new(0, 8), "`vfs_read` is \"gone\"\ttab")
             .note("help: é 😀")

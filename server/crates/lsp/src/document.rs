@@ -55,6 +55,8 @@ pub struct Document {
     /// A `kprobe_events`/`*.dynevents` document: the mainline dialect, checked by
     /// `fevlint_check::dynevents` (the `*.fev` parse is kept for the positions only).
     pub mainline: bool,
+    /// What the client's positions count (negotiated at `initialize`).
+    pub encoding: position::Encoding,
     parser: Parser,
 }
 
@@ -97,6 +99,7 @@ impl Document {
             kernel_lines: None,
             settings,
             mainline,
+            encoding: position::Encoding::default(),
             parser,
         };
         doc.check_all_lines();
@@ -111,7 +114,7 @@ impl Document {
         for change in changes {
             match change.range {
                 Some(range) => {
-                    let span = position::span(&self.rope, range);
+                    let span = self.at().span(range);
                     let (start, old_end) = (span.start, span.end);
                     let start_position = point(&self.parse.lines, start);
                     let old_end_position = point(&self.parse.lines, old_end);
@@ -167,6 +170,16 @@ impl Document {
         }
         self.version = version;
         self.check();
+    }
+
+    /// The rope with the client's encoding, for conversions.
+    pub fn at(&self) -> position::Text<'_> {
+        position::Text::new(&self.rope, self.encoding)
+    }
+
+    /// Positions of many offsets (a publish), through the parse's line index.
+    pub fn positions(&self) -> position::Positions<'_> {
+        position::Positions::new(self.at(), &self.text, &self.parse.lines)
     }
 
     /// Reparses the tree when edits left it behind the text (requests call this first).

@@ -131,6 +131,8 @@ struct State {
     watch: bool,
     /// The client takes `workspace/inlayHint/refresh`.
     inlay_refresh: bool,
+    /// What positions count, negotiated at `initialize`.
+    encoding: position::Encoding,
     /// Kernel paths with a registered file watcher.
     watched: HashSet<std::path::PathBuf>,
 }
@@ -254,7 +256,7 @@ impl Inner {
             let syntax = if doc.mainline && doc.kernel_diagnostics.is_some() { &[][..] } else { &doc.diagnostics[..] };
             let all = syntax.iter().chain(doc.kernel_diagnostics.iter().flatten());
             let several = doc.settings.kernels.len() > 1;
-            let at = position::Positions::new(&doc.rope, &doc.text, &doc.parse.lines);
+            let at = doc.positions();
             guarded(|| {
                 let convert = |found: &mut dyn Iterator<Item = &Diagnostic>| {
                     let docs = &state.rule_docs;
@@ -621,7 +623,7 @@ fn mainline_fixes(
             }
             let was = &doc.text[m.span.start..m.span.end];
             let replacement = if was.starts_with("0x") { format!("0x{offset:x}") } else { offset.to_string() };
-            let edit = TextEdit { range: position::range(&doc.rope, m.span), new_text: replacement.clone() };
+            let edit = TextEdit { range: doc.at().range(m.span), new_text: replacement.clone() };
             actions.push(CodeActionOrCommand::CodeAction(CodeAction {
                 title: format!("Read `{}.{}` at its offset on {}: {replacement}", m.container, m.member, new.name),
                 kind: Some(CodeActionKind::QUICKFIX),
@@ -711,6 +713,8 @@ impl LanguageServer for Backend {
                 .unwrap_or(false);
             state.rule_docs = RuleDocs::find(&roots(&params));
             let caps = &params.capabilities;
+            state.encoding =
+                position::Encoding::negotiate(caps.general.as_ref().and_then(|g| g.position_encodings.as_deref()));
             state.progress = caps.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false);
             state.watch = caps
                 .workspace
@@ -728,8 +732,9 @@ impl LanguageServer for Backend {
         for p in problems {
             self.0.log(MessageType::WARNING, p).await;
         }
+        let encoding = self.0.lock().encoding;
         Ok(InitializeResult {
-            capabilities: capabilities(),
+            capabilities: ServerCapabilities { position_encoding: Some(encoding.kind()), ..capabilities() },
             server_info: Some(ServerInfo {
                 name: "fevlint".to_owned(),
                 version: Some(env!("CARGO_PKG_VERSION").to_owned()),
@@ -758,7 +763,8 @@ impl LanguageServer for Backend {
             let version = doc.version;
             let mainline = is_mainline(&doc.uri, &doc.language_id);
             match guarded(|| Document::with_dialect(doc.text, version, settings, mainline)) {
-                Ok(d) => {
+                Ok(mut d) => {
+                    d.encoding = state.encoding;
                     state.docs.insert(doc.uri.clone(), d);
                     (Some(version), problems)
                 }
@@ -824,7 +830,7 @@ impl LanguageServer for Backend {
             // An empty publish clears the closed document's diagnostics.
             let uri = params.text_document.uri;
             let rope = ropey::Rope::new();
-            let nothing = position::Positions::new(&rope, "", &[]);
+            let nothing = position::Positions::new(position::Text::new(&rope, position::Encoding::default()), "", &[]);
             let body = convert::publish_body(&nothing, &uri, None, [], &self.0.lock().rule_docs, false, false);
             match body {
                 Ok(body) => self.0.send_frame(&body),
@@ -861,12 +867,12 @@ impl LanguageServer for Backend {
         let p = params.text_document_position_params;
         self.0
             .request("hover", &p.text_document.uri, |_, doc, kernels| {
-                let offset = position::offset(&doc.rope, p.position);
+                let offset = doc.at().offset(p.position);
                 if doc.mainline {
                     let text = fevlint_check::dynevents::describe_at(&doc.text, offset, kernels)?;
-                    return Some(convert::hover(&doc.rope, ide::Hover { span: text.0, markdown: text.1 }));
+                    return Some(convert::hover(doc.at(), ide::Hover { span: text.0, markdown: text.1 }));
                 }
-                ide::hover_with(&doc.parse, &doc.text, offset, kernels).map(|h| convert::hover(&doc.rope, h))
+                ide::hover_with(&doc.parse, &doc.text, offset, kernels).map(|h| convert::hover(doc.at(), h))
             })
             .await
     }
@@ -875,11 +881,11 @@ impl LanguageServer for Backend {
         let p = params.text_document_position;
         self.0
             .request("completion", &p.text_document.uri, |_, doc, kernels| {
-                let offset = position::offset(&doc.rope, p.position);
+                let offset = doc.at().offset(p.position);
                 let found = ide::completions_with(&doc.parse, &doc.text, offset, kernels);
                 // Function names are cut at a limit: the client asks again as the word grows.
                 let incomplete = found.iter().any(|c| c.kind == ide::CompletionKind::Function);
-                let items: Vec<CompletionItem> = found.into_iter().map(|c| convert::completion(&doc.rope, c)).collect();
+                let items: Vec<CompletionItem> = found.into_iter().map(|c| convert::completion(doc.at(), c)).collect();
                 (!items.is_empty())
                     .then_some(CompletionResponse::List(CompletionList { is_incomplete: incomplete, items }))
             })
@@ -891,7 +897,7 @@ impl LanguageServer for Backend {
             .request("documentSymbol", &params.text_document.uri, |_, doc, _| {
                 let symbols = ide::symbols(&doc.parse, &doc.text);
                 Some(DocumentSymbolResponse::Nested(
-                    symbols.into_iter().map(|s| convert::symbol(&doc.rope, s)).collect(),
+                    symbols.into_iter().map(|s| convert::symbol(doc.at(), s)).collect(),
                 ))
             })
             .await
@@ -919,7 +925,7 @@ impl LanguageServer for Backend {
         self.0
             .request("semanticTokens", &params.text_document.uri, |_, doc, _| {
                 let highlights = ide::highlights(&doc.parse, &doc.text);
-                Some(SemanticTokensResult::Tokens(convert::semantic_tokens(&doc.rope, &highlights)))
+                Some(SemanticTokensResult::Tokens(convert::semantic_tokens(doc.at(), &highlights)))
             })
             .await
     }
@@ -927,7 +933,7 @@ impl LanguageServer for Backend {
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
         self.0
             .request("formatting", &params.text_document.uri, |_, doc, _| {
-                Some(ide::format(&doc.parse, &doc.text).iter().map(|e| convert::edit(&doc.rope, e)).collect())
+                Some(ide::format(&doc.parse, &doc.text).iter().map(|e| convert::edit(doc.at(), e)).collect())
             })
             .await
     }
@@ -941,7 +947,7 @@ impl LanguageServer for Backend {
         let uri = params.text_document.uri;
         self.0
             .request("codeAction", &uri, |state, doc, kernels| {
-                let span = position::span(&doc.rope, params.range);
+                let span = doc.at().span(params.range);
                 if doc.mainline {
                     return mainline_fixes(doc, &uri, span, kernels);
                 }
@@ -953,7 +959,7 @@ impl LanguageServer for Backend {
                     .map(|fix| {
                         let diagnostic = all.get(fix.diagnostic).map(|d| {
                             convert::diagnostic(
-                                &position::Positions::new(&doc.rope, &doc.text, &doc.parse.lines),
+                                &doc.positions(),
                                 &uri,
                                 d,
                                 &state.rule_docs,
@@ -961,7 +967,7 @@ impl LanguageServer for Backend {
                                 several,
                             )
                         });
-                        let edits = fix.edits.iter().map(|e| convert::edit(&doc.rope, e)).collect();
+                        let edits = fix.edits.iter().map(|e| convert::edit(doc.at(), e)).collect();
                         CodeActionOrCommand::CodeAction(CodeAction {
                             title: fix.title,
                             kind: Some(CodeActionKind::QUICKFIX),
@@ -987,13 +993,13 @@ impl LanguageServer for Backend {
                 if kernels.is_empty() {
                     return None;
                 }
-                let span = position::span(&doc.rope, params.range);
+                let span = doc.at().span(params.range);
                 let mut hints = ide::inlay_hints(&doc.parse, span, kernels);
                 if let Some(core) = &core {
                     hints.extend(cores::value_hints(&doc.parse, span, core));
                     hints.sort_by_key(|h| h.at);
                 }
-                Some(hints.into_iter().map(|h| convert::inlay_hint(&doc.rope, h)).collect())
+                Some(hints.into_iter().map(|h| convert::inlay_hint(doc.at(), h)).collect())
             })
             .await
     }
