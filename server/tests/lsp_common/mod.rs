@@ -18,7 +18,13 @@ pub struct Client {
 
 impl Client {
     pub fn start() -> Client {
-        let (client_io, server_io) = tokio::io::duplex(1 << 20);
+        Client::start_with_pipe(1 << 20)
+    }
+
+    /// A client whose pipes to and from the server hold `capacity` bytes each (a Linux
+    /// pipe holds 64 KiB): writes wait once the other side stops reading.
+    pub fn start_with_pipe(capacity: usize) -> Client {
+        let (client_io, server_io) = tokio::io::duplex(capacity);
         let (server_read, server_write) = tokio::io::split(server_io);
         let server = tokio::spawn(fevlint::lsp::serve(server_read, server_write, None));
         let (read, write) = tokio::io::split(client_io);

@@ -25,7 +25,9 @@ pub mod position;
 mod server;
 pub mod transport;
 
-pub use server::{capabilities, Backend, KernelCheck, KernelRules, KERNEL_DEBOUNCE};
+pub use server::{
+    capabilities, Backend, KernelCheck, KernelRules, KERNEL_DEBOUNCE, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_LINES,
+};
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};

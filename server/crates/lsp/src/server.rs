@@ -117,9 +117,42 @@ fn debounce() -> Duration {
         .map_or(KERNEL_DEBOUNCE, Duration::from_millis)
 }
 
+/// The largest document the server checks, in bytes and in lines: a larger one gets one
+/// diagnostic and a `window/showMessage` saying so, and is checked again once edits bring
+/// it under both (`fevlint check` has no such limit). At the limit, a script whose every
+/// line draws a diagnostic publishes in about a second and under 1 GB (release build,
+/// `scripts/bench-lsp-bounds.py`); above it the cost grew with no bound (1,000,000 lines,
+/// 19 MB: 30 s and 7.7 GB).
+pub const MAX_DOCUMENT_BYTES: usize = 8 << 20;
+pub const MAX_DOCUMENT_LINES: usize = 200_000;
+
+/// Why a text is too large to check, when it is.
+fn too_large(rope: &ropey::Rope) -> Option<String> {
+    let (bytes, lines) = (rope.len_bytes(), rope.len_lines());
+    if bytes <= MAX_DOCUMENT_BYTES && lines <= MAX_DOCUMENT_LINES {
+        return None;
+    }
+    Some(format!(
+        "not checked: the document has {lines} lines ({:.1} MiB), over the language server's limit of \
+         {MAX_DOCUMENT_LINES} lines and {} MiB; `fevlint check` checks it",
+        bytes as f64 / f64::from(1 << 20),
+        MAX_DOCUMENT_BYTES >> 20,
+    ))
+}
+
+/// An open document over the size limit: only its text is kept, so that edits can bring
+/// it under the limit.
+struct Large {
+    rope: ropey::Rope,
+    settings: Settings,
+    mainline: bool,
+}
+
 #[derive(Default)]
 struct State {
     docs: HashMap<Uri, Document>,
+    /// Open documents over the size limit (never also in `docs`).
+    large: HashMap<Uri, Large>,
     /// `initializationOptions` and the last `didChangeConfiguration`.
     init: Layer,
     client: Layer,
@@ -154,7 +187,7 @@ struct Inner {
     /// The transport's frame queue: diagnostics are serialized straight to a frame
     /// there (see [`Inner::publish`]). Weak: the queue closes, and the writer
     /// ends, when the transport's own senders are gone.
-    frames: tokio::sync::mpsc::WeakUnboundedSender<Vec<u8>>,
+    frames: tokio::sync::mpsc::WeakUnboundedSender<crate::transport::Out>,
 }
 
 pub struct Backend(Arc<Inner>);
@@ -235,11 +268,67 @@ impl Inner {
         self.client.log_message(typ, message).await;
     }
 
-    /// Queues a message the server wrote itself (see [`Inner::publish`]).
-    fn send_frame(&self, body: &[u8]) {
+    /// Queues the publish of `uri` the server wrote itself (see [`Inner::publish`]); it
+    /// replaces one of the same document the client has not read yet.
+    fn send_publish(&self, uri: &Uri, body: &[u8]) {
         if let Some(frames) = self.frames.upgrade() {
-            let _ = frames.send(crate::transport::frame(body));
+            let frame = crate::transport::frame(body);
+            let _ = frames.send(crate::transport::Out { frame, replaces: Some(uri.as_str().to_owned()) });
         }
+    }
+
+    /// Applies an edit to a document over the size limit: `None` when `uri` is not one,
+    /// `Err(why)` when it still is, else whether opening it as a document worked.
+    fn change_large(
+        &self,
+        uri: &Uri,
+        version: i32,
+        changes: &[TextDocumentContentChangeEvent],
+    ) -> Option<std::result::Result<std::result::Result<(), String>, String>> {
+        let mut state = self.lock();
+        let encoding = state.encoding;
+        let large = state.large.get_mut(uri)?;
+        for change in changes {
+            match change.range {
+                Some(range) => {
+                    let span = position::Text::new(&large.rope, encoding).span(range);
+                    let (start, end) = (large.rope.byte_to_char(span.start), large.rope.byte_to_char(span.end));
+                    large.rope.remove(start..end);
+                    large.rope.insert(start, &change.text);
+                }
+                None => large.rope = ropey::Rope::from_str(&change.text),
+            }
+        }
+        if let Some(why) = too_large(&large.rope) {
+            return Some(Err(why));
+        }
+        let large = state.large.remove(uri)?;
+        let text = large.rope.to_string();
+        Some(Ok(match guarded(|| Document::with_dialect(text, version, large.settings, large.mainline)) {
+            Ok(mut d) => {
+                d.encoding = encoding;
+                state.docs.insert(uri.clone(), d);
+                Ok(())
+            }
+            Err(p) => Err(format!("opening {} failed: {p}", uri.as_str())),
+        }))
+    }
+
+    /// Publishes the one diagnostic of a document over the size limit.
+    fn publish_refusal(&self, uri: &Uri, version: i32, why: &str) {
+        let params = PublishDiagnosticsParams {
+            uri: uri.clone(),
+            diagnostics: vec![tower_lsp_server::ls_types::Diagnostic {
+                range: Range::default(),
+                severity: Some(DiagnosticSeverity::WARNING),
+                source: Some("fevlint".to_owned()),
+                message: why.to_owned(),
+                ..Default::default()
+            }],
+            version: Some(version),
+        };
+        let body = serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": params});
+        self.send_publish(uri, body.to_string().as_bytes());
     }
 
     /// Publishes the diagnostics of `version`, unless the document moved on.
@@ -288,7 +377,7 @@ impl Inner {
             })
         };
         match body {
-            Ok(Ok(body)) => self.send_frame(&body),
+            Ok(Ok(body)) => self.send_publish(&uri, &body),
             Ok(Err(e)) => self.log(MessageType::ERROR, format!("serializing diagnostics failed: {e}")).await,
             Err(p) => self.log(MessageType::ERROR, format!("converting diagnostics failed: {p}")).await,
         }
@@ -588,7 +677,7 @@ impl Backend {
         client: Client,
         kernel: Option<Arc<dyn KernelCheck>>,
         shutdown: Arc<AtomicBool>,
-        frames: tokio::sync::mpsc::WeakUnboundedSender<Vec<u8>>,
+        frames: tokio::sync::mpsc::WeakUnboundedSender<crate::transport::Out>,
     ) -> Backend {
         Backend(Arc::new(Inner {
             client,
@@ -757,33 +846,66 @@ impl LanguageServer for Backend {
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let doc = params.text_document;
-        let (version, problems) = {
+        // Ok(checked), Err(why it is too large); with the problems to log.
+        let (opened, problems) = {
             let mut state = self.0.lock();
-            let (settings, problems) = Inner::settings_for(&state, &doc.uri);
+            let (settings, mut problems) = Inner::settings_for(&state, &doc.uri);
             let version = doc.version;
             let mainline = is_mainline(&doc.uri, &doc.language_id);
-            match guarded(|| Document::with_dialect(doc.text, version, settings, mainline)) {
-                Ok(mut d) => {
-                    d.encoding = state.encoding;
-                    state.docs.insert(doc.uri.clone(), d);
-                    (Some(version), problems)
+            state.docs.remove(&doc.uri);
+            state.large.remove(&doc.uri);
+            let rope = ropey::Rope::from_str(&doc.text);
+            if let Some(why) = too_large(&rope) {
+                state.large.insert(doc.uri.clone(), Large { rope, settings, mainline });
+                (Err(why), problems)
+            } else {
+                drop(rope);
+                match guarded(|| Document::with_dialect(doc.text, version, settings, mainline)) {
+                    Ok(mut d) => {
+                        d.encoding = state.encoding;
+                        state.docs.insert(doc.uri.clone(), d);
+                        (Ok(true), problems)
+                    }
+                    Err(p) => {
+                        problems.push(format!("opening {} failed: {p}", doc.uri.as_str()));
+                        (Ok(false), problems)
+                    }
                 }
-                Err(p) => (None, vec![format!("opening {} failed: {p}", doc.uri.as_str())]),
             }
         };
         for p in problems {
             self.0.log(MessageType::WARNING, p).await;
         }
-        if let Some(v) = version {
-            self.0.sync_kernels(false);
-            self.0.publish(doc.uri.clone(), v).await;
-            self.0.schedule_kernel(doc.uri, v);
+        match opened {
+            Ok(false) => {}
+            Ok(true) => {
+                self.0.sync_kernels(false);
+                self.0.publish(doc.uri.clone(), doc.version).await;
+                self.0.schedule_kernel(doc.uri, doc.version);
+            }
+            Err(why) => {
+                self.0.log(MessageType::WARNING, format!("{}: {why}", doc.uri.as_str())).await;
+                self.0.publish_refusal(&doc.uri, doc.version, &why);
+                self.0.client.show_message(MessageType::WARNING, format!("fevlint: {why}")).await;
+            }
         }
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
         let uri = params.text_document.uri;
         let version = params.text_document.version;
+        match self.0.change_large(&uri, version, &params.content_changes) {
+            None => {}
+            Some(Err(why)) => return self.0.publish_refusal(&uri, version, &why),
+            Some(Ok(Err(failure))) => return self.0.log(MessageType::ERROR, failure).await,
+            Some(Ok(Ok(()))) => {
+                // Under the limit again: checked from now on.
+                self.0.sync_kernels(false);
+                self.0.publish(uri.clone(), version).await;
+                self.0.schedule_kernel(uri, version);
+                return;
+            }
+        }
         // Ok((kernel findings complete, a failure to log)), or the document is not open.
         let outcome = {
             let mut state = self.0.lock();
@@ -825,7 +947,11 @@ impl LanguageServer for Backend {
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
-        let removed = self.0.lock().docs.remove(&params.text_document.uri).is_some();
+        let removed = {
+            let mut state = self.0.lock();
+            let large = state.large.remove(&params.text_document.uri).is_some();
+            state.docs.remove(&params.text_document.uri).is_some() || large
+        };
         if removed {
             // An empty publish clears the closed document's diagnostics.
             let uri = params.text_document.uri;
@@ -833,7 +959,7 @@ impl LanguageServer for Backend {
             let nothing = position::Positions::new(position::Text::new(&rope, position::Encoding::default()), "", &[]);
             let body = convert::publish_body(&nothing, &uri, None, [], &self.0.lock().rule_docs, false, false);
             match body {
-                Ok(body) => self.0.send_frame(&body),
+                Ok(body) => self.0.send_publish(&uri, &body),
                 Err(e) => self.0.log(MessageType::ERROR, format!("serializing diagnostics failed: {e}")).await,
             }
         }
