@@ -156,11 +156,28 @@ Group 1 is a parameter name, group 2 an absolute-address name (`name=...')."
   (setq-local indent-tabs-mode nil))
 
 ;;;###autoload
+(define-derived-mode dynevents-mode prog-mode "dynevents"
+  "Major mode for mainline probe definitions (*.dynevents, kprobe_events).
+Checked by fevlint, as `fev-mode' scripts are."
+  :syntax-table fev-mode-syntax-table
+  (setq-local comment-start "# ")
+  (setq-local comment-start-skip "#+[ \t]*")
+  (setq-local comment-end "")
+  (setq-local font-lock-defaults '(nil))
+  (setq-local indent-tabs-mode nil))
+
+;;;###autoload
 (add-to-list 'auto-mode-alist '("\\.fev\\'" . fev-mode))
+;;;###autoload
+(add-to-list 'auto-mode-alist '("\\.dynevents\\'" . dynevents-mode))
+;;;###autoload
+(add-to-list 'auto-mode-alist '("/\\(?:kprobe\\|dynamic\\)_events\\'" . dynevents-mode))
 
 (with-eval-after-load 'eglot
   (defvar eglot-server-programs)
-  (add-to-list 'eglot-server-programs '(fev-mode . fev-mode-eglot-contact)))
+  ;; Eglot names the language after the mode: `fev' and `dynevents', as the server expects.
+  (add-to-list 'eglot-server-programs '(fev-mode . fev-mode-eglot-contact))
+  (add-to-list 'eglot-server-programs '(dynevents-mode . fev-mode-eglot-contact)))
 
 (provide 'fev-mode)
 ;;; fev-mode.el ends here

@@ -1,4 +1,5 @@
-# Kakoune support for kernel function-event scripts (*.fev): filetype, highlighting after
+# Kakoune support for kernel function-event scripts (*.fev) and mainline probe
+# definitions (*.dynevents): filetype, highlighting after
 # grammar/queries/highlights.scm, `#` comments, and the kak-lsp server entry for
 # `fevlint lsp`. Put this file in ~/.config/kak/autoload/ (with a link to the stock
 # autoload folder) or `source` it from kakrc. With kak-lsp (`cargo install kak-lsp`,
@@ -6,6 +7,16 @@
 
 hook global BufCreate .*[.]fev %{
     set-option buffer filetype fev
+}
+
+# Mainline probe definitions (*.dynevents and the tracefs files): `#` comments, and the
+# same language server, which checks them in the kernel's own dialect.
+hook global BufCreate .*([.]dynevents|/kprobe_events|/dynamic_events) %{
+    set-option buffer filetype dynevents
+}
+
+hook global WinSetOption filetype=dynevents %{
+    set-option window comment_line '#'
 }
 
 hook global WinSetOption filetype=fev %{
@@ -17,7 +28,7 @@ hook global WinSetOption filetype=fev %{
 
 # kak-lsp: the language server (kak-lsp 17+ reads `lsp_servers`; without kak-lsp the
 # option does not exist and this does nothing).
-hook -group fev-lsp global BufSetOption filetype=fev %{
+hook -group fev-lsp global BufSetOption filetype=(fev|dynevents) %{
     try %{
         set-option buffer lsp_servers %{
             [fevlint]

@@ -100,7 +100,7 @@ fn pytest_lsp_as_vscode_and_neovim() {
     let (ok, output) = run(cmd, Duration::from_secs(180));
     assert!(ok, "pytest-lsp failed:\n{output}");
     // Both capability sets ran every test: nothing was skipped or deselected.
-    assert!(output.contains("22 passed") && !output.contains("skipped"), "pytest-lsp:\n{output}");
+    assert!(output.contains("24 passed") && !output.contains("skipped"), "pytest-lsp:\n{output}");
 }
 
 #[test]
@@ -148,5 +148,27 @@ fn kakoune_loads_fev_kak() {
     let mut cmd = Command::new("sh");
     cmd.args(["tests/editors/kakoune_test.sh", "tests/editors/problems.fev"]);
     let (ok, output) = run(cmd, Duration::from_secs(60));
-    assert!(ok && output.contains("6 passed, 0 failed"), "Kakoune test failed:\n{output}");
+    assert!(ok && output.contains("8 passed, 0 failed"), "Kakoune test failed:\n{output}");
 }
+
+/// Helix is not packaged for Debian 12, so its configuration is read here: each language
+/// the server checks (`fev`, `dynevents`) is a language served by `fevlint lsp` for its
+/// file extension.
+#[test]
+fn helix_languages_use_the_server_for_both_dialects() {
+    let text = std::fs::read_to_string(root().join("editors/helix/languages.toml")).expect("languages.toml");
+    let config: toml::Value = toml::from_str(&text).expect("languages.toml is TOML");
+    let server = &config["language-server"]["fevlint"];
+    assert_eq!(server["command"].as_str(), Some("fevlint"));
+    assert_eq!(server["args"].as_array().map(|a| a.iter().filter_map(|v| v.as_str()).collect::<Vec<_>>()), Some(vec!["lsp"]));
+    let languages = config["language"].as_array().expect("[[language]]");
+    for (name, extension) in [("fev", "fev"), ("dynevents", "dynevents")] {
+        let l = languages.iter().find(|l| l["name"].as_str() == Some(name)).unwrap_or_else(|| panic!("no {name}"));
+        let types: Vec<&str> = l["file-types"].as_array().into_iter().flatten().filter_map(|t| t.as_str()).collect();
+        assert!(types.contains(&extension), "{name}: {types:?}");
+        let servers: Vec<&str> =
+            l["language-servers"].as_array().into_iter().flatten().filter_map(|s| s.as_str()).collect();
+        assert_eq!(servers, ["fevlint"], "{name}");
+    }
+}
+

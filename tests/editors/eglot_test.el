@@ -193,6 +193,22 @@
                                    (string-match-p (regexp-quote "slot 3 `rcx`") value))
                               value))
             (ignore-errors (eglot-shutdown kserver nil 3)))))
+      ;; The mainline dialect: a *.dynevents file gets its mode, Eglot, and diagnostics.
+      (let* ((mdir (expand-file-name "mainline" dir))
+             (mfile (expand-file-name "problems.dynevents" mdir))
+             mserver)
+        (make-directory mdir t)
+        (copy-file (concat (file-name-sans-extension src) ".dynevents") mfile)
+        (with-current-buffer (find-file-noselect mfile)
+          (fev-test-check "dynevents-mode from auto-mode-alist" (eq major-mode 'dynevents-mode) major-mode)
+          (condition-case err
+              (progn (apply #'eglot (eglot--guess-contact)) (setq mserver (eglot-current-server)))
+            (error (fev-test-check "connect (dynevents)" nil err)))
+          (when (fev-test-check "eglot connected (dynevents)" mserver)
+            (fev-test-wait (lambda () (equal (fev-test-codes-of "mainline/problems.dynevents") "S001@1:24")))
+            (let ((codes (fev-test-codes-of "mainline/problems.dynevents")))
+              (fev-test-check ".dynevents diagnostics" (equal codes "S001@1:24") codes))
+            (ignore-errors (eglot-shutdown mserver nil 3)))))
       (ignore-errors (eglot-shutdown server nil 3)))))
 
 (princ (json-serialize

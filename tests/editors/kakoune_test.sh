@@ -3,11 +3,13 @@
 # editors/kakoune/fev.kak and opens a script: the filetype is fev, the fev highlighters
 # are installed on the window, and the kak-lsp server entry (the `lsp_servers` option,
 # declared here as kak-lsp declares it, since kak-lsp is not packaged for Debian) names
-# `fevlint lsp` in valid TOML. Prints `N passed, N failed`; exit 1 on a failure.
+# `fevlint lsp` in valid TOML; a .dynevents file next to it gets its filetype and the same
+# server entry. Prints `N passed, N failed`; exit 1 on a failure.
 #   tests/editors/kakoune_test.sh FILE.fev
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 file=$(realpath "$1")
+mainline=${file%.fev}.dynevents
 out=$(mktemp -d)
 export HOME="$out/home"
 mkdir -p "$HOME"
@@ -22,6 +24,9 @@ timeout 30 kak -ui dummy -s "$session" -n -e "
     try %{ add-highlighter window/fev group; echo -to-file '$out/window_hl' missing } catch %{ echo -to-file '$out/window_hl' present }
     try %{ add-highlighter shared/fev/code/function group; echo -to-file '$out/shared_hl' missing } catch %{ echo -to-file '$out/shared_hl' present }
     echo -to-file '$out/comment' %opt{comment_line}
+    edit '$mainline'
+    echo -to-file '$out/dyn_filetype' %opt{filetype}
+    echo -to-file '$out/dyn_lsp_servers' %opt{lsp_servers}
     evaluate-commands -buffer *debug* %{ write -force '$out/debug' }
     kill!
 " </dev/null >"$out/kak.log" 2>&1 || { fail_kak=1; echo "kak failed:"; cat "$out/kak.log"; }
@@ -34,11 +39,14 @@ check filetype filetype fev
 check "window highlighter" window_hl present
 check "shared highlighter" shared_hl present
 check "comment_line" comment '#'
+check "filetype of a .dynevents file" dyn_filetype dynevents
+for servers in lsp_servers dyn_lsp_servers; do
 if python3 -c '
 import sys, tomllib
 servers = tomllib.loads(open(sys.argv[1]).read())
 assert servers["fevlint"]["command"] == "fevlint" and servers["fevlint"]["args"] == ["lsp"], servers
-' "$out/lsp_servers" 2>"$out/toml.err"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL lsp_servers: $(cat "$out/lsp_servers" 2>/dev/null) $(cat "$out/toml.err")"; fi
+' "$out/$servers" 2>"$out/toml.err"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $servers: $(cat "$out/$servers" 2>/dev/null) $(cat "$out/toml.err")"; fi
+done
 if [ ! -s "$out/debug" ] || grep -qi 'error' "$out/debug"; then fail=$((fail + 1)); echo "FAIL *debug* missing or has errors:"; cat "$out/debug" 2>/dev/null || true; else pass=$((pass + 1)); fi
 [ -z "${fail_kak:-}" ] || fail=$((fail + 1))
 echo "$pass passed, $fail failed"

@@ -168,4 +168,22 @@ report.kernel_hover = khv
 check('kernel hover lists the registers', khv:find('slot 0 `rdi`: `struct file *` file', 1, true) ~= nil
   and khv:find('slot 3 `rcx`', 1, true) ~= nil, khv)
 
+-- The mainline dialect: a *.dynevents file gets its filetype, the client attaches, the
+-- server's diagnostics appear.
+local mpath = dir .. '/problems.dynevents'
+vim.fn.writefile(vim.fn.readfile(vim.fn.fnamemodify(file, ':r') .. '.dynevents'), mpath)
+vim.cmd.edit(vim.fn.fnameescape(mpath))
+local mbuf = vim.api.nvim_get_current_buf()
+check('filetype dynevents from ftdetect', vim.bo[mbuf].filetype == 'dynevents', vim.bo[mbuf].filetype)
+check('commentstring from ftplugin/dynevents', vim.bo[mbuf].commentstring == '# %s', vim.bo[mbuf].commentstring)
+local mattached = vim.wait(timeout, function() return #vim.lsp.get_clients({ bufnr = mbuf, name = 'fevlint' }) > 0 end, 20)
+check('fevlint client attached to the .dynevents buffer', mattached)
+local function mcodes()
+  local out = {}
+  for _, d in ipairs(vim.diagnostic.get(mbuf)) do table.insert(out, d.code .. '@' .. d.lnum .. ':' .. d.col) end
+  return table.concat(out, ' ')
+end
+vim.wait(timeout, function() return mcodes() ~= '' end, 20)
+check('.dynevents diagnostics', mcodes() == 'S001@1:24', mcodes())
+
 finish()

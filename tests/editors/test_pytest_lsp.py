@@ -95,6 +95,24 @@ async def test_diagnostics(client: LanguageClient):
         assert s001.message.splitlines()[:2] == ["unexpected `x86` here", note]
 
 
+async def test_dynevents_diagnostics(client: LanguageClient):
+    """A *.dynevents file (VS Code's and Neovim's `dynevents` language) is checked in
+    the kernel's own dialect."""
+    uri = (HERE / "problems.dynevents").resolve().as_uri()
+    text = (HERE / "problems.dynevents").read_text()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="dynevents", version=1, text=text)
+        )
+    )
+    while True:
+        params = await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 10)
+        if params.uri == uri and params.version == 1:
+            break
+    assert summary(params.diagnostics) == [("S001", 1, 24, 27)]
+    assert params.diagnostics[0].message.startswith("the kernel rejects this line")
+
+
 async def test_hover(client: LanguageClient):
     await open_doc(client)
     field = await client.text_document_hover_async(

@@ -12,7 +12,7 @@ let s:root = fnamemodify(expand('<sfile>:p'), ':h:h:h')
 execute 'set runtimepath^=' . fnameescape(s:root . '/editors/vim')
 filetype plugin on
 syntax on
-let g:ale_linters = {'fev': ['fevlint']}
+let g:ale_linters = {'fev': ['fevlint'], 'dynevents': ['fevlint']}
 let g:ale_linters_explicit = 1
 let g:ale_fev_fevlint_executable = empty($FEVLINT) ? 'fevlint' : $FEVLINT
 let g:ale_lint_on_text_changed = 'never'
@@ -57,11 +57,14 @@ function! s:Wait(cond, seconds) abort
   return eval(a:cond)
 endfunction
 
-function! s:Codes() abort
-  if empty(s:out.publish)
+" The codes of the last publish (of a document whose URI ends with `suffix`).
+function! s:Codes(...) abort
+  let l:suffix = a:0 ? a:1 : '.fev'
+  let l:mine = filter(copy(s:out.publish), 'v:val.uri =~# "\\V" . escape(l:suffix, "\\") . "\\$"')
+  if empty(l:mine)
     return ''
   endif
-  return join(map(copy(s:out.publish[-1].diagnostics), 'v:val.code . "@" . v:val.range.start.line . ":" . v:val.range.start.character'), ' ')
+  return join(map(copy(l:mine[-1].diagnostics), 'v:val.code . "@" . v:val.range.start.line . ":" . v:val.range.start.character'), ' ')
 endfunction
 
 function! s:Syn(line, text, offset) abort
@@ -104,6 +107,18 @@ function! s:Main() abort
   call s:Wait('len(s:out.hover) > 0', 10)
   let l:hover = empty(s:out.hover) ? '' : json_encode(s:out.hover[0])
   call s:Check('hover says what is read', stridx(l:hover, '*(u64 *)(param0 + 40) + 16') >= 0, l:hover)
+  " The mainline dialect: a *.dynevents file gets its filetype, and the server's
+  " diagnostics through the same linter.
+  let l:mainline = l:dir . '/problems.dynevents'
+  call writefile(readfile(fnamemodify($FEV_FILE, ':r') . '.dynevents'), l:mainline)
+  execute 'edit' fnameescape(l:mainline)
+  call s:Check('filetype dynevents from ftdetect', &filetype is# 'dynevents', &filetype)
+  ALELint
+  call s:Wait('s:Codes(".dynevents") is# "S001@1:24"', 30)
+  call s:Check('published S001 for the .dynevents file', s:Codes('.dynevents') is# 'S001@1:24', s:Codes('.dynevents'))
+  call s:Wait('len(ale#engine#GetLoclist(bufnr(""))) == 1', 10)
+  let l:loclist = map(copy(ale#engine#GetLoclist(bufnr(''))), '[v:val.lnum, v:val.col, v:val.type, get(v:val, "code", "")]')
+  call s:Check('ALE lists it', l:loclist == [[2, 25, 'E', 'S001']], l:loclist)
   call writefile([json_encode(s:out)], $FEV_OUT)
   call ale#lsp#StopAll()
   call delete(l:dir, 'rf')

@@ -62,8 +62,11 @@ async function startServer(): Promise<void> {
     debug: { command, args: ['lsp'], transport: TransportKind.stdio },
   };
   const clientOptions: LanguageClientOptions = {
-    // `*.dynevents` (the mainline dialect) gets highlighting only until the server checks it.
-    documentSelector: [{ scheme: 'file', language: 'fev' }, { scheme: 'untitled', language: 'fev' }],
+    // Both dialects the server checks: `*.fev` and the mainline `*.dynevents`.
+    documentSelector: ['fev', 'dynevents'].flatMap((language) => [
+      { scheme: 'file', language },
+      { scheme: 'untitled', language },
+    ]),
     initializationOptions: { fevlint: settings.serverLayer() },
     outputChannel: new ObservedChannel(channel, tracker),
   };
