@@ -123,5 +123,14 @@ async fn a_document_over_the_size_limit_is_refused_and_the_server_keeps_serving(
     let codes: Vec<&str> =
         under["params"]["diagnostics"].as_array().into_iter().flatten().filter_map(|d| d["code"].as_str()).collect();
     assert_eq!(codes, ["S001", "S001"], "`yx` and `x` are not definitions: {under:#}");
+    // A paste that takes a checked document over the limit refuses it before it is read.
+    let paste = json!({"textDocument": {"uri": small, "version": 2}, "contentChanges": [
+        {"range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 0}}, "text": "x\n".repeat(lines)}]});
+    c.notify("textDocument/didChange", paste).await;
+    let pasted = c.wait("the refusal after the paste", |v| is_publish(v, small) && v["params"]["version"] == 2).await;
+    assert!(
+        pasted["params"]["diagnostics"][0]["message"].as_str().is_some_and(|m| m.contains("not checked")),
+        "{pasted:#}"
+    );
     c.finish().await;
 }

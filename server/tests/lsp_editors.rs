@@ -160,7 +160,10 @@ fn helix_languages_use_the_server_for_both_dialects() {
     let config: toml::Value = toml::from_str(&text).expect("languages.toml is TOML");
     let server = &config["language-server"]["fevlint"];
     assert_eq!(server["command"].as_str(), Some("fevlint"));
-    assert_eq!(server["args"].as_array().map(|a| a.iter().filter_map(|v| v.as_str()).collect::<Vec<_>>()), Some(vec!["lsp"]));
+    assert_eq!(
+        server["args"].as_array().map(|a| a.iter().filter_map(|v| v.as_str()).collect::<Vec<_>>()),
+        Some(vec!["lsp"])
+    );
     let languages = config["language"].as_array().expect("[[language]]");
     for (name, extension) in [("fev", "fev"), ("dynevents", "dynevents")] {
         let l = languages.iter().find(|l| l["name"].as_str() == Some(name)).unwrap_or_else(|| panic!("no {name}"));
@@ -171,4 +174,3 @@ fn helix_languages_use_the_server_for_both_dialects() {
         assert_eq!(servers, ["fevlint"], "{name}");
     }
 }
-

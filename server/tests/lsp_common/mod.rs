@@ -14,6 +14,8 @@ pub struct Client {
     pub next_id: i64,
     /// Notifications and server requests seen, in order.
     pub seen: Vec<Value>,
+    /// Answers to server requests by method (the others are answered with `null`).
+    pub answers: Vec<(String, Value)>,
 }
 
 impl Client {
@@ -28,7 +30,7 @@ impl Client {
         let (server_read, server_write) = tokio::io::split(server_io);
         let server = tokio::spawn(fevlint::lsp::serve(server_read, server_write, None));
         let (read, write) = tokio::io::split(client_io);
-        Client { read: BufReader::new(read), write, server, next_id: 1, seen: Vec::new() }
+        Client { read: BufReader::new(read), write, server, next_id: 1, seen: Vec::new(), answers: Vec::new() }
     }
 
     pub async fn send(&mut self, v: Value) {
@@ -42,7 +44,8 @@ impl Client {
         self.send(json!({"jsonrpc": "2.0", "method": method, "params": params})).await;
     }
 
-    /// Reads one message; server requests are answered with `null` and recorded.
+    /// Reads one message; server requests are answered (from `answers`, else with
+    /// `null`) and recorded.
     pub async fn read(&mut self) -> Value {
         let mut len = 0;
         loop {
@@ -61,7 +64,8 @@ impl Client {
         let v: Value = serde_json::from_slice(&body).expect("json");
         if v.get("method").is_some() && v.get("id").is_some() {
             let id = v["id"].clone();
-            self.send(json!({"jsonrpc": "2.0", "id": id, "result": null})).await;
+            let answer = self.answers.iter().find(|(m, _)| v["method"] == m.as_str()).map(|(_, a)| a.clone());
+            self.send(json!({"jsonrpc": "2.0", "id": id, "result": answer.unwrap_or(Value::Null)})).await;
         }
         v
     }

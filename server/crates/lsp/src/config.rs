@@ -100,14 +100,32 @@ impl Layer {
     }
 }
 
+/// A setting that could not be used, and where it came from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Problem {
+    /// The `fevlint.toml` at fault; `None` for the client's settings.
+    pub file: Option<PathBuf>,
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.file {
+            Some(file) => write!(f, "{}: {}", file.display(), self.message),
+            None => write!(f, "client settings: {}", self.message),
+        }
+    }
+}
+
 /// The nearest `fevlint.toml` at or above `dir`.
 pub fn find_file(dir: &Path) -> Option<PathBuf> {
     dir.ancestors().map(|d| d.join(FILE_NAME)).find(|p| p.is_file())
 }
 
 /// Resolves the settings of a document at `path` (none for unsaved buffers) from the
-/// file layer and the client's layers; problems are returned as messages to log.
-pub fn resolve(path: Option<&Path>, client: &[&Layer]) -> (Settings, Vec<String>) {
+/// file layer and the client's layers, with what could not be used. A `fevlint.toml`
+/// that cannot be read contributes nothing (its problem says so).
+pub fn resolve(path: Option<&Path>, client: &[&Layer]) -> (Settings, Vec<Problem>) {
     let mut s = Settings::default();
     let mut problems = Vec::new();
     if let Some(file) = path.and_then(Path::parent).and_then(find_file) {
@@ -118,16 +136,16 @@ pub fn resolve(path: Option<&Path>, client: &[&Layer]) -> (Settings, Vec<String>
         {
             Ok(layer) => {
                 if let Err(e) = layer.apply(&mut s) {
-                    problems.push(format!("{}: {e}", file.display()));
+                    problems.push(Problem { file: Some(file.clone()), message: e });
                 }
             }
-            Err(e) => problems.push(format!("{}: {e}", file.display())),
+            Err(e) => problems.push(Problem { file: Some(file.clone()), message: e }),
         }
         s.file = Some(file);
     }
     for layer in client {
         if let Err(e) = layer.apply(&mut s) {
-            problems.push(format!("client settings: {e}"));
+            problems.push(Problem { file: None, message: e });
         }
     }
     (s, problems)

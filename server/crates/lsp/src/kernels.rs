@@ -58,6 +58,14 @@ pub struct Load {
     pub generation: u64,
 }
 
+/// Where one kernel's load stands (a reload in progress is `Loading`).
+#[derive(Debug)]
+pub enum LoadState<'a> {
+    Loading,
+    Loaded(&'a Kernel),
+    Failed(&'a str),
+}
+
 /// The kernels of one document, as far as they are loaded.
 #[derive(Debug, Default)]
 pub struct Available {
@@ -156,6 +164,15 @@ impl Kernels {
             .iter()
             .filter_map(|p| Some((p.clone(), Arc::clone(self.entries.get(&key(p))?.kernel.as_ref()?))))
             .collect()
+    }
+
+    /// Where the load of `path` stands.
+    pub fn state(&self, path: &Path) -> LoadState<'_> {
+        match self.entries.get(&key(path)) {
+            Some(Entry { kernel: Some(k), loading: false, .. }) => LoadState::Loaded(k),
+            Some(Entry { error: Some(e), loading: false, .. }) => LoadState::Failed(e),
+            _ => LoadState::Loading,
+        }
     }
 
     /// The error of the last load of `path`, if it failed.

@@ -30,6 +30,9 @@ use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
+/// The action of a `fevlint.toml` problem's message.
+const OPEN_CONFIG: &str = "Open fevlint.toml";
+
 /// Kernel-aware checks plug in here. They run after a debounce on the latest text, off
 /// the typing path and off the state lock, with the document's kernels that are loaded;
 /// their result is dropped when the document changed meanwhile.
@@ -140,6 +143,27 @@ fn too_large(rope: &ropey::Rope) -> Option<String> {
     ))
 }
 
+/// `fevlint/status`, a notification the server sends for each open document when what
+/// decides its checks changes (opened, settings or `fevlint.toml` changed, a kernel
+/// loaded or failed): the settings file, each configured kernel's state, the settings
+/// problems, and whether the document is checked at all. Editors show it per document
+/// instead of reading log lines.
+///
+/// ```json
+/// {"uri": "file:///w/a.fev", "dialect": "fev", "checked": true, "config": "/w/fevlint.toml",
+///  "kernels": [{"path": "/k/6.12", "state": "loaded", "name": "6.12.117+deb12-amd64", "types": "BTF"}],
+///  "problems": [{"file": "/w/fevlint.toml", "message": "..."}]}
+/// ```
+///
+/// `state` is `loading`, `loaded` (with `name`, `types`) or `failed` (with `error`);
+/// `checked` is false for a document over the size limit (`refused` says why).
+pub enum Status {}
+
+impl tower_lsp_server::ls_types::notification::Notification for Status {
+    type Params = serde_json::Value;
+    const METHOD: &'static str = "fevlint/status";
+}
+
 /// An open document over the size limit: only its text is kept, so that edits can bring
 /// it under the limit.
 struct Large {
@@ -153,6 +177,11 @@ struct State {
     docs: HashMap<Uri, Document>,
     /// Open documents over the size limit (never also in `docs`).
     large: HashMap<Uri, Large>,
+    /// The settings problems of each open document (see [`Status`]).
+    problems: HashMap<Uri, Vec<config::Problem>>,
+    /// Problems already shown with `window/showMessageRequest`: each is shown once while
+    /// it lasts, and again if it comes back after a fix.
+    shown: HashSet<config::Problem>,
     /// `initializationOptions` and the last `didChangeConfiguration`.
     init: Layer,
     client: Layer,
@@ -277,6 +306,103 @@ impl Inner {
         }
     }
 
+    /// The `fevlint/status` of an open document.
+    fn status(&self, state: &State, uri: &Uri) -> Option<serde_json::Value> {
+        let (settings, mainline, refused) = match (state.docs.get(uri), state.large.get(uri)) {
+            (Some(d), _) => (&d.settings, d.mainline, None),
+            (None, Some(l)) => (&l.settings, l.mainline, too_large(&l.rope)),
+            (None, None) => return None,
+        };
+        let kernels = self.kernels();
+        let kernels: Vec<serde_json::Value> = settings
+            .kernels
+            .iter()
+            .map(|p| match kernels.state(p) {
+                kernels::LoadState::Loading => serde_json::json!({"path": p, "state": "loading"}),
+                kernels::LoadState::Loaded(k) => serde_json::json!({"path": p, "state": "loaded", "name": k.name,
+                    "types": k.types_from.as_deref().unwrap_or("no types")}),
+                kernels::LoadState::Failed(e) => serde_json::json!({"path": p, "state": "failed", "error": e}),
+            })
+            .collect();
+        let problems: Vec<serde_json::Value> = state
+            .problems
+            .get(uri)
+            .into_iter()
+            .flatten()
+            .map(|p| serde_json::json!({"file": p.file, "message": p.message}))
+            .collect();
+        let mut status = serde_json::json!({
+            "uri": uri.as_str(),
+            "dialect": if mainline { "dynevents" } else { "fev" },
+            "checked": refused.is_none(),
+            "config": settings.file,
+            "kernels": kernels,
+            "problems": problems,
+        });
+        if let Some(why) = refused {
+            status["refused"] = serde_json::Value::String(why);
+        }
+        Some(status)
+    }
+
+    /// Sends the `fevlint/status` of each of `uris` still open.
+    async fn send_status(&self, uris: &[Uri]) {
+        let all: Vec<serde_json::Value> = {
+            let state = self.lock();
+            uris.iter().filter_map(|u| self.status(&state, u)).collect()
+        };
+        for status in all {
+            self.client.send_notification::<Status>(status).await;
+        }
+    }
+
+    /// Records the settings problems of `uri`, logs them, and shows each new one with
+    /// `window/showMessageRequest`: a `fevlint.toml` at fault gets an "Open fevlint.toml"
+    /// action, which opens it (`window/showDocument`).
+    async fn tell_problems(self: &Arc<Self>, uri: &Uri, problems: Vec<config::Problem>) {
+        let new: Vec<config::Problem> = {
+            let mut state = self.lock();
+            let new = problems.iter().filter(|p| !state.shown.contains(*p)).cloned().collect();
+            state.shown.extend(problems.iter().cloned());
+            if problems.is_empty() {
+                state.problems.remove(uri);
+            } else {
+                state.problems.insert(uri.clone(), problems);
+            }
+            new
+        };
+        for p in new {
+            self.log(MessageType::WARNING, p.to_string()).await;
+            let inner = Arc::clone(self);
+            tokio::spawn(async move {
+                let message = format!("fevlint: {p}; these settings are not used");
+                let open = p
+                    .file
+                    .as_ref()
+                    .map(|_| MessageActionItem { title: OPEN_CONFIG.to_owned(), properties: HashMap::new() });
+                let chosen =
+                    inner.client.show_message_request(MessageType::WARNING, message, open.map(|o| vec![o])).await;
+                if let (Ok(Some(item)), Some(file)) = (chosen, &p.file) {
+                    if item.title == OPEN_CONFIG {
+                        if let Some(uri) = Uri::from_file_path(file) {
+                            let params =
+                                ShowDocumentParams { uri, external: None, take_focus: Some(true), selection: None };
+                            let _ = inner.client.show_document(params).await;
+                        }
+                    }
+                }
+            });
+        }
+    }
+
+    /// Forgets shown problems no open document has any more (so they are shown again
+    /// if they come back).
+    fn forget_fixed_problems(&self) {
+        let mut state = self.lock();
+        let current: HashSet<config::Problem> = state.problems.values().flatten().cloned().collect();
+        state.shown.retain(|p| current.contains(p));
+    }
+
     /// Applies an edit to a document over the size limit: `None` when `uri` is not one,
     /// `Err(why)` when it still is, else whether opening it as a document worked.
     fn change_large(
@@ -287,6 +413,18 @@ impl Inner {
     ) -> Option<std::result::Result<std::result::Result<(), String>, String>> {
         let mut state = self.lock();
         let encoding = state.encoding;
+        // A checked document an edit may take over the limit (a 19 MB paste) leaves the
+        // checks before the edit is read: at most this many bytes and lines are added.
+        if let Some(doc) = state.docs.get(uri) {
+            let bytes: usize = changes.iter().map(|c| c.text.len()).sum();
+            let lines: usize =
+                changes.iter().map(|c| c.text.bytes().filter(|&b| b == b'\n' || b == b'\r').count()).sum();
+            if doc.text.len() + bytes <= MAX_DOCUMENT_BYTES && doc.rope.len_lines() + lines <= MAX_DOCUMENT_LINES {
+                return None;
+            }
+            let doc = state.docs.remove(uri)?;
+            state.large.insert(uri.clone(), Large { rope: doc.rope, settings: doc.settings, mainline: doc.mainline });
+        }
         let large = state.large.get_mut(uri)?;
         for change in changes {
             match change.range {
@@ -559,9 +697,11 @@ impl Inner {
                     .collect();
                 (docs, state.inlay_refresh)
             };
+            let uris: Vec<Uri> = docs.iter().map(|(u, _)| u.clone()).collect();
             for (uri, version) in docs {
                 inner.schedule_kernel(uri, version);
             }
+            inner.send_status(&uris).await;
             if refresh {
                 let _ = inner.client.inlay_hint_refresh().await;
             }
@@ -600,12 +740,17 @@ impl Inner {
     /// settings again, re-checks, and reloads kernels whose files changed.
     async fn reconfigure(self: &Arc<Self>, mut logs: Vec<String>) {
         let mut republish = Vec::new();
+        let mut problems = Vec::new();
         {
             let mut state = self.lock();
-            let uris: Vec<Uri> = state.docs.keys().cloned().collect();
+            let uris: Vec<Uri> = state.docs.keys().chain(state.large.keys()).cloned().collect();
             for uri in uris {
-                let (settings, problems) = Inner::settings_for(&state, &uri);
-                logs.extend(problems);
+                let (settings, found) = Inner::settings_for(&state, &uri);
+                problems.push((uri.clone(), found));
+                if let Some(large) = state.large.get_mut(&uri) {
+                    large.settings = settings;
+                    continue;
+                }
                 if let Some(doc) = state.docs.get_mut(&uri) {
                     if doc.settings != settings {
                         if let Err(p) = guarded(|| doc.set_settings(settings)) {
@@ -619,7 +764,19 @@ impl Inner {
         for l in logs {
             self.log(MessageType::WARNING, l).await;
         }
+        {
+            let mut state = self.lock();
+            for (uri, found) in &problems {
+                state.problems.insert(uri.clone(), found.clone());
+            }
+        }
+        self.forget_fixed_problems();
+        let uris: Vec<Uri> = problems.iter().map(|(u, _)| u.clone()).collect();
+        for (uri, found) in problems {
+            self.tell_problems(&uri, found).await;
+        }
         self.sync_kernels(true);
+        self.send_status(&uris).await;
         let used: Vec<PathBuf> = self.lock().docs.values().filter_map(|d| d.settings.core.clone()).collect();
         self.cores().retain(&used);
         if self.lock().inlay_refresh {
@@ -664,7 +821,7 @@ impl Inner {
         }
     }
 
-    fn settings_for(state: &State, uri: &Uri) -> (Settings, Vec<String>) {
+    fn settings_for(state: &State, uri: &Uri) -> (Settings, Vec<config::Problem>) {
         let path = uri.to_file_path().map(|p| p.into_owned());
         config::resolve(path.as_deref(), &[&state.init, &state.client])
     }
@@ -847,9 +1004,9 @@ impl LanguageServer for Backend {
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let doc = params.text_document;
         // Ok(checked), Err(why it is too large); with the problems to log.
-        let (opened, problems) = {
+        let (opened, problems, failure) = {
             let mut state = self.0.lock();
-            let (settings, mut problems) = Inner::settings_for(&state, &doc.uri);
+            let (settings, problems) = Inner::settings_for(&state, &doc.uri);
             let version = doc.version;
             let mainline = is_mainline(&doc.uri, &doc.language_id);
             state.docs.remove(&doc.uri);
@@ -857,31 +1014,29 @@ impl LanguageServer for Backend {
             let rope = ropey::Rope::from_str(&doc.text);
             if let Some(why) = too_large(&rope) {
                 state.large.insert(doc.uri.clone(), Large { rope, settings, mainline });
-                (Err(why), problems)
+                (Err(why), problems, None)
             } else {
                 drop(rope);
                 match guarded(|| Document::with_dialect(doc.text, version, settings, mainline)) {
                     Ok(mut d) => {
                         d.encoding = state.encoding;
                         state.docs.insert(doc.uri.clone(), d);
-                        (Ok(true), problems)
+                        (Ok(true), problems, None)
                     }
-                    Err(p) => {
-                        problems.push(format!("opening {} failed: {p}", doc.uri.as_str()));
-                        (Ok(false), problems)
-                    }
+                    Err(p) => (Ok(false), problems, Some(format!("opening {} failed: {p}", doc.uri.as_str()))),
                 }
             }
         };
-        for p in problems {
-            self.0.log(MessageType::WARNING, p).await;
+        if let Some(failure) = failure {
+            self.0.log(MessageType::ERROR, failure).await;
         }
+        self.0.tell_problems(&doc.uri, problems).await;
         match opened {
             Ok(false) => {}
             Ok(true) => {
                 self.0.sync_kernels(false);
                 self.0.publish(doc.uri.clone(), doc.version).await;
-                self.0.schedule_kernel(doc.uri, doc.version);
+                self.0.schedule_kernel(doc.uri.clone(), doc.version);
             }
             Err(why) => {
                 self.0.log(MessageType::WARNING, format!("{}: {why}", doc.uri.as_str())).await;
@@ -889,6 +1044,7 @@ impl LanguageServer for Backend {
                 self.0.client.show_message(MessageType::WARNING, format!("fevlint: {why}")).await;
             }
         }
+        self.0.send_status(std::slice::from_ref(&doc.uri)).await;
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
@@ -902,7 +1058,8 @@ impl LanguageServer for Backend {
                 // Under the limit again: checked from now on.
                 self.0.sync_kernels(false);
                 self.0.publish(uri.clone(), version).await;
-                self.0.schedule_kernel(uri, version);
+                self.0.schedule_kernel(uri.clone(), version);
+                self.0.send_status(&[uri]).await;
                 return;
             }
         }
@@ -949,9 +1106,11 @@ impl LanguageServer for Backend {
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let removed = {
             let mut state = self.0.lock();
+            state.problems.remove(&params.text_document.uri);
             let large = state.large.remove(&params.text_document.uri).is_some();
             state.docs.remove(&params.text_document.uri).is_some() || large
         };
+        self.0.forget_fixed_problems();
         if removed {
             // An empty publish clears the closed document's diagnostics.
             let uri = params.text_document.uri;
