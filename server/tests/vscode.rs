@@ -251,7 +251,42 @@ fn vscode_extension_builds_and_works_in_a_real_workbench() {
     let items = browser["restarted"]["statusItems"].as_array().expect("status items after the restart");
     assert!(items.iter().any(|i| i == "6.12.117+deb12-amd64"), "kernel status after the restart: {browser}");
 
-    for png in ["workbench.png", "hover.png", "fixed.png"] {
+    // 7. A `*.dynevents` file is sent to the server and gets its diagnostics.
+    let mainline = read_json(&out.join("dynevents.json"));
+    assert_eq!(mainline["languageId"], "dynevents", "{mainline}");
+    let codes: Vec<(&str, u64, u64)> = mainline["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| {
+            (d["code"].as_str().unwrap_or(""), d["line"].as_u64().unwrap_or(0), d["character"].as_u64().unwrap_or(0))
+        })
+        .collect();
+    assert_eq!(codes, [("S001", 1, 24)], "diagnostics of the .dynevents file: {mainline}");
+    assert_eq!(mainline["status"]["dialect"], "dynevents", "{mainline}");
+
+    // 8. The status comes from the server, per document: a malformed fevlint.toml is a
+    //    problem of both documents (their kernels come from `fevlint.kernels`, still
+    //    loaded), and the status bar says so.
+    let status = read_json(&out.join("status.json"));
+    for doc in ["script", "mainline"] {
+        let before = &status["before"][doc];
+        assert_eq!(before["problems"], serde_json::json!([]), "{doc} before: {status}");
+        assert_eq!(before["kernels"][0]["state"], "loaded", "{doc} before: {status}");
+        let after = &status["after"][doc];
+        let problem = &after["problems"][0];
+        assert!(problem["file"].as_str().is_some_and(|f| f.ends_with("/fevlint.toml")), "{doc} after: {status}");
+        assert_eq!(after["kernels"][0]["name"], "6.12.117+deb12-amd64", "{doc} after: {status}");
+    }
+    let text = status["after"]["text"].as_str().unwrap_or("");
+    assert!(text.contains("6.12.117+deb12-amd64") && text.contains("settings"), "status bar text: {status}");
+    let items = browser["status"]["statusItems"].as_array().expect("status items after the broken fevlint.toml");
+    assert!(
+        items.iter().any(|i| i.as_str().is_some_and(|t| t.contains("settings"))),
+        "status bar on screen: {browser}"
+    );
+
+    for png in ["workbench.png", "hover.png", "fixed.png", "dynevents.png", "status.png"] {
         let size = std::fs::metadata(out.join(png)).map(|m| m.len()).unwrap_or(0);
         assert!(size > 10_000, "{png} missing or empty ({size} bytes)");
     }

@@ -10,22 +10,34 @@ import {
   LanguageClient,
   LanguageClientOptions,
   ServerOptions,
+  State,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { KernelStatus, KernelTracker, ObservedChannel } from './kernels';
+import { DocumentStatus, KernelStatus, StatusTracker } from './kernels';
 import * as settings from './settings';
 
 let client: LanguageClient | undefined;
-let tracker: KernelTracker;
+let tracker: StatusTracker;
+let status: KernelStatus;
+/** Settings problems already shown (each once while it lasts). */
+const shownProblems = new Set<string>();
 let channel: vscode.OutputChannel;
 const OUTPUT_SCHEME = 'fevlint-output';
 const outputs = new Map<string, string>();
 const outputChanged = new vscode.EventEmitter<vscode.Uri>();
 
-export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  tracker = new KernelTracker();
+/** What the extension offers other extensions (and its end-to-end test). */
+export interface Api {
+  /** The server's last `fevlint/status` for a document. */
+  status(uri: string): DocumentStatus | undefined;
+  /** The status bar item's text for the active editor. */
+  statusText(): string;
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<Api> {
+  tracker = new StatusTracker();
   channel = vscode.window.createOutputChannel('fevlint');
-  const status = new KernelStatus(tracker, () => settings.configuredKernels().map(realpath));
+  status = new KernelStatus(tracker);
   context.subscriptions.push(tracker, channel, status, outputChanged);
 
   context.subscriptions.push(
@@ -46,6 +58,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
   await startServer();
+  return { status: (uri) => tracker.get(uri), statusText: () => status.text };
+}
+
+/** Problems in the editor's own settings (a fevlint.toml's are shown by the server, with
+ * an action that opens it): a warning with an action that opens the settings. */
+function showSettingsProblems(s: DocumentStatus): void {
+  const current = new Set(s.problems.filter((p) => !p.file).map((p) => p.message));
+  for (const message of current) {
+    if (shownProblems.has(message)) continue;
+    shownProblems.add(message);
+    void vscode.window
+      .showWarningMessage(`fevlint: settings: ${message}; these settings are not used`, 'Open settings')
+      .then((chosen) => chosen && vscode.commands.executeCommand('workbench.action.openSettings', 'fevlint'));
+  }
 }
 
 export async function deactivate(): Promise<void> {
@@ -68,15 +94,27 @@ async function startServer(): Promise<void> {
       { scheme: 'untitled', language },
     ]),
     initializationOptions: { fevlint: settings.serverLayer() },
-    outputChannel: new ObservedChannel(channel, tracker),
+    outputChannel: channel,
   };
-  client = new LanguageClient('fevlint', 'fevlint', serverOptions, clientOptions);
+  const c = new LanguageClient('fevlint', 'fevlint', serverOptions, clientOptions);
+  client = c;
+  c.onNotification('fevlint/status', (s: DocumentStatus) => {
+    tracker.set(s);
+    showSettingsProblems(s);
+  });
+  c.onDidChangeState((e) => {
+    if (client !== c) return;
+    if (e.newState === State.Running) tracker.setServerError(undefined);
+    else if (e.newState === State.Stopped) tracker.setServerError(`\`${command} lsp\` stopped`);
+  });
   try {
-    await client.start();
+    await c.start();
+    tracker.setServerError(undefined);
   } catch (e) {
-    void vscode.window.showErrorMessage(
-      `fevlint: cannot start \`${command} lsp\` (${e instanceof Error ? e.message : String(e)}). Set "fevlint.path" to the fevlint executable.`,
-    );
+    const why = `cannot start \`${command} lsp\` (${e instanceof Error ? e.message : String(e)})`;
+    if (client === c) tracker.setServerError(why);
+    void vscode.window.showErrorMessage(`fevlint: ${why}. Set "fevlint.path" to the fevlint executable.`, 'Open settings')
+      .then((chosen) => chosen && vscode.commands.executeCommand('workbench.action.openSettings', 'fevlint.path'));
   }
 }
 
@@ -84,14 +122,11 @@ async function restartServer(): Promise<void> {
   const old = client;
   client = undefined;
   tracker.clear();
+  shownProblems.clear();
   if (old) {
     try { await old.stop(2000); } catch { /* already stopped */ }
   }
   await startServer();
-}
-
-function realpath(p: string): string {
-  try { return fs.realpathSync(p); } catch { return p; }
 }
 
 interface CliResult { code: number | null; stdout: string; stderr: string; error?: string }
@@ -133,7 +168,7 @@ function describe(r: CliResult, args: string[]): string {
 function knownKernels(uri?: vscode.Uri): string[] {
   const configured = settings.configuredKernels(uri);
   if (configured.length) return configured;
-  return tracker.loaded().map((k) => k.path);
+  return tracker.loaded(uri).map((k) => k.path);
 }
 
 async function pickKernel(uri: vscode.Uri | undefined, purpose: string): Promise<string | undefined> {

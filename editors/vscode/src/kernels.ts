@@ -1,51 +1,63 @@
-// Which kernels the language server has loaded, for the status bar item.
-//
-// `fevlint lsp` reports each kernel load through `window/logMessage` (and `$/progress`):
-//   Info     "kernel PATH: NAME loaded (TYPES)"
-//   Warning  "fevlint: cannot load kernel PATH: ERROR"
-// (server/src/lsp/server.rs, `start_load`). vscode-languageclient writes those messages to
-// its output channel, so the channel given to the client is wrapped and those lines read.
-// A dedicated notification from the server would be sturdier; until it exists, this is
-// what the server exposes.
+// The status bar item, driven by the server's state: the `fevlint/status` notification
+// (one per open document: its fevlint.toml, each configured kernel loading, loaded or
+// failed, the settings problems, whether it is checked at all; server/crates/lsp/src/
+// server.rs, `Status`) and the language client's own state (a server that cannot start
+// or stopped). Each document shows its own status.
 import * as vscode from 'vscode';
 
 export interface KernelState {
   path: string;
+  state: 'loading' | 'loaded' | 'failed';
   name?: string;
   types?: string;
   error?: string;
 }
 
-const LOADED = /\bkernel (.+): (\S+) loaded \((.*)\)\s*$/;
-const FAILED = /\bfevlint: cannot load kernel (.+?): (.*)$/;
+export interface Problem {
+  /** The fevlint.toml at fault; null for the editor's settings. */
+  file: string | null;
+  message: string;
+}
 
-export class KernelTracker implements vscode.Disposable {
-  readonly kernels = new Map<string, KernelState>();
+export interface DocumentStatus {
+  uri: string;
+  dialect: string;
+  checked: boolean;
+  refused?: string;
+  config: string | null;
+  kernels: KernelState[];
+  problems: Problem[];
+}
+
+export class StatusTracker implements vscode.Disposable {
+  private readonly byUri = new Map<string, DocumentStatus>();
+  /** Why the language server is not running, while it is not. */
+  serverError: string | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
 
-  /** Reads one line the language client wrote to its output channel. */
-  observe(line: string): void {
-    let m = LOADED.exec(line);
-    if (m) {
-      this.kernels.set(m[1], { path: m[1], name: m[2], types: m[3] });
-      this.changed.fire();
-      return;
-    }
-    m = FAILED.exec(line);
-    if (m) {
-      this.kernels.set(m[1], { path: m[1], error: m[2] });
-      this.changed.fire();
-    }
-  }
-
-  clear(): void {
-    this.kernels.clear();
+  set(status: DocumentStatus): void {
+    this.byUri.set(status.uri, status);
     this.changed.fire();
   }
 
-  loaded(): KernelState[] {
-    return [...this.kernels.values()].filter((k) => k.name);
+  get(uri: vscode.Uri | string | undefined): DocumentStatus | undefined {
+    return uri === undefined ? undefined : this.byUri.get(uri.toString());
+  }
+
+  setServerError(error: string | undefined): void {
+    this.serverError = error;
+    this.changed.fire();
+  }
+
+  clear(): void {
+    this.byUri.clear();
+    this.changed.fire();
+  }
+
+  /** The kernels loaded for a document. */
+  loaded(uri: vscode.Uri | undefined): KernelState[] {
+    return (this.get(uri)?.kernels || []).filter((k) => k.state === 'loaded');
   }
 
   dispose(): void {
@@ -53,77 +65,72 @@ export class KernelTracker implements vscode.Disposable {
   }
 }
 
-/** An output channel that also shows each line to the kernel tracker. */
-export class ObservedChannel implements vscode.OutputChannel {
-  private partial = '';
-  constructor(private readonly inner: vscode.OutputChannel, private readonly tracker: KernelTracker) {}
-  get name(): string { return this.inner.name; }
-  append(value: string): void {
-    this.inner.append(value);
-    const text = this.partial + value;
-    const lines = text.split('\n');
-    this.partial = lines.pop() || '';
-    lines.forEach((l) => this.tracker.observe(l));
-  }
-  appendLine(value: string): void {
-    this.inner.appendLine(value);
-    (this.partial + value).split('\n').forEach((l) => this.tracker.observe(l));
-    this.partial = '';
-  }
-  replace(value: string): void { this.inner.replace(value); }
-  clear(): void { this.inner.clear(); }
-  show(column?: unknown, preserveFocus?: boolean): void {
-    if (typeof column === 'boolean') this.inner.show(column);
-    else this.inner.show(column as vscode.ViewColumn | undefined, preserveFocus);
-  }
-  hide(): void { this.inner.hide(); }
-  dispose(): void { this.inner.dispose(); }
-}
-
-/** The status bar item: the loaded kernels' names, shown while a script is the active editor. */
+/** The status bar item of the active script: its kernels, its settings problems, or why nothing is checked. */
 export class KernelStatus implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private readonly subscriptions: vscode.Disposable[] = [];
 
-  constructor(private readonly tracker: KernelTracker, private readonly configured: () => string[]) {
+  constructor(private readonly tracker: StatusTracker) {
     this.item = vscode.window.createStatusBarItem('fevlint.kernels', vscode.StatusBarAlignment.Left, 0);
     this.item.name = 'fevlint kernels';
-    this.item.command = 'fevlint.showKernelInfo';
     this.subscriptions.push(
       tracker.onDidChange(() => this.update()),
       vscode.window.onDidChangeActiveTextEditor(() => this.update()),
-      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('fevlint') && this.update()),
     );
     this.update();
   }
 
+  get text(): string {
+    return this.item.text;
+  }
+
   update(): void {
-    const lang = vscode.window.activeTextEditor?.document.languageId;
-    if (lang !== 'fev' && lang !== 'dynevents') {
+    const doc = vscode.window.activeTextEditor?.document;
+    if (!doc || (doc.languageId !== 'fev' && doc.languageId !== 'dynevents')) {
       this.item.hide();
       return;
     }
-    const known = [...this.tracker.kernels.values()];
-    const loaded = known.filter((k) => k.name);
-    const failed = known.filter((k) => k.error);
-    const pending = this.configured().filter((p) => !known.some((k) => k.path === p || k.path.endsWith(p)));
-    const names = loaded.map((k) => k.name);
-    let text: string;
-    if (names.length) text = `$(server) ${names.join(', ')}`;
-    else if (pending.length) text = '$(loading~spin) fevlint: loading kernels';
-    else text = '$(server) fevlint: no kernel';
-    if (failed.length) text += ` $(warning) ${failed.length}`;
-    this.item.text = text;
     const tip = new vscode.MarkdownString();
-    tip.appendMarkdown('**fevlint kernels** (click for `fevlint kernel info`)\n\n');
-    for (const k of loaded) tip.appendMarkdown(`- \`${k.name}\`: ${k.types || 'no types'}, \`${k.path}\`\n`);
-    for (const k of failed) tip.appendMarkdown(`- cannot load \`${k.path}\`: ${k.error}\n`);
-    for (const p of pending) tip.appendMarkdown(`- loading \`${p}\`\n`);
-    if (!known.length && !pending.length) {
-      tip.appendMarkdown('No kernel: only the parser checks run. Set `fevlint.kernels` or write a `fevlint.toml`.');
+    let warn = false;
+    this.item.command = 'fevlint.showKernelInfo';
+    const status = this.tracker.get(doc.uri);
+    if (this.tracker.serverError !== undefined) {
+      this.item.text = '$(error) fevlint: not running';
+      tip.appendMarkdown(`**fevlint** is not running: ${this.tracker.serverError}\n\nSet \`fevlint.path\` to the fevlint executable.`);
+      this.item.command = { title: 'Open settings', command: 'workbench.action.openSettings', arguments: ['fevlint.path'] };
+      warn = true;
+    } else if (!status) {
+      this.item.text = '$(loading~spin) fevlint';
+      tip.appendMarkdown('**fevlint**: waiting for the language server');
+    } else if (!status.checked) {
+      this.item.text = '$(warning) fevlint: not checked';
+      tip.appendMarkdown(status.refused || 'not checked');
+      warn = true;
+    } else {
+      const loaded = status.kernels.filter((k) => k.state === 'loaded');
+      const loading = status.kernels.filter((k) => k.state === 'loading');
+      const failed = status.kernels.filter((k) => k.state === 'failed');
+      let text: string;
+      if (loaded.length) text = `$(server) ${loaded.map((k) => k.name).join(', ')}`;
+      else if (loading.length) text = '$(loading~spin) fevlint: loading kernels';
+      else text = '$(server) fevlint: no kernel';
+      if (loaded.length && loading.length) text += ' $(loading~spin)';
+      if (failed.length) text += ` $(warning) ${failed.length}`;
+      if (status.problems.length) text += ' $(warning) settings';
+      this.item.text = text;
+      tip.appendMarkdown('**fevlint kernels** (click for `fevlint kernel info`)\n\n');
+      for (const k of loaded) tip.appendMarkdown(`- \`${k.name}\`: ${k.types || 'no types'}, \`${k.path}\`\n`);
+      for (const k of failed) tip.appendMarkdown(`- cannot load \`${k.path}\`: ${k.error}\n`);
+      for (const k of loading) tip.appendMarkdown(`- loading \`${k.path}\`\n`);
+      for (const p of status.problems) tip.appendMarkdown(`- ${p.file ? `\`${p.file}\`` : 'settings'}: ${p.message} (not used)\n`);
+      if (!status.kernels.length) {
+        tip.appendMarkdown('\nNo kernel: only the parser checks run. Set `fevlint.kernels` or write a `fevlint.toml`.');
+      }
+      if (status.config) tip.appendMarkdown(`\n\nSettings from \`${status.config}\``);
+      warn = failed.length > 0 || status.problems.length > 0;
     }
     this.item.tooltip = tip;
-    this.item.backgroundColor = failed.length ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.backgroundColor = warn ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.show();
   }
 

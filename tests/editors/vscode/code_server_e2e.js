@@ -70,6 +70,14 @@ async function look(page) {
     fs.writeFileSync(file('go-settings'), '');
     await waitFile(page, 'settings.json', 150000);
     report.restarted = await look(page);
+    fs.writeFileSync(file('go-dynevents'), '');
+    await waitFile(page, 'dynevents.json', 90000);
+    report.dynevents = await look(page);
+    await page.screenshot({ path: file('dynevents.png') });
+    fs.writeFileSync(file('go-status'), '');
+    await waitFile(page, 'status.json', 60000);
+    report.status = await look(page);
+    await page.screenshot({ path: file('status.png') });
     report.title = await page.title();
   } catch (e) {
     report.error = String((e && e.message) || e);

@@ -7,6 +7,9 @@
 //      wait for the diagnostics to change                              -> fixed.json
 //   4. (after `go-commands`) run the extension's commands: kernel info, emit, dry run        -> commands.json
 //   5. change `fevlint.ignore`, restart the server                     -> settings.json
+//   6. (after `go-dynevents`) open a *.dynevents file beside the script -> dynevents.json
+//   7. (after `go-status`) write a malformed fevlint.toml next to them: the server's
+//      `fevlint/status` of each document, and the status bar text       -> status.json
 // Any exception ends in error.json.
 const vscode = require('vscode');
 const fs = require('fs');
@@ -123,6 +126,27 @@ exports.activate = async function activate() {
       restartedSame: JSON.stringify(restarted.map((d) => [d.code, d.line, d.character])) === beforeRestart,
       restartedTotal: restarted.length,
     });
+    // 6. The mainline dialect: the extension sends *.dynevents files to the server.
+    await waitFor('go-dynevents', 60000);
+    const api = ext.exports;
+    const mainline = vscode.Uri.file(path.join(path.dirname(uri.fsPath), 'problems.dynevents'));
+    fs.writeFileSync(mainline.fsPath, '# A line the kernel rejects.\np:ip_rcv ip_rcv skb=%di:x86\n');
+    const mdoc = await vscode.workspace.openTextDocument(mainline);
+    await vscode.window.showTextDocument(mdoc, vscode.ViewColumn.One);
+    const mdiags = await settle(mainline, (ds) => ds.some((d) => d.code === 'S001'), 60000, 1000);
+    write('dynevents.json', { languageId: mdoc.languageId, diagnostics: mdiags, status: api.status(mainline.toString()) });
+    // 7. A malformed fevlint.toml: its problem reaches each document's status (the
+    //    kernels still come from `fevlint.kernels`), and the status bar says so.
+    await waitFor('go-status', 60000);
+    const statusBefore = { script: api.status(uri.toString()), mainline: api.status(mainline.toString()), text: api.statusText() };
+    fs.writeFileSync(path.join(path.dirname(uri.fsPath), 'fevlint.toml'), 'kernels = [\n');
+    for (const deadline = Date.now() + 30000; Date.now() < deadline; await sleep(100)) {
+      const s = api.status(mainline.toString());
+      if (s && s.problems.length) break;
+    }
+    await sleep(500);
+    const statusAfter = { script: api.status(uri.toString()), mainline: api.status(mainline.toString()), text: api.statusText() };
+    write('status.json', { before: statusBefore, after: statusAfter });
   } catch (e) {
     write('error.json', { error: String((e && e.stack) || e) });
   }
