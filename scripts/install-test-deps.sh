@@ -90,6 +90,10 @@ for p in "${BPF_PKGS[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 
+# --- bpftrace scripts (server/crates/bpftrace): Debian's bpftrace 0.17 judges the parser
+#     (`bpftrace -d` parses a script before it looks at the kernel; tests/judge.rs) ---------
+command -v bpftrace >/dev/null || apt_install bpftrace
+
 # --- Python venv: pytest-lsp and Neovim ------------------------------------------------
 stamp="$VENV/.fevlint-pins"
 if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${PY_PINS[*]}" ]; then
