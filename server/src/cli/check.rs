@@ -57,6 +57,10 @@ pub struct CheckArgs {
     /// Colour: auto (when stdout is a terminal), always, never.
     #[arg(long, default_value = "auto")]
     color: String,
+    /// Succeed when the paths hold no script (by default no script is an error: a
+    /// mistyped path must not pass as "checked 0 files").
+    #[arg(long)]
+    allow_empty: bool,
 }
 
 pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
@@ -67,7 +71,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     };
     let (select, ignore) = (prefixes(&args.select).context("--select")?, prefixes(&args.ignore).context("--ignore")?);
     let explicit = args.config.as_deref().map(Config::load).transpose()?;
-    let files = collect(&args.paths)?;
+    let files = collect(&args.paths, args.allow_empty)?;
     let mut configs = Configs::default();
     let mut kernels = Kernels::default();
     let lock = args.lock.as_ref().map(|p| crate::lock::Lock::read(p)).transpose()?;
@@ -277,22 +281,69 @@ pub(super) fn is_dynevents(name: &str) -> bool {
 
 /// Expands the arguments: directories recursively (`*.fev`, `*.dynevents`, sorted),
 /// files as given.
-fn collect(paths: &[PathBuf]) -> anyhow::Result<Vec<Input>> {
-    let mut out = Vec::new();
+///
+/// Each file is taken once, whatever the number of ways it is reached (the same path
+/// twice, a symlink beside its target, two hard links, a folder and a file inside it):
+/// files are keyed by the device and inode of the file a path resolves to. A file keeps
+/// the place where it was first met and the first name that is not a symlink (the
+/// symlink's name when only links reach it). `fix` relies on this: a file read twice
+/// would be fixed twice, the second time from its own output.
+///
+/// No file at all is an error (a mistyped path in CI must not pass as "checked 0
+/// files") unless `allow_empty`.
+fn collect(paths: &[PathBuf], allow_empty: bool) -> anyhow::Result<Vec<Input>> {
+    use std::os::unix::fs::MetadataExt as _;
+    // (input, the key of a file, whether this name is a symlink)
+    let mut met: Vec<(Input, Option<(u64, u64)>, bool)> = Vec::new();
+    let mut stdin = false;
     for p in paths {
         if p.as_os_str() == "-" {
-            out.push(Input::Stdin);
+            if !std::mem::replace(&mut stdin, true) {
+                met.push((Input::Stdin, None, false));
+            }
             continue;
         }
         let meta = std::fs::metadata(p).with_context(|| format!("cannot read {}", p.display()))?;
+        let mut found = Vec::new();
         if meta.is_dir() {
-            let mut found = Vec::new();
             walk(p, &mut found)?;
             found.sort();
-            out.extend(found.into_iter().map(Input::File));
         } else {
-            out.push(Input::File(p.clone()));
+            found.push(p.clone());
         }
+        for f in found {
+            let meta = std::fs::metadata(&f).with_context(|| format!("cannot read {}", f.display()))?;
+            let link = std::fs::symlink_metadata(&f).is_ok_and(|m| m.file_type().is_symlink());
+            met.push((Input::File(f), Some((meta.dev(), meta.ino())), link));
+        }
+    }
+    let mut out: Vec<Input> = Vec::new();
+    let mut at: HashMap<(u64, u64), (usize, bool)> = HashMap::new();
+    for (input, key, link) in met {
+        let Some(key) = key else {
+            out.push(input);
+            continue;
+        };
+        match at.get_mut(&key) {
+            None => {
+                at.insert(key, (out.len(), link));
+                out.push(input);
+            }
+            // A later real name replaces a symlink's name, in the first one's place.
+            Some((i, first_is_link)) if *first_is_link && !link => {
+                out[*i] = input;
+                *first_is_link = false;
+            }
+            Some(_) => {}
+        }
+    }
+    if out.is_empty() && !allow_empty {
+        let shown: Vec<String> = paths.iter().map(|p| format!("`{}`", p.display())).collect();
+        anyhow::bail!(
+            "no script to read: {} {} no `*.fev` or `*.dynevents` file (pass `--allow-empty` if that is expected)",
+            shown.join(", "),
+            if paths.len() == 1 { "holds" } else { "hold" }
+        );
     }
     Ok(out)
 }
@@ -312,10 +363,11 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Script files named by `paths` (directories searched for `*.fev`); no stdin.
-pub(super) fn script_paths(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+/// Script files named by `paths` (directories searched for `*.fev`), each file once
+/// (see [`collect`]); no stdin.
+pub(super) fn script_paths(paths: &[PathBuf], allow_empty: bool) -> anyhow::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
-    for input in collect(paths)? {
+    for input in collect(paths, allow_empty)? {
         match input {
             // bpftrace scripts are checked, not locked or fixed.
             Input::File(p) if p.extension().is_some_and(|e| e == "bt") => {}

@@ -21,6 +21,9 @@ pub struct LockArgs {
     /// Scripts or directories.
     #[arg(default_value = ".")]
     paths: Vec<PathBuf>,
+    /// Succeed when the paths hold no script (by default no script is an error).
+    #[arg(long)]
+    allow_empty: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -34,15 +37,19 @@ pub struct FixArgs {
     /// Show the diff without writing.
     #[arg(long)]
     dry_run: bool,
+    /// Scripts or directories; each file is fixed once, however many paths reach it.
     #[arg(default_value = ".")]
     paths: Vec<PathBuf>,
+    /// Succeed when the paths hold no script (by default no script is an error).
+    #[arg(long)]
+    allow_empty: bool,
 }
 
 pub fn lock(args: &LockArgs) -> anyhow::Result<ExitCode> {
     let k = super::open_kernel(&args.kernel)?;
     let mut lock = Lock::new(&k);
     let mut parser = crate::syntax::Parser::new();
-    for path in super::check::script_paths(&args.paths)? {
+    for path in super::check::script_paths(&args.paths, args.allow_empty)? {
         let text = super::check::read_script_text(&path)?;
         if super::check::is_dynevents(&path.display().to_string()) {
             lock.probes.extend(crate::dynevents::lock_entries(&text, &path.display().to_string(), &k));
@@ -82,7 +89,9 @@ pub fn fix(args: &FixArgs) -> anyhow::Result<ExitCode> {
     let mut parser = crate::syntax::Parser::new();
     let mut changed_files = 0;
     let mut left = 0;
-    for path in super::check::script_paths(&args.paths)? {
+    // (file, new text): written at the end, once every file is known to be replaceable.
+    let mut writes: Vec<(PathBuf, String)> = Vec::new();
+    for path in super::check::script_paths(&args.paths, args.allow_empty)? {
         let name = path.display().to_string();
         let text = super::check::read_script_text(&path)?;
         if super::check::is_dynevents(&name) {
@@ -100,9 +109,7 @@ pub fn fix(args: &FixArgs) -> anyhow::Result<ExitCode> {
             if fixed != text {
                 print!("{}", unified_diff(&name, &text, &fixed));
                 changed_files += 1;
-                if !args.dry_run {
-                    crate::write_atomic(&path, fixed.as_bytes()).with_context(|| format!("cannot write {name}"))?;
-                }
+                writes.push((path.clone(), fixed));
             }
             continue;
         }
@@ -177,8 +184,24 @@ pub fn fix(args: &FixArgs) -> anyhow::Result<ExitCode> {
         }
         print!("{}", unified_diff(&name, &text, &fixed));
         changed_files += 1;
-        if !args.dry_run {
-            crate::write_atomic(&path, fixed.as_bytes()).with_context(|| format!("cannot write {name}"))?;
+        writes.push((path.clone(), fixed));
+    }
+    if !args.dry_run {
+        // Every file is checked before any is written: a refused one leaves all as they were.
+        let refused: Vec<String> = writes.iter().filter_map(|(p, _)| replaceable(p).err()).collect();
+        if !refused.is_empty() {
+            for r in &refused {
+                eprintln!("error: {r}");
+            }
+            bail!(
+                "nothing written: {} of {} file{} cannot be replaced",
+                refused.len(),
+                writes.len(),
+                plural(writes.len())
+            );
+        }
+        for (path, fixed) in &writes {
+            crate::write_atomic(path, fixed.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
         }
     }
     eprintln!(
@@ -187,7 +210,81 @@ pub fn fix(args: &FixArgs) -> anyhow::Result<ExitCode> {
         if changed_files == 1 { "" } else { "s" },
         if left == 1 { "" } else { "s" }
     );
+    if changed_files > 0 {
+        // The fixed scripts are written for the new kernel now: the old one is no longer
+        // their baseline, and the same `fix` again would read the new offsets as old ones.
+        let paths: Vec<String> = args.paths.iter().map(|p| shell_word(&p.display().to_string())).collect();
+        let paths = paths.join(" ");
+        let new_arg = shell_word(&new.path.display().to_string());
+        let next = match old {
+            Some(old) => format!(
+                "the fixed definitions now mean on {new} what they meant on {old}, so `check -k OLD -k NEW` \
+                 reports their new offsets as drift from {old}\n  \
+                 check them on the new kernel alone:  fevlint check -k {new_arg} {paths}\n  \
+                 keep this meaning for later kernels: fevlint lock -k {new_arg} {paths}   (then `check --lock fevlint.lock -k LATER`)\n  \
+                 do not run this `fix` again: it would take the new offsets for {old}'s",
+                new = new.name,
+                old = old.name,
+            ),
+            None => format!(
+                "the fixed definitions now mean on {new} what the lock records\n  \
+                 check them:                         fevlint check --lock LOCK -k {new_arg} {paths}\n  \
+                 make {new} the baseline: fevlint lock -k {new_arg} {paths}",
+                new = new.name,
+            ),
+        };
+        eprintln!("{} {next}", if args.dry_run { "once written," } else { "next:" });
+    }
     Ok(if left > 0 { ExitCode::from(super::EXIT_FINDINGS) } else { ExitCode::SUCCESS })
+}
+
+/// Whether `fix` may replace `path`: refused when the file is read-only (its mode has no
+/// write bit, or this user may not write it: the rename would go around the protection)
+/// or has several hard links (the rename would leave the other names with the old text).
+fn replaceable(path: &std::path::Path) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt as _;
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot write {shown}: {e}"))?;
+    let writable = {
+        use std::os::unix::ffi::OsStrExt as _;
+        let c = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(|e| format!("{shown}: {e}"))?;
+        // SAFETY: a NUL-terminated path, read during the call only.
+        #[allow(unsafe_code)]
+        let r = unsafe { libc::access(c.as_ptr(), libc::W_OK) };
+        r == 0
+    };
+    if meta.permissions().readonly() || !writable {
+        return Err(format!(
+            "cannot write {shown}: it is read-only (mode {:o}); fevlint does not replace a file you protected: \
+             make it writable (`chmod u+w`) to fix it",
+            meta.mode() & 0o7777
+        ));
+    }
+    if meta.nlink() > 1 {
+        return Err(format!(
+            "cannot write {shown}: it has {} hard links, and replacing it would leave the other names with the old \
+             text: fix a copy and `cp` it back over this name (`cp` writes in place, so every name sees it)",
+            meta.nlink()
+        ));
+    }
+    Ok(())
+}
+
+/// `s` quoted for a shell when it needs quoting.
+fn shell_word(s: &str) -> String {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+:=@,".contains(c)) {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
 }
 
 /// The edits that restore a definition, or why it cannot be fixed with certainty.

@@ -33,6 +33,9 @@ pub struct MatrixArgs {
     /// Scripts (`*.fev`, `*.dynevents`) or folders.
     #[arg(default_value = ".")]
     paths: Vec<PathBuf>,
+    /// Succeed when the paths hold no script (by default no script is an error).
+    #[arg(long)]
+    allow_empty: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -62,7 +65,7 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     let kernels: Vec<Kernel> = super::open_kernels(&args.kernels)?;
     let mut parser = crate::syntax::Parser::new();
     let mut rows = Vec::new();
-    for path in script_paths(&args.paths)? {
+    for path in script_paths(&args.paths, args.allow_empty)? {
         let name = path.display().to_string();
         let text = read_script_text(&path)?;
         let mainline = is_dynevents(&name);

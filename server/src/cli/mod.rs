@@ -130,6 +130,11 @@ fn derived_cache_dir() -> Option<std::path::PathBuf> {
 }
 
 pub fn main() -> ExitCode {
+    // A closed pipe (`fevlint check | head -1`) ends the program quietly, as it ends
+    // `grep`: the default action of SIGPIPE, which Rust's runtime sets to "ignore" (every
+    // print would then panic on EPIPE). The language server keeps ignoring it: a client
+    // gone is an error it handles.
+    set_sigpipe(libc::SIG_DFL);
     // Before the arguments: `--kernel debian:…` fetches while they are parsed.
     crate::kernel::load::cache::set_dir(derived_cache_dir());
     let cli = match Cli::try_parse() {
@@ -152,7 +157,10 @@ pub fn main() -> ExitCode {
         Command::Bpf(cmd) => bpf::run(&cmd),
         Command::Completions { shell } => completions(shell),
         Command::Man { dir } => man(dir.as_deref()),
-        Command::Lsp { stdio: _ } => return crate::lsp::run(),
+        Command::Lsp { stdio: _ } => {
+            set_sigpipe(libc::SIG_IGN);
+            return crate::lsp::run();
+        }
     };
     match result {
         Ok(code) => code,
@@ -160,6 +168,15 @@ pub fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::from(EXIT_USAGE)
         }
+    }
+}
+
+#[allow(unsafe_code)]
+fn set_sigpipe(action: libc::sighandler_t) {
+    // SAFETY: signal(2) with a constant disposition (no handler function) before any
+    // thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, action);
     }
 }
 
