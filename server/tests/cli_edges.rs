@@ -26,6 +26,7 @@ fn fevlint(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_fevlint"))
         .args(args)
         .current_dir(dir)
+        .env("FEVLINT_NO_CACHE", "1")
         .stdin(Stdio::null())
         .output()
         .expect("run fevlint")
@@ -224,6 +225,38 @@ fn a_closed_pipe_ends_the_program_quietly() {
             "{args:?}: {:?} {stderr}",
             out.status
         );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Issue 21: any ELF was accepted as a kernel (`check -k /bin/ls` printed a page of K201,
+/// one per definition). A file or folder that is not a kernel gets one error saying what
+/// was found; real kernels (fixture folders, a BTF blob, a vmlinuz) still load.
+#[test]
+fn a_file_that_is_not_a_kernel_gets_one_clear_error() {
+    let dir = scratch("not-kernel");
+    std::fs::write(dir.join("a.fev"), "vfs_read(x64 file)\nvfs_write(x64 file)\n").expect("write");
+    std::fs::write(dir.join("notes.txt"), "# my kernel notes\n").expect("write");
+    std::fs::write(dir.join("empty"), "").expect("write");
+    std::fs::create_dir(dir.join("folder")).expect("mkdir");
+    std::fs::write(dir.join("folder/readme"), "nothing here\n").expect("write");
+    for (kernel, want) in [
+        ("/bin/ls", "an ELF shared object or position-independent executable for x86-64 without BTF, .debug_info or a kernel's symbols"),
+        ("notes.txt", "not BTF, ELF, bzImage or a tar archive: a text file starting with `# my kernel notes`"),
+        ("empty", "an empty file"),
+        ("folder", "the folder has no BTF, vmlinux, vmlinuz, System.map or kallsyms"),
+    ] {
+        let out = fevlint(&dir, &["check", "-k", kernel, "a.fev"]);
+        assert_eq!(out.status.code(), Some(2), "{kernel}: {}", text(&out));
+        assert!(out.stdout.is_empty(), "{kernel}: {}", text(&out));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{kernel}: one error: {stderr}");
+        assert!(stderr.contains(want), "{kernel}: {stderr}");
+    }
+    let k = root().join("fixtures/kernels/6.12.117+deb12-amd64");
+    for kernel in [k.clone(), k.join("vmlinuz"), k.join("vmlinux.btf.zst")] {
+        let out = fevlint(&dir, &["check", "-k", kernel.to_str().expect("utf-8"), "a.fev"]);
+        assert_eq!(out.status.code(), Some(0), "{}: {}", kernel.display(), text(&out));
     }
     std::fs::remove_dir_all(&dir).ok();
 }

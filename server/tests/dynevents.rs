@@ -135,6 +135,15 @@ fn a_6_1_script_drifts_on_6_12_and_fix_restores_its_members() {
         .collect();
     let codes: Vec<&str> = found.iter().map(|(c, _)| c.as_str()).collect();
     assert_eq!(codes, ["D503", "D503", "D503", "D503", "D503"], "{found:#?}");
+    // Issue 21: one rule, one severity in both dialects. D503 was a warning here (exit
+    // 0) and an error in `*.fev`: every finding now has its rule's registered severity.
+    for d in v["diagnostics"].as_array().into_iter().flatten() {
+        let code = d["code"].as_str().unwrap_or_default();
+        let rule = fevlint::rules::by_code(code).expect("a registered rule");
+        assert_eq!(d["severity"].as_str(), Some(rule.severity.as_str()), "{code}: {d}");
+    }
+    let (out, _, code) = fevlint(&["check", "--kernel", k61, "--kernel", k612, "vfs.dynevents"], &dir);
+    assert_eq!(code, Some(1), "drift fails the check as in `*.fev`: {out}");
     for want in [
         "offset 64 reads `struct file.f_flags` on 6.1.0-56-amd64 but `f_path.mnt` of `struct file` on 6.12.117+deb12-amd64",
         "offset 8 reads `struct file_operations.llseek`",

@@ -1146,19 +1146,20 @@ fn drift(kernels: &[&Kernel], walks: &[(String, Vec<Walked>)], found: &mut Vec<D
                 )],
                 None => vec![format!("`{}.{}` is gone from {}", m.container, m.member, k.name)],
             };
-            found.push(Diagnostic {
-                code: "D503",
-                name: "member-moved",
-                severity: Severity::Warning,
-                span: m.span,
-                message: format!(
+            // Through `diag`: the rule's registered severity (an error, as in `*.fev`).
+            let mut d = diag(
+                "D503",
+                "member-moved",
+                Severity::Error,
+                m.span,
+                format!(
                     "offset {} reads `{}.{}` on {first_kernel} but {reads} of `{}` on {}",
                     m.old_offset, m.container, m.member, m.container, k.name
-                )
-                .into(),
-                notes: notes.into_iter().map(Into::into).collect(),
-                kernel: Some(k.name.clone().into()),
-            });
+                ),
+            );
+            d.notes = notes.into_iter().map(Into::into).collect();
+            d.kernel = Some(k.name.clone().into());
+            found.push(d);
         }
     }
 }

@@ -161,6 +161,42 @@ impl KernelElf {
             .collect()
     }
 
+    /// Whether this ELF can be a kernel's: it carries types (`.BTF`, `.debug_info`), or
+    /// what only a kernel (or a module) has: the export, exception or mcount tables,
+    /// per-CPU data, init text, or the `linux_banner` symbol. A user program has none of
+    /// these, and opened as a kernel it would only yield a page of "unknown function".
+    pub fn could_be_kernel(&self) -> bool {
+        const KERNEL_SECTIONS: &[&str] = &[
+            ".BTF",
+            ".debug_info",
+            "__ksymtab",
+            "__ksymtab_gpl",
+            "__ex_table",
+            "__mcount_loc",
+            ".data..percpu",
+            ".init.text",
+            ".modinfo",
+        ];
+        KERNEL_SECTIONS.iter().any(|n| self.section(n).is_some())
+            || self.symbols_named("linux_banner").is_some_and(|v| !v.is_empty())
+    }
+
+    /// What kind of ELF this is, for a refusal: "an ELF executable for x86-64".
+    pub fn describe(&self) -> String {
+        let kind = match self.e_type {
+            elf::ET_REL => "an ELF object file",
+            elf::ET_EXEC => "an ELF executable",
+            elf::ET_DYN => "an ELF shared object or position-independent executable",
+            elf::ET_CORE => "an ELF core dump",
+            _ => "an ELF file",
+        };
+        let arch = match self.arch {
+            Arch::X86_64 => "x86-64",
+            Arch::X86_32 => "i386",
+        };
+        format!("{kind} for {arch}")
+    }
+
     pub fn has_dwarf(&self) -> bool {
         self.section(".debug_info").is_some()
     }

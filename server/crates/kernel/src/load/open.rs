@@ -369,12 +369,20 @@ fn read_image_or_btf(path: &Path, opts: &OpenOptions, k: &mut KernelInputs) -> R
         k.btf = Some(Loaded { value: slice, from: prov(codec, Container::TarMember(member)) });
         return Ok(());
     }
+    let head = &bytes[..bytes.len().min(512)];
+    let found = if bytes.is_empty() {
+        "an empty file".to_owned()
+    } else if head.iter().all(|b| b.is_ascii_graphic() || b.is_ascii_whitespace()) {
+        let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
+        format!("a text file starting with `{}`", String::from_utf8_lossy(&line[..line.len().min(40)]).trim_end())
+    } else {
+        format!("a file starting with {:02x?}", &bytes[..bytes.len().min(8)])
+    };
     Err(LoadError::Unrecognized {
         path: path.to_owned(),
         message: format!(
-            "{}not BTF, ELF, bzImage or a tar archive (starts with {:02x?})",
+            "{}not BTF, ELF, bzImage or a tar archive: {found}",
             codec.map(|c| format!("decompressed with {c}, but ")).unwrap_or_default(),
-            &bytes[..bytes.len().min(8)]
         ),
     })
 }
@@ -387,6 +395,16 @@ fn set_elf(
     container: Container,
 ) -> Result<(), LoadError> {
     let elf = KernelElf::parse(bytes, path)?;
+    // A bzImage's payload is a kernel by construction; a file named as one is checked.
+    if container == Container::File && !elf.could_be_kernel() {
+        return Err(LoadError::Unrecognized {
+            path: path.to_owned(),
+            message: format!(
+                "{} without BTF, .debug_info or a kernel's symbols and sections",
+                elf.describe()
+            ),
+        });
+    }
     if k.btf.is_none() {
         if let Some(btf) = elf.btf() {
             k.btf = Some(Loaded {
