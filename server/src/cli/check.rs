@@ -293,8 +293,10 @@ pub(super) fn is_dynevents(name: &str) -> bool {
 /// files") unless `allow_empty`.
 fn collect(paths: &[PathBuf], allow_empty: bool) -> anyhow::Result<Vec<Input>> {
     use std::os::unix::fs::MetadataExt as _;
+    /// A file's identity: device and inode.
+    type Key = (u64, u64);
     // (input, the key of a file, whether this name is a symlink)
-    let mut met: Vec<(Input, Option<(u64, u64)>, bool)> = Vec::new();
+    let mut met: Vec<(Input, Option<Key>, bool)> = Vec::new();
     let mut stdin = false;
     for p in paths {
         if p.as_os_str() == "-" {
@@ -318,7 +320,7 @@ fn collect(paths: &[PathBuf], allow_empty: bool) -> anyhow::Result<Vec<Input>> {
         }
     }
     let mut out: Vec<Input> = Vec::new();
-    let mut at: HashMap<(u64, u64), (usize, bool)> = HashMap::new();
+    let mut at: HashMap<Key, (usize, bool)> = HashMap::new();
     for (input, key, link) in met {
         let Some(key) = key else {
             out.push(input);

@@ -399,10 +399,7 @@ fn set_elf(
     if container == Container::File && !elf.could_be_kernel() {
         return Err(LoadError::Unrecognized {
             path: path.to_owned(),
-            message: format!(
-                "{} without BTF, .debug_info or a kernel's symbols and sections",
-                elf.describe()
-            ),
+            message: format!("{} without BTF, .debug_info or a kernel's symbols and sections", elf.describe()),
         });
     }
     if k.btf.is_none() {
