@@ -41,9 +41,11 @@ impl<'a> BtContext<'a> {
         self.base_facts.get_or_init(|| self.baseline.map(KernelFacts::new)).as_ref()
     }
 
-    /// Every attach point with its probe, when the script parsed.
+    /// Every attach point with its probe, when the grammar accepted the script (an
+    /// attach point bpftrace refuses leaves the tree whole: the others are still checked).
     pub fn attach_points(&self) -> impl Iterator<Item = (&'a Probe, &'a AttachPoint)> + 'a {
-        let probes: &'a [Probe] = if self.parse.accepted() { &self.parse.program.probes } else { &[] };
+        let parsed = self.parse.errors.iter().all(|e| e.stage == fevlint_bpftrace::Stage::AttachPoint);
+        let probes: &'a [Probe] = if parsed { &self.parse.program.probes } else { &[] };
         probes.iter().flat_map(|p| p.attach_points.iter().map(move |a| (p, a)))
     }
 

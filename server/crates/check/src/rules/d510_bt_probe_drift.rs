@@ -33,17 +33,26 @@ kprobe:__alloc_pages_noprof { @ = count(); }
     check: super::bt_only,
 };
 
+/// Whether the baseline settles that the attach point's target exists there.
+pub fn exists_on(base: &BtContext<'_>, ap: &fevlint_bpftrace::AttachPoint) -> bool {
+    if super::k210_bt_probe_missing::missing(base, ap).is_some() {
+        return false;
+    }
+    let Some(bf) = base.facts() else { return false };
+    match ap.kind {
+        Some(k) if k.is_kernel_function() => bf.function(&ap.func).is_some_and(|f| f.exists()),
+        Some(fevlint_bpftrace::ProbeKind::Tracepoint) => bf.event_exists(&ap.target, &ap.func) == Some(true),
+        Some(fevlint_bpftrace::ProbeKind::RawTracepoint) => true,
+        _ => false,
+    }
+}
+
 pub fn check(cx: &BtContext<'_>, out: &mut Vec<Diagnostic>) {
     let (Some(k), Some(b)) = (cx.kernel, cx.baseline) else { return };
     let base = BtContext::new(cx.text, cx.parse, Some(b), None);
     for (_, ap) in cx.attach_points() {
         let Some(what) = super::k210_bt_probe_missing::missing(cx, ap) else { continue };
-        if super::k210_bt_probe_missing::missing(&base, ap).is_some() {
-            continue;
-        }
-        let Some(bf) = base.facts() else { continue };
-        // Exists on the baseline only when the baseline settles it.
-        if ap.kind.is_some_and(|k| k.is_kernel_function()) && !bf.function(&ap.func).is_some_and(|f| f.exists()) {
+        if !exists_on(&base, ap) {
             continue;
         }
         let mut d = cx.diagnostic(&RULE, ap.func_span, format!("{what} exists on {} but not on {}", b.name, k.name));
@@ -52,6 +61,11 @@ pub fn check(cx: &BtContext<'_>, out: &mut Vec<Diagnostic>) {
             let f = cx.facts();
             if let Some(r) = renamed.iter().find(|r| f.and_then(|f| f.function(r)).is_some_and(|x| x.exists())) {
                 d = d.note(format!("help: on {}: `{r}`", k.name));
+            } else {
+                let close: Vec<String> = k.similar_functions(&ap.func, 3).iter().map(|c| format!("`{c}`")).collect();
+                if !close.is_empty() {
+                    d = d.note(format!("help: similar names on {}: {}", k.name, close.join(", ")));
+                }
             }
         }
         out.push(d);

@@ -69,8 +69,15 @@ pub fn missing(cx: &BtContext<'_>, ap: &fevlint_bpftrace::AttachPoint) -> Option
 
 pub fn check(cx: &BtContext<'_>, out: &mut Vec<Diagnostic>) {
     let Some(f) = cx.facts() else { return };
+    // Where the drift baseline has it, D510 says so (naming both kernels) instead.
+    let base = cx.baseline.map(|b| BtContext::new(cx.text, cx.parse, Some(b), None));
     for (_, ap) in cx.attach_points() {
         let Some(what) = missing(cx, ap) else { continue };
+        if let Some(base) = &base {
+            if super::d510_bt_probe_drift::exists_on(base, ap) {
+                continue;
+            }
+        }
         let kind = ap.kind.map_or("", |k| k.name());
         let mut d =
             cx.diagnostic(&RULE, ap.func_span, format!("{kind} target {what} does not exist in {}", f.kernel.name));
