@@ -2,9 +2,9 @@
 //! panic, a hang or an allocation sized by a count from the input.
 #![no_main]
 
-use fevlint::kernel::btf::Btf;
-use fevlint::kernel::layout;
-use fevlint::kernel::model::{TypeNamespace, TypeRef, TypeSource};
+use fevlint_btf::Btf;
+use fevlint_types::layout;
+use fevlint_types::model::{TypeNamespace, TypeRef, TypeSource};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

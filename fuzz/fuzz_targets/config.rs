@@ -1,7 +1,7 @@
 //! Fuzzes the kernel config reader (`.config`, /proc/config.gz contents).
 #![no_main]
 
-use fevlint::kernel::symbols::KernelConfig;
+use fevlint_load::symbols::KernelConfig;
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 

@@ -2,9 +2,9 @@
 //! type and function lookups (no index cache on disk).
 #![no_main]
 
-use fevlint::kernel::dwarf::Dwarf;
-use fevlint::kernel::load::{elf::KernelElf, Blob};
-use fevlint::kernel::model::{TypeNamespace, TypeRef, TypeSource};
+use fevlint_dwarf::Dwarf;
+use fevlint_load::{elf::KernelElf, Blob};
+use fevlint_types::model::{TypeNamespace, TypeRef, TypeSource};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! Fuzzes the tracefs list readers: available_filter_functions and the kprobe blacklist.
 #![no_main]
 
-use fevlint::kernel::symbols::{FilterFunctions, KprobeBlacklist, VirtAddr};
+use fevlint_load::symbols::{FilterFunctions, KprobeBlacklist, VirtAddr};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! Fuzzes the kernel-image readers: bzImage header and payload, ELF, decompressors.
 #![no_main]
 
-use fevlint::kernel::load::{bzimage, decompress, elf::KernelElf, Blob, Content, Limits, Origin};
+use fevlint_load::{bzimage, decompress, elf::KernelElf, Blob, Content, Limits, Origin};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! naming the line, never a panic or an allocation sized by the input's numbers.
 #![no_main]
 
-use fevlint::kernel::symbols::{SymbolTable, VirtAddr};
+use fevlint_load::symbols::{SymbolTable, VirtAddr};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 

@@ -4,9 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use fevlint::kernel::btf::Btf;
-use fevlint::kernel::layout::print_struct;
-use fevlint::kernel::model::{TypeNamespace, TypeSource};
+use fevlint_btf::Btf;
+use fevlint_types::layout::print_struct;
+use fevlint_types::model::{TypeNamespace, TypeSource};
 
 fn once(path: &str, name: &str) -> Result<(), Box<dyn std::error::Error>> {
     let bytes = std::fs::read(path)?;

@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fevlint::kernel::load::bzimage::{extract_vmlinux, is_bzimage};
-use fevlint::kernel::load::decompress::{decompress, decompress_auto};
-use fevlint::kernel::load::{Codec, Limits, Origin};
-use fevlint::kernel::symbols::{FilterFunctions, SymbolTable};
+use fevlint_load::bzimage::{extract_vmlinux, is_bzimage};
+use fevlint_load::decompress::{decompress, decompress_auto};
+use fevlint_load::symbols::{FilterFunctions, SymbolTable};
+use fevlint_load::{Codec, Limits, Origin};
 
 const RUNS: usize = 7;
 

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use fevlint::kernel::diff::{self, Filter};
 use fevlint::kernel::Kernel;
+use fevlint_diff::Filter;
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -32,10 +32,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (a, b) = rayon::join(|| Kernel::open(&old), || Kernel::open(&new));
         let (a, b) = (a?, b?);
         let t1 = Instant::now();
-        let d = diff::diff(&a, &b, &Filter::default())?;
+        let d = fevlint_diff::diff(&a, &b, &Filter::default())?;
         let t2 = Instant::now();
         // Again on the same kernels: name indexes and the clone index are built.
-        let d2 = diff::diff(&a, &b, &Filter::default())?;
+        let d2 = fevlint_diff::diff(&a, &b, &Filter::default())?;
         let t3 = Instant::now();
         assert_eq!(d, d2);
         load.push(t1 - t0);
@@ -47,9 +47,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{:?}", summary.ok_or("no run")?);
     let (a, b) = (Kernel::open(&old)?, Kernel::open(&new)?);
     let t0 = Instant::now();
-    let f = diff::all_functions(&a, &b)?;
+    let f = fevlint_diff::all_functions(&a, &b)?;
     let t1 = Instant::now();
-    let t = diff::all_types(&a, &b)?;
+    let t = fevlint_diff::all_types(&a, &b)?;
     let t2 = Instant::now();
     println!(
         "alone, cold: functions {} ({} changed), types {} ({} changed)",

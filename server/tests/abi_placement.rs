@@ -1,4 +1,4 @@
-//! Where `kernel::abi` places parameters, on hand-built BTF, against what GCC 12.2 does.
+//! Where `fevlint_types::abi` places parameters, on hand-built BTF, against what GCC 12.2 does.
 //!
 //! i386 (`-mregparm=3`), from `gcc -m32 -mregparm=3 -O2 -S` of these prototypes (the
 //! callee's loads show each argument's register or stack offset):
@@ -22,10 +22,10 @@
 mod btf_common;
 
 use btf_common::Builder;
-use fevlint::kernel::abi::{self, Held};
-use fevlint::kernel::btf::Btf;
-use fevlint::kernel::load::Arch;
-use fevlint::kernel::model::TypeSource;
+use fevlint_btf::Btf;
+use fevlint_types::abi::{self, Held};
+use fevlint_types::model::TypeSource;
+use fevlint_types::Arch;
 
 const INT: u32 = 1;
 const STRUCT: u32 = 4;

@@ -4,8 +4,8 @@
 mod btf_common;
 
 use btf_common::btf;
-use fevlint::kernel::layout::{declaration, member_at, resolve_member, type_name, Placement};
-use fevlint::kernel::model::{Type, TypeNamespace, TypeRef, TypeSource};
+use fevlint_types::layout::{declaration, member_at, resolve_member, type_name, Placement};
+use fevlint_types::model::{Type, TypeNamespace, TypeRef, TypeSource};
 
 const K: &str = "6.12.117+deb12-amd64";
 

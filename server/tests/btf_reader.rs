@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use btf_common::{btf, raw_btf, source_stats, Builder, KERNELS};
-use fevlint::kernel::btf::{Btf, BtfKind, BtfTypeId};
-use fevlint::kernel::model::{ForwardKind, ModelError, Qualifier, Type, TypeNamespace, TypeRef, TypeSource};
+use fevlint_btf::{Btf, BtfKind, BtfTypeId};
+use fevlint_types::model::{ForwardKind, ModelError, Qualifier, Type, TypeNamespace, TypeRef, TypeSource};
 
 #[test]
 fn kind_counts_match_source_md() {
@@ -199,7 +199,7 @@ fn cycles_are_too_deep_not_hangs() {
     let btf = Btf::parse("cycle", b.build()).expect("parses");
     assert!(matches!(btf.size_of(TypeRef(1)), Err(ModelError::TooDeep { .. })));
     assert!(matches!(btf.size_of(TypeRef(3)), Err(ModelError::TooDeep { .. })));
-    let e = fevlint::kernel::layout::type_name(&btf, TypeRef(3)).expect_err("cycle");
+    let e = fevlint_types::layout::type_name(&btf, TypeRef(3)).expect_err("cycle");
     assert!(matches!(e, ModelError::TooDeep { .. }), "{e}");
 }
 
@@ -289,9 +289,9 @@ fn poke(btf: &Btf, around: u32) {
         let r = TypeRef(u64::from(id));
         let _ = btf.get(r);
         let _ = btf.size_of(r);
-        let _ = fevlint::kernel::layout::type_name(btf, r);
-        let _ = fevlint::kernel::layout::print_struct(btf, r);
-        let _ = fevlint::kernel::layout::member_at(btf, r, 8);
+        let _ = fevlint_types::layout::type_name(btf, r);
+        let _ = fevlint_types::layout::print_struct(btf, r);
+        let _ = fevlint_types::layout::member_at(btf, r, 8);
     }
     let _ = btf.find_type(TypeNamespace::Struct, "file");
     let _ = btf.functions("vfs_read");

@@ -7,9 +7,9 @@ mod btf_common;
 use std::collections::BTreeMap;
 
 use btf_common::{btf, kernel_dir, unzstd, KERNELS};
-use fevlint::kernel::btf::Btf;
-use fevlint::kernel::layout;
-use fevlint::kernel::model::{Type, TypeNamespace, TypeRef, TypeSource};
+use fevlint_btf::Btf;
+use fevlint_types::layout;
+use fevlint_types::model::{Type, TypeNamespace, TypeRef, TypeSource};
 
 fn reference(kernel: &str, file: &str) -> String {
     let bytes = unzstd(&kernel_dir(kernel).join("reference").join(file));

@@ -2,8 +2,8 @@
 //! abidiff 2.2 reported them for the fixture pairs. The reports are recorded in
 //! `fixtures/kernels/diff-reference/` by its `record.sh` (abidiff is not needed here).
 
-use fevlint::kernel::diff::{self, Filter, KernelDiff, MemberChange, TypeChange};
 use fevlint::kernel::Kernel;
+use fevlint_diff::{Filter, KernelDiff, MemberChange, TypeChange};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
@@ -109,7 +109,7 @@ fn agree(old: &str, new: &str) {
     let abi = parse(&report);
     let a = Kernel::open(&fixtures().join(old)).expect("fixture kernels");
     let b = Kernel::open(&fixtures().join(new)).expect("fixture kernels");
-    let d: KernelDiff = diff::diff(&a, &b, &Filter::default()).expect("fixture kernels");
+    let d: KernelDiff = fevlint_diff::diff(&a, &b, &Filter::default()).expect("fixture kernels");
     let ours: BTreeMap<&str, _> = d.types.iter().map(|t| (t.name.as_str(), t)).collect();
     // bpftool renames same-named types `NAME___2`; those and fevlint's own duplicates
     // ("the first is compared") may pair different definitions: left out.

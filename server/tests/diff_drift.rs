@@ -1,10 +1,8 @@
-//! `kernel::diff` on real drift between the fixture kernels. Every offset asserted here
+//! `fevlint_diff` on real drift between the fixture kernels. Every offset asserted here
 //! was read with `pahole -F btf -C NAME` on the same raw BTF (pahole 1.24).
 
-use fevlint::kernel::diff::{
-    self, Filter, FunctionChange, KernelDiff, MemberChange, Successor, TraceState, TypeChange, TypeDiff,
-};
 use fevlint::kernel::Kernel;
+use fevlint_diff::{Filter, FunctionChange, KernelDiff, MemberChange, Successor, TraceState, TypeChange, TypeDiff};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -28,11 +26,11 @@ fn k612() -> &'static Kernel {
 
 fn full_47_56() -> &'static KernelDiff {
     static D: OnceLock<KernelDiff> = OnceLock::new();
-    D.get_or_init(|| diff::diff(k47(), k56(), &Filter::default()).expect("diff"))
+    D.get_or_init(|| fevlint_diff::diff(k47(), k56(), &Filter::default()).expect("diff"))
 }
 fn full_56_612() -> &'static KernelDiff {
     static D: OnceLock<KernelDiff> = OnceLock::new();
-    D.get_or_init(|| diff::diff(k56(), k612(), &Filter::default()).expect("diff"))
+    D.get_or_init(|| fevlint_diff::diff(k56(), k612(), &Filter::default()).expect("diff"))
 }
 
 fn ty<'d>(d: &'d KernelDiff, name: &str) -> &'d TypeDiff {
@@ -82,12 +80,18 @@ fn tcp_sock_grows_by_40_bytes_because_inet_connection_sock_does() {
 
     // The helpers the drift rules use.
     assert_eq!(
-        diff::member_moved(k47(), k56(), "struct tcp_sock", "srtt_us").expect("fixture kernels"),
+        fevlint_diff::member_moved(k47(), k56(), "struct tcp_sock", "srtt_us").expect("fixture kernels"),
         Some((1632, 1672))
     );
-    assert_eq!(diff::member_moved(k47(), k56(), "struct tcp_sock", "inet_conn").expect("fixture kernels"), None);
-    assert_eq!(diff::type_resized(k47(), k56(), "struct tcp_sock").expect("fixture kernels"), Some((2240, 2280)));
-    let alone = diff::diff_named_type(k47(), k56(), "struct tcp_sock").expect("fixture kernels");
+    assert_eq!(
+        fevlint_diff::member_moved(k47(), k56(), "struct tcp_sock", "inet_conn").expect("fixture kernels"),
+        None
+    );
+    assert_eq!(
+        fevlint_diff::type_resized(k47(), k56(), "struct tcp_sock").expect("fixture kernels"),
+        Some((2240, 2280))
+    );
+    let alone = fevlint_diff::diff_named_type(k47(), k56(), "struct tcp_sock").expect("fixture kernels");
     assert_eq!(&alone, t);
 }
 
@@ -110,10 +114,13 @@ fn struct_file_is_reshuffled_between_6_1_and_6_12() {
     assert!(!t.members().any(|m| m.path().starts_with("f_path.")));
     // … but the helper answers for any path (pahole: struct path { mnt 0; dentry 8 }).
     assert_eq!(
-        diff::member_moved(k56(), k612(), "struct file", "f_path.dentry").expect("fixture kernels"),
+        fevlint_diff::member_moved(k56(), k612(), "struct file", "f_path.dentry").expect("fixture kernels"),
         Some((24, 72))
     );
-    assert_eq!(diff::member_moved(k56(), k612(), "struct file", "f_op").expect("fixture kernels"), Some((40, 16)));
+    assert_eq!(
+        fevlint_diff::member_moved(k56(), k612(), "struct file", "f_op").expect("fixture kernels"),
+        Some((40, 16))
+    );
 }
 
 #[test]
@@ -180,27 +187,27 @@ fn parameters_moving_between_registers_and_the_stack() {
 #[test]
 fn filters_report_unchanged_names_and_refuse_unknown_ones() {
     let filter = Filter { functions: vec!["vfs_read".into()], types: vec!["struct path".into()] };
-    let d = diff::diff(k56(), k612(), &filter).expect("fixture kernels");
+    let d = fevlint_diff::diff(k56(), k612(), &filter).expect("fixture kernels");
     assert_eq!(d.functions.len(), 1);
     assert!(d.functions[0].changes.is_empty(), "{:?}", d.functions[0]);
     assert_eq!(d.types.len(), 1);
     assert!(d.types[0].changes.is_empty());
-    let e = diff::diff(k56(), k612(), &Filter { functions: vec!["no_such_fn".into()], types: vec![] })
+    let e = fevlint_diff::diff(k56(), k612(), &Filter { functions: vec!["no_such_fn".into()], types: vec![] })
         .expect_err("must fail");
     assert_eq!(e.to_string(), "no function `no_such_fn` in 6.1.0-56-amd64 or 6.12.117+deb12-amd64");
-    let e = diff::diff_named_type(k56(), k612(), "struct no_such").expect_err("must fail");
+    let e = fevlint_diff::diff_named_type(k56(), k612(), "struct no_such").expect_err("must fail");
     assert_eq!(
         e.to_string(),
         "no struct, union or typedef of one `struct no_such` in 6.1.0-56-amd64 or 6.12.117+deb12-amd64"
     );
-    assert!(diff::diff_named_type(k56(), k612(), "struct file *").is_err());
+    assert!(fevlint_diff::diff_named_type(k56(), k612(), "struct file *").is_err());
     // A bare name finds the struct.
-    assert_eq!(diff::diff_named_type(k56(), k612(), "file").expect("fixture kernels").name, "struct file");
+    assert_eq!(fevlint_diff::diff_named_type(k56(), k612(), "file").expect("fixture kernels").name, "struct file");
 }
 
 #[test]
 fn a_kernel_against_itself_has_no_differences() {
-    let d = diff::diff(k47(), k47(), &Filter::default()).expect("fixture kernels");
+    let d = fevlint_diff::diff(k47(), k47(), &Filter::default()).expect("fixture kernels");
     assert!(d.functions.is_empty() && d.types.is_empty(), "{:?}", d.summary);
     assert!(d.summary.functions_compared > 40_000 && d.summary.types_compared > 7_000);
 }

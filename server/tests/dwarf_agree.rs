@@ -8,12 +8,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use dwarf_common::{add_btf, compile_agree, scratch};
-use fevlint::kernel::btf::{Btf, BtfKind};
-use fevlint::kernel::dwarf::Dwarf;
-use fevlint::kernel::layout::{member_at, print_struct, resolve_member, type_name};
-use fevlint::kernel::load::elf::KernelElf;
-use fevlint::kernel::load::Blob;
-use fevlint::kernel::model::{FunctionInfo, Type, TypeNamespace, TypeRef, TypeSource};
+use fevlint_btf::{Btf, BtfKind};
+use fevlint_dwarf::Dwarf;
+use fevlint_load::elf::KernelElf;
+use fevlint_load::Blob;
+use fevlint_types::layout::{member_at, print_struct, resolve_member, type_name};
+use fevlint_types::model::{FunctionInfo, Type, TypeNamespace, TypeRef, TypeSource};
 
 fn open_both(path: &Path) -> (Dwarf, Btf) {
     let elf = KernelElf::parse(Blob::read(path).expect("read"), path).expect("elf");
@@ -101,7 +101,7 @@ fn agree(extra: &[&str], expect_version: u16) {
             assert_eq!(print_struct(&dw, d).expect("print"), print_struct(&btf, b).expect("print"), "layout of {name}");
             let size = btf.size_of(b).expect("size").unwrap_or(0);
             for off in 0..size + 2 {
-                let key = |src: &dyn TypeSource, hits: Vec<fevlint::kernel::layout::MemberPath>| -> Vec<String> {
+                let key = |src: &dyn TypeSource, hits: Vec<fevlint_types::layout::MemberPath>| -> Vec<String> {
                     hits.iter()
                         .map(|h| {
                             let t = type_name(src, h.ty).expect("ty");

@@ -6,8 +6,8 @@ mod dwarf_common;
 use std::path::Path;
 
 use dwarf_common::{compile_agree, scratch};
-use fevlint::kernel::dwarf::{Dwarf, IndexOrigin};
-use fevlint::kernel::model::{TypeNamespace, TypeSource};
+use fevlint_dwarf::{Dwarf, IndexOrigin};
+use fevlint_types::model::{TypeNamespace, TypeSource};
 
 fn fresh(bin: &Path, cache: &Path) -> Dwarf {
     Dwarf::open(bin).expect("open").with_cache_dir(Some(cache.to_path_buf()))
@@ -150,8 +150,7 @@ fn uleb(b: &[u8], pos: &mut usize) -> u64 {
 /// `DW_FORM_flag` (also one byte, so no offset moves): a wanted attribute in a form the
 /// fast walker leaves to gimli. Returns how many were rewritten.
 fn decl_line_as_flag(bytes: &mut [u8], path: &Path) -> usize {
-    let elf = fevlint::kernel::load::elf::KernelElf::parse(fevlint::kernel::load::Blob::from_vec(bytes.to_vec()), path)
-        .expect("elf");
+    let elf = fevlint_load::elf::KernelElf::parse(fevlint_load::Blob::from_vec(bytes.to_vec()), path).expect("elf");
     let r = elf.section(".debug_abbrev").and_then(|s| s.file_range.clone()).expect(".debug_abbrev");
     let (b, mut pos, mut n) = (&mut bytes[r], 0, 0);
     while pos < b.len() {
@@ -312,7 +311,7 @@ fn line_table_paths_are_read_as_gimli_reads_them() {
         let bin = dir.join(format!("linetab{version}"));
         gcc(&[&["-g", "-O0", "-fno-eliminate-unused-debug-types"][..], flags].concat(), &bin, &sources);
         let dw = Dwarf::open(&bin).expect("open").with_cache_dir(None);
-        let compared = fevlint::kernel::dwarf::index::check_file_tables(&dw).expect("the same paths as gimli");
+        let compared = fevlint_dwarf::index::check_file_tables(&dw).expect("the same paths as gimli");
         if version == 5 {
             assert!(compared >= 3 * 10, "{compared} files compared");
         } else {

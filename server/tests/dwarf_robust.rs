@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use dwarf_common::{compile_agree, scratch};
-use fevlint::kernel::dwarf::Dwarf;
-use fevlint::kernel::layout::print_struct;
-use fevlint::kernel::load::elf::KernelElf;
-use fevlint::kernel::load::Blob;
-use fevlint::kernel::model::{ModelError, TypeNamespace, TypeSource};
+use fevlint_dwarf::Dwarf;
+use fevlint_load::elf::KernelElf;
+use fevlint_load::Blob;
+use fevlint_types::layout::print_struct;
+use fevlint_types::model::{ModelError, TypeNamespace, TypeSource};
 
 fn section(bytes: &[u8], path: &Path, name: &str) -> std::ops::Range<usize> {
     let elf = KernelElf::parse(Blob::from_vec(bytes.to_vec()), path).expect("elf");
@@ -249,8 +249,8 @@ fn line_table_and_string_flips_never_panic() {
         match open(b, &path) {
             Ok(dw) => {
                 let _ = exercise(&dw);
-                compared += fevlint::kernel::dwarf::index::check_file_tables(&dw)
-                    .unwrap_or_else(|e| panic!("round {round}: {e}"));
+                compared +=
+                    fevlint_dwarf::index::check_file_tables(&dw).unwrap_or_else(|e| panic!("round {round}: {e}"));
             }
             Err(e) => assert_malformed(&e, &path),
         }

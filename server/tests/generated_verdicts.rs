@@ -6,7 +6,7 @@
 //!   `fixtures/kernels/record-abi-reference.py`), placed by a SysV classifier written here
 //!   (kernel built without SSE: every eightbyte INTEGER, 9–16-byte structs in two
 //!   registers, larger ones in memory, a value that does not fit the registers left on the
-//!   stack). fevlint's `kernel::abi` is not called.
+//!   stack). fevlint's `fevlint_types::abi` is not called.
 //! - Members: pahole's layouts (`reference/structs.pahole.txt.zst`), union alternatives
 //!   included; a named embedded struct is expanded with its own pahole layout.
 //! - Traceability: the fixtures' `available_filter_functions` (names listed once).

@@ -964,8 +964,7 @@ fn large_payloads_are_decompressed_into_the_cache_file() {
     // The 6.12 vmlinuz payload (the ELF, 57.6 MB), recompressed: over 4 MiB compressed.
     let vmlinuz = root().join("fixtures/kernels/6.12.117+deb12-amd64/vmlinuz");
     let image = std::fs::read(&vmlinuz).expect("fixture");
-    let (_, elf) =
-        fevlint::kernel::load::bzimage::extract_vmlinux(&image, &vmlinuz, &Default::default()).expect("payload");
+    let (_, elf) = fevlint_load::bzimage::extract_vmlinux(&image, &vmlinuz, &Default::default()).expect("payload");
     let z = zstd::encode_all(&elf[..], 1).expect("zstd");
     assert!(z.len() > 4 << 20, "{} bytes: below the streaming threshold", z.len());
     let input = d.join("vmlinux.zst");

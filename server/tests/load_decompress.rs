@@ -4,8 +4,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use fevlint::kernel::load::decompress::{decompress, decompress_auto, decompress_sized, detect};
-use fevlint::kernel::load::{Codec, Limits, LoadError, Origin};
+use fevlint_load::decompress::{decompress, decompress_auto, decompress_sized, detect};
+use fevlint_load::{Codec, Limits, LoadError, Origin};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/compressed").join(name)

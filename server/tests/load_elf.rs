@@ -6,11 +6,12 @@ mod load_common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use fevlint::kernel::load::blob::Blob;
-use fevlint::kernel::load::bzimage::{extract_vmlinux, parse_header};
-use fevlint::kernel::load::elf::{ftrace_function_names, KernelElf};
-use fevlint::kernel::load::{Arch, Codec, Limits, LoadError};
-use fevlint::kernel::symbols::{KernelConfig, SymbolTable};
+use fevlint_load::blob::Blob;
+use fevlint_load::bzimage::{extract_vmlinux, parse_header};
+use fevlint_load::elf::{ftrace_function_names, KernelElf};
+use fevlint_load::symbols::{KernelConfig, SymbolTable};
+use fevlint_load::{Codec, Limits, LoadError};
+use fevlint_types::Arch;
 use load_common::{kernel_file, vmlinuz_612};
 
 const K612: &str = "6.12.117+deb12-amd64";

@@ -2,8 +2,8 @@
 //! vmlinuz (fixture) against the System.map of the same build (fixture, from the `-dbg`
 //! package's build).
 
-use fevlint::kernel::load::kallsyms::kallsyms_text;
 use fevlint::kernel::Kernel;
+use fevlint_load::kallsyms::kallsyms_text;
 use std::collections::HashMap;
 use std::path::Path;
 

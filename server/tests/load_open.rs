@@ -1,4 +1,4 @@
-//! `kernel::load::open` on every fixture folder, single files, a BTFHub tarball, split
+//! `fevlint_kernel::open::open` on every fixture folder, single files, a BTFHub tarball, split
 //! module BTF and the running kernel.
 
 mod load_common;
@@ -6,10 +6,10 @@ mod load_common;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use fevlint::kernel::load::{
-    open, open_with, Arch, ArchSource, Codec, Container, ImagePolicy, Limits, LoadError, OpenOptions,
-};
-use fevlint::kernel::symbols::SymbolFormat;
+use fevlint_kernel::open::{open, open_with, ArchSource, Container, ImagePolicy, OpenOptions};
+use fevlint_load::symbols::SymbolFormat;
+use fevlint_load::{Codec, Limits, LoadError};
+use fevlint_types::Arch;
 use load_common::{kernel_dir, kernel_file};
 
 fn tempdir(tag: &str) -> PathBuf {

@@ -6,9 +6,10 @@ mod load_common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use fevlint::kernel::load::bzimage::{extract_vmlinux, parse_header};
-use fevlint::kernel::load::decompress::decompress;
-use fevlint::kernel::load::{open_with, Codec, Limits, LoadError, OpenOptions, Origin};
+use fevlint_kernel::open::{open_with, OpenOptions};
+use fevlint_load::bzimage::{extract_vmlinux, parse_header};
+use fevlint_load::decompress::decompress;
+use fevlint_load::{Codec, Limits, LoadError, Origin};
 use load_common::vmlinuz_612;
 
 const FAST: Duration = Duration::from_secs(10);

@@ -5,11 +5,12 @@ mod load_common;
 
 use std::path::Path;
 
-use fevlint::kernel::load::{Arch, LoadError};
-use fevlint::kernel::symbols::{
+use fevlint_load::symbols::{
     clone_base, syscall_name, CloneKind, ConfigValue, FilterFunctions, KernelConfig, KprobeBlacklist, RawSymbol,
     SymbolFormat, SymbolTable, SyscallWrapper, VirtAddr,
 };
+use fevlint_load::LoadError;
+use fevlint_types::Arch;
 use load_common::kernel_file;
 
 #[test]

@@ -65,6 +65,13 @@ fn the_layers_depend_only_downwards() {
     for (krate, forbidden) in [
         ("syntax", &["fevlint-kernel", "fevlint-check", "fevlint-ide", "fevlint-lsp"][..]),
         ("kernel", &["fevlint-syntax", "fevlint-check", "fevlint-ide", "fevlint-lsp", "tree-sitter"][..]),
+        // The readers under the kernel model: the BTF reader stands on the type model
+        // alone (BPF objects carry BTF too), the type model on nothing.
+        ("types", &["fevlint-load", "fevlint-btf", "fevlint-dwarf", "fevlint-kernel", "fevlint-syntax"][..]),
+        ("btf", &["fevlint-load", "fevlint-dwarf", "fevlint-kernel", "fevlint-syntax"][..]),
+        ("load", &["fevlint-btf", "fevlint-dwarf", "fevlint-kernel", "fevlint-syntax"][..]),
+        ("dwarf", &["fevlint-btf", "fevlint-kernel", "fevlint-syntax"][..]),
+        ("diff", &["fevlint-syntax", "fevlint-check", "fevlint-ide", "fevlint-lsp"][..]),
         ("check", &["fevlint-ide", "fevlint-lsp"][..]),
         ("ide", &["fevlint-lsp"][..]),
         // The dump readers know nothing of scripts, kernels' types or the checker.
@@ -83,7 +90,10 @@ fn the_layers_depend_only_downwards() {
             assert!(!depends(krate, dep), "fevlint-{krate} must not depend on {dep}");
         }
     }
-    for krate in ["syntax", "kernel", "check", "ide", "memory", "exec", "dryrun", "mainline"] {
+    for krate in [
+        "syntax", "types", "btf", "load", "dwarf", "kernel", "diff", "check", "ide", "memory", "exec", "dryrun",
+        "mainline",
+    ] {
         assert!(!depends(krate, "tower-lsp-server"), "only fevlint-lsp may depend on tower-lsp-server");
     }
     assert!(depends("lsp", "tower-lsp-server"));

@@ -5,10 +5,10 @@ use super::{Arch, EXIT_FINDINGS};
 use crate::analysis;
 use crate::config::{self, Config};
 use crate::diagnostic::Severity;
-use crate::kernel::load::fsio;
 use crate::kernel::Kernel;
 use crate::render::{self, FileReport};
 use anyhow::Context as _;
+use fevlint_load::fsio;
 use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -106,11 +106,11 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
             if args.kernels.is_empty() { config.map_or(&[][..], |c| &c.kernels[..]) } else { &args.kernels[..] };
         let kernel_refs = kernels.open(kernel_paths)?;
         let arch = args.arch.map(|a| match a {
-            Arch::X86_64 => crate::kernel::load::Arch::X86_64,
-            Arch::X86_32 => crate::kernel::load::Arch::X86_32,
+            Arch::X86_64 => fevlint_types::Arch::X86_64,
+            Arch::X86_32 => fevlint_types::Arch::X86_32,
         });
         let target = match arch.or(config.and_then(|c| c.arch)) {
-            Some(crate::kernel::load::Arch::X86_32) => crate::syntax::Target::X86_32,
+            Some(fevlint_types::Arch::X86_32) => crate::syntax::Target::X86_32,
             _ => crate::syntax::Target::X86_64,
         };
         let mut settings = config.map(Config::settings).unwrap_or_default();

@@ -2,11 +2,11 @@
 //! kernel engineer or as JSON (the serialized [`KernelDiff`]).
 
 use super::Format;
-use crate::kernel::diff::{
-    self, Filter, FunctionChange, FunctionDiff, KernelDiff, MemberChange, MemberInfo, ParamSig, Successor, TypeChange,
+use anyhow::Context as _;
+use fevlint_diff::{
+    Filter, FunctionChange, FunctionDiff, KernelDiff, MemberChange, MemberInfo, ParamSig, Successor, TypeChange,
     TypeDiff,
 };
-use anyhow::Context as _;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -35,7 +35,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<ExitCode> {
     let (a, b) = rayon::join(|| open(&args.old), || open(&args.new));
     let (a, b) = (a?, b?);
     let filter = Filter { functions: args.functions.clone(), types: args.types.clone() };
-    let d = diff::diff(&a, &b, &filter)?;
+    let d = fevlint_diff::diff(&a, &b, &filter)?;
     let text = match args.format {
         Format::Human => human(&d, filter.is_empty()),
         Format::Json => serde_json::to_string_pretty(&d)? + "\n",

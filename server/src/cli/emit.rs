@@ -2,13 +2,13 @@
 //! (the translation is `fevlint_check::emit`; this file picks the dialect and prints).
 
 use super::check::read_script_text;
-use crate::kernel::load::Arch;
 use crate::kernel::Kernel;
 use crate::syntax::machine::Target;
 use anyhow::bail;
 use clap::{Args, ValueEnum};
 use fevlint_check::emit;
 use fevlint_mainline::Dialect;
+use fevlint_types::Arch;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -9,7 +9,7 @@
 //! nothing half-written. `FETCHED.md` records the package, its version and sha256.
 //!
 //! The package's `System.map` is an 83-byte stub: the symbols are decoded from the
-//! image's own kallsyms tables (`kernel::load::kallsyms`) and the ftrace list is named
+//! image's own kallsyms tables (`fevlint_load::kallsyms`) and the ftrace list is named
 //! from its mcount table with them, as `available_filter_functions` names it.
 
 use anyhow::{bail, Context};
@@ -149,7 +149,7 @@ fn derive_symbols(dir: &Path) -> anyhow::Result<(usize, usize)> {
         let text = std::fs::read_to_string(dir.join("config")).ok()?;
         Some(text.lines().any(|l| l == "CONFIG_KALLSYMS_ABSOLUTE_PERCPU=y"))
     });
-    let map = crate::kernel::load::kallsyms::kallsyms_text(elf, percpu)
+    let map = fevlint_load::kallsyms::kallsyms_text(elf, percpu)
         .map_err(|e| anyhow::anyhow!("{}: {e}", dir.join("vmlinuz").display()))?;
     crate::write_atomic(&dir.join("System.map"), map.as_bytes())?;
     let symbols = map.lines().count();

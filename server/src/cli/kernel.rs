@@ -1,11 +1,11 @@
 //! `fevlint kernel info|fn|type|at`: what fevlint knows about a kernel, as text or JSON.
 
 use super::Format;
-use crate::kernel::abi;
-use crate::kernel::layout::{self, Placement};
-use crate::kernel::model::{TypeNamespace, TypeRef, TypeSource};
 use crate::kernel::{Kernel, Trace};
 use anyhow::{bail, Context as _};
+use fevlint_types::abi;
+use fevlint_types::layout::{self, Placement};
+use fevlint_types::model::{TypeNamespace, TypeRef, TypeSource};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -108,8 +108,8 @@ pub fn run(cmd: &KernelCommand) -> anyhow::Result<ExitCode> {
 
 fn arch_name(k: &Kernel) -> &'static str {
     match k.arch {
-        crate::kernel::load::Arch::X86_64 => "x86_64",
-        crate::kernel::load::Arch::X86_32 => "x86_32",
+        fevlint_types::Arch::X86_64 => "x86_64",
+        fevlint_types::Arch::X86_32 => "x86_32",
     }
 }
 

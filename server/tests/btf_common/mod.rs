@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use fevlint::kernel::btf::Btf;
+use fevlint_btf::Btf;
 
 /// The four kernels with BTF, oldest first.
 pub const KERNELS: [&str; 4] = ["6.1.0-47-amd64", "6.1.0-56-amd64", "6.12.117+deb12-amd64", "6.18.44-fc-v769"];

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use fevlint::kernel::load::decompress::decompress;
-use fevlint::kernel::load::{Codec, Limits, Origin};
+use fevlint_load::decompress::decompress;
+use fevlint_load::{Codec, Limits, Origin};
 
 pub const KERNELS: [&str; 5] =
     ["6.1.0-47-amd64", "6.1.0-56-amd64", "6.12.117+deb12-amd64", "6.1.0-50-686-pae", "6.18.44-fc-v769"];

@@ -3,8 +3,8 @@
 //! The CLI and the language server read the same file through [`Config`].
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::kernel::load::Arch;
 use crate::rules::REGISTRY;
+use fevlint_types::Arch;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -62,7 +62,7 @@ struct RawConfig {
 impl Config {
     /// Reads and validates one config file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = crate::kernel::load::fsio::read_limited_string(path, crate::kernel::load::fsio::MAX_CONFIG_BYTES)
+        let text = fevlint_load::fsio::read_limited_string(path, fevlint_load::fsio::MAX_CONFIG_BYTES)
             .map_err(|e| ConfigError::Io { path: path.to_owned(), error: e.into_io() })?;
         Config::parse(path, &text)
     }

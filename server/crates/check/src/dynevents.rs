@@ -15,15 +15,16 @@
 //! kernel data can decide is left alone (a false positive costs more than a miss).
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::kernel::layout::{self, MemberPath, Placement};
-use crate::kernel::load::Arch;
-use crate::kernel::model::{Type, TypeNamespace, TypeRef, TypeSource};
-use crate::kernel::{abi, Kernel};
+use crate::kernel::Kernel;
 use crate::syntax::Span;
 use fevlint_mainline::{
     Btf, BtfKind, BtfMember, BtfProto, Dialect, Env, Fetch, FuncEntry, KernelVersion, Line, Probe, ProbeKind,
     RegisterError, Rejection,
 };
+use fevlint_types::abi;
+use fevlint_types::layout::{self, MemberPath, Placement};
+use fevlint_types::model::{Type, TypeNamespace, TypeRef, TypeSource};
+use fevlint_types::Arch;
 use std::fmt::Write as _;
 
 /// Deepest `+OFF(…)` nesting followed (the kernel allows 16 fetch steps).

@@ -23,7 +23,7 @@ pub use fevlint_kernel as kernel;
 pub use fevlint_syntax as syntax;
 
 /// Writes a user's file atomically, through symlinks to the file they name, keeping its
-/// mode, leaving no temporary file behind (see [`fevlint_kernel::load::fsio::write_atomic`]).
+/// mode, leaving no temporary file behind (see [`fevlint_load::fsio::write_atomic`]).
 pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    fevlint_kernel::load::fsio::write_atomic(path, bytes)
+    fevlint_load::fsio::write_atomic(path, bytes)
 }

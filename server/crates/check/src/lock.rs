@@ -86,8 +86,8 @@ impl Lock {
                 name: kernel.name.clone(),
                 id: kernel.identity(),
                 arch: match kernel.arch {
-                    crate::kernel::load::Arch::X86_64 => "x86_64".to_owned(),
-                    crate::kernel::load::Arch::X86_32 => "x86_32".to_owned(),
+                    fevlint_types::Arch::X86_64 => "x86_64".to_owned(),
+                    fevlint_types::Arch::X86_32 => "x86_32".to_owned(),
                 },
             },
             definitions: Vec::new(),
@@ -97,7 +97,7 @@ impl Lock {
 
     pub fn read(path: &Path) -> Result<Lock, LockError> {
         let p = path.display().to_string();
-        let text = crate::kernel::load::fsio::read_limited_string(path, crate::kernel::load::fsio::MAX_LOCK_BYTES)
+        let text = fevlint_load::fsio::read_limited_string(path, fevlint_load::fsio::MAX_LOCK_BYTES)
             .map_err(|e| LockError::Read { path: p.clone(), error: e.into_io() })?;
         Lock::parse(path, &text)
     }

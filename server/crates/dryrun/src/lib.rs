@@ -12,13 +12,14 @@
 
 use anyhow::{bail, Context};
 use fevlint_exec::{Event, Frame, SymbolAt, Symbols};
-use fevlint_kernel::abi;
-use fevlint_kernel::load::elf::{is_elf, KernelElf};
-use fevlint_kernel::load::{Arch, Blob};
-use fevlint_kernel::symbols::VirtAddr;
 use fevlint_kernel::Kernel;
+use fevlint_load::elf::{is_elf, KernelElf};
+use fevlint_load::symbols::VirtAddr;
+use fevlint_load::Blob;
 use fevlint_memory::{Dump, Fault, FaultKind, Memory, PageTables, Regs};
 use fevlint_syntax::machine::{Parsed, Target};
+use fevlint_types::abi;
+use fevlint_types::Arch;
 use std::path::{Path, PathBuf};
 
 /// Whose registers are the arguments, and through which page tables to read.

@@ -14,10 +14,10 @@ use crate::rules::resolve::{self, MeaningKind};
 use crate::syntax::lex::is_word_byte;
 use crate::syntax::machine::{self, fold_redirects, Atom, Field, Parsed, Source};
 use crate::syntax::{Parse, Span, Target};
-use fevlint_kernel::abi;
-use fevlint_kernel::layout::{self, Placement};
-use fevlint_kernel::model::{ModelError, Type, TypeRef, TypeSource};
 use fevlint_kernel::{Kernel, Trace};
+use fevlint_types::abi;
+use fevlint_types::layout::{self, Placement};
+use fevlint_types::model::{ModelError, Type, TypeRef, TypeSource};
 use std::fmt::Write as _;
 
 /// Most function names offered at once (the client asks again as the word grows).
@@ -272,7 +272,7 @@ fn slot_words(k: &Kernel, r: &resolve::Resolution, slot: u32) -> String {
 pub fn slot_param(
     k: &Kernel,
     src: &dyn TypeSource,
-    info: &fevlint_kernel::model::FunctionInfo,
+    info: &fevlint_types::model::FunctionInfo,
     slot: u32,
 ) -> Result<Option<(abi::ParamLoc, abi::Held)>, ModelError> {
     let locs = abi::locate(k.arch, src, &info.proto)?;

@@ -1,5 +1,6 @@
 //! Lists traceable functions whose parameter k is not in slot register k (development aid).
-use fevlint_kernel::{abi, Kernel, Trace};
+use fevlint_kernel::{Kernel, Trace};
+use fevlint_types::abi;
 fn main() {
     let path = std::env::args().nth(1).expect("kernel path");
     let k = Kernel::open(std::path::Path::new(&path)).expect("open");

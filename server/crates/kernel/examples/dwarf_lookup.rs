@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use fevlint_kernel::dwarf::Dwarf;
-use fevlint_kernel::layout;
-use fevlint_kernel::model::{TypeNamespace, TypeSource};
+use fevlint_dwarf::Dwarf;
+use fevlint_types::layout;
+use fevlint_types::model::{TypeNamespace, TypeSource};
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -46,7 +46,7 @@ fn main() -> anyhow::Result<()> {
             }
         }
         ("check-files", []) => {
-            let n = fevlint_kernel::dwarf::index::check_file_tables(&dw).map_err(anyhow::Error::msg)?;
+            let n = fevlint_dwarf::index::check_file_tables(&dw).map_err(anyhow::Error::msg)?;
             eprintln!("{n} files: the direct line-table reader agrees with gimli");
         }
         ("index", []) => {

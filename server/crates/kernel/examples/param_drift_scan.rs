@@ -1,5 +1,6 @@
 //! Lists traceable functions whose first parameters changed between two kernels (development aid).
-use fevlint_kernel::{layout, Kernel, Trace};
+use fevlint_kernel::{Kernel, Trace};
+use fevlint_types::layout;
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
     let ka = Kernel::open(std::path::Path::new(&a[0])).expect("open a");
@@ -12,7 +13,7 @@ fn main() {
             continue;
         }
         let (Some(pa), Some(pb)) = (fa.prototypes.first(), fb.prototypes.first()) else { continue };
-        let show = |s: &dyn fevlint_kernel::model::TypeSource, p: &fevlint_kernel::model::FunctionInfo| {
+        let show = |s: &dyn fevlint_types::model::TypeSource, p: &fevlint_types::model::FunctionInfo| {
             p.proto
                 .params
                 .iter()

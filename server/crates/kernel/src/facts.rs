@@ -2,14 +2,15 @@
 //! its functions with their traceability decided from real ftrace data, and its
 //! architecture. Slow pieces (the symbol map, the clone index) load on first use.
 
-use super::btf::Btf;
-use super::load::cache;
-use super::load::{self, Arch, KernelInputs, Loaded, OpenOptions};
-use super::model::{FunctionInfo, ModelError, TypeSource};
-use super::names::FunctionNames;
-use super::symbols::{
+use crate::names::FunctionNames;
+use crate::open::{self as load, KernelInputs, Loaded, OpenOptions};
+use fevlint_btf::Btf;
+use fevlint_load::cache;
+use fevlint_load::symbols::{
     clone_base, syscall_name, FilterFunctions, KernelConfig, KprobeBlacklist, SymbolTable, SyscallWrapper,
 };
+use fevlint_types::model::{FunctionInfo, ModelError, TypeSource};
+use fevlint_types::Arch;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -18,7 +19,7 @@ use std::sync::{Arc, OnceLock};
 #[derive(Debug, thiserror::Error)]
 pub enum KernelError {
     #[error(transparent)]
-    Load(#[from] load::LoadError),
+    Load(#[from] fevlint_load::LoadError),
     #[error(transparent)]
     Types(#[from] ModelError),
 }
@@ -35,7 +36,7 @@ pub struct Kernel {
     types: Option<Arc<dyn TypeSource>>,
     /// DWARF beside BTF (a `-dbg` vmlinux has both): BTF answers, DWARF adds declaration
     /// file and line.
-    dwarf: Option<Arc<super::dwarf::Dwarf>>,
+    dwarf: Option<Arc<fevlint_dwarf::Dwarf>>,
     /// Where the types came from (`vmlinux.btf.zst (zstd)`).
     pub types_from: Option<String>,
     inputs: KernelInputs,
@@ -120,9 +121,10 @@ impl Kernel {
         let (types, types_from): (Option<Arc<dyn TypeSource>>, Option<String>) = match &inputs.btf {
             Some(b) => {
                 let key = format!("{:08x}{:08x}", btf_crc.unwrap_or(0), b.value.len());
-                let btf = Btf::parse(b.from.to_string(), b.value.clone())?.with_index_cache(key);
+                let btf =
+                    Btf::parse(b.from.to_string(), b.value.clone())?.with_index_cache(key, Arc::new(DerivedCache));
                 if let Some(e) = inputs.elf.take_if(|e| e.value.has_dwarf()) {
-                    dwarf = super::dwarf::Dwarf::new(Arc::new(e.value)).ok().map(Arc::new);
+                    dwarf = fevlint_dwarf::Dwarf::new(Arc::new(e.value)).ok().map(Arc::new);
                 }
                 (Some(Arc::new(btf)), Some(format!("BTF from {}", b.from)))
             }
@@ -130,7 +132,7 @@ impl Kernel {
                 Some(e) => {
                     // The ELF moves into the DWARF reader (it maps the debug sections).
                     let desc = format!("DWARF from {}", e.from);
-                    let dwarf = super::dwarf::Dwarf::new(Arc::new(e.value))?;
+                    let dwarf = fevlint_dwarf::Dwarf::new(Arc::new(e.value))?;
                     (Some(Arc::new(dwarf)), Some(desc))
                 }
                 None => {
@@ -259,7 +261,7 @@ impl Kernel {
         self.symbols
             .get_or_init(|| {
                 let d = self.inputs.deferred_symbols.as_ref()?;
-                Some(load::read_symbols(d, &load::Limits::default()).map_err(|e| e.to_string()))
+                Some(load::read_symbols(d, &fevlint_load::Limits::default()).map_err(|e| e.to_string()))
             })
             .as_ref()
     }
@@ -282,7 +284,7 @@ impl Kernel {
         self.text_symbols
             .get_or_init(|| {
                 let d = self.inputs.deferred_symbols.as_ref().filter(|_| cache::dir().is_some())?;
-                let bytes = load::read_symbol_bytes(d, &load::Limits::default()).ok()?;
+                let bytes = load::read_symbol_bytes(d, &fevlint_load::Limits::default()).ok()?;
                 let mut h = crc32fast::Hasher::new();
                 h.update(b"text-symbols 1");
                 h.update(&[u8::from(d.kallsyms)]);
@@ -413,7 +415,20 @@ impl Kernel {
 fn lazy<'a, T>(
     cell: &'a OnceLock<Option<Result<Loaded<T>, String>>>,
     path: Option<&std::path::Path>,
-    read: fn(&std::path::Path, &load::Limits) -> Result<Loaded<T>, load::LoadError>,
+    read: fn(&std::path::Path, &fevlint_load::Limits) -> Result<Loaded<T>, fevlint_load::LoadError>,
 ) -> Option<&'a Result<Loaded<T>, String>> {
-    cell.get_or_init(|| Some(read(path?, &load::Limits::default()).map_err(|e| e.to_string()))).as_ref()
+    cell.get_or_init(|| Some(read(path?, &fevlint_load::Limits::default()).map_err(|e| e.to_string()))).as_ref()
+}
+
+/// The BTF reader's name indexes kept in the derived-data cache ([`cache::get_derived`]).
+struct DerivedCache;
+
+impl fevlint_btf::IndexStore for DerivedCache {
+    fn get(&self, name: &str) -> Option<fevlint_btf::IndexBytes> {
+        cache::get_derived(name).map(|b| Box::new(b) as fevlint_btf::IndexBytes)
+    }
+
+    fn put(&self, name: &str, bytes: &[u8]) {
+        cache::put_derived(name, bytes)
+    }
 }

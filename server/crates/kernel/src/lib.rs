@@ -1,22 +1,15 @@
-//! Facts about a target kernel (functions, parameters, types, traceability), read from
-//! BTF, DWARF, symbol maps and ftrace lists: loaders and decompressors, the BTF and DWARF
-//! readers, symbols, ftrace lists, layouts, the ABI and the kernel diff. Never sees a
-//! script or a syntax node (it depends on no other fevlint crate), so other tools can use
-//! it as a library: see `README.md`.
+//! One kernel's facts (functions, parameters, types, traceability, symbols, ftrace lists)
+//! from a folder, an image or the running kernel: [`open`] chooses and reads the files
+//! (through `fevlint-load`), [`Kernel`] answers from them, with the types from BTF
+//! (`fevlint-btf`) or DWARF (`fevlint-dwarf`) behind the one [`TypeSource`] interface.
+//! Never sees a script or a syntax node, so other tools can use it as a library: see
+//! `README.md`.
+//!
+//! [`TypeSource`]: fevlint_types::model::TypeSource
 
-// Paths inside the crate keep their `crate::kernel::...` spelling from the single-crate days.
-use crate as kernel;
-
-pub mod abi;
-pub mod btf;
-pub mod diff;
-pub mod dwarf;
 pub mod facts;
-pub mod layout;
-pub mod load;
-pub mod model;
 pub mod names;
-pub mod symbols;
+pub mod open;
 
 pub use facts::{FunctionFacts, Kernel, KernelError, Trace};
 

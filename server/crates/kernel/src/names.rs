@@ -31,7 +31,7 @@
 //! cache's CRC but is inconsistent gives wrong suggestions, never a panic; the header's
 //! sizes must add up to the buffer's length or the table is not used.
 
-use crate::kernel::load::{Blob, BlobSlice};
+use fevlint_load::{Blob, BlobSlice};
 use std::ops::Range;
 
 const MAGIC: &[u8; 8] = b"FEVNAME1";

@@ -130,7 +130,7 @@ pub fn resolve(path: Option<&Path>, client: &[&Layer]) -> (Settings, Vec<Problem
     let mut problems = Vec::new();
     if let Some(file) = path.and_then(Path::parent).and_then(find_file) {
         let dir = file.parent().unwrap_or(Path::new("."));
-        match crate::kernel::load::fsio::read_limited_string(&file, crate::kernel::load::fsio::MAX_CONFIG_BYTES)
+        match fevlint_load::fsio::read_limited_string(&file, fevlint_load::fsio::MAX_CONFIG_BYTES)
             .map_err(|e| e.reason())
             .and_then(|t| Layer::from_toml(&t, dir))
         {

@@ -69,9 +69,9 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-pub(super) fn signature(cx: &Context<'_>, f: &crate::kernel::model::FunctionInfo) -> String {
+pub(super) fn signature(cx: &Context<'_>, f: &fevlint_types::model::FunctionInfo) -> String {
     cx.kernel
         .and_then(|k| k.types())
-        .and_then(|src| crate::kernel::layout::pahole_prototype(src, f).ok())
+        .and_then(|src| fevlint_types::layout::pahole_prototype(src, f).ok())
         .unwrap_or_else(|| f.name.clone())
 }

@@ -2,11 +2,11 @@
 //! lock) and a target kernel, and the edits that restore the baseline meaning.
 
 use super::meaning::{DefinitionMeaning, ParamMeaning, StepSummary};
-use crate::kernel::layout;
-use crate::kernel::model::TypeNamespace;
 use crate::kernel::Kernel;
 use crate::syntax::machine::{fold_redirects, Parsed, Redirect, Source};
 use crate::syntax::Span;
+use fevlint_types::layout;
+use fevlint_types::model::TypeNamespace;
 
 /// One change, with where it shows in the script.
 #[derive(Clone, Debug, PartialEq, Eq)]

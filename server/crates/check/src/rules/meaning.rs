@@ -3,10 +3,10 @@
 //! for each field the members its redirects reach and the value it records.
 
 use super::resolve::{MeaningKind, Resolution};
-use crate::kernel::layout;
 use crate::kernel::Kernel;
 use crate::syntax::machine::Parsed;
 use crate::syntax::Target;
+use fevlint_types::layout;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -173,11 +173,11 @@ pub fn schema_hash(parsed: &Parsed, target: Target) -> String {
 
 /// A type name with typedefs and qualifiers resolved through pointers and arrays.
 fn canonical(
-    src: &dyn crate::kernel::model::TypeSource,
-    ty: crate::kernel::model::TypeRef,
+    src: &dyn fevlint_types::model::TypeSource,
+    ty: fevlint_types::model::TypeRef,
     depth: u32,
 ) -> Option<String> {
-    use crate::kernel::model::Type;
+    use fevlint_types::model::Type;
     if depth > 8 {
         return None;
     }

@@ -388,7 +388,7 @@ pub fn drift_names(cx: &Context<'_>) -> (String, String) {
 /// The parser target for a kernel: its slot limit and pointer size.
 pub fn target_for(kernel: &Kernel) -> Target {
     match kernel.arch {
-        crate::kernel::load::Arch::X86_64 => Target::X86_64,
-        crate::kernel::load::Arch::X86_32 => Target::X86_32,
+        fevlint_types::Arch::X86_64 => Target::X86_64,
+        fevlint_types::Arch::X86_32 => Target::X86_32,
     }
 }

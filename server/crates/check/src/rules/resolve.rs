@@ -3,13 +3,13 @@
 //! everything that does not fit. Computed once per definition and kernel; the A and T
 //! rules report its problems, hover and drift read its steps.
 
-use crate::kernel::abi::{self, Held, ParamLoc};
-use crate::kernel::layout::{self, MemberPath, Placement};
-use crate::kernel::model::{FunctionInfo, ModelError, Type, TypeRef, TypeSource};
 use crate::kernel::{FunctionFacts, Kernel};
 use crate::syntax::machine::{AbsValue, Atom, Field, Parsed};
 use crate::syntax::walk::{self, Recorded, Walk};
 use crate::syntax::{Span, Target};
+use fevlint_types::abi::{self, Held, ParamLoc};
+use fevlint_types::layout::{self, MemberPath, Placement};
+use fevlint_types::model::{FunctionInfo, ModelError, Type, TypeRef, TypeSource};
 
 /// A definition resolved against one kernel.
 #[derive(Clone, Debug)]

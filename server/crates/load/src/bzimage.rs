@@ -7,8 +7,8 @@
 
 use std::path::Path;
 
-use super::decompress::{self, le16, le32, Codec, Content, Limits, Origin};
-use super::error::{FileOffset, LoadError};
+use crate::decompress::{self, le16, le32, Codec, Content, Limits, Origin};
+use crate::error::{FileOffset, LoadError};
 
 const SETUP_SECTS: usize = 0x1f1;
 const BOOT_FLAG: usize = 0x1fe;

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use zstd::zstd_safe::{self, DCtx, DParameter, InBuffer, OutBuffer};
 
-use super::error::{FileOffset, LoadError};
+use crate::error::{FileOffset, LoadError};
 
 /// A compression format fevlint can read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -211,7 +211,7 @@ impl Content {
         let elf = prefix.starts_with(b"\x7fELF");
         match self {
             Content::Any => true,
-            Content::KernelImage => btf || elf || super::bzimage::is_bzimage(prefix) || is_tar(prefix),
+            Content::KernelImage => btf || elf || crate::bzimage::is_bzimage(prefix) || is_tar(prefix),
             Content::Btf => btf,
             Content::Elf => elf,
             Content::Text => !prefix.contains(&0),
@@ -299,7 +299,7 @@ impl Sniff {
 
 /// Decompresses `data`, which must be entirely a `codec` stream (several concatenated
 /// streams are accepted where the format allows them; anything else after the stream
-/// is an error). For the kernel's trailing 4-byte size see [`super::bzimage`].
+/// is an error). For the kernel's trailing 4-byte size see [`crate::bzimage`].
 pub fn decompress(data: &[u8], codec: Codec, limits: &Limits, origin: Origin<'_>) -> Result<Vec<u8>, LoadError> {
     decompress_sized(data, codec, None, limits, origin)
 }

@@ -4,8 +4,8 @@
 
 use gimli::{constants as dw, AttributeValue, UnitOffset};
 
-use super::{DieOffset, Dwarf, UnitEntry, MAX_CHAIN, MAX_DIMS, R};
-use crate::kernel::model::{
+use crate::{DieOffset, Dwarf, UnitEntry, MAX_CHAIN, MAX_DIMS, R};
+use fevlint_types::model::{
     Composite, ForwardKind, FunctionInfo, Member, ModelError, Param, Prototype, Qualifier, Type, TypeRef,
 };
 

@@ -4,7 +4,9 @@
 //! binary search plus a name comparison per candidate (hash collisions are filtered
 //! by the caller).
 
-use super::{Btf, BtfKind, BtfTypeId};
+use fevlint_types::hash_index::{hash_name, HashIndex};
+
+use crate::{Btf, BtfKind, BtfTypeId, IndexBytes};
 
 /// The namespaces the reader can look names up in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,63 +37,22 @@ impl Namespace {
     }
 }
 
-/// A word-at-a-time multiplicative hash (FxHash's mixing step, with a final fold): names
-/// are short and hashed by the hundred thousand. A hostile blob can at worst make one
-/// lookup linear.
-pub(crate) fn hash_name(name: &[u8]) -> u64 {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-    let mix = |h: u64, word: u64| (h.rotate_left(5) ^ word).wrapping_mul(K);
-    let mut chunks = name.chunks_exact(8);
-    let mut h = name.len() as u64;
-    for c in &mut chunks {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        h = mix(h, u64::from_le_bytes(w));
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut w = [0u8; 8];
-        w[..rest.len()].copy_from_slice(rest);
-        h = mix(h, u64::from_le_bytes(w));
-    }
-    h ^ h >> 29
-}
-
-/// Ids by a hash of their names: `(hash, id)` sorted. Lookups yield the ids of equal
-/// names and of rare collisions, in id order; callers compare the names.
-#[derive(Debug, Default)]
-pub(crate) struct HashIndex {
-    entries: Vec<(u64, u32)>,
-}
-
-impl HashIndex {
-    pub fn new<'a>(names: impl Iterator<Item = (&'a [u8], u32)>) -> HashIndex {
-        let mut entries: Vec<(u64, u32)> = names.map(|(n, id)| (hash_name(n), id)).collect();
-        entries.sort_unstable();
-        HashIndex { entries }
-    }
-
-    /// Ids whose name hashes like `name`, in id order.
-    pub fn candidates(&self, name: &[u8]) -> impl Iterator<Item = u32> + '_ {
-        let h = hash_name(name);
-        let start = self.entries.partition_point(|e| e.0 < h);
-        self.entries[start..].iter().take_while(move |e| e.0 == h).map(|e| e.1)
-    }
-
-    /// `(hash, id)`, sorted.
-    pub fn entries(&self) -> &[(u64, u32)] {
-        &self.entries
-    }
-}
-
 /// The named types of one namespace. Types with unreadable names are left out (their
 /// errors surface when the type itself is read).
-#[derive(Debug)]
 pub(crate) enum NameIndex {
     Built(HashIndex),
     /// [`NameIndex::to_bytes`] as the cache maps it, read in place: 12 bytes per entry,
     /// checked when mapped ([`NameIndex::from_bytes`]).
-    Mapped(crate::kernel::load::BlobSlice),
+    Mapped(IndexBytes),
+}
+
+impl std::fmt::Debug for NameIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NameIndex::Built(h) => f.debug_tuple("Built").field(h).finish(),
+            NameIndex::Mapped(b) => f.debug_tuple("Mapped").field(&(**b).as_ref().len()).finish(),
+        }
+    }
 }
 
 impl NameIndex {
@@ -107,14 +68,14 @@ impl NameIndex {
     fn len(&self) -> usize {
         match self {
             NameIndex::Built(h) => h.entries().len(),
-            NameIndex::Mapped(b) => b.len() / ENTRY_BYTES,
+            NameIndex::Mapped(b) => (**b).as_ref().len() / ENTRY_BYTES,
         }
     }
 
     fn entry(&self, i: usize) -> (u64, u32) {
         match self {
             NameIndex::Built(h) => h.entries()[i],
-            NameIndex::Mapped(b) => mapped_entry(b, i),
+            NameIndex::Mapped(b) => mapped_entry((**b).as_ref(), i),
         }
     }
 
@@ -152,19 +113,20 @@ impl NameIndex {
     /// An index [`NameIndex::to_bytes`] wrote for a blob whose own ids are `ids`, read
     /// in place: `None` unless every id is in `ids` and the entries are in order (then
     /// lookups behave as on a built index; callers compare names anyway).
-    pub fn from_bytes(bytes: crate::kernel::load::BlobSlice, ids: std::ops::Range<u32>) -> Option<NameIndex> {
+    pub fn from_bytes(owner: IndexBytes, ids: std::ops::Range<u32>) -> Option<NameIndex> {
+        let bytes: &[u8] = (*owner).as_ref();
         if !bytes.len().is_multiple_of(ENTRY_BYTES) {
             return None;
         }
         let mut last = None;
         for i in 0..bytes.len() / ENTRY_BYTES {
-            let e = mapped_entry(&bytes, i);
+            let e = mapped_entry(bytes, i);
             if !ids.contains(&e.1) || last.is_some_and(|l| l >= e) {
                 return None;
             }
             last = Some(e);
         }
-        Some(NameIndex::Mapped(bytes))
+        Some(NameIndex::Mapped(owner))
     }
 }
 
@@ -180,10 +142,9 @@ fn mapped_entry(b: &[u8], i: usize) -> (u64, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::load::Blob;
 
     fn mapped(bytes: Vec<u8>, ids: std::ops::Range<u32>) -> Option<NameIndex> {
-        NameIndex::from_bytes(Blob::from_vec(bytes).whole(), ids)
+        NameIndex::from_bytes(Box::new(bytes), ids)
     }
 
     #[test]

@@ -19,7 +19,7 @@
 //! sizes anything, and every table is cross-checked (markers against the parsed names,
 //! the token index against the token table) before it is believed.
 
-use super::elf::KernelElf;
+use crate::elf::KernelElf;
 
 /// The kallsyms of `elf`, as `/proc/kallsyms` lines (`ffffffff81000000 T _text`), in
 /// the tables' (address) order; `absolute_percpu` from the config when known.

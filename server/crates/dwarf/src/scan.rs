@@ -1,12 +1,12 @@
-//! What the top-level DIE walker ([`super::walk`]) reports, and the cold lookups that
+//! What the top-level DIE walker ([`crate::walk`]) reports, and the cold lookups that
 //! need no index: a type by name (units in order, stop at the first definition) and a
 //! function through `.symtab` → `.debug_aranges` → its units.
 
 use std::collections::HashSet;
 
-use super::{DieOffset, Dwarf, UnitKind};
-use crate::kernel::layout;
-use crate::kernel::model::{FunctionInfo, ModelError, TypeNamespace, TypeRef};
+use crate::{DieOffset, Dwarf, UnitKind};
+use fevlint_types::layout;
+use fevlint_types::model::{FunctionInfo, ModelError, TypeNamespace, TypeRef};
 
 /// What a name lookup can ask for; the index stores it in one byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -14,9 +14,9 @@
 //! 6.12's `release_pages_arg` with no members) is INTEGER, like the pointer a
 //! transparent union is passed as.
 
-use super::layout::strip;
-use super::load::Arch;
-use super::model::{ModelError, Prototype, Type, TypeRef, TypeSource};
+use crate::layout::strip;
+use crate::model::{ModelError, Prototype, Type, TypeRef, TypeSource};
+use crate::Arch;
 
 /// The registers `arch_get_func_args()` copies into slots 0, 1, 2, ….
 pub fn arg_registers(arch: Arch) -> &'static [&'static str] {

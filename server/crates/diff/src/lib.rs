@@ -10,11 +10,11 @@
 //! is reported under `struct path`, once, not again in every type that embeds it.
 //! [`member_moved`] answers for any path, `f_path.dentry` included.
 
-use super::abi;
-use super::facts::{Kernel, Trace};
-use super::layout::{self, strip, type_name, MAX_DEPTH};
-use super::model::{Composite, FunctionInfo, ModelError, Type, TypeNamespace, TypeRef, TypeSource};
-use super::symbols::{clone_base, syscall_name};
+use fevlint_kernel::{Kernel, Trace};
+use fevlint_load::symbols::{clone_base, syscall_name};
+use fevlint_types::abi;
+use fevlint_types::layout::{self, strip, type_name, MAX_DEPTH};
+use fevlint_types::model::{Composite, FunctionInfo, ModelError, Type, TypeNamespace, TypeRef, TypeSource};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};

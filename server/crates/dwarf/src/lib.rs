@@ -29,10 +29,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use gimli::{EndianSlice, LittleEndian, SectionId, UnitType};
 
-use crate::kernel::load::elf::KernelElf;
-use crate::kernel::load::error::LoadError;
-use crate::kernel::load::Blob;
-use crate::kernel::model::{FunctionInfo, ModelError, Type, TypeNamespace, TypeRef, TypeSource};
+use fevlint_load::elf::KernelElf;
+use fevlint_load::error::LoadError;
+use fevlint_load::Blob;
+use fevlint_types::model::{FunctionInfo, ModelError, Type, TypeNamespace, TypeRef, TypeSource};
 pub use index::{IndexOrigin, NameIndex};
 
 /// The reader type: slices of the mapped file.

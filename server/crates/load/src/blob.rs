@@ -7,8 +7,8 @@ use std::ops::{Deref, Range};
 use std::path::Path;
 use std::sync::Arc;
 
-use super::error::LoadError;
-use super::fsio;
+use crate::error::LoadError;
+use crate::fsio;
 
 /// Files at least this large are memory-mapped rather than read.
 pub const MMAP_THRESHOLD: u64 = 16 << 20;

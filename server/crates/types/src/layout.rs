@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use crate::kernel::model::{Composite, ModelError, Qualifier, Type, TypeRef, TypeSource};
+use crate::model::{Composite, ModelError, Qualifier, Type, TypeRef, TypeSource};
 
 /// Bound on typedef chains, declarator nesting and composite nesting.
 pub const MAX_DEPTH: usize = 64;
@@ -111,9 +111,9 @@ fn leaf_name(t: &Type) -> String {
         Type::Enum { name, .. } => format!("enum {}", name.as_deref().unwrap_or("{...}")),
         Type::Forward { name, kind } => {
             let k = match kind {
-                crate::kernel::model::ForwardKind::Struct => "struct",
-                crate::kernel::model::ForwardKind::Union => "union",
-                crate::kernel::model::ForwardKind::Enum => "enum",
+                crate::model::ForwardKind::Struct => "struct",
+                crate::model::ForwardKind::Union => "union",
+                crate::model::ForwardKind::Enum => "enum",
             };
             format!("{k} {name}")
         }
@@ -176,7 +176,7 @@ pub fn member_at(src: &dyn TypeSource, ty: TypeRef, offset: u64) -> Result<Vec<M
     Ok(out)
 }
 
-fn member_bits(src: &dyn TypeSource, m: &crate::kernel::model::Member) -> Result<u64, ModelError> {
+fn member_bits(src: &dyn TypeSource, m: &crate::model::Member) -> Result<u64, ModelError> {
     if m.bitfield_size != 0 {
         return Ok(u64::from(m.bitfield_size));
     }
@@ -325,7 +325,7 @@ pub fn resolve_member(src: &dyn TypeSource, ty: TypeRef, path: &str) -> Result<O
     let mut cur = ty;
     let mut bits = 0u64;
     let mut names = Vec::new();
-    let mut found: Option<crate::kernel::model::Member> = None;
+    let mut found: Option<crate::model::Member> = None;
     for part in path.split('.') {
         let (name, indexes) = match part.find('[') {
             Some(i) => (&part[..i], &part[i..]),
@@ -353,7 +353,7 @@ pub fn resolve_member(src: &dyn TypeSource, ty: TypeRef, path: &str) -> Result<O
             cur = element;
             rest = &stripped[end + 1..];
         }
-        found = Some(crate::kernel::model::Member { ty: cur, bit_offset: bits, ..m });
+        found = Some(crate::model::Member { ty: cur, bit_offset: bits, ..m });
     }
     let Some(m) = found else { return Ok(None) };
     let size = if m.bitfield_size != 0 {
@@ -379,7 +379,7 @@ fn find_named(
     ty: TypeRef,
     name: &str,
     depth: usize,
-) -> Result<Option<(crate::kernel::model::Member, u64)>, ModelError> {
+) -> Result<Option<(crate::model::Member, u64)>, ModelError> {
     if depth > MAX_DEPTH {
         return Err(too_deep(src, ty));
     }
@@ -434,7 +434,7 @@ pub fn print_struct(src: &dyn TypeSource, ty: TypeRef) -> Result<String, ModelEr
 
 /// A function's prototype as `pfunct -P` prints it: `ssize_t vfs_read(struct file * file, ...);`
 /// (pahole's spacing, e.g. `const char  *`), for comparing with pahole's tools.
-pub fn pahole_prototype(src: &dyn TypeSource, f: &crate::kernel::model::FunctionInfo) -> Result<String, ModelError> {
+pub fn pahole_prototype(src: &dyn TypeSource, f: &crate::model::FunctionInfo) -> Result<String, ModelError> {
     let p = Printer { src, out: String::new(), cacheline: 0 };
     let ret = match f.proto.ret {
         Some(r) => p.tag_name(r, 0)?,
@@ -460,7 +460,7 @@ struct Conf<'a> {
 /// One member with pahole's derived fields (byte offset of the storage unit for
 /// bitfields, bit offset inside it).
 struct Slot {
-    m: crate::kernel::model::Member,
+    m: crate::model::Member,
     byte_size: u64,
     byte_offset: u64,
     bitfield_offset: u64,
@@ -647,7 +647,7 @@ impl Printer<'_> {
     }
 
     /// pahole's `ftype__fprintf_parms`.
-    fn params(&self, proto: &crate::kernel::model::Prototype, depth: usize) -> Result<String, ModelError> {
+    fn params(&self, proto: &crate::model::Prototype, depth: usize) -> Result<String, ModelError> {
         let mut parts = Vec::new();
         for p in &proto.params {
             let name = p.name.as_deref();
@@ -679,7 +679,7 @@ impl Printer<'_> {
     /// pahole's `ftype__fprintf` for a prototype (`is_prototype` true).
     fn ftype(
         &self,
-        proto: &crate::kernel::model::Prototype,
+        proto: &crate::model::Prototype,
         name: Option<&str>,
         pointer: bool,
         ts: i64,
@@ -784,9 +784,9 @@ impl Printer<'_> {
             }
             Type::Forward { name: n, kind } => {
                 let (k, w) = match kind {
-                    crate::kernel::model::ForwardKind::Struct => ("struct", 7),
-                    crate::kernel::model::ForwardKind::Union => ("union", 6),
-                    crate::kernel::model::ForwardKind::Enum => ("enum", 5),
+                    crate::model::ForwardKind::Struct => ("struct", 7),
+                    crate::model::ForwardKind::Union => ("union", 6),
+                    crate::model::ForwardKind::Enum => ("enum", 5),
                 };
                 format!("{k} {} {name}", pad(&n, ts - w))
             }

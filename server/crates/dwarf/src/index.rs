@@ -21,10 +21,10 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::scan::{Kind, FLAG_DECL, FLAG_TYPES};
-use super::walk::{FileTable, Plans, UnitWalk};
-use super::{DieOffset, Dwarf, UnitEntry, UnitKind};
-use crate::kernel::model::{FunctionInfo, ModelError, TypeNamespace, TypeRef};
+use crate::scan::{Kind, FLAG_DECL, FLAG_TYPES};
+use crate::walk::{FileTable, Plans, UnitWalk};
+use crate::{DieOffset, Dwarf, UnitEntry, UnitKind};
+use fevlint_types::model::{FunctionInfo, ModelError, TypeNamespace, TypeRef};
 
 const MAGIC: &[u8; 8] = b"FEVDWIDX";
 const VERSION: u32 = 1;
@@ -276,10 +276,10 @@ impl NameIndex {
     }
 }
 
-/// The directory kernel caches share ([`crate::kernel::load::cache::dir`], as the CLI
+/// The directory kernel caches share ([`fevlint_load::cache::dir`], as the CLI
 /// set it); `None` when caching is off.
 pub fn default_cache_dir() -> Option<PathBuf> {
-    crate::kernel::load::cache::dir()
+    fevlint_load::cache::dir()
 }
 
 /// The cache file for `dw`, if it has a build-id and a cache directory.
@@ -361,7 +361,7 @@ pub fn build(dw: &Dwarf) -> Result<NameIndex, ModelError> {
     Ok(NameIndex { entries })
 }
 
-/// The length of a name the walk left unmeasured ([`super::scan::TopName::Str`]).
+/// The length of a name the walk left unmeasured ([`crate::scan::TopName::Str`]).
 const UNMEASURED: u16 = u16::MAX;
 
 /// Gives a `.debug_str` name its length, once per distinct entry rather than once per
@@ -450,7 +450,7 @@ enum Files<'a> {
     /// Read directly (the DWARF 5 headers compilers write).
     Table(FileTable<'a>),
     /// Through gimli (`None`: no line program, or gimli could not read its header).
-    Gimli(Option<gimli::IncompleteLineProgram<super::R<'a>>>),
+    Gimli(Option<gimli::IncompleteLineProgram<crate::R<'a>>>),
 }
 
 impl<'a> FileHashes<'a> {
@@ -510,7 +510,7 @@ impl<'a> FileHashes<'a> {
 /// File `f`'s directory (none for directory 0) and name, as gimli's header gives them.
 fn gimli_file_path<'a>(
     w: &UnitWalk<'a, '_>,
-    header: &gimli::LineProgramHeader<super::R<'a>>,
+    header: &gimli::LineProgramHeader<crate::R<'a>>,
     f: u64,
 ) -> Option<(Option<&'a [u8]>, &'a [u8])> {
     let at = w.unit_at();
@@ -555,13 +555,13 @@ pub fn check_file_tables(dw: &Dwarf) -> Result<usize, String> {
     Ok(compared)
 }
 
-/// [`fnv32`] of [`super::decode::join_path`]`(dir, name)`, without allocating when both
+/// [`fnv32`] of [`crate::decode::join_path`]`(dir, name)`, without allocating when both
 /// are UTF-8 (as kernel paths are); `buf` is scratch space.
 fn path_hash(buf: &mut Vec<u8>, dir: Option<&[u8]>, name: &[u8]) -> u32 {
     let utf8 = |b: &[u8]| b.is_ascii() || std::str::from_utf8(b).is_ok();
     if !utf8(name) || !dir.is_none_or(utf8) {
         let path =
-            super::decode::join_path(dir.map(String::from_utf8_lossy).as_deref(), &String::from_utf8_lossy(name));
+            crate::decode::join_path(dir.map(String::from_utf8_lossy).as_deref(), &String::from_utf8_lossy(name));
         return fnv32(path.as_bytes());
     }
     buf.clear();
@@ -624,7 +624,7 @@ pub(crate) fn write_cache(dw: &Dwarf, idx: &NameIndex, path: &Path) -> std::io::
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir)?;
     // Through an unnamed temporary file: a process killed while writing leaves nothing.
-    crate::kernel::load::fsio::write_atomic_with(path, |f| {
+    fevlint_load::fsio::write_atomic_with(path, |f| {
         let mut w = BufWriter::new(f);
         let mut sum = Fnv64::new();
         let header = header_bytes(dw, idx.entries.len() as u64);

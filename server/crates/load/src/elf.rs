@@ -13,10 +13,10 @@ use object::elf;
 use object::read::elf::{FileHeader, SectionHeader, Sym};
 use object::Endianness;
 
-use super::blob::{Blob, BlobSlice};
-use super::error::{FileOffset, LoadError};
-use super::Arch;
-use crate::kernel::symbols::{RawSymbol, Symbol, SymbolTable, VirtAddr};
+use crate::blob::{Blob, BlobSlice};
+use crate::error::{FileOffset, LoadError};
+use crate::symbols::{RawSymbol, Symbol, SymbolTable, VirtAddr};
+use fevlint_types::Arch;
 
 /// One section header, with its bytes' place in the file (`None` for `SHT_NOBITS`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -340,7 +340,7 @@ pub fn ftrace_function_names(sites: &[VirtAddr], symbols: &SymbolTable, max_offs
         match max_offset {
             Some(max) => match symbols.lookup_text(site) {
                 Some(s) if site.0 - s.addr.0 <= max => out.push(s.name.to_owned()),
-                Some(s) => out.push(format!("{}{}", crate::kernel::symbols::FTRACE_INVALID_PREFIX, site.0 - s.addr.0)),
+                Some(s) => out.push(format!("{}{}", crate::symbols::FTRACE_INVALID_PREFIX, site.0 - s.addr.0)),
                 None => {}
             },
             None => {

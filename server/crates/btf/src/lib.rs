@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 pub use raw::{BtfKind, BtfTypeId, Endian, Header, RawType, StrOffset, BTF_MAGIC};
 pub use source::Linkage;
 
-use crate::kernel::model::{ModelError, TypeRef};
+use fevlint_types::model::{ModelError, TypeRef};
 use index::{NameIndex, Namespace};
 use raw::{read_u32, HEADER_LEN, TYPE_RECORD_LEN};
 
@@ -27,6 +27,20 @@ pub const MAX_CHAIN: usize = 64;
 
 /// Owner of the raw bytes: a `Vec<u8>`, an `Arc<[u8]>`, a memory map.
 type Bytes = Box<dyn AsRef<[u8]> + Send + Sync>;
+
+/// Owner of a stored name index's bytes (a memory map of a cache file, a `Vec<u8>`).
+pub type IndexBytes = Box<dyn AsRef<[u8]> + Send + Sync>;
+
+/// Where a blob's name indexes are kept between runs. The reader does no IO of its own:
+/// the caller decides where (and whether) indexes are stored, and the reader only asks
+/// for one by name and offers the ones it built. A stored index is checked before use
+/// (every id in the blob, entries in order), so a stale or damaged one is rebuilt.
+pub trait IndexStore: Send + Sync {
+    /// The bytes stored under `name`, if any.
+    fn get(&self, name: &str) -> Option<IndexBytes>;
+    /// Keeps `bytes` under `name` (best effort: a failure only costs a rebuild later).
+    fn put(&self, name: &str, bytes: &[u8]);
+}
 
 /// One BTF blob, possibly split on top of a base.
 pub struct Btf {
@@ -46,16 +60,16 @@ pub struct Btf {
     first_str: u32,
     pointer_size: u32,
     indexes: [OnceLock<NameIndex>; Namespace::COUNT],
-    /// Where the name indexes are kept between runs: a derived-cache name naming this
-    /// blob's contents ([`Btf::with_index_cache`]); none, built every run.
-    index_cache: Option<String>,
+    /// Where the name indexes are kept between runs: a name naming this blob's contents
+    /// and the store holding it ([`Btf::with_index_cache`]); none, built every run.
+    index_cache: Option<(String, Arc<dyn IndexStore>)>,
     /// Member type id → composites holding it at offset 0 (built on first use).
     embedders: OnceLock<std::collections::HashMap<u32, Vec<u32>>>,
     /// Sizes of this blob's own types by `id - first_id`, filled as they are asked for
     /// (a check asks for the sizes of the same members over and over).
     sizes: OnceLock<Vec<std::sync::atomic::AtomicU32>>,
     /// Decoded structs and unions (at most 4096), by id.
-    decoded: OnceLock<std::sync::Mutex<std::collections::HashMap<u32, crate::kernel::model::Type>>>,
+    decoded: OnceLock<std::sync::Mutex<std::collections::HashMap<u32, fevlint_types::model::Type>>>,
 }
 
 impl fmt::Debug for Btf {
@@ -336,11 +350,11 @@ impl Btf {
         Err(self.too_deep(id))
     }
 
-    /// Keeps this blob's name indexes in the cache under `key`, which must name the
-    /// blob's contents (its checksum): a later run maps an index instead of reading every
-    /// type record (60,000 functions in a kernel).
-    pub fn with_index_cache(mut self, key: String) -> Btf {
-        self.index_cache = Some(key);
+    /// Keeps this blob's name indexes in `store` under `key`, which must name the blob's
+    /// contents (its checksum): a later run maps an index instead of reading every type
+    /// record (60,000 functions in a kernel).
+    pub fn with_index_cache(mut self, key: String, store: Arc<dyn IndexStore>) -> Btf {
+        self.index_cache = Some((key, store));
         self
     }
 
@@ -348,15 +362,15 @@ impl Btf {
     /// (and then cached).
     pub(crate) fn index(&self, ns: Namespace) -> &NameIndex {
         self.indexes[ns as usize].get_or_init(|| {
-            let file = self.index_cache.as_ref().map(|k| format!("{k}-{}.btfidx1", ns as usize));
+            let file = self.index_cache.as_ref().map(|(k, store)| (format!("{k}-{}.btfidx1", ns as usize), store));
             let ids = self.first_id..self.first_id.saturating_add(self.offsets.len() as u32);
-            let cached = file.as_deref().and_then(crate::kernel::load::cache::get_derived);
+            let cached = file.as_ref().and_then(|(f, store)| store.get(f));
             if let Some(index) = cached.and_then(|b| NameIndex::from_bytes(b, ids)) {
                 return index;
             }
             let index = NameIndex::build(self, ns);
-            if let Some(f) = &file {
-                crate::kernel::load::cache::put_derived(f, &index.to_bytes());
+            if let Some((f, store)) = &file {
+                store.put(f, &index.to_bytes());
             }
             index
         })

@@ -1,9 +1,9 @@
 //! Decoding BTF types into the shared model, and `impl TypeSource for Btf`.
 
-use super::index::Namespace;
-use super::raw::{INT_BOOL, INT_CHAR, INT_SIGNED};
-use super::{Btf, BtfKind, BtfTypeId, RawType, StrOffset, MAX_CHAIN};
-use crate::kernel::model::{
+use crate::index::Namespace;
+use crate::raw::{INT_BOOL, INT_CHAR, INT_SIGNED};
+use crate::{Btf, BtfKind, BtfTypeId, RawType, StrOffset, MAX_CHAIN};
+use fevlint_types::model::{
     Composite, ForwardKind, FunctionInfo, Member, ModelError, Param, Prototype, Qualifier, Type, TypeNamespace,
     TypeRef, TypeSource,
 };

@@ -12,8 +12,8 @@
 //! and given to this module with [`set_dir`]; the readers read no environment variable
 //! and know no home directory. Until it is given, nothing is cached.
 
-use super::blob::{Blob, BlobSlice};
-use super::decompress::Codec;
+use crate::blob::{Blob, BlobSlice};
+use crate::decompress::Codec;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 
@@ -154,7 +154,7 @@ pub fn fill<E>(
         }
     }
     let mut outcome: Option<Result<(u64, u32), E>> = None;
-    let written = super::fsio::write_atomic_with(&bin, |f| {
+    let written = crate::fsio::write_atomic_with(&bin, |f| {
         let mut tee = Tee { file: std::io::BufWriter::with_capacity(1 << 20, f), crc: crc32fast::Hasher::new() };
         match produce(&mut tee) {
             Ok(n) => {
@@ -187,9 +187,9 @@ pub fn fill<E>(
 }
 
 /// Nothing is left behind when the write fails or the process is killed (see
-/// [`super::fsio::write_atomic`]).
+/// [`crate::fsio::write_atomic`]).
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    super::fsio::write_atomic(path, bytes)
+    crate::fsio::write_atomic(path, bytes)
 }
 
 /// Marks the end of a derived entry: `payload, length (u64), CRC-32 (u32), DERIVED`.
@@ -221,7 +221,7 @@ pub fn put_derived(name: &str, payload: &[u8]) {
     if std::fs::create_dir_all(&dir).is_err() {
         return;
     }
-    let _ = super::fsio::write_atomic_with(&dir.join(name), |f| {
+    let _ = crate::fsio::write_atomic_with(&dir.join(name), |f| {
         use std::io::Write;
         let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
         w.write_all(payload)?;

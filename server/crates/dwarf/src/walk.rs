@@ -23,9 +23,9 @@ use std::hash::BuildHasherDefault;
 
 use gimli::{constants as dw, AttributeValue, DwForm, UnitOffset};
 
-use super::scan::{Kind, TopDie, TopName, FLAG_BASE, FLAG_DECL, FLAG_EXTERNAL, FLAG_TYPES};
-use super::{DieOffset, Dwarf, UnitEntry, R};
-use crate::kernel::model::ModelError;
+use crate::scan::{Kind, TopDie, TopName, FLAG_BASE, FLAG_DECL, FLAG_EXTERNAL, FLAG_TYPES};
+use crate::{DieOffset, Dwarf, UnitEntry, R};
+use fevlint_types::model::ModelError;
 
 /// Abbreviation codes below this are looked up in a table (real units use small, dense
 /// codes), larger ones in a map.

@@ -8,8 +8,9 @@ use std::fmt;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::kernel::btf::index::HashIndex;
-use crate::kernel::load::{Arch, FileOffset, LoadError};
+use crate::{FileOffset, LoadError};
+use fevlint_types::hash_index::HashIndex;
+use fevlint_types::Arch;
 
 /// A kernel virtual address (link-time for System.map and ELF, KASLR-shifted for a live
 /// /proc/kallsyms).

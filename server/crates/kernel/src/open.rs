@@ -4,13 +4,13 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::blob::{Blob, BlobSlice};
-use super::bzimage;
-use super::decompress::{self, Codec, Content, Limits, Origin};
-use super::elf::{ftrace_function_names, is_elf, KernelElf};
-use super::error::LoadError;
-use super::Arch;
-use crate::kernel::symbols::{FilterFunctions, KernelConfig, KprobeBlacklist, SymbolFormat, SymbolTable};
+use fevlint_load::blob::{Blob, BlobSlice};
+use fevlint_load::bzimage;
+use fevlint_load::decompress::{self, Codec, Content, Limits, Origin};
+use fevlint_load::elf::{ftrace_function_names, is_elf, KernelElf};
+use fevlint_load::error::LoadError;
+use fevlint_load::symbols::{FilterFunctions, KernelConfig, KprobeBlacklist, SymbolFormat, SymbolTable};
+use fevlint_types::Arch;
 
 /// When to decompress and parse a kernel image (vmlinux/vmlinuz) found in a folder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -268,7 +268,7 @@ fn is_btf(data: &[u8]) -> bool {
 /// Reads a file and decompresses it if its magic says so (one level), stopping at once
 /// when the first decompressed bytes are not `content`.
 fn read_decompressed(path: &Path, content: Content, limits: &Limits) -> Result<(Blob, Option<Codec>), LoadError> {
-    if let Some((codec, blob)) = super::cache::get(path) {
+    if let Some((codec, blob)) = fevlint_load::cache::get(path) {
         return Ok((blob, Some(codec)));
     }
     let raw = Blob::read(path)?;
@@ -277,7 +277,7 @@ fn read_decompressed(path: &Path, content: Content, limits: &Limits) -> Result<(
     }
     match decompress::decompress_auto_as(&raw, content, limits, Origin::file(path))? {
         Some((codec, out)) => {
-            super::cache::put(path, codec, &out);
+            fevlint_load::cache::put(path, codec, &out);
             Ok((Blob::from_vec(out), Some(codec)))
         }
         None => Ok((raw, None)),
@@ -285,7 +285,7 @@ fn read_decompressed(path: &Path, content: Content, limits: &Limits) -> Result<(
 }
 
 /// Compressed inputs at least this large (their output is likely past
-/// [`super::blob::MMAP_THRESHOLD`]) are decompressed into the cache file, not memory.
+/// [`fevlint_load::blob::MMAP_THRESHOLD`]) are decompressed into the cache file, not memory.
 const STREAM_THRESHOLD: usize = 4 << 20;
 
 /// Decompresses a large compressed `raw` straight into its cache file and maps it, so
@@ -301,7 +301,7 @@ fn decompress_into_cache(
         return None;
     }
     let codec = decompress::detect(raw)?;
-    let filled = super::cache::fill(path, codec, |w| {
+    let filled = fevlint_load::cache::fill(path, codec, |w| {
         decompress::decompress_to(raw, codec, content, limits, Origin::file(path), w)
     })?;
     match filled {
@@ -317,7 +317,7 @@ fn read_image_or_btf(path: &Path, opts: &OpenOptions, k: &mut KernelInputs) -> R
     let prov = |codec, container| Provenance { path: path.to_owned(), codec, container };
     // A cached decompression first: the compressed file need not even be read (only a
     // file that decompressed is ever cached, so never a bzImage).
-    let (bytes, codec) = match super::cache::get(path) {
+    let (bytes, codec) = match fevlint_load::cache::get(path) {
         Some((codec, blob)) => (blob, Some(codec)),
         None => {
             let raw = Blob::read(path)?;
@@ -333,7 +333,7 @@ fn read_image_or_btf(path: &Path, opts: &OpenOptions, k: &mut KernelInputs) -> R
                     match decompress::decompress_auto_as(&raw, Content::KernelImage, &opts.limits, Origin::file(path))?
                     {
                         Some((codec, out)) => {
-                            super::cache::put(path, codec, &out);
+                            fevlint_load::cache::put(path, codec, &out);
                             (Blob::from_vec(out), Some(codec))
                         }
                         None => (raw, None),
