@@ -26,8 +26,8 @@ cd "$ROOT"
 rm -rf "$WORK/a" "$WORK/b"
 mkdir -p "$WORK/a" "$WORK/b" "$WORK/in"
 
-KERNELS=(fixtures/kernels/*/)
-KERNELS=("${KERNELS[@]%/}")
+KERNELS=(fixtures/kernels/*/SOURCE.md)
+KERNELS=("${KERNELS[@]%/SOURCE.md}")
 SCRIPTS=(examples/*.fev examples/*.dynevents fixtures/scripts/*.fev)
 
 # A core for the dry run, made once and shared by both binaries.

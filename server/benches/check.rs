@@ -128,13 +128,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         i += 1;
         let dir = base.join(format!("cold-{i}"));
         std::fs::create_dir_all(&dir)?;
-        fevlint::kernel::load::cache::set_dir(Some(dir.clone()));
+        fevlint_load::cache::set_dir(Some(dir.clone()));
         run(&text)
     })?;
     // Warm: one cache directory, filled by a first run that is not counted.
     let dir = base.join("warm");
     std::fs::create_dir_all(&dir)?;
-    fevlint::kernel::load::cache::set_dir(Some(dir.clone()));
+    fevlint_load::cache::set_dir(Some(dir.clone()));
     run(&text)?;
     report("warm cache", || run(&text))?;
     // Four kernels, warm cache (the directory above), both scripts.

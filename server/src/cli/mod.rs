@@ -136,7 +136,7 @@ pub fn main() -> ExitCode {
     // gone is an error it handles.
     set_sigpipe(libc::SIG_DFL);
     // Before the arguments: `--kernel debian:…` fetches while they are parsed.
-    crate::kernel::load::cache::set_dir(derived_cache_dir());
+    fevlint_load::cache::set_dir(derived_cache_dir());
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -4,8 +4,8 @@
 //!
 //! Invariant: every read is bounds-checked by the reader; every walk is bounded.
 
-use fevlint_kernel::btf::{Btf, BtfKind, BtfTypeId, RawType, StrOffset};
-use fevlint_kernel::model::ModelError;
+use fevlint_btf::{Btf, BtfKind, BtfTypeId, RawType, StrOffset};
+use fevlint_types::model::ModelError;
 
 /// libbpf's `MAX_RESOLVE_DEPTH` (btf.c).
 const MAX_RESOLVE_DEPTH: usize = 32;
@@ -234,7 +234,7 @@ impl<'a> View<'a> {
         }
         Err(ModelError::TooDeep {
             source_name: self.btf.source_name().to_owned(),
-            ty: fevlint_kernel::model::TypeRef(u64::from(id)),
+            ty: fevlint_types::model::TypeRef(u64::from(id)),
         })
     }
 

@@ -12,8 +12,8 @@
 
 use std::collections::HashMap;
 
-use fevlint_kernel::btf::{Btf, BtfKind};
-use fevlint_kernel::model::ModelError;
+use fevlint_btf::{Btf, BtfKind};
+use fevlint_types::model::ModelError;
 use serde::Serialize;
 
 use crate::btfx::{essential_name, essential_name_len, kind_str, Ty, View};

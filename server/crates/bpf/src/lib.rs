@@ -21,6 +21,3 @@ pub use crate::core::{resolve, Outcome, Resolution};
 pub use crate::ext::{BtfExt, CoreRelo, ExtSection, FuncInfo, LineInfo, ReloKind};
 pub use crate::object::{BpfObject, ObjectError, Program};
 pub use crate::section::{AttachKind, SectionDef};
-
-/// The BTF reader this crate shares with the kernel model.
-pub use fevlint_kernel::btf;

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use fevlint_kernel::btf::{Btf, StrOffset};
+use fevlint_btf::{Btf, StrOffset};
 use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SectionKind, SymbolKind};
 
 use crate::ext::{BtfExt, LineInfo};

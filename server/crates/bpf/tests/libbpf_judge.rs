@@ -16,7 +16,7 @@ use std::process::Command;
 use fevlint_bpf::btfx::View;
 use fevlint_bpf::core::Target;
 use fevlint_bpf::{BpfObject, Outcome};
-use fevlint_kernel::btf::{Btf, BtfKind};
+use fevlint_btf::{Btf, BtfKind};
 
 const KERNELS: [&str; 4] = ["6.1.0-56-amd64", "6.1.0-47-amd64", "6.12.117+deb12-amd64", "6.18.44-fc-v769"];
 

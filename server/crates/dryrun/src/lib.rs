@@ -87,8 +87,8 @@ impl SymbolIndex {
                 let payload = kernel.inputs().elf.as_ref().map(|e| &e.value);
                 let percpu = kernel.config().map(|c| c.value.is_enabled("KALLSYMS_ABSOLUTE_PERCPU"));
                 decoded = payload.and_then(|elf| {
-                    let text = fevlint_kernel::load::kallsyms::kallsyms_text(elf, percpu).ok()?;
-                    fevlint_kernel::symbols::SymbolTable::parse_kallsyms(text.as_bytes(), elf.path()).ok()
+                    let text = fevlint_load::kallsyms::kallsyms_text(elf, percpu).ok()?;
+                    fevlint_load::symbols::SymbolTable::parse_kallsyms(text.as_bytes(), elf.path()).ok()
                 });
                 if let Some(t) = &decoded {
                     source = SymbolSource::ImageKallsyms(t.len());
