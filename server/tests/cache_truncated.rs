@@ -4,7 +4,7 @@
 //!
 //! In-process, and alone in its binary: a SIGBUS would end the whole test process.
 
-use fevlint::kernel::load::cache;
+use fevlint_load::cache;
 use fevlint::kernel::Kernel;
 use std::path::{Path, PathBuf};
 

@@ -3,8 +3,8 @@
 //! lookups, the typing of kernel-typed expressions.
 
 use crate::diagnostic::{Diagnostic, Origin, Severity};
-use crate::kernel::layout;
-use crate::kernel::model::{Type, TypeNamespace, TypeRef, TypeSource};
+use fevlint_types::layout;
+use fevlint_types::model::{Type, TypeNamespace, TypeRef, TypeSource};
 use crate::kernel::{FunctionFacts, Kernel, Trace};
 use fevlint_bpftrace::{AttachPoint, Expr, ExprKind, Parse, Probe, ProbeKind, Span, Stmt};
 use std::collections::{HashMap, HashSet};

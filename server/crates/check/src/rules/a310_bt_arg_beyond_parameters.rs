@@ -3,7 +3,7 @@
 use super::Rule;
 use crate::bpftrace_facts::{probe_exprs, probe_function, BtContext};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::kernel::abi;
+use fevlint_types::abi;
 use fevlint_bpftrace::{Expr, ExprKind, ProbeKind};
 
 pub static RULE: Rule = Rule {

@@ -60,7 +60,7 @@ pub fn missing(cx: &BtContext<'_>, ap: &fevlint_bpftrace::AttachPoint) -> Option
         ProbeKind::RawTracepoint => {
             let t = f.kernel.types()?;
             let found =
-                t.find_type(crate::kernel::model::TypeNamespace::Ordinary, &format!("btf_trace_{}", ap.func)).ok()?;
+                t.find_type(fevlint_types::model::TypeNamespace::Ordinary, &format!("btf_trace_{}", ap.func)).ok()?;
             found.is_empty().then(|| format!("`btf_trace_{}`", ap.func))
         }
         _ => None,

@@ -4,7 +4,7 @@
 use super::Rule;
 use crate::bpftrace_facts::{member, probe_exprs, variable_types, BtContext, Typer};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::kernel::layout;
+use fevlint_types::layout;
 use fevlint_bpftrace::{Expr, ExprKind};
 
 pub static RULE: Rule = Rule {
