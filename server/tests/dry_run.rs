@@ -407,3 +407,43 @@ fn a_core_of_another_program_is_refused() {
     let (_, err, ok) = dry_run_core(&c, &moved.join("prog"), &c.core);
     assert!(ok, "{err}");
 }
+
+/// `dry-run` takes paths as `check` does (files, folders, `-`) and `-k`: each script's
+/// events in order, under a `==> NAME <==` line when there are several.
+#[test]
+fn the_dry_run_takes_paths_and_the_kernel_option_as_check_does() {
+    let c = make_core("the_dry_run_takes_paths_and_the_kernel_option_as_check_does");
+    let d = c.dir.join("scripts");
+    std::fs::create_dir_all(d.join("sub")).expect("dir");
+    std::fs::write(d.join("a.fev"), "target_read(NULL, NULL, u64 count)\n").expect("a");
+    std::fs::write(d.join("sub/b.fev"), "target_read(NULL, NULL, NULL, int whence)\n").expect("b");
+    let run = |args: &[&std::ffi::OsStr], stdin: &str| {
+        use std::io::Write;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fevlint"))
+            .arg("dry-run")
+            .arg("-k")
+            .arg(&c.prog)
+            .arg("--core")
+            .arg(&c.core)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("fevlint");
+        child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("stdin");
+        let out = child.wait_with_output().expect("fevlint");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let out = run(&[d.as_os_str()], "");
+    let expected = format!(
+        "==> {a} <==\nmain->target_read(count=777)\n==> {b} <==\nmain->target_read(whence={w})\n",
+        a = d.join("a.fev").display(),
+        b = d.join("sub/b.fev").display(),
+        w = c.printed["whence"]
+    );
+    assert_eq!(out, expected);
+    let out = run(&[std::ffi::OsStr::new("-")], "target_read(NULL, NULL, u64 count)\n");
+    assert_eq!(out, "main->target_read(count=777)\n");
+}

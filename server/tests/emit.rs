@@ -156,3 +156,72 @@ fn real_kernel_accepts(flavor: &str) {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn fevlint(args: &[&str], dir: &std::path::Path, stdin: Option<&str>) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fevlint"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("fevlint");
+    if let Some(text) = stdin {
+        child.stdin.take().expect("stdin").write_all(text.as_bytes()).expect("write stdin");
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().expect("fevlint")
+}
+
+/// `emit` takes paths as `check` does (files, folders, `-`) and `-k` or the kernel of the
+/// nearest `fevlint.toml`; event names stay unique across the scripts. A `.dynevents`
+/// file is refused saying what `emit` reads, not "the kernel rejects this line".
+#[test]
+fn emit_takes_paths_and_the_kernel_option_as_check_does() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("emit-paths-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("d/sub")).expect("dir");
+    std::fs::write(dir.join("d/a.fev"), "vfs_read(x64 file)\n").expect("a");
+    std::fs::write(dir.join("d/sub/b.fev"), "vfs_read(u64 count)\n").expect("b");
+    let kernel = root().join("fixtures/kernels/6.12.117+deb12-amd64");
+    let k = kernel.to_str().expect("utf-8 path");
+    let out = fevlint(&["emit", "-k", k, "--flavor", "kprobe", "d"], &dir, None);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{stdout}");
+    assert_eq!(lines[0], "# d/a.fev");
+    assert!(lines[1].starts_with("p:fevlint/vfs_read vfs_read "), "{stdout}");
+    assert_eq!(lines[2], "# d/sub/b.fev");
+    assert!(lines[3].starts_with("p:fevlint/vfs_read_2 vfs_read "), "{stdout}");
+    // `-` reads the script from stdin; one script prints no `#` line.
+    let out = fevlint(&["emit", "-k", k, "--flavor", "kprobe", "-"], &dir, Some("vfs_read(x64 file)\n"));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), lines[1].to_owned() + "\n");
+    // No -k: the kernel of the nearest fevlint.toml.
+    std::fs::write(dir.join("fevlint.toml"), format!("kernels = [\"{k}\"]\n")).expect("toml");
+    let out = fevlint(&["emit", "--flavor", "kprobe", "d/a.fev"], &dir, None);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        lines[1].to_owned() + "\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A .dynevents file: refused, saying what emit reads.
+    std::fs::write(dir.join("x.dynevents"), "p:vfs/r vfs_read\n").expect("dynevents");
+    for command in ["emit", "dry-run"] {
+        let mut args = vec![command, "-k", k];
+        if command == "dry-run" {
+            args.extend(["--core", "x.dynevents"]);
+        }
+        args.push("x.dynevents");
+        let out = fevlint(&args, &dir, None);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{command}: {stderr}");
+        assert!(
+            stderr.contains("reads function-event scripts (`*.fev`)") && !stderr.contains("rejects"),
+            "{command}: {stderr}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -267,7 +267,7 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
-enum Input {
+pub(super) enum Input {
     Stdin,
     File(PathBuf),
 }
@@ -291,7 +291,7 @@ pub(super) fn is_dynevents(name: &str) -> bool {
 ///
 /// No file at all is an error (a mistyped path in CI must not pass as "checked 0
 /// files") unless `allow_empty`.
-fn collect(paths: &[PathBuf], allow_empty: bool) -> anyhow::Result<Vec<Input>> {
+pub(super) fn collect(paths: &[PathBuf], allow_empty: bool) -> anyhow::Result<Vec<Input>> {
     use std::os::unix::fs::MetadataExt as _;
     /// A file's identity: device and inode.
     type Key = (u64, u64);

@@ -4,7 +4,6 @@
 //! fevlint-dryrun's (shared with the language server's value hints); this file reads the
 //! arguments and prints.
 
-use super::check::read_script_text;
 use super::Format;
 use crate::emit;
 use crate::kernel::Kernel;
@@ -20,8 +19,9 @@ pub struct DryRunArgs {
     /// The kernel the dump was taken of (folder, BTF, vmlinux, vmlinuz): symbols for
     /// `%pS` and `$symbol`, prototypes for `--arg NAME=VALUE`. For a user-space core, the
     /// program's ELF (with its symbol table and DWARF).
-    #[arg(long, value_name = "KERNEL", value_parser = super::fetch::kernel_arg)]
-    pub kernel: PathBuf,
+    /// Default the kernel of the nearest `fevlint.toml`, when it names one.
+    #[arg(long = "kernel", short = 'k', value_name = "KERNEL", value_parser = super::fetch::kernel_arg)]
+    pub kernels: Vec<PathBuf>,
     /// The dump: kdump/vmcore ELF, QEMU `dump-guest-memory` (ELF or kdump-compressed),
     /// makedumpfile's compressed or flattened files, `/proc/kcore`, or a gdb `gcore`.
     #[arg(long, value_name = "CORE")]
@@ -51,8 +51,9 @@ pub struct DryRunArgs {
     pub emitted: bool,
     #[arg(long, value_enum, default_value = "human")]
     pub format: Format,
-    /// The script.
-    pub script: PathBuf,
+    /// Scripts: files, directories (searched recursively), or `-` for stdin.
+    #[arg(required = true, value_name = "PATHS")]
+    pub paths: Vec<PathBuf>,
 }
 
 fn parse_address(s: &str) -> Result<u64, String> {
@@ -60,82 +61,99 @@ fn parse_address(s: &str) -> Result<u64, String> {
 }
 
 pub fn run(args: &DryRunArgs) -> anyhow::Result<ExitCode> {
-    let kernel = super::open_kernel(&args.kernel)?;
+    let scripts = super::scripts::read(&args.paths, "dry-run")?;
+    let kernel_path = super::scripts::one_kernel(&args.kernels, &scripts, "dry-run")?;
+    let kernel = super::open_kernel(&kernel_path)?;
     let pick = Pick { cpu: args.cpu, thread: args.thread, cr3: args.cr3 };
-    let core = Core::open(&kernel, &args.kernel, &args.core, &pick)?;
+    let core = Core::open(&kernel, &kernel_path, &args.core, &pick)?;
     if *core.symbol_source() == fevlint_dryrun::SymbolSource::Missing {
         eprintln!(
             "warning: {} has no symbols (no System.map, kallsyms, symbol table or kallsyms tables in the image): \
              every `$symbol` read is unknown and `%pS` prints bare addresses",
-            args.kernel.display()
+            kernel_path.display()
         );
     }
     let target = core.target();
-    let text = read_script_text(&args.script)?;
     let mut parser = crate::syntax::Parser::new();
-    let lines = parser.lines(&text, target);
-
     let mut out = String::new();
     let mut json = Vec::new();
     let mut rejected = 0;
     let mainline = if args.emitted { Some(Mainline::new(&kernel)?) } else { None };
+    // Event names as `emit` gives them: unique across the scripts.
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for lp in &lines {
-        let Some(parsed) = &lp.parsed else { continue };
-        if parsed.rejection.is_some() {
-            rejected += 1;
-            eprintln!(
-                "{}:{}: the kernel rejects this line (run `fevlint check`); not evaluated",
-                args.script.display(),
-                lp.number + 1
-            );
-            continue;
+    for script in &scripts {
+        if scripts.len() > 1 && args.format == Format::Human {
+            out.push_str(&format!("==> {} <==\n", script.name));
         }
-        let function = parsed.function.as_ref().map_or("", |(f, _)| f.as_str());
-        let frame = core.frame(&kernel, function, &args.args)?;
-        let event = core.evaluate(parsed, &frame);
-        if let Some(m) = &mainline {
-            let n = seen.entry(function.to_owned()).or_insert(0);
-            *n += 1;
-            let name = emit::event_name(function, (*n > 1).then_some(*n));
-            match m.line(parsed, target, &name, &frame, &event, &core) {
-                Ok(line) => {
-                    if args.format == Format::Json {
-                        json.push(serde_json::json!({"line": lp.number + 1, "trace": line, "event": event}));
-                    } else {
-                        out.push_str(&line);
-                        out.push('\n');
+        let text = &script.text;
+        let lines = parser.lines(text, target);
+        for lp in &lines {
+            let Some(parsed) = &lp.parsed else { continue };
+            if parsed.rejection.is_some() {
+                rejected += 1;
+                eprintln!(
+                    "{}:{}: the kernel rejects this line (run `fevlint check`); not evaluated",
+                    script.name,
+                    lp.number + 1
+                );
+                continue;
+            }
+            let function = parsed.function.as_ref().map_or("", |(f, _)| f.as_str());
+            let frame = core.frame(&kernel, function, &args.args)?;
+            let event = core.evaluate(parsed, &frame);
+            if let Some(m) = &mainline {
+                let n = seen.entry(function.to_owned()).or_insert(0);
+                *n += 1;
+                let name = emit::event_name(function, (*n > 1).then_some(*n));
+                match m.line(parsed, target, &name, &frame, &event, &core) {
+                    Ok(line) => {
+                        if args.format == Format::Json {
+                            let mut e = serde_json::json!({"line": lp.number + 1, "trace": line, "event": event});
+                            if scripts.len() > 1 {
+                                e["file"] = script.name.clone().into();
+                            }
+                            json.push(e);
+                        } else {
+                            out.push_str(&line);
+                            out.push('\n');
+                        }
+                    }
+                    Err(e) => {
+                        eprintln!("{}:{}: not emitted: {e}", script.name, lp.number + 1);
+                        rejected += 1;
                     }
                 }
-                Err(e) => {
-                    eprintln!("{}:{}: not emitted: {e}", args.script.display(), lp.number + 1);
-                    rejected += 1;
+                continue;
+            }
+            match args.format {
+                Format::Human => {
+                    out.push_str(&event.trace_line());
+                    out.push('\n');
+                    for f in event.fields.iter().filter(|f| f.zero_because.is_some()) {
+                        out.push_str(&format!(
+                            "  note: {} recorded 0: {}\n",
+                            f.name,
+                            f.zero_because.as_deref().unwrap_or_default()
+                        ));
+                    }
+                    if args.show_format {
+                        out.push_str(&fevlint_exec::format_file(parsed, target));
+                    }
+                }
+                Format::Json => {
+                    let mut e = serde_json::json!({
+                        "line": lp.number + 1,
+                        "definition": lp.line.span.text(text).trim_end(),
+                        "trace": event.trace_line(),
+                        "event": event,
+                        "format": fevlint_exec::format_file(parsed, target),
+                    });
+                    if scripts.len() > 1 {
+                        e["file"] = script.name.clone().into();
+                    }
+                    json.push(e);
                 }
             }
-            continue;
-        }
-        match args.format {
-            Format::Human => {
-                out.push_str(&event.trace_line());
-                out.push('\n');
-                for f in event.fields.iter().filter(|f| f.zero_because.is_some()) {
-                    out.push_str(&format!(
-                        "  note: {} recorded 0: {}\n",
-                        f.name,
-                        f.zero_because.as_deref().unwrap_or_default()
-                    ));
-                }
-                if args.show_format {
-                    out.push_str(&fevlint_exec::format_file(parsed, target));
-                }
-            }
-            Format::Json => json.push(serde_json::json!({
-                "line": lp.number + 1,
-                "definition": lp.line.span.text(&text).trim_end(),
-                "trace": event.trace_line(),
-                "event": event,
-                "format": fevlint_exec::format_file(parsed, target),
-            })),
         }
     }
     match args.format {

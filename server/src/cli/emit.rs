@@ -1,7 +1,6 @@
 //! `fevlint emit`: a script's definitions as `kprobe_events` lines for a kernel in service
 //! (the translation is `fevlint_check::emit`; this file picks the dialect and prints).
 
-use super::check::read_script_text;
 use crate::kernel::Kernel;
 use crate::syntax::machine::Target;
 use anyhow::bail;
@@ -28,13 +27,15 @@ pub enum Flavor {
 #[derive(Debug, Args)]
 pub struct EmitArgs {
     /// The kernel the lines are for (a folder with its config: the release in the config
-    /// header picks the dialect the lines are checked against).
-    #[arg(long, value_name = "KERNEL", value_parser = super::fetch::kernel_arg)]
-    pub kernel: PathBuf,
+    /// header picks the dialect the lines are checked against); default the kernel of the
+    /// nearest `fevlint.toml`, when it names one.
+    #[arg(long = "kernel", short = 'k', value_name = "KERNEL", value_parser = super::fetch::kernel_arg)]
+    pub kernels: Vec<PathBuf>,
     #[arg(long, value_enum, default_value = "auto")]
     pub flavor: Flavor,
-    /// The script.
-    pub script: PathBuf,
+    /// Scripts: files, directories (searched recursively), or `-` for stdin.
+    #[arg(required = true, value_name = "PATHS")]
+    pub paths: Vec<PathBuf>,
 }
 
 fn dialect(kernel: &Kernel) -> anyhow::Result<Dialect> {
@@ -42,7 +43,9 @@ fn dialect(kernel: &Kernel) -> anyhow::Result<Dialect> {
 }
 
 pub fn run(args: &EmitArgs) -> anyhow::Result<ExitCode> {
-    let kernel = super::open_kernel(&args.kernel)?;
+    let scripts = super::scripts::read(&args.paths, "emit")?;
+    let kernel_path = super::scripts::one_kernel(&args.kernels, &scripts, "emit")?;
+    let kernel = super::open_kernel(&kernel_path)?;
     let dialect = dialect(&kernel)?;
     let target = match kernel.arch {
         Arch::X86_64 => Target::X86_64,
@@ -56,48 +59,54 @@ pub fn run(args: &EmitArgs) -> anyhow::Result<ExitCode> {
         Flavor::Kprobe => emit::Flavor::Kprobe,
         Flavor::Fprobe if !fprobe_ok => bail!(
             "{} has no fprobe events with BTF arguments (CONFIG_FPROBE_EVENTS, CONFIG_PROBE_EVENTS_BTF_ARGS): use --flavor kprobe",
-            args.kernel.display()
+            kernel_path.display()
         ),
         Flavor::Fprobe => emit::Flavor::Fprobe,
         Flavor::Auto if fprobe_ok => emit::Flavor::Fprobe,
         Flavor::Auto => emit::Flavor::Kprobe,
     };
     let env = crate::dynevents::KernelEnv::new(&kernel, &dialect);
-    let text = read_script_text(&args.script)?;
     let mut parser = crate::syntax::Parser::new();
-    let lines = parser.lines(&text, target);
+    // Event names are unique across the scripts: they go to one `kprobe_events`.
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut failed = 0;
     let mut out = String::new();
-    for lp in &lines {
-        let Some(parsed) = &lp.parsed else { continue };
-        let at = format!("{}:{}", args.script.display(), lp.number + 1);
-        if parsed.rejection.is_some() {
-            eprintln!("{at}: the kernel's parser rejects this definition (run `fevlint check`); not emitted");
-            failed += 1;
-            continue;
+    for script in &scripts {
+        if scripts.len() > 1 {
+            // A comment line: `kprobe_events` and `dynamic_events` skip it.
+            out.push_str(&format!("# {}\n", script.name));
         }
-        let function = parsed.function.as_ref().map_or("", |(f, _)| f.as_str());
-        let n = seen.entry(function.to_owned()).or_insert(0);
-        *n += 1;
-        let name = emit::event_name(function, (*n > 1).then_some(*n));
-        let btf = match flavor {
-            emit::Flavor::Fprobe => crate::rules::resolve::resolve(&kernel, parsed, target)
-                .ok()
-                .flatten()
-                .map(|r| emit::btf_fields(&r))
-                .unwrap_or_default(),
-            emit::Flavor::Kprobe => Vec::new(),
-        };
-        match emit::emit(parsed, target, &dialect, &env, &name, flavor, &btf) {
-            Ok(e) => {
-                out.push_str(&e.line);
-                out.push('\n');
-            }
-            Err(p) => {
-                let col = p.span.start.saturating_sub(lp.line.span.start) + 1;
-                eprintln!("{at}:{col}: cannot emit: {}", p.message);
+        let lines = parser.lines(&script.text, target);
+        for lp in &lines {
+            let Some(parsed) = &lp.parsed else { continue };
+            let at = format!("{}:{}", script.name, lp.number + 1);
+            if parsed.rejection.is_some() {
+                eprintln!("{at}: the kernel's parser rejects this definition (run `fevlint check`); not emitted");
                 failed += 1;
+                continue;
+            }
+            let function = parsed.function.as_ref().map_or("", |(f, _)| f.as_str());
+            let n = seen.entry(function.to_owned()).or_insert(0);
+            *n += 1;
+            let name = emit::event_name(function, (*n > 1).then_some(*n));
+            let btf = match flavor {
+                emit::Flavor::Fprobe => crate::rules::resolve::resolve(&kernel, parsed, target)
+                    .ok()
+                    .flatten()
+                    .map(|r| emit::btf_fields(&r))
+                    .unwrap_or_default(),
+                emit::Flavor::Kprobe => Vec::new(),
+            };
+            match emit::emit(parsed, target, &dialect, &env, &name, flavor, &btf) {
+                Ok(e) => {
+                    out.push_str(&e.line);
+                    out.push('\n');
+                }
+                Err(p) => {
+                    let col = p.span.start.saturating_sub(lp.line.span.start) + 1;
+                    eprintln!("{at}:{col}: cannot emit: {}", p.message);
+                    failed += 1;
+                }
             }
         }
     }

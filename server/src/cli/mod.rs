@@ -9,6 +9,7 @@ mod emit;
 mod fetch;
 pub mod kernel;
 mod matrix;
+mod scripts;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
