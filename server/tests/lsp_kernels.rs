@@ -328,6 +328,47 @@ async fn a_dynevents_document_gets_the_kernels_verdicts_drift_hover_and_fixes() 
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A `*.bt` document: bpftrace's parser at once, then each kernel's probe and access
+/// findings with the drift between them, and a hover with the probe's prototype per
+/// kernel.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bpftrace_document_gets_syntax_kernel_findings_drift_and_hover() {
+    let dir = temp_dir("bpftrace");
+    let file = dir.join("old.bt");
+    let uri = uri(&file);
+    let text = "kprobe:swap_readpage { @ = count(); }\ntracepoint:sched:sched_switch { @[args->prev_task] = count(); }\nkprobe:vfs_read { @x = ; }\n";
+    let mut c = Client::start();
+    let kernels = [kernel("6.1.0-56-amd64"), kernel("6.12.117+deb12-amd64")];
+    let options = json!({"fevlint": {"kernels": kernels.iter().map(|k| k.display().to_string()).collect::<Vec<_>>()}});
+    c.initialize(json!({}), options).await;
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "bpftrace", "version": 1, "text": text}}),
+    )
+    .await;
+    let first = c.wait("syntax diagnostics", |v| is_publish(v, 1, |c| c == ["S010"])).await;
+    let d = &first["params"]["diagnostics"][0];
+    assert_eq!(d["range"]["start"], json!({"line": 2, "character": 23}), "{d}");
+    // Fixed: the kernels' findings.
+    let fixed = text.replace("@x = ;", "@x = count();");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": fixed}]}),
+    )
+    .await;
+    let kernel = c.wait("kernel diagnostics", |v| is_publish(v, 2, |c| c.iter().any(|x| x == "D510"))).await;
+    let msgs = messages(&kernel);
+    assert_eq!(codes(&kernel), ["D510", "T410", "T410"], "{msgs:#?}");
+    assert!(msgs[0].contains("exists on 6.1.0-56-amd64 but not on 6.12.117+deb12-amd64"), "{msgs:#?}");
+    let hover = c
+        .request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": {"line": 2, "character": 10}}))
+        .await;
+    let shown = hover["contents"]["value"].as_str().unwrap_or_default().to_owned();
+    assert!(shown.contains("on 6.12.117+deb12-amd64: `ssize_t vfs_read(struct file *file"), "{shown}");
+    c.finish().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Suppression comments hold in the editor as in `fevlint check`: a suppressed kernel
 /// finding is not shown, and a suppression that drops nothing is N103 once the kernel
 /// rules have run (not before: their silence proves nothing then).

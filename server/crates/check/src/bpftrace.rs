@@ -58,3 +58,112 @@ pub fn check(text: &str, kernels: &[&Kernel]) -> Vec<Diagnostic> {
     crate::rules::sort(&mut out);
     out
 }
+
+/// Hover text at `offset`: for an attach point's function or event, what it is on each
+/// kernel (the prototype, the tracepoint's fields, or that it is missing); for
+/// `args->f`, the field's type on each kernel. `(span, markdown)`.
+pub fn describe_at(text: &str, offset: usize, kernels: &[&Kernel]) -> Option<(crate::syntax::Span, String)> {
+    use crate::kernel::layout;
+    use fevlint_bpftrace::{ExprKind, ProbeKind};
+    let parse = fevlint_bpftrace::parse(text);
+    let inside = |s: fevlint_bpftrace::Span| s.start <= offset && offset <= s.end && s.start < s.end;
+    for probe in &parse.program.probes {
+        for ap in &probe.attach_points {
+            if !inside(ap.func_span) || ap.kind.is_none() {
+                continue;
+            }
+            let mut md = format!("`{}`\n", ap.raw);
+            for k in kernels {
+                let f = KernelFacts::new(k);
+                let line = match ap.kind {
+                    Some(kind) if kind.is_kernel_function() && !ap.wildcard => match f.function(&ap.func) {
+                        Some(facts) if facts.exists() => {
+                            let proto = facts.prototypes.first().and_then(|p| {
+                                let t = k.types()?;
+                                let params: Vec<String> = p
+                                    .proto
+                                    .params
+                                    .iter()
+                                    .map(|q| {
+                                        layout::declaration(t, q.ty, q.name.as_deref().unwrap_or(""))
+                                            .unwrap_or_default()
+                                    })
+                                    .collect();
+                                let ret = p
+                                    .proto
+                                    .ret
+                                    .map_or("void".to_owned(), |r| layout::type_name(t, r).unwrap_or_default());
+                                Some(format!("`{ret} {}({})`", p.name, params.join(", ")))
+                            });
+                            format!("{} ({})", proto.unwrap_or_else(|| format!("`{}`", ap.func)), trace_words(&facts))
+                        }
+                        _ => "not in the kernel image".to_owned(),
+                    },
+                    Some(ProbeKind::Tracepoint) if !ap.wildcard => match f.tracepoint_fields(&ap.target, &ap.func) {
+                        Some(c) => format!(
+                            "fields: {}",
+                            c[0].iter()
+                                .filter(|n| !n.starts_with("common_"))
+                                .map(|n| format!("`{n}`"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                        None => match f.event_exists(&ap.target, &ap.func) {
+                            Some(false) => "no such trace event".to_owned(),
+                            _ => "fields unknown".to_owned(),
+                        },
+                    },
+                    _ => match rules_wildcard_count(&f, ap) {
+                        Some(n) => format!("matches {n}"),
+                        None => continue,
+                    },
+                };
+                md.push_str(&format!("\n- on {}: {line}", k.name));
+            }
+            return Some((crate::syntax::Span::new(ap.func_span.start, ap.func_span.end), md));
+        }
+        // `args->f`: the field on each kernel.
+        let mut found = None;
+        probe_exprs(probe, &mut |e| {
+            if let ExprKind::Field { base, field, field_span, .. } = &e.kind {
+                if matches!(&base.kind, ExprKind::Builtin(b) if b == "args") && inside(*field_span) {
+                    found = Some((field.clone(), *field_span));
+                }
+            }
+        });
+        if let Some((field, span)) = found {
+            let mut md = format!("`args->{field}`\n");
+            for k in kernels {
+                let f = KernelFacts::new(k);
+                let cx_fields = probe.attach_points.first().and_then(|ap| match ap.kind {
+                    Some(ProbeKind::Tracepoint) => f.tracepoint_fields(&ap.target, &ap.func),
+                    Some(kind) if kind.is_btf_function() => {
+                        let (_, facts) = probe_function(&f, probe)?;
+                        let p = facts.prototypes.first()?;
+                        Some(vec![p.proto.params.iter().filter_map(|q| q.name.clone()).collect()])
+                    }
+                    _ => None,
+                });
+                let verdict = match cx_fields {
+                    Some(c) if c.iter().any(|v| v.contains(&field)) => "a field",
+                    Some(_) => "**no such field**",
+                    None => "unknown",
+                };
+                md.push_str(&format!("\n- on {}: {verdict}", k.name));
+            }
+            return Some((crate::syntax::Span::new(span.start, span.end), md));
+        }
+    }
+    None
+}
+
+fn rules_wildcard_count(f: &KernelFacts<'_>, ap: &fevlint_bpftrace::AttachPoint) -> Option<usize> {
+    if !ap.wildcard {
+        return None;
+    }
+    match ap.kind? {
+        k if k.is_kernel_function() => f.functions_matching(&ap.func).map(|v| v.len()),
+        fevlint_bpftrace::ProbeKind::Tracepoint => f.events_matching(&ap.target, &ap.func).map(|v| v.len()),
+        _ => None,
+    }
+}

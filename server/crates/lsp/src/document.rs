@@ -55,6 +55,9 @@ pub struct Document {
     /// A `kprobe_events`/`*.dynevents` document: the mainline dialect, checked by
     /// `fevlint_check::dynevents` (the `*.fev` parse is kept for the positions only).
     pub mainline: bool,
+    /// A bpftrace script (`*.bt`): checked by `fevlint_check::bpftrace` (with `mainline`
+    /// also set: the `*.fev` features stay off).
+    pub bpftrace: bool,
     /// What the client's positions count (negotiated at `initialize`).
     pub encoding: position::Encoding,
     parser: Parser,
@@ -77,11 +80,12 @@ fn point(lines: &[LineParse], offset: usize) -> Point {
 impl Document {
     #[cfg(test)]
     pub fn new(text: String, version: i32, settings: Settings) -> Document {
-        Document::with_dialect(text, version, settings, false)
+        Document::with_dialects(text, version, settings, false, false)
     }
 
-    /// A document in the mainline dialect when `mainline`.
-    pub fn with_dialect(text: String, version: i32, settings: Settings, mainline: bool) -> Document {
+    /// A document in the mainline dialect when `mainline`, a bpftrace script when `bpftrace`.
+    pub fn with_dialects(text: String, version: i32, settings: Settings, mainline: bool, bpftrace: bool) -> Document {
+        let mainline = mainline || bpftrace;
         let mut parser = Parser::new();
         let parse = parser.parse(&text, settings.target, None);
         let mut doc = Document {
@@ -99,6 +103,7 @@ impl Document {
             kernel_lines: None,
             settings,
             mainline,
+            bpftrace,
             encoding: position::Encoding::default(),
             parser,
         };
@@ -220,7 +225,10 @@ impl Document {
     /// The syntax diagnostics: each line's findings, then the rules that read the whole
     /// file (duplicate events, unknown codes in suppressions).
     fn check(&mut self) {
-        let mut diagnostics = if self.mainline {
+        let mut diagnostics = if self.bpftrace {
+            // bpftrace's parser alone until the kernels' check replaces these.
+            fevlint_check::bpftrace::check(&self.text, &[])
+        } else if self.mainline {
             // The parser alone until the kernels' check replaces these (per kernel).
             fevlint_check::dynevents::check(&self.text, &[])
         } else {

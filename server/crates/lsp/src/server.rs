@@ -170,6 +170,7 @@ struct Large {
     rope: ropey::Rope,
     settings: Settings,
     mainline: bool,
+    bpftrace: bool,
 }
 
 #[derive(Default)]
@@ -308,9 +309,9 @@ impl Inner {
 
     /// The `fevlint/status` of an open document.
     fn status(&self, state: &State, uri: &Uri) -> Option<serde_json::Value> {
-        let (settings, mainline, refused) = match (state.docs.get(uri), state.large.get(uri)) {
-            (Some(d), _) => (&d.settings, d.mainline, None),
-            (None, Some(l)) => (&l.settings, l.mainline, too_large(&l.rope)),
+        let (settings, mainline, bpftrace, refused) = match (state.docs.get(uri), state.large.get(uri)) {
+            (Some(d), _) => (&d.settings, d.mainline, d.bpftrace, None),
+            (None, Some(l)) => (&l.settings, l.mainline, l.bpftrace, too_large(&l.rope)),
             (None, None) => return None,
         };
         let kernels = self.kernels();
@@ -333,7 +334,7 @@ impl Inner {
             .collect();
         let mut status = serde_json::json!({
             "uri": uri.as_str(),
-            "dialect": if mainline { "dynevents" } else { "fev" },
+            "dialect": if bpftrace { "bpftrace" } else if mainline { "dynevents" } else { "fev" },
             "checked": refused.is_none(),
             "config": settings.file,
             "kernels": kernels,
@@ -423,7 +424,10 @@ impl Inner {
                 return None;
             }
             let doc = state.docs.remove(uri)?;
-            state.large.insert(uri.clone(), Large { rope: doc.rope, settings: doc.settings, mainline: doc.mainline });
+            state.large.insert(
+                uri.clone(),
+                Large { rope: doc.rope, settings: doc.settings, mainline: doc.mainline, bpftrace: doc.bpftrace },
+            );
         }
         let large = state.large.get_mut(uri)?;
         for change in changes {
@@ -442,14 +446,16 @@ impl Inner {
         }
         let large = state.large.remove(uri)?;
         let text = large.rope.to_string();
-        Some(Ok(match guarded(|| Document::with_dialect(text, version, large.settings, large.mainline)) {
-            Ok(mut d) => {
-                d.encoding = encoding;
-                state.docs.insert(uri.clone(), d);
-                Ok(())
-            }
-            Err(p) => Err(format!("opening {} failed: {p}", uri.as_str())),
-        }))
+        Some(Ok(
+            match guarded(|| Document::with_dialects(text, version, large.settings, large.mainline, large.bpftrace)) {
+                Ok(mut d) => {
+                    d.encoding = encoding;
+                    state.docs.insert(uri.clone(), d);
+                    Ok(())
+                }
+                Err(p) => Err(format!("opening {} failed: {p}", uri.as_str())),
+            },
+        ))
     }
 
     /// Publishes the one diagnostic of a document over the size limit.
@@ -552,7 +558,7 @@ impl Inner {
         let inner = Arc::clone(self);
         tokio::spawn(async move {
             tokio::time::sleep(inner.debounce).await;
-            let (text, parse, settings, mainline) = {
+            let (text, parse, settings, mainline, bpftrace) = {
                 let state = inner.lock();
                 let Some(doc) = state.docs.get(&uri) else { return };
                 if doc.version != version || (!doc.mainline && !inner.check.wants(&doc.settings)) {
@@ -561,7 +567,7 @@ impl Inner {
                 if doc.mainline && doc.settings.kernels.is_empty() {
                     return;
                 }
-                (doc.text.clone(), doc.parse.clone(), doc.settings.clone(), doc.mainline)
+                (doc.text.clone(), doc.parse.clone(), doc.settings.clone(), doc.mainline, doc.bpftrace)
             };
             let available = inner.kernels().available(&settings.kernels);
             if available.waiting {
@@ -573,7 +579,10 @@ impl Inner {
             let per_line = !mainline && inner.check.reads_lines();
             let job = tokio::task::spawn_blocking(move || {
                 guarded(|| {
-                    if mainline {
+                    if bpftrace {
+                        let refs: Vec<&Kernel> = available.kernels.iter().map(|k| k.as_ref()).collect();
+                        fevlint_check::bpftrace::check(&text, &refs)
+                    } else if mainline {
                         let refs: Vec<&Kernel> = available.kernels.iter().map(|k| k.as_ref()).collect();
                         fevlint_check::dynevents::check(&text, &refs)
                     } else {
@@ -885,6 +894,11 @@ fn mainline_fixes(
     (!actions.is_empty()).then_some(actions)
 }
 
+/// Whether a document is a bpftrace script: the `bpftrace` language or a `*.bt` file.
+fn is_bpftrace(uri: &Uri, language: &str) -> bool {
+    language == "bpftrace" || uri.path().as_str().ends_with(".bt")
+}
+
 /// Whether a document is in the mainline dialect: VS Code's `dynevents` language, a
 /// `*.dynevents` file, or one named like the tracefs files (`kprobe_events`).
 fn is_mainline(uri: &Uri, language: &str) -> bool {
@@ -1008,16 +1022,17 @@ impl LanguageServer for Backend {
             let mut state = self.0.lock();
             let (settings, problems) = Inner::settings_for(&state, &doc.uri);
             let version = doc.version;
-            let mainline = is_mainline(&doc.uri, &doc.language_id);
+            let bpftrace = is_bpftrace(&doc.uri, &doc.language_id);
+            let mainline = is_mainline(&doc.uri, &doc.language_id) || bpftrace;
             state.docs.remove(&doc.uri);
             state.large.remove(&doc.uri);
             let rope = ropey::Rope::from_str(&doc.text);
             if let Some(why) = too_large(&rope) {
-                state.large.insert(doc.uri.clone(), Large { rope, settings, mainline });
+                state.large.insert(doc.uri.clone(), Large { rope, settings, mainline, bpftrace });
                 (Err(why), problems, None)
             } else {
                 drop(rope);
-                match guarded(|| Document::with_dialect(doc.text, version, settings, mainline)) {
+                match guarded(|| Document::with_dialects(doc.text, version, settings, mainline, bpftrace)) {
                     Ok(mut d) => {
                         d.encoding = state.encoding;
                         state.docs.insert(doc.uri.clone(), d);
@@ -1153,6 +1168,10 @@ impl LanguageServer for Backend {
         self.0
             .request("hover", &p.text_document.uri, |_, doc, kernels| {
                 let offset = doc.at().offset(p.position);
+                if doc.bpftrace {
+                    let text = fevlint_check::bpftrace::describe_at(&doc.text, offset, kernels)?;
+                    return Some(convert::hover(doc.at(), ide::Hover { span: text.0, markdown: text.1 }));
+                }
                 if doc.mainline {
                     let text = fevlint_check::dynevents::describe_at(&doc.text, offset, kernels)?;
                     return Some(convert::hover(doc.at(), ide::Hover { span: text.0, markdown: text.1 }));
@@ -1233,6 +1252,9 @@ impl LanguageServer for Backend {
         self.0
             .request("codeAction", &uri, |state, doc, kernels| {
                 let span = doc.at().span(params.range);
+                if doc.bpftrace {
+                    return None;
+                }
                 if doc.mainline {
                     return mainline_fixes(doc, &uri, span, kernels);
                 }
