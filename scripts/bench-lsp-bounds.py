@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The language server's bounded cost, measured on the release binary (issue 21).
 
-  scripts/bench-lsp-bounds.py [BINARY] [flood|huge|all]
+  scripts/bench-lsp-bounds.py [BINARY] [flood|huge|limit|all] [LINES]
 
 BINARY defaults to target/release/fevlint. Each case starts `BINARY lsp` over pipes,
 samples the server's RSS every 20 ms (VmRSS) and reads its peak (VmHWM) at the end:
@@ -14,6 +14,8 @@ samples the server's RSS every 20 ms (VmRSS) and reads its peak (VmHWM) at the e
   N101), timed from `didOpen` to its publish or its refusal (`window/showMessage`).
   Target: under 3 s and 1 GB. Then a small document is opened and must be checked:
   the server keeps serving.
+- limit: the same at LINES lines (default 99,999: the largest the server checks, one
+  diagnostic on every line but the first): what a document just under the limit costs.
 
 A run whose RSS passes 4 GB is stopped (the figure is then "over 4 GB").
 """
@@ -154,21 +156,24 @@ def flood(binary):
             s.notify("textDocument/didChange",
                      {"textDocument": {"uri": uri, "version": v}, "contentChanges": [change]})
         s.proc.stdin.flush()
-        s.wait(publish_of(uri, edits + 1))
+        sent = time.monotonic() - start
+        received = []
+        s.wait(lambda m: (m.get("method") == "textDocument/publishDiagnostics" and received.append(1) is None
+                          and publish_of(uri, edits + 1)(m)))
         elapsed = time.monotonic() - start
         peak = s.finish()
-        print(f"flood: {edits} edits sent without reading, one publish {size / 1024:.0f} KB: "
-              f"last publish after {elapsed:.2f} s, peak RSS {mb(peak)}")
+        print(f"flood: {edits} edits sent without reading ({sent:.2f} s to send), one publish {size / 1024:.0f} KB: "
+              f"{len(received)} publishes read, the last after {elapsed:.2f} s, peak RSS {mb(peak)}")
     except (EOFError, BrokenPipeError) as e:
         s.finish()
         print(f"flood: stopped: {e}; peak RSS over {mb(s.peak_rss)} after {time.monotonic() - start:.1f} s")
 
 
-def huge(binary):
+def huge(binary, lines=1_000_000):
     s = Server(binary)
     s.initialize()
     uri = "file:///tmp/fevlint-bounds/huge.fev"
-    text = "vfs_read(x64 file)\n" * 1_000_000
+    text = "vfs_read(x64 file)\n" * lines
     start = time.monotonic()
     s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": text}})
     s.proc.stdin.flush()
@@ -187,7 +192,7 @@ def huge(binary):
         after = s.wait(publish_of(small, 1))
         serving = [d["code"] for d in after["params"]["diagnostics"]]
         peak = s.finish()
-        print(f"huge: 1,000,000 lines ({len(text) / 1e6:.1f} MB): {what} after {elapsed:.2f} s, "
+        print(f"huge: {lines:,} lines ({len(text) / 1e6:.1f} MB): {what} after {elapsed:.2f} s, "
               f"peak RSS {mb(peak)}; then a small document: {serving}")
     except (EOFError, BrokenPipeError) as e:
         s.finish()
@@ -196,12 +201,16 @@ def huge(binary):
 
 def main():
     args = sys.argv[1:]
-    binary = args[0] if args and args[0] not in ("flood", "huge", "all") else "target/release/fevlint"
-    which = args[-1] if args and args[-1] in ("flood", "huge") else "all"
+    cases = ("flood", "huge", "limit", "all")
+    binary = args.pop(0) if args and args[0] not in cases else "target/release/fevlint"
+    which = args.pop(0) if args and args[0] in cases else "all"
+    lines = int(args[0]) if args else 99_999
     if which in ("flood", "all"):
         flood(binary)
     if which in ("huge", "all"):
         huge(binary)
+    if which in ("limit", "all"):
+        huge(binary, lines)
 
 
 if __name__ == "__main__":

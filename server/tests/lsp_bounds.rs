@@ -96,6 +96,9 @@ async fn a_document_over_the_size_limit_is_refused_and_the_server_keeps_serving(
     let diagnostics = refused["params"]["diagnostics"].as_array().cloned().unwrap_or_default();
     assert_eq!(diagnostics.len(), 1, "{refused:#}");
     assert!(diagnostics[0]["message"].as_str().is_some_and(|m| m.contains("not checked")), "{refused:#}");
+    let status = c.wait("its status", |v| v["method"] == "fevlint/status" && v["params"]["uri"] == uri).await;
+    assert_eq!(status["params"]["checked"], false, "{status:#}");
+    assert!(status["params"]["refused"].as_str().is_some_and(|m| m.contains("not checked")), "{status:#}");
 
     // Another document is checked meanwhile; requests on the refused one answer nothing.
     let small = "file:///tmp/fevlint-bounds/small.fev";

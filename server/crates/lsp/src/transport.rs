@@ -206,9 +206,30 @@ pub async fn pump_output<R: AsyncRead + Unpin>(output: R, frames: mpsc::Unbounde
     }
 }
 
-/// Writes frames to `out` until the channel closes, flushing after each. The queue is
-/// read while a frame waits on the client, so that a newer publish replaces a queued one
-/// (see the module's invariant) instead of piling up in the channel.
+/// Runs `fut` to completion while taking frames from the channel into the queue (each
+/// enqueued: a newer publish replaces a queued one).
+async fn receiving<T>(
+    fut: impl std::future::Future<Output = T>,
+    frames: &mut mpsc::UnboundedReceiver<Out>,
+    queue: &mut VecDeque<Out>,
+    open: &mut bool,
+) -> T {
+    tokio::pin!(fut);
+    loop {
+        tokio::select! {
+            done = &mut fut => return done,
+            got = frames.recv(), if *open => match got {
+                Some(o) => enqueue(queue, o),
+                None => *open = false,
+            },
+        }
+    }
+}
+
+/// Writes frames to `out` until the channel closes, flushing after each. The channel is
+/// read while a frame is written and flushed (stdout's flush is where a client that does
+/// not read makes the writer wait), so a newer publish replaces a queued one (see the
+/// module's invariant) instead of piling up in the channel.
 pub async fn write_frames<W: AsyncWrite + Unpin>(mut out: W, mut frames: mpsc::UnboundedReceiver<Out>) {
     let mut queue: VecDeque<Out> = VecDeque::new();
     let mut open = true;
@@ -223,21 +244,12 @@ pub async fn write_frames<W: AsyncWrite + Unpin>(mut out: W, mut frames: mpsc::U
             }
             continue;
         };
-        let mut done = 0;
-        while done < current.frame.len() {
-            // Both branches are cancel safe: a write that loses the race wrote nothing.
-            tokio::select! {
-                got = frames.recv(), if open => match got {
-                    Some(o) => enqueue(&mut queue, o),
-                    None => open = false,
-                },
-                wrote = out.write(&current.frame[done..]) => match wrote {
-                    Ok(0) | Err(_) => return,
-                    Ok(n) => done += n,
-                },
-            }
+        // The futures are polled to completion, never dropped half-way.
+        if receiving(out.write_all(&current.frame), &mut frames, &mut queue, &mut open).await.is_err() {
+            break;
         }
-        if out.flush().await.is_err() {
+        drop(current);
+        if receiving(out.flush(), &mut frames, &mut queue, &mut open).await.is_err() {
             break;
         }
     }
@@ -248,12 +260,22 @@ mod tests {
     use super::*;
 
     /// While the client does not read, a newer publish of a document replaces the queued
-    /// one, and the other frames keep their order.
+    /// one, and the other frames keep their order: whether the writer waits in a write
+    /// (a pipe) or in a flush (a buffered output, as tokio's stdout is).
     #[tokio::test]
     async fn a_queued_publish_is_replaced_by_a_newer_one() {
-        let (tx, rx) = mpsc::unbounded_channel();
         // A pipe of 16 bytes: the writer waits on the first frame until the reader reads.
         let (client, server) = tokio::io::duplex(16);
+        publishes_while_the_client_does_not_read(client, server).await;
+        let (client, server) = tokio::io::duplex(16);
+        publishes_while_the_client_does_not_read(client, tokio::io::BufWriter::with_capacity(1 << 20, server)).await;
+    }
+
+    async fn publishes_while_the_client_does_not_read<W: AsyncWrite + Unpin + Send + 'static>(
+        client: tokio::io::DuplexStream,
+        server: W,
+    ) {
+        let (tx, rx) = mpsc::unbounded_channel();
         let writer = tokio::spawn(write_frames(server, rx));
         let publish =
             |uri: &str, v: u32| Out { frame: frame(format!("{uri}:{v}").as_bytes()), replaces: Some(uri.to_owned()) };
