@@ -4,8 +4,8 @@
 //!
 //! In-process, and alone in its binary: a SIGBUS would end the whole test process.
 
-use fevlint_load::cache;
 use fevlint::kernel::Kernel;
+use fevlint_load::cache;
 use std::path::{Path, PathBuf};
 
 fn fixture(release: &str) -> PathBuf {

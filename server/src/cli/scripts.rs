@@ -4,8 +4,8 @@
 //! `fevlint.toml`'s kernel.
 
 use super::check::{collect, is_dynevents, read_script_text, Input};
-use fevlint_load::fsio;
 use anyhow::{bail, Context};
+use fevlint_load::fsio;
 use std::path::{Path, PathBuf};
 
 /// One script to work on.

@@ -63,8 +63,8 @@ pub fn check(text: &str, kernels: &[&Kernel]) -> Vec<Diagnostic> {
 /// kernel (the prototype, the tracepoint's fields, or that it is missing); for
 /// `args->f`, the field's type on each kernel. `(span, markdown)`.
 pub fn describe_at(text: &str, offset: usize, kernels: &[&Kernel]) -> Option<(crate::syntax::Span, String)> {
-    use fevlint_types::layout;
     use fevlint_bpftrace::{ExprKind, ProbeKind};
+    use fevlint_types::layout;
     let parse = fevlint_bpftrace::parse(text);
     let inside = |s: fevlint_bpftrace::Span| s.start <= offset && offset <= s.end && s.start < s.end;
     for probe in &parse.program.probes {

@@ -3,8 +3,8 @@
 use super::Rule;
 use crate::bpftrace_facts::{probe_exprs, probe_function, BtContext};
 use crate::diagnostic::{Diagnostic, Severity};
-use fevlint_types::abi;
 use fevlint_bpftrace::{Expr, ExprKind, ProbeKind};
+use fevlint_types::abi;
 
 pub static RULE: Rule = Rule {
     code: "A310",

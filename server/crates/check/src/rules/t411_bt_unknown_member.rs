@@ -4,8 +4,8 @@
 use super::Rule;
 use crate::bpftrace_facts::{member, probe_exprs, variable_types, BtContext, Typer};
 use crate::diagnostic::{Diagnostic, Severity};
-use fevlint_types::layout;
 use fevlint_bpftrace::{Expr, ExprKind};
+use fevlint_types::layout;
 
 pub static RULE: Rule = Rule {
     code: "T411",
