@@ -1,0 +1,20 @@
+//! Fuzzes the BPF object reader (ELF, `.BTF`, `.BTF.ext`) and the CO-RE resolution over
+//! every relocation, with the object's own BTF as the target: errors, never a panic, a
+//! hang or an allocation sized by a count from the input.
+#![no_main]
+
+use fevlint_bpf::core::Target;
+use fevlint_bpf::BpfObject;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(obj) = BpfObject::parse("fuzz", data.to_vec()) else { return };
+    let Some(btf) = &obj.btf else { return };
+    let target = Target::new(btf);
+    for r in fevlint_bpf::resolve(&obj, &target) {
+        let _ = r.source;
+    }
+    for p in &obj.programs {
+        let _ = obj.program_at(&p.section, p.offset);
+    }
+});
