@@ -10,7 +10,7 @@
 pub mod cli;
 
 pub use fevlint_check::{
-    analysis, bpftrace, config, diagnostic, dynevents, emit, lock, render, rules, suppress, write_atomic,
+    analysis, bpf, bpftrace, config, diagnostic, dynevents, emit, lock, render, rules, suppress, write_atomic,
 };
 pub use fevlint_ide as ide;
 pub use fevlint_kernel as kernel;

@@ -24,9 +24,50 @@ fn open(name: &str) -> Kernel {
     Kernel::open(&path).expect("fixture kernel opens")
 }
 
+/// The codes a BPF program draws (the `B` rules' examples are C): compiled by clang 14
+/// against a `vmlinux.h` of 6.1.0-56, checked on 6.1.0-56 and 6.12.
+fn bpf_codes(text: &str) -> Vec<&'static str> {
+    use std::process::Command;
+    static DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
+    let dir = DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("fevlint-rules-doc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        let btf = dir.join("6.1.btf");
+        let raw = baseline().inputs().btf.as_ref().expect("BTF").value.as_ref().to_vec();
+        std::fs::write(&btf, raw).expect("write BTF");
+        let h = Command::new("bpftool").args(["btf", "dump", "file"]).arg(&btf).args(["format", "c"]).output();
+        let h = h.expect("bpftool (scripts/install-test-deps.sh installs it)");
+        assert!(h.status.success(), "bpftool: {}", String::from_utf8_lossy(&h.stderr));
+        std::fs::write(dir.join("vmlinux.h"), h.stdout).expect("vmlinux.h");
+        dir
+    });
+    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let i = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let src = dir.join(format!("example{i}.bpf.c"));
+    let obj = src.with_extension("o");
+    std::fs::write(&src, text).expect("write example");
+    let out = Command::new("clang")
+        .args(["-g", "-O2", "-target", "bpf", "-D__TARGET_ARCH_x86", "-I"])
+        .arg(dir)
+        .arg("-c")
+        .arg(&src)
+        .arg("-o")
+        .arg(&obj)
+        .output()
+        .expect("clang (scripts/install-test-deps.sh installs it)");
+    assert!(out.status.success(), "clang:\n{}\n{text}", String::from_utf8_lossy(&out.stderr));
+    let object = fevlint_bpf::BpfObject::parse("example", std::fs::read(&obj).expect("object")).expect("object reads");
+    let kernels = [fevlint::bpf::BpfKernel::new(baseline()), fevlint::bpf::BpfKernel::new(kernel())];
+    let found = fevlint::analysis::check_objects(std::slice::from_ref(&object), &kernels, &|_| true);
+    found.into_iter().flatten().map(|f| f.diagnostic.code).collect()
+}
+
 /// The codes a script draws: drift rules against 6.1.0-56 → 6.12 (D505 through a lock
 /// made on 6.1.0-56), kernel rules on 6.12, file rules alone.
 fn codes(rule: &fevlint::rules::Rule, text: &str) -> Vec<&'static str> {
+    if rule.code.starts_with('B') {
+        return bpf_codes(text);
+    }
     let mut parser = Parser::new();
     let settings = fevlint::config::Settings::default();
     let diags = if fevlint::rules::is_bpftrace(rule) {

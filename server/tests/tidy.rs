@@ -83,6 +83,11 @@ fn the_layers_depend_only_downwards() {
         ("exec", &["fevlint-kernel", "fevlint-check", "fevlint-ide", "fevlint-lsp"][..]),
         // A core opened against its kernel: no rules, no editors.
         ("dryrun", &["fevlint-check", "fevlint-ide", "fevlint-lsp"][..]),
+        // Compiled BPF objects: the BTF reader only; no scripts, rules or editors.
+        (
+            "bpf",
+            &["fevlint-syntax", "fevlint-check", "fevlint-ide", "fevlint-lsp", "fevlint-memory", "fevlint-mainline"][..],
+        ),
         // The mainline dialect's syntax knows no kernel.
         ("mainline", &["fevlint-kernel", "fevlint-check", "fevlint-ide", "fevlint-lsp", "fevlint-memory"][..]),
     ] {
@@ -92,7 +97,7 @@ fn the_layers_depend_only_downwards() {
     }
     for krate in [
         "syntax", "types", "btf", "load", "dwarf", "kernel", "diff", "check", "ide", "memory", "exec", "dryrun",
-        "mainline",
+        "mainline", "bpf",
     ] {
         assert!(!depends(krate, "tower-lsp-server"), "only fevlint-lsp may depend on tower-lsp-server");
     }

@@ -77,6 +77,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let lock = args.lock.as_ref().map(|p| crate::lock::Lock::read(p)).transpose()?;
     let mut parser = crate::syntax::Parser::new();
     let mut reports = Vec::with_capacity(files.len());
+    let mut bpf_inputs = Vec::new();
     for input in files {
         let (name, bytes, dir) = match &input {
             Input::Stdin => {
@@ -120,6 +121,13 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         if let Some(i) = &ignore {
             settings.ignore = i.clone();
         }
+        if bytes.starts_with(b"\x7fELF") {
+            // A compiled BPF object, or a binary that embeds some (libbpf skeletons):
+            // checked after the scripts, all objects of one kernel set together.
+            kernels.open(kernel_paths)?;
+            bpf_inputs.push(BpfInput { name, bytes, dir, kernels: kernel_paths.to_vec(), settings });
+            continue;
+        }
         let bt_stdin =
             matches!(input, Input::Stdin) && crate::bpftrace::looks_like_bpftrace(&String::from_utf8_lossy(&bytes));
         if crate::bpftrace::is_bpftrace(&name) || bt_stdin {
@@ -153,6 +161,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         );
         reports.push(FileReport { name, text, diagnostics });
     }
+    let bpf = check_bpf(bpf_inputs, &kernels, &mut reports)?;
     let color = match args.color.as_str() {
         "always" => true,
         "never" => false,
@@ -169,7 +178,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let out = match args.format {
         Format::Human => {
             let mut s = render::text::render(&reports, color);
-            s.push_str(&summary(&reports));
+            s.push_str(&summary(&reports, &bpf));
             s
         }
         Format::Json => render::json::render(&reports),
@@ -233,9 +242,10 @@ impl Kernels {
     }
 }
 
-fn summary(reports: &[FileReport]) -> String {
+fn summary(reports: &[FileReport], bpf: &BpfSummary) -> String {
     let count = |s| reports.iter().flat_map(|r| &r.diagnostics).filter(|d| d.severity == s).count();
-    let definitions: usize = reports
+    let scripts = reports.len() - bpf.reports;
+    let definitions: usize = reports[..scripts]
         .iter()
         .map(|r| {
             if crate::bpftrace::is_bpftrace(&r.name) {
@@ -246,12 +256,26 @@ fn summary(reports: &[FileReport]) -> String {
             }
         })
         .sum();
+    let objects = if bpf.objects == 0 {
+        String::new()
+    } else {
+        format!(
+            ", {} BPF object{} ({} program{}, {} CO-RE relocation{})",
+            bpf.objects,
+            plural(bpf.objects),
+            bpf.programs,
+            plural(bpf.programs),
+            bpf.relocations,
+            plural(bpf.relocations)
+        )
+    };
+    let checked = if scripts == 0 && bpf.objects > 0 {
+        objects.trim_start_matches(", ").to_owned()
+    } else {
+        format!("{} file{}, {} definition{}{objects}", scripts, plural(scripts), definitions, plural(definitions))
+    };
     format!(
-        "checked {} file{}, {} definition{}: {} error{}, {} warning{}\n",
-        reports.len(),
-        plural(reports.len()),
-        definitions,
-        plural(definitions),
+        "checked {checked}: {} error{}, {} warning{}\n",
         count(Severity::Error),
         plural(count(Severity::Error)),
         count(Severity::Warning),
@@ -267,6 +291,108 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
+/// A file that starts like an ELF: a BPF object, or a binary embedding some.
+struct BpfInput {
+    name: String,
+    bytes: Vec<u8>,
+    dir: PathBuf,
+    kernels: Vec<PathBuf>,
+    settings: config::Settings,
+}
+
+/// What the BPF part of a run covered, for the summary. Its reports come last.
+#[derive(Default)]
+struct BpfSummary {
+    reports: usize,
+    objects: usize,
+    programs: usize,
+    relocations: usize,
+}
+
+/// Checks the BPF inputs (grouped by kernel set) and appends their reports: one per C
+/// source file the findings point at (line info), one per object without findings.
+fn check_bpf(inputs: Vec<BpfInput>, kernels: &Kernels, reports: &mut Vec<FileReport>) -> anyhow::Result<BpfSummary> {
+    use crate::analysis::check_objects;
+    use crate::bpf::{place_finding, BpfKernel};
+    use fevlint_bpf::BpfObject;
+    let mut summary = BpfSummary::default();
+    let first = reports.len();
+    let mut groups: Vec<(Vec<PathBuf>, Vec<BpfInput>)> = Vec::new();
+    for input in inputs {
+        match groups.iter_mut().find(|(k, _)| *k == input.kernels) {
+            Some((_, g)) => g.push(input),
+            None => groups.push((input.kernels.clone(), vec![input])),
+        }
+    }
+    let mut sources: HashMap<String, FileReport> = HashMap::new();
+    for (paths, inputs) in groups {
+        let refs: Vec<&Kernel> = paths.iter().filter_map(|p| kernels.open.get(p)).collect();
+        let bpf_kernels: Vec<BpfKernel> = refs.iter().map(|k| BpfKernel::new(k)).collect();
+        for k in bpf_kernels.iter().filter(|k| k.btf.is_none()) {
+            eprintln!("note: kernel {}: no BTF: CO-RE relocations are not checked there", k.kernel.name);
+        }
+        for input in inputs {
+            let objects: Vec<BpfObject> = match BpfObject::parse(input.name.clone(), input.bytes.clone()) {
+                Ok(o) => vec![o],
+                Err(e) => {
+                    let embedded = fevlint_bpf::object::embedded(&input.bytes);
+                    if embedded.is_empty() {
+                        anyhow::bail!("{e}: not a BPF object, and no BPF object is embedded in it");
+                    }
+                    embedded
+                        .into_iter()
+                        .map(|(off, b)| BpfObject::parse(format!("{}@{off:#x}", input.name), b.to_vec()))
+                        .collect::<Result<_, _>>()?
+                }
+            };
+            let findings = check_objects(&objects, &bpf_kernels, &|_| true);
+            for (obj, found) in objects.iter().zip(findings) {
+                summary.objects += 1;
+                summary.programs += obj.programs.iter().filter(|p| p.def.is_some()).count();
+                summary.relocations += obj.ext.as_ref().map_or(0, |e| e.core_relo_count());
+                let mut own = FileReport { name: obj.name.clone(), text: String::new(), diagnostics: Vec::new() };
+                for f in found {
+                    let mut d = f.diagnostic;
+                    let Some(src) = f.source else {
+                        own.diagnostics.push(d);
+                        continue;
+                    };
+                    let path = [PathBuf::from(&src.file), input.dir.join(&src.file)].into_iter().find(|p| p.is_file());
+                    let key = path.as_ref().map_or_else(|| src.file.clone(), |p| p.display().to_string());
+                    let report = sources.entry(key.clone()).or_insert_with(|| {
+                        let text = path
+                            .as_ref()
+                            .and_then(|p| fsio::read_limited(p, fsio::MAX_SCRIPT_BYTES).ok())
+                            .map(|b| String::from_utf8_lossy(&b).into_owned())
+                            .unwrap_or_default();
+                        FileReport { name: key, text, diagnostics: Vec::new() }
+                    });
+                    if report.text.is_empty() {
+                        d = d.note(format!("at {}:{}:{} (source not found)", src.file, src.line, src.column));
+                    } else {
+                        d.span = place_finding(&report.text, f.anchor.as_deref(), src.line, src.column);
+                    }
+                    report.diagnostics.push(d);
+                }
+                input.settings.apply(&mut own.diagnostics);
+                reports.push(own);
+            }
+            for r in sources.values_mut() {
+                input.settings.apply(&mut r.diagnostics);
+            }
+        }
+    }
+    let mut sources: Vec<FileReport> = sources.into_values().collect();
+    sources.sort_by(|a, b| a.name.cmp(&b.name));
+    for r in &mut sources {
+        crate::rules::sort(&mut r.diagnostics);
+        r.diagnostics.dedup();
+    }
+    reports.extend(sources);
+    summary.reports = reports.len() - first;
+    Ok(summary)
+}
+
 pub(super) enum Input {
     Stdin,
     File(PathBuf),
@@ -279,7 +405,8 @@ pub(super) fn is_dynevents(name: &str) -> bool {
     base.ends_with(".dynevents") || matches!(base, "kprobe_events" | "dynamic_events")
 }
 
-/// Expands the arguments: directories recursively (`*.fev`, `*.dynevents`, sorted),
+/// Expands the arguments: directories recursively (`*.fev`, `*.dynevents`, `*.bt`, `*.bpf.o`,
+/// sorted),
 /// files as given.
 ///
 /// Each file is taken once, whatever the number of ways it is reached (the same path
@@ -358,7 +485,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
         let kind = entry.file_type().with_context(|| format!("cannot stat {}", path.display()))?;
         if kind.is_dir() {
             walk(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "fev" || e == "dynevents" || e == "bt") {
+        } else if path.extension().is_some_and(|e| e == "fev" || e == "dynevents" || e == "bt")
+            || path.to_str().is_some_and(|p| p.ends_with(".bpf.o"))
+        {
             out.push(path);
         }
     }

@@ -127,6 +127,17 @@ pub struct Resolution {
     pub program: Option<String>,
 }
 
+impl Resolution {
+    /// What the relocation reads, in C-like form: `struct task_struct___old.state`,
+    /// `enum bpf_func_id::BPF_FUNC_ktime_get_ns`, `struct file` (from libbpf's spec text).
+    pub fn subject(&self) -> String {
+        let Some(spec) = &self.local_spec else { return self.type_name.clone() };
+        let s = spec.split_once("] ").map_or(spec.as_str(), |x| x.1);
+        let s = s.split(" (").next().unwrap_or(s);
+        s.split(" = ").next().unwrap_or(s).to_owned()
+    }
+}
+
 /// A target BTF ready for candidate searches: named types by essential name, in id order
 /// (the order of libbpf's linear scan).
 #[derive(Debug)]
@@ -152,6 +163,17 @@ impl<'k> Target<'k> {
 
     pub fn btf(&self) -> &'k Btf {
         self.view.btf
+    }
+
+    /// Whether the BTF has a type of this kind and exact name.
+    pub fn has(&self, kind: BtfKind, name: &str) -> bool {
+        self.by_essential.get(essential_name(name.as_bytes())).is_some_and(|ids| {
+            ids.iter().any(|&id| {
+                self.view.ty(id).is_ok_and(|t| {
+                    t.kind == Some(kind) && self.view.name(t.name_off).is_ok_and(|n| n == name.as_bytes())
+                })
+            })
+        })
     }
 
     /// `bpf_core_add_cands` over vmlinux: same kind (any enum for enums), same essential name.
@@ -371,25 +393,41 @@ fn explain_miss(
     deepest: Option<(usize, u32)>,
 ) -> String {
     if cands == 0 {
-        return format!("`{type_name}` does not exist");
+        return format!("`{}` does not exist", strip_flavour(type_name));
     }
     let Some((reached, _)) = deepest else { return format!("no `{type_name}` matches") };
+    if local_spec.kind.is_enumval_based() {
+        let name = local_spec.spec.first().and_then(|a| a.name).unwrap_or_default();
+        return format!(
+            "`{}` has no enumerator `{}`",
+            strip_flavour(type_name),
+            String::from_utf8_lossy(essential_name(name))
+        );
+    }
     match local_spec.spec.get(reached) {
         Some(acc) => {
+            // The kernel's name for the type: the local one without its `___flavour`.
             let owner = local
                 .ty(acc.type_id)
-                .map(|t| format!("{} {}", kind_str(t.kind), local.name_str(t.name_off)))
+                .map(|t| {
+                    let name = local.name(t.name_off).unwrap_or_default();
+                    format!("{} {}", kind_str(t.kind), String::from_utf8_lossy(essential_name(name)))
+                })
                 .unwrap_or_default();
             match acc.name {
                 Some(n) => format!("`{owner}` has no member `{}` of a compatible type", String::from_utf8_lossy(n)),
                 None => format!("index [{}] is out of bounds", acc.idx),
             }
         }
-        None if local_spec.kind.is_enumval_based() => format!(
-            "`{type_name}` has no enumerator `{}`",
-            local_spec.spec.first().and_then(|a| a.name).map(String::from_utf8_lossy).unwrap_or_default()
-        ),
         None => format!("`{type_name}` does not match"),
+    }
+}
+
+/// `struct task_struct___old` -> `struct task_struct`.
+fn strip_flavour(type_name: &str) -> String {
+    match type_name.split_once(' ') {
+        Some((kind, name)) => format!("{kind} {}", String::from_utf8_lossy(essential_name(name.as_bytes()))),
+        None => type_name.to_owned(),
     }
 }
 

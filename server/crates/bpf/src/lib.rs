@@ -14,6 +14,7 @@
 pub mod btfx;
 pub mod core;
 pub mod ext;
+pub mod flow;
 pub mod object;
 pub mod section;
 
@@ -21,3 +22,6 @@ pub use crate::core::{resolve, Outcome, Resolution};
 pub use crate::ext::{BtfExt, CoreRelo, ExtSection, FuncInfo, LineInfo, ReloKind};
 pub use crate::object::{BpfObject, ObjectError, Program};
 pub use crate::section::{AttachKind, SectionDef};
+
+/// The BTF reader this crate shares with the kernel model.
+pub use fevlint_btf as btf;

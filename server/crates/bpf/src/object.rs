@@ -208,7 +208,7 @@ pub struct Insn {
 }
 
 impl Insn {
-    fn read(b: &[u8]) -> Option<Insn> {
+    pub(crate) fn read(b: &[u8]) -> Option<Insn> {
         let b: &[u8; 8] = b.get(..8)?.try_into().ok()?;
         Some(Insn {
             code: b[0],
@@ -234,4 +234,29 @@ impl Insn {
             _ => None,
         }
     }
+}
+
+/// BPF objects embedded in another file (a libbpf skeleton keeps the whole object as a
+/// byte array in the tool's binary): `(offset, bytes)` of each 64-bit little-endian ELF
+/// with `e_machine` EM_BPF, cut at the end of its section header table.
+pub fn embedded(data: &[u8]) -> Vec<(usize, &[u8])> {
+    let mut out = Vec::new();
+    let mut at = 1;
+    while let Some(pos) = data.get(at..).and_then(|d| d.windows(4).position(|w| w == b"\x7fELF")) {
+        let off = at + pos;
+        at = off + 4;
+        let Some(h) = data.get(off..off + 64) else { break };
+        let u16_at = |i: usize| u16::from_le_bytes([h[i], h[i + 1]]);
+        if h[4] != 2 || h[5] != 1 || u16_at(18) != EM_BPF {
+            continue;
+        }
+        let shoff = u64::from_le_bytes([h[40], h[41], h[42], h[43], h[44], h[45], h[46], h[47]]);
+        let end = shoff.checked_add(u64::from(u16_at(58)) * u64::from(u16_at(60)));
+        let Some(end) = end.and_then(|e| usize::try_from(e).ok()).filter(|&e| e >= 64 && off + e <= data.len()) else {
+            continue;
+        };
+        out.push((off, &data[off..off + end]));
+        at = off + end;
+    }
+    out
 }

@@ -451,3 +451,37 @@ impl KernelLineCache {
         out
     }
 }
+
+/// Checks objects against kernels; per object, its findings (unplaced).
+pub fn check_objects(
+    objects: &[fevlint_bpf::BpfObject],
+    kernels: &[crate::bpf::BpfKernel<'_>],
+    enabled: &dyn Fn(&crate::rules::Rule) -> bool,
+) -> Vec<Vec<crate::bpf::BpfFinding>> {
+    let targets: Vec<Option<fevlint_bpf::core::Target>> =
+        kernels.iter().map(|k| k.btf.as_ref().map(fevlint_bpf::core::Target::new)).collect();
+    objects
+        .iter()
+        .map(|object| {
+            let cx = crate::bpf::BpfContext {
+                object,
+                kernels: kernels
+                    .iter()
+                    .zip(&targets)
+                    .map(|(k, t)| {
+                        let resolutions = t.as_ref().map(|t| fevlint_bpf::resolve(object, t)).unwrap_or_default();
+                        let dead = crate::bpf::dead_code(object, &resolutions);
+                        crate::bpf::PerKernel { kernel: k.kernel, target: t.as_ref(), resolutions, dead }
+                    })
+                    .collect(),
+            };
+            let mut out = Vec::new();
+            for (rule, check) in crate::rules::BPF_RULES {
+                if enabled(rule) {
+                    check(&cx, &mut out);
+                }
+            }
+            out
+        })
+        .collect()
+}

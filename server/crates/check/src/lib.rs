@@ -7,6 +7,7 @@
 //! command line.
 
 pub mod analysis;
+pub mod bpf;
 pub mod bpftrace;
 pub mod bpftrace_facts;
 pub mod config;

@@ -1,7 +1,8 @@
 //! The rules: one file per rule with its documentation, and the registry.
 //!
 //! Codes are grouped by the input a rule needs: `S` the line alone, `N` names within a
-//! file, `K` kernel symbols, `A` ABI and registers, `T` types and layouts, `D` drift.
+//! file, `K` kernel symbols, `A` ABI and registers, `T` types and layouts, `D` drift,
+//! `B` compiled BPF objects (CO-RE relocations and attach points, [`BPF_RULES`]).
 //! Rules produce `Diagnostic`s with byte spans; they never render or speak LSP.
 
 use crate::diagnostic::{Diagnostic, Severity};
@@ -17,6 +18,11 @@ pub mod suppress;
 mod a301_slot_not_parameter;
 mod a302_slot_beyond_parameters;
 mod a310_bt_arg_beyond_parameters;
+mod b601_relocation_fails;
+mod b602_guarded_relocation;
+mod b603_object_refused;
+mod b604_relocation_drift;
+mod b611_attach_point_missing;
 mod d501_function_gone;
 mod d502_signature_changed;
 mod d503_member_moved;
@@ -222,6 +228,11 @@ pub static REGISTRY: &[&Rule] = &[
     &a301_slot_not_parameter::RULE,
     &a302_slot_beyond_parameters::RULE,
     &a310_bt_arg_beyond_parameters::RULE,
+    &b601_relocation_fails::RULE,
+    &b602_guarded_relocation::RULE,
+    &b603_object_refused::RULE,
+    &b604_relocation_drift::RULE,
+    &b611_attach_point_missing::RULE,
     &d501_function_gone::RULE,
     &d502_signature_changed::RULE,
     &d503_member_moved::RULE,
@@ -281,6 +292,19 @@ pub fn is_bpftrace(rule: &Rule) -> bool {
 
 /// The `check` of bpftrace rules on function-event scripts: nothing to do.
 fn bt_only(_: &Context<'_>, _: &mut Vec<Diagnostic>) {}
+
+/// A check of compiled BPF objects.
+pub type BpfCheck = fn(&crate::bpf::BpfContext<'_>, &mut Vec<crate::bpf::BpfFinding>);
+
+/// The `B` rules (compiled BPF objects) with their object checks, sorted by code. Their
+/// [`Rule::check`] does nothing: scripts have no relocations or sections.
+pub static BPF_RULES: &[(&Rule, BpfCheck)] = &[
+    (&b601_relocation_fails::RULE, b601_relocation_fails::check),
+    (&b602_guarded_relocation::RULE, b602_guarded_relocation::check),
+    (&b603_object_refused::RULE, b603_object_refused::check),
+    (&b604_relocation_drift::RULE, b604_relocation_drift::check),
+    (&b611_attach_point_missing::RULE, b611_attach_point_missing::check),
+];
 
 pub fn by_code(code: &str) -> Option<&'static Rule> {
     REGISTRY.iter().copied().find(|r| r.code.eq_ignore_ascii_case(code) || r.name == code)

@@ -1,0 +1,77 @@
+//! B603 object-refused: libbpf refuses the whole object on a kernel while relocating.
+
+use super::{Context, Rule};
+use crate::bpf::{relo_place, BpfContext, BpfFinding};
+use crate::diagnostic::{Diagnostic, Severity};
+use fevlint_bpf::Outcome;
+
+pub static RULE: Rule = Rule {
+    code: "B603",
+    name: "object-refused",
+    severity: Severity::Error,
+    doc: r#"# B603 object-refused
+
+## What it does
+Reports a CO-RE relocation that libbpf cannot compute at all on a kernel (as opposed to
+one it poisons): ambiguous candidates (`field offset ambiguity`, `relocation decision
+ambiguity`), an access string it cannot parse, a type without a size, an instruction that
+does not hold the value the relocation expects.
+
+## Why is this bad?
+`bpf_object__load()` fails with `failed to relocate` or `failed to patch`: no program of
+the object loads on that kernel, whatever the code paths.
+
+## Example
+```c
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+long out;
+
+SEC("kprobe/vfs_read")
+int probe(void *ctx)
+{
+	out = bpf_core_type_size(__signalfn_t);
+	return 0;
+}
+```
+
+## Use instead
+```c
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+long out;
+
+SEC("kprobe/vfs_read")
+int probe(void *ctx)
+{
+	out = bpf_core_type_exists(__signalfn_t);
+	return 0;
+}
+```
+"#,
+    check: no_script_check,
+};
+
+/// Scripts have no relocations.
+fn no_script_check(_: &Context<'_>, _: &mut Vec<Diagnostic>) {}
+
+pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
+    for pk in &cx.kernels {
+        // libbpf stops at the first failure.
+        let Some(r) = pk.resolutions.iter().find(|r| matches!(r.outcome, Outcome::Failed { .. })) else { continue };
+        let Outcome::Failed { reason, errno } = &r.outcome else { continue };
+        let mut f = cx.finding(
+            &RULE,
+            Some(pk.kernel),
+            r.source.clone(),
+            format!("libbpf refuses the object on {}: `{}`: {reason}", pk.kernel.name, r.subject()),
+        );
+        f.diagnostic =
+            f.diagnostic.note(format!("{} fails with error {errno}: no program of the object loads", relo_place(r)));
+        out.push(f);
+    }
+}
