@@ -7,7 +7,7 @@ use std::path::Path;
 
 use fevlint_bpf::core::Target;
 use fevlint_bpf::{BpfObject, Outcome};
-use fevlint_kernel::btf::Btf;
+use fevlint_btf::Btf;
 
 fn object() -> Vec<u8> {
     std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/moved.bpf.o")).expect("fixture object")
