@@ -154,3 +154,20 @@ fn command_line_reads_bt_files_folders_and_stdin() {
     assert!(text.contains("checked 38 files"), "{text}");
     assert!(text.contains("K210[probe-target-missing]"), "{text}");
 }
+
+/// A kernel whose symbols (kallsyms without data symbols) list no trace events: each
+/// name is asked of BTF (`btf_trace_<name>`); run-time event systems are never judged.
+#[test]
+fn trace_events_without_an_event_list() {
+    static K: OnceLock<Kernel> = OnceLock::new();
+    let k = K.get_or_init(|| open("6.18.44-fc-v769"));
+    let text = "tracepoint:sched:sched_switch { @[args->prev_comm] = count(); }\ntracepoint:sched:sched_swich { }\ntracepoint:kprobes:myprobe { }\ntracepoint:syscalls:sys_enter_openat { }\n";
+    assert_eq!(
+        findings(text, &[k]),
+        ["K210 error: tracepoint target `sched:sched_swich` does not exist in 6.18.44-fc-v769"]
+    );
+    assert_eq!(
+        findings("tracepoint:kprobes:myprobe { } tracepoint:uprobes:p_bash_0 { }", &[k612()]),
+        Vec::<String>::new()
+    );
+}

@@ -93,6 +93,10 @@ pub fn wildcard_match(pattern: &str, s: &str) -> bool {
     true
 }
 
+/// Trace event systems whose events are created at run time or by ftrace itself: no
+/// kernel image lists them.
+const DYNAMIC_CATEGORIES: &[&str] = &["kprobes", "uprobes", "synthetic", "eprobes", "fprobes", "tracepoints", "ftrace"];
+
 /// What fevlint knows about one kernel for bpftrace: its trace events and how to look
 /// up functions, tracepoint fields and types.
 pub struct KernelFacts<'a> {
@@ -124,18 +128,11 @@ impl<'a> KernelFacts<'a> {
                 }
             }
         }
-        // A symbol map without trace events (kallsyms without data symbols): BTF's
-        // `btf_trace_*` typedefs, one per tracepoint (no syscall events among them).
+        // A symbol map without trace events (kallsyms without data symbols): no list;
+        // `event_exists` asks BTF for each name's `btf_trace_*` typedef instead.
         if events.len() < 100 {
             events.clear();
             syscalls = false;
-            if let Some(t) = kernel.types() {
-                for n in t.type_names(TypeNamespace::Ordinary).unwrap_or_default() {
-                    if let Some(e) = n.strip_prefix("btf_trace_") {
-                        events.insert(e.to_owned());
-                    }
-                }
-            }
         }
         let events = (!events.is_empty()).then_some(events);
         KernelFacts { kernel, events, events_have_syscalls: syscalls, functions: Default::default() }
@@ -151,8 +148,21 @@ impl<'a> KernelFacts<'a> {
     }
 
     /// Whether a trace event exists: `Some(false)` only when the kernel's list settles it.
+    /// Events users create at run time (`kprobes`, `uprobes`, synthetic, eprobes,
+    /// fprobes) and ftrace's own are never settled.
     pub fn event_exists(&self, category: &str, name: &str) -> Option<bool> {
-        let events = self.events.as_ref()?;
+        if DYNAMIC_CATEGORIES.contains(&category) {
+            return None;
+        }
+        let Some(events) = self.events.as_ref() else {
+            // No event list (kallsyms without data symbols): every tracepoint has its
+            // `btf_trace_<name>` typedef; syscall events have none.
+            if category == "syscalls" || name.starts_with("sys_enter_") || name.starts_with("sys_exit_") {
+                return None;
+            }
+            let t = self.kernel.types()?;
+            return Some(!t.find_type(TypeNamespace::Ordinary, &format!("btf_trace_{name}")).ok()?.is_empty());
+        };
         let syscall = name.starts_with("sys_enter_") || name.starts_with("sys_exit_");
         if category == "syscalls" {
             if !syscall {
@@ -171,6 +181,9 @@ impl<'a> KernelFacts<'a> {
     /// Event names matching a tracepoint wildcard (the category is not known here, so
     /// only what fits the `syscalls` rule is filtered).
     pub fn events_matching(&self, category: &str, pattern: &str) -> Option<Vec<String>> {
+        if DYNAMIC_CATEGORIES.contains(&category) || category.contains('*') {
+            return None;
+        }
         let events = self.events.as_ref()?;
         if category == "syscalls" && !self.events_have_syscalls {
             return None;
