@@ -83,9 +83,16 @@ pub enum Outcome {
     Value { value: u64 },
     /// libbpf replaces the instruction with an invalid call: the verifier rejects the
     /// program if that instruction is reachable.
-    Poisoned { reason: String },
+    Poisoned {
+        #[serde(rename = "error")]
+        reason: String,
+    },
     /// libbpf refuses the whole object (`failed to relocate`, `failed to patch`).
-    Failed { errno: i32, reason: String },
+    Failed {
+        errno: i32,
+        #[serde(rename = "error")]
+        reason: String,
+    },
 }
 
 impl Outcome {

@@ -1,0 +1,166 @@
+//! `fevlint check` and `fevlint bpf relocations` on compiled BPF objects: a program built
+//! here by clang 14 (`tests/bpf/drift.bpf.c`, against a `vmlinux.h` of Debian 6.1) and a
+//! libbpf-skeleton tool embedding it (`tests/bpf/host.c`), checked against the 6.1 and 6.12
+//! fixtures: findings at the `.bpf.c` lines (text, JSON, SARIF), exit status, and the
+//! relocation records. Needs clang, gcc, bpftool and libbpf-dev (install-test-deps.sh).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn kernel(name: &str) -> PathBuf {
+    repo().join("fixtures/kernels").join(name)
+}
+
+fn run(cmd: &mut Command) -> std::process::Output {
+    let out =
+        cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} (scripts/install-test-deps.sh installs it)"));
+    assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+/// Builds drift.bpf.o (and the skeleton host) in a scratch folder.
+fn build(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fevlint-bpf-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let k = fevlint::kernel::Kernel::open(&kernel("6.1.0-56-amd64")).expect("fixture");
+    let btf = dir.join("6.1.btf");
+    std::fs::write(&btf, k.inputs().btf.as_ref().expect("BTF").value.as_ref()).expect("write BTF");
+    let h = run(Command::new("bpftool").args(["btf", "dump", "file"]).arg(&btf).args(["format", "c"]));
+    std::fs::write(dir.join("vmlinux.h"), h.stdout).expect("vmlinux.h");
+    for f in ["drift.bpf.c", "host.c"] {
+        std::fs::copy(repo().join("server/tests/bpf").join(f), dir.join(f)).expect("copy source");
+    }
+    run(Command::new("clang").current_dir(&dir).args([
+        "-g",
+        "-O2",
+        "-target",
+        "bpf",
+        "-D__TARGET_ARCH_x86",
+        "-I.",
+        "-c",
+        "drift.bpf.c",
+        "-o",
+        "drift.bpf.o",
+    ]));
+    let skel = run(Command::new("bpftool").current_dir(&dir).args(["gen", "skeleton", "drift.bpf.o"]));
+    std::fs::write(dir.join("drift.skel.h"), skel.stdout).expect("skeleton");
+    run(Command::new("gcc").current_dir(&dir).args(["-I.", "host.c", "-o", "host", "-lbpf"]));
+    dir
+}
+
+fn fevlint(dir: &Path, args: &[&str]) -> std::process::Output {
+    let (path, words) = args.split_last().expect("a path");
+    Command::new(env!("CARGO_BIN_EXE_fevlint"))
+        .current_dir(dir)
+        .args(words)
+        .args(["-k"])
+        .arg(kernel("6.1.0-56-amd64"))
+        .args(["-k"])
+        .arg(kernel("6.12.117+deb12-amd64"))
+        .arg(path)
+        .output()
+        .expect("fevlint runs")
+}
+
+/// The line of `drift.bpf.c` that contains `needle`.
+fn line_of(dir: &Path, needle: &str) -> u64 {
+    let text = std::fs::read_to_string(dir.join("drift.bpf.c")).expect("source");
+    text.lines().position(|l| l.contains(needle)).expect("needle") as u64 + 1
+}
+
+#[test]
+fn objects_and_skeleton_binaries_are_checked_at_their_source_lines() {
+    let dir = build("check");
+    let out = fevlint(&dir, &["check", "--format", "json", "drift.bpf.o"]);
+    assert_eq!(out.status.code(), Some(1), "errors found: {}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let diags = json["diagnostics"].as_array().expect("diagnostics");
+    let find = |code: &str, what: &str| {
+        diags
+            .iter()
+            .filter(|d| d["code"] == code && d["message"].as_str().is_some_and(|m| m.contains(what)))
+            .collect::<Vec<_>>()
+    };
+    // f_version: in 6.1's struct file, gone in 6.12 (drift, named with both kernels).
+    let drift = find("B604", "f_version");
+    assert_eq!(drift.len(), 1, "{diags:#?}");
+    assert_eq!(drift[0]["kernel"], "6.12.117+deb12-amd64");
+    assert!(drift[0]["message"].as_str().expect("message").contains("resolves on 6.1.0-56-amd64 but not on"));
+    assert!(drift[0]["file"].as_str().expect("file").ends_with("drift.bpf.c"));
+    let read_line = line_of(&dir, "BPF_KPROBE(read_version");
+    let at = drift[0]["line"].as_u64().expect("line");
+    assert!(at == read_line || at == read_line + 1, "line {at}");
+    // Attach points: a kprobe on a function renamed in 6.12, a tracepoint nobody has.
+    let alloc = find("B611", "__alloc_pages");
+    assert_eq!(alloc.len(), 1, "{diags:#?}");
+    assert_eq!(alloc[0]["line"].as_u64(), Some(line_of(&dir, "SEC(\"kprobe/__alloc_pages\")")));
+    assert_eq!(find("B611", "no_such_tracepoint").len(), 2);
+    assert!(find("B611", "sched_switch").is_empty() && find("B611", "do_sys_open").is_empty());
+    // The guarded `state` read is dead code on both kernels: information, not an error.
+    assert_eq!(find("B602", "task_struct___old.state").len(), 2);
+    assert!(find("B601", "").is_empty() && find("B603", "").is_empty(), "{diags:#?}");
+
+    // SARIF points at the C source.
+    let out = fevlint(&dir, &["check", "--format", "sarif", "drift.bpf.o"]);
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).expect("SARIF");
+    let uris: Vec<&str> = sarif["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter_map(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str())
+        .collect();
+    assert!(!uris.is_empty() && uris.iter().all(|u| u.ends_with("drift.bpf.c")), "{uris:?}");
+
+    // The skeleton tool: the object is found inside the executable, with the same findings.
+    let out = fevlint(&dir, &["check", "--format", "json", "host"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let codes: Vec<&str> =
+        json["diagnostics"].as_array().expect("diags").iter().filter_map(|d| d["code"].as_str()).collect();
+    let mut want: Vec<&str> = diags.iter().filter_map(|d| d["code"].as_str()).collect();
+    let mut got = codes.clone();
+    want.sort_unstable();
+    got.sort_unstable();
+    assert_eq!(got, want);
+    let text = fevlint(&dir, &["check", "--color", "never", "host"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("checked 1 BPF object (7 programs"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn relocations_are_listed_per_kernel() {
+    let dir = build("relocations");
+    let out = fevlint(&dir, &["bpf", "relocations", "--format", "json", "drift.bpf.o"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let records: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let records = records.as_array().expect("records");
+    let per_kernel = |k: &str| records.iter().filter(|r| r["kernel"] == k).count();
+    assert!(per_kernel("6.1.0-56-amd64") > 0);
+    assert_eq!(per_kernel("6.1.0-56-amd64"), per_kernel("6.12.117+deb12-amd64"));
+    for r in records {
+        for field in ["kernel", "section", "index", "insn_off", "kind", "type", "access", "source"] {
+            assert!(!r[field].is_null(), "{field} missing: {r}");
+        }
+        assert!(r["value"].is_u64() != r["error"].is_string(), "value or error: {r}");
+    }
+    let version = |k: &str| {
+        records
+            .iter()
+            .find(|r| {
+                r["kernel"] == k
+                    && r["type"] == "struct file"
+                    && r["local_spec"].as_str().is_some_and(|s| s.contains(".f_version "))
+            })
+            .unwrap_or_else(|| panic!("f_version on {k}"))
+            .clone()
+    };
+    assert_eq!(version("6.1.0-56-amd64")["value"], 184);
+    assert_eq!(version("6.12.117+deb12-amd64")["outcome"], "poisoned");
+    let _ = std::fs::remove_dir_all(&dir);
+}
