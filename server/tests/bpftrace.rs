@@ -85,6 +85,12 @@ fn each_rule_fires_on_its_defect() {
             "kprobe:tcp_connect { $sk = (struct sock *)arg0; @[$sk->sk_daddr] = count(); }",
             "T411 error: `struct sock` has no member `sk_daddr` in 6.12.117+deb12-amd64",
         ),
+        ("kfunc:vfs_read { @[str(args->count)] = count(); }", "T412 warning: `str()` of an integer (`size_t`) in 6.12.117+deb12-amd64"),
+        (
+            "kfunc:vfs_read { $f = args->file; @[str($f->f_pos)] = count(); }",
+            "T412 warning: `str()` of an integer (`loff_t`) in 6.12.117+deb12-amd64",
+        ),
+        ("kfunc:vfs_read { @[args->file->f_nope] = count(); }", "T411 error: `struct file` has no member `f_nope` in 6.12.117+deb12-amd64"),
     ];
     for (script, want) in cases {
         let got = findings(script, &[k612()]);
@@ -100,6 +106,7 @@ fn each_rule_fires_on_its_defect() {
         "kprobe:tcp_connect { $sk = (struct sock *)arg0; @[$sk->__sk_common.skc_daddr, ((struct sock *)arg0)->sk_rcvbuf] = count(); }",
         "struct sock { int sk_daddr; } kprobe:tcp_connect { $sk = (struct sock *)arg0; @[$sk->sk_daddr] = count(); }",
         "kprobe:vfs_* { @[func] = count(); }",
+        "kfunc:vfs_read { @[str(args->file->f_path.dentry->d_name.name), str(args->buf)] = count(); }",
         "BEGIN { exit(); } uprobe:/bin/bash:readline { } interval:s:1 { } profile:hz:99 { } software:cpu-clock:1000 { }",
     ] {
         assert_eq!(findings(script, &[k612()]), Vec::<String>::new(), "{script}");

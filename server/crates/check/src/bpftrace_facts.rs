@@ -361,9 +361,29 @@ pub struct Typer<'k, 'a> {
     pub vars: HashMap<String, Option<TypeRef>>,
     pub script_types: &'a HashSet<String>,
     pub includes: bool,
+    /// `args->name` -> the kfunc parameter's BTF type (empty for other probes).
+    pub args: HashMap<String, TypeRef>,
 }
 
 impl<'k> Typer<'k, '_> {
+    /// The C type of a value where fevlint can tell: a member reached through a typed
+    /// base, or a kfunc's `args->param`.
+    pub fn value_type(&self, e: &Expr) -> Option<TypeRef> {
+        match &e.kind {
+            ExprKind::Field { base, field, arrow, .. } => {
+                if matches!(&base.kind, ExprKind::Builtin(b) if b == "args") {
+                    return self.args.get(field).copied();
+                }
+                let b = self.type_of(base)?;
+                if b.pointers != u8::from(*arrow) {
+                    return None;
+                }
+                member(self.types, b.ty, field, false)?
+            }
+            _ => None,
+        }
+    }
+
     /// The pointer type a cast gives: `(struct T *)e` is `struct T *`, found as the
     /// pointer target plus one level of `->`.
     pub fn type_of(&self, e: &Expr) -> Option<KType> {
@@ -380,6 +400,9 @@ impl<'k> Typer<'k, '_> {
                 Some(KType { ty: *t, pointers: 1 })
             }
             ExprKind::Field { base, field, arrow, .. } => {
+                if matches!(&base.kind, ExprKind::Builtin(b) if b == "args") {
+                    return self.args.get(field).map(|t| KType::from_ref(self.types, *t));
+                }
                 let b = self.type_of(base)?;
                 let want_pointers = if *arrow { 1 } else { 0 };
                 if b.pointers != want_pointers {
@@ -408,6 +431,50 @@ impl KType {
             Ok((_, Type::Pointer { target })) => KType { ty: target, pointers: 1 },
             _ => KType { ty, pointers: 0 },
         }
+    }
+}
+
+/// A typer for one probe: its `$variables`, and its kfunc's parameters as `args`.
+pub fn typer_for<'k, 'a>(
+    f: &KernelFacts<'_>,
+    types: &'k dyn TypeSource,
+    probe: &Probe,
+    script_types: &'a HashSet<String>,
+    includes: bool,
+) -> Typer<'k, 'a> {
+    let mut args = HashMap::new();
+    if let Some((kind, facts)) = probe_function(f, probe) {
+        if kind.is_btf_function() && facts.prototypes.len() == 1 {
+            for p in &facts.prototypes[0].proto.params {
+                if let Some(n) = &p.name {
+                    args.insert(n.clone(), p.ty);
+                }
+            }
+        }
+    }
+    let mut typer = Typer { types, vars: HashMap::new(), script_types, includes, args };
+    variable_types(&mut typer, probe);
+    typer
+}
+
+/// What `str()` reads from a value of C type `ty`: `Ok(())` a string (a char array or a
+/// pointer to char), `Err(what it is)` otherwise.
+pub fn string_kind(t: &dyn TypeSource, ty: TypeRef) -> Result<(), String> {
+    let name = layout::type_name(t, ty).unwrap_or_default();
+    let is_char = |ty: TypeRef| {
+        matches!(layout::strip(t, ty), Ok((_, Type::Int { is_char: true, .. })) | Ok((_, Type::Int { size: 1, .. })))
+    };
+    match layout::strip(t, ty) {
+        Ok((_, Type::Array { element, .. })) if is_char(element) => Ok(()),
+        Ok((_, Type::Pointer { target }))
+            if is_char(target) || matches!(layout::strip(t, target), Ok((_, Type::Void))) =>
+        {
+            Ok(())
+        }
+        Ok((_, Type::Pointer { .. })) => Err(format!("a pointer to no string (`{name}`)")),
+        Ok((_, Type::Int { .. } | Type::Enum { .. })) => Err(format!("an integer (`{name}`)")),
+        Ok((_, Type::Struct(_) | Type::Union(_))) => Err(format!("a struct or union (`{name}`)")),
+        _ => Ok(()),
     }
 }
 

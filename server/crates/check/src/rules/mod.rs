@@ -56,6 +56,7 @@ mod t406_address_not_value;
 mod t407_via_container;
 mod t410_bt_unknown_args_field;
 mod t411_bt_unknown_member;
+mod t412_bt_str_not_string;
 
 /// What a rule may look at.
 #[derive(Debug)]
@@ -266,6 +267,7 @@ pub static REGISTRY: &[&Rule] = &[
     &t407_via_container::RULE,
     &t410_bt_unknown_args_field::RULE,
     &t411_bt_unknown_member::RULE,
+    &t412_bt_str_not_string::RULE,
 ];
 
 /// A bpftrace rule's check: over a bpftrace script's parse and one kernel.
@@ -283,6 +285,7 @@ pub static BT_RULES: &[(&Rule, BtCheck)] = &[
     (&s010_bt_syntax_error::RULE, s010_bt_syntax_error::check),
     (&t410_bt_unknown_args_field::RULE, t410_bt_unknown_args_field::check),
     (&t411_bt_unknown_member::RULE, t411_bt_unknown_member::check),
+    (&t412_bt_str_not_string::RULE, t412_bt_str_not_string::check),
 ];
 
 /// Whether a rule is about bpftrace scripts (its examples are `bt` code).

@@ -2,7 +2,7 @@
 //! member the type does not have on this kernel.
 
 use super::Rule;
-use crate::bpftrace_facts::{member, probe_exprs, variable_types, BtContext, Typer};
+use crate::bpftrace_facts::{member, probe_exprs, typer_for, BtContext};
 use crate::diagnostic::{Diagnostic, Severity};
 use fevlint_bpftrace::{Expr, ExprKind};
 use fevlint_types::layout;
@@ -56,8 +56,7 @@ pub fn member_uses(cx: &BtContext<'_>) -> Vec<(String, String, fevlint_bpftrace:
             continue;
         }
         seen.push(probe);
-        let mut typer = Typer { types, vars: Default::default(), script_types: &defined, includes };
-        variable_types(&mut typer, probe);
+        let typer = typer_for(f, types, probe, &defined, includes);
         probe_exprs(probe, &mut |e: &Expr| {
             let ExprKind::Field { base, field, field_span, arrow } = &e.kind else { return };
             let Some(kt) = typer.type_of(base) else { return };
