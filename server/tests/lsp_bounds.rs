@@ -135,5 +135,14 @@ async fn a_document_over_the_size_limit_is_refused_and_the_server_keeps_serving(
         pasted["params"]["diagnostics"][0]["message"].as_str().is_some_and(|m| m.contains("not checked")),
         "{pasted:#}"
     );
+    // Said once, when it happens, as on open; its status says it is not checked.
+    let told = c.wait("the message after the paste", |v| v["method"] == "window/showMessage").await;
+    assert!(told["params"]["message"].as_str().is_some_and(|m| m.contains("not checked")), "{told:#}");
+    let status = c
+        .wait("its status", |v| {
+            v["method"] == "fevlint/status" && v["params"]["uri"] == small && v["params"]["checked"] == false
+        })
+        .await;
+    assert!(status["params"]["refused"].as_str().is_some(), "{status:#}");
     c.finish().await;
 }

@@ -164,6 +164,18 @@ impl tower_lsp_server::ls_types::notification::Notification for Status {
     const METHOD: &'static str = "fevlint/status";
 }
 
+/// What an edit did to a document over the size limit (or taken over it).
+enum LargeEdit {
+    /// Still over the limit; `newly` when this edit took a checked document over it.
+    Refused {
+        why: String,
+        newly: bool,
+    },
+    /// Under the limit again: checked from now on.
+    Checked,
+    Failed(String),
+}
+
 /// An open document over the size limit: only its text is kept, so that edits can bring
 /// it under the limit.
 struct Large {
@@ -404,15 +416,11 @@ impl Inner {
         state.shown.retain(|p| current.contains(p));
     }
 
-    /// Applies an edit to a document over the size limit: `None` when `uri` is not one,
-    /// `Err(why)` when it still is, else whether opening it as a document worked.
-    fn change_large(
-        &self,
-        uri: &Uri,
-        version: i32,
-        changes: &[TextDocumentContentChangeEvent],
-    ) -> Option<std::result::Result<std::result::Result<(), String>, String>> {
+    /// Applies an edit to a document over the size limit, or to one the edit may take over
+    /// it; `None` for any other.
+    fn change_large(&self, uri: &Uri, version: i32, changes: &[TextDocumentContentChangeEvent]) -> Option<LargeEdit> {
         let mut state = self.lock();
+        let mut was_checked = false;
         let encoding = state.encoding;
         // A checked document an edit may take over the limit (a 19 MB paste) leaves the
         // checks before the edit is read: at most this many bytes and lines are added.
@@ -424,6 +432,7 @@ impl Inner {
                 return None;
             }
             let doc = state.docs.remove(uri)?;
+            was_checked = true;
             state.large.insert(
                 uri.clone(),
                 Large { rope: doc.rope, settings: doc.settings, mainline: doc.mainline, bpftrace: doc.bpftrace },
@@ -442,20 +451,18 @@ impl Inner {
             }
         }
         if let Some(why) = too_large(&large.rope) {
-            return Some(Err(why));
+            return Some(LargeEdit::Refused { why, newly: was_checked });
         }
         let large = state.large.remove(uri)?;
         let text = large.rope.to_string();
-        Some(Ok(
-            match guarded(|| Document::with_dialects(text, version, large.settings, large.mainline, large.bpftrace)) {
-                Ok(mut d) => {
-                    d.encoding = encoding;
-                    state.docs.insert(uri.clone(), d);
-                    Ok(())
-                }
-                Err(p) => Err(format!("opening {} failed: {p}", uri.as_str())),
-            },
-        ))
+        Some(match guarded(|| Document::with_dialects(text, version, large.settings, large.mainline, large.bpftrace)) {
+            Ok(mut d) => {
+                d.encoding = encoding;
+                state.docs.insert(uri.clone(), d);
+                LargeEdit::Checked
+            }
+            Err(p) => LargeEdit::Failed(format!("opening {} failed: {p}", uri.as_str())),
+        })
     }
 
     /// Publishes the one diagnostic of a document over the size limit.
@@ -1067,10 +1074,16 @@ impl LanguageServer for Backend {
         let version = params.text_document.version;
         match self.0.change_large(&uri, version, &params.content_changes) {
             None => {}
-            Some(Err(why)) => return self.0.publish_refusal(&uri, version, &why),
-            Some(Ok(Err(failure))) => return self.0.log(MessageType::ERROR, failure).await,
-            Some(Ok(Ok(()))) => {
-                // Under the limit again: checked from now on.
+            Some(LargeEdit::Refused { why, newly }) => {
+                self.0.publish_refusal(&uri, version, &why);
+                if newly {
+                    self.0.client.show_message(MessageType::WARNING, format!("fevlint: {why}")).await;
+                    self.0.send_status(std::slice::from_ref(&uri)).await;
+                }
+                return;
+            }
+            Some(LargeEdit::Failed(failure)) => return self.0.log(MessageType::ERROR, failure).await,
+            Some(LargeEdit::Checked) => {
                 self.0.sync_kernels(false);
                 self.0.publish(uri.clone(), version).await;
                 self.0.schedule_kernel(uri.clone(), version);
