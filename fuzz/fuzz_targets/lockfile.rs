@@ -1,7 +1,7 @@
 //! Fuzzes the `fevlint.lock` reader: TOML, the schema, the version check.
 #![no_main]
 
-use fevlint::lock::Lock;
+use fevlint_check::lock::Lock;
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 

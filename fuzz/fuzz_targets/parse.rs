@@ -1,14 +1,14 @@
 //! Fuzzes the whole syntax layer: bytes in, diagnostics and a tree out, never a panic.
 #![no_main]
 
-use fevlint::syntax::{machine, Parser, Target};
+use fevlint_syntax::{machine, Parser, Target};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let target = if data.first().is_some_and(|b| b & 1 == 1) { Target::X86_32 } else { Target::X86_64 };
     let mut parser = Parser::new();
     let (text, diagnostics) =
-        fevlint::analysis::check(&mut parser, data.to_vec(), &fevlint::analysis::Options::new(target));
+        fevlint_check::analysis::check(&mut parser, data.to_vec(), &fevlint_check::analysis::Options::new(target));
     for d in &diagnostics {
         assert!(d.span.start <= d.span.end && d.span.end <= text.len() + 1);
     }
@@ -21,5 +21,5 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
-    let _ = fevlint::render::json::render(&[fevlint::render::FileReport { name: "fuzz".into(), text, diagnostics }]);
+    let _ = fevlint_check::render::json::render(&[fevlint_check::render::FileReport { name: "fuzz".into(), text, diagnostics }]);
 });

@@ -2,7 +2,7 @@
 //! the language server's layer.
 #![no_main]
 
-use fevlint::config::Config;
+use fevlint_check::config::Config;
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
@@ -11,5 +11,5 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(c) = Config::parse(Path::new("/p/fevlint.toml"), text) {
         let _ = c.settings();
     }
-    let _ = fevlint::lsp::config::Layer::from_toml(text, Path::new("/p"));
+    let _ = fevlint_lsp::config::Layer::from_toml(text, Path::new("/p"));
 });

@@ -10,9 +10,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use fevlint::analysis::{check, count_definitions, Options};
-use fevlint::kernel::Kernel;
-use fevlint::syntax::{Parser, Target};
+use fevlint_check::analysis::{check, count_definitions, Options};
+use fevlint_kernel::Kernel;
+use fevlint_syntax::{Parser, Target};
 
 const DEFINITIONS: usize = 1000;
 

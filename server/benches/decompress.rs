@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fevlint_load::bzimage::{extract_vmlinux, is_bzimage};
+use fevlint_load::bzimage::extract_vmlinux;
+use fevlint_load::decompress::is_bzimage;
 use fevlint_load::decompress::{decompress, decompress_auto};
 use fevlint_load::symbols::{FilterFunctions, SymbolTable};
 use fevlint_load::{Codec, Limits, Origin};

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use fevlint::kernel::Kernel;
 use fevlint_diff::Filter;
+use fevlint_kernel::Kernel;
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();

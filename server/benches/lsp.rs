@@ -58,7 +58,7 @@ fn realistic(lines: usize) -> String {
     for name in list.lines() {
         *count.entry(name).or_default() += 1;
     }
-    let k = fevlint::kernel::Kernel::open(&fixtures().join("kernels/6.12.117+deb12-amd64")).expect("6.12 kernel");
+    let k = fevlint_kernel::Kernel::open(&fixtures().join("kernels/6.12.117+deb12-amd64")).expect("6.12 kernel");
     let mut names = list.lines().filter(|n| !n.contains('.') && count[n] == 1 && !used.contains(*n));
     while out.len() < lines {
         if out.len() % 5 == 4 {
@@ -76,7 +76,7 @@ fn realistic(lines: usize) -> String {
 
 /// A definition of `name` as its author would write it: its first parameter (when it is
 /// a scalar or pointer), typed by its size; none when the prototype is unknown.
-fn definition(k: &fevlint::kernel::Kernel, name: &str) -> Option<String> {
+fn definition(k: &fevlint_kernel::Kernel, name: &str) -> Option<String> {
     let facts = k.function(name).ok()?;
     let [info] = facts.prototypes.as_slice() else { return None };
     let Some(p) = info.proto.params.first() else { return Some(format!("{name}()")) };

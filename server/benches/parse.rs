@@ -4,7 +4,7 @@
 //! (tokenizer + state machine: what `fevlint check` runs), the tree-sitter tree (what
 //! editors get), and both together (what the language server does on open).
 
-use fevlint::syntax::{Parser, Target};
+use fevlint_syntax::{Parser, Target};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -71,10 +71,10 @@ fn main() {
     });
     measure("full check with rules", lines, || {
         black_box(
-            fevlint::analysis::check(
+            fevlint_check::analysis::check(
                 &mut parser,
                 black_box(&text).as_bytes().to_vec(),
-                &fevlint::analysis::Options::new(Target::X86_64),
+                &fevlint_check::analysis::Options::new(Target::X86_64),
             )
             .1,
         );

@@ -2,8 +2,8 @@
 //! kernel's reference parser does, at the same token, with the kernel's message; and
 //! the tree-sitter grammar never flags a line the kernel accepts.
 
-use fevlint::syntax::machine::{RejectKind, Target};
-use fevlint::syntax::{lex, Parser};
+use fevlint_syntax::machine::{RejectKind, Target};
+use fevlint_syntax::{lex, Parser};
 
 #[derive(Debug)]
 enum Expect {
@@ -73,7 +73,7 @@ fn parse_expect(spec: &str) -> Expect {
 /// Byte offset of the nth kernel token equal to `token`.
 fn nth_token(line: &str, token: &[u8], nth: usize) -> Option<usize> {
     let mut toks = Vec::new();
-    lex::tokens(line, fevlint::syntax::Span::new(0, line.find('#').unwrap_or(line.len())), &mut toks);
+    lex::tokens(line, fevlint_syntax::Span::new(0, line.find('#').unwrap_or(line.len())), &mut toks);
     toks.iter().filter(|t| &line.as_bytes()[t.span.start..t.span.end] == token).nth(nth - 1).map(|t| t.span.start)
 }
 

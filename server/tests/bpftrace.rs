@@ -2,8 +2,8 @@
 //! and 6.12 (what they draw, pinned), one defect per rule on 6.12, and the command line
 //! (folders, stdin recognised by content, JSON).
 
-use fevlint::bpftrace::check;
-use fevlint::kernel::Kernel;
+use fevlint_check::bpftrace::check;
+use fevlint_kernel::Kernel;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 

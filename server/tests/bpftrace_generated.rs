@@ -184,13 +184,13 @@ fn generate(kernel: &str) -> Vec<Case> {
 }
 
 fn judge(kernel: &str) -> (usize, String, Vec<String>) {
-    let k = fevlint::kernel::Kernel::open(&kernel_dir(kernel)).expect("kernel");
+    let k = fevlint_kernel::Kernel::open(&kernel_dir(kernel)).expect("kernel");
     let cases = generate(kernel);
     // One script: each probe on its own line; findings go back to their probe by line.
     let text: String = cases.iter().map(|c| format!("{}\n", c.probe)).collect();
     let starts: Vec<usize> =
         std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).take(cases.len()).collect();
-    let diags = fevlint::bpftrace::check(&text, &[&k]);
+    let diags = fevlint_check::bpftrace::check(&text, &[&k]);
     let mut by_case: Vec<Vec<&'static str>> = vec![Vec::new(); cases.len()];
     for d in &diags {
         let i = starts.partition_point(|&s| s <= d.span.start) - 1;

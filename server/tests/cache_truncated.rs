@@ -4,7 +4,7 @@
 //!
 //! In-process, and alone in its binary: a SIGBUS would end the whole test process.
 
-use fevlint::kernel::Kernel;
+use fevlint_kernel::Kernel;
 use fevlint_load::cache;
 use std::path::{Path, PathBuf};
 

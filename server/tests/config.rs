@@ -179,9 +179,9 @@ fn the_library_finds_the_same_config_for_the_language_server() {
     write(&dir.join("fevlint.toml"), "select = [\"S\"]\n");
     write(&dir.join("sub/fevlint.toml"), "kernels = [\"k\"]\n");
     std::fs::create_dir_all(dir.join("sub/deeper")).expect("mkdir");
-    let found = fevlint::config::Config::find(&dir.join("sub/deeper")).expect("valid").expect("found");
+    let found = fevlint_check::config::Config::find(&dir.join("sub/deeper")).expect("valid").expect("found");
     assert_eq!(found.path, dir.join("sub/fevlint.toml"));
     assert_eq!(found.kernels, [dir.join("sub/k")]);
-    let top = fevlint::config::Config::find(&dir).expect("valid").expect("found");
+    let top = fevlint_check::config::Config::find(&dir).expect("valid").expect("found");
     assert_eq!(top.settings().select, Some(vec!["S".to_owned()]));
 }

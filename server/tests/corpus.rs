@@ -25,10 +25,10 @@
 //! of diagnostics must equal the set of expectations exactly; a mismatch is allowed only
 //! when [`KNOWN_WRONG`] records it, and then it must stay exactly as recorded.
 
-use fevlint::analysis::{check, Options};
-use fevlint::diagnostic::Diagnostic;
-use fevlint::kernel::Kernel;
-use fevlint::syntax::{Parser, Target};
+use fevlint_check::analysis::{check, Options};
+use fevlint_check::diagnostic::Diagnostic;
+use fevlint_kernel::Kernel;
+use fevlint_syntax::{Parser, Target};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
@@ -254,13 +254,13 @@ fn check_fixture(name: &str, text: &str, known: &[KnownWrong]) -> (Vec<String>, 
         match lock_kernel {
             Some(lk) => {
                 let entries: Vec<_> =
-                    fevlint::analysis::meanings(parser, text, lk).into_iter().map(|(_, _, m)| m).collect();
-                fevlint::analysis::check(
+                    fevlint_check::analysis::meanings(parser, text, lk).into_iter().map(|(_, _, m)| m).collect();
+                fevlint_check::analysis::check(
                     parser,
                     text.as_bytes().to_vec(),
                     &Options::new(Target::X86_64)
                         .kernels(&kernels)
-                        .settings(&fevlint::config::Settings::default())
+                        .settings(&fevlint_check::config::Settings::default())
                         .lock(Some((lk.name.as_str(), entries.as_slice()))),
                 )
                 .1
@@ -347,7 +347,7 @@ fn corpus_files() -> Vec<PathBuf> {
 }
 
 fn definitions(text: &str) -> usize {
-    fevlint::analysis::count_definitions(text)
+    fevlint_check::analysis::count_definitions(text)
 }
 
 #[test]
@@ -371,9 +371,9 @@ fn corpus() {
     assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
     assert!(total >= 80, "the corpus has {total} definitions, want at least 80");
     // bpftrace rules have their defects in server/tests/bpftrace.rs.
-    let missing: Vec<&str> = fevlint::rules::REGISTRY
+    let missing: Vec<&str> = fevlint_check::rules::REGISTRY
         .iter()
-        .filter(|r| !fevlint::rules::is_bpftrace(r))
+        .filter(|r| !fevlint_check::rules::is_bpftrace(r))
         .map(|r| r.code)
         .filter(|c| !fired.contains(*c))
         .collect();

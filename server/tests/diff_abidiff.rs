@@ -2,8 +2,8 @@
 //! abidiff 2.2 reported them for the fixture pairs. The reports are recorded in
 //! `fixtures/kernels/diff-reference/` by its `record.sh` (abidiff is not needed here).
 
-use fevlint::kernel::Kernel;
 use fevlint_diff::{Filter, KernelDiff, MemberChange, TypeChange};
+use fevlint_kernel::Kernel;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 

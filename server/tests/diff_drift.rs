@@ -1,8 +1,8 @@
 //! `fevlint_diff` on real drift between the fixture kernels. Every offset asserted here
 //! was read with `pahole -F btf -C NAME` on the same raw BTF (pahole 1.24).
 
-use fevlint::kernel::Kernel;
 use fevlint_diff::{Filter, FunctionChange, KernelDiff, MemberChange, Successor, TraceState, TypeChange, TypeDiff};
+use fevlint_kernel::Kernel;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 

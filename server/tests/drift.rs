@@ -10,13 +10,13 @@
 //!   diagnostic with both kernels; the same file against 6.12 does drift (so the rules
 //!   did run).
 
-use fevlint::analysis::{check, Options};
-use fevlint::diagnostic::Diagnostic;
-use fevlint::kernel::Kernel;
-use fevlint::rules::drift::{compare, Change, Edit};
-use fevlint::rules::meaning::{summarize, DefinitionMeaning};
-use fevlint::rules::resolve::resolve;
-use fevlint::syntax::{Parsed, Parser, Target};
+use fevlint_check::analysis::{check, Options};
+use fevlint_check::diagnostic::Diagnostic;
+use fevlint_check::rules::drift::{compare, Change, Edit};
+use fevlint_check::rules::meaning::{summarize, DefinitionMeaning};
+use fevlint_check::rules::resolve::resolve;
+use fevlint_kernel::Kernel;
+use fevlint_syntax::{Parsed, Parser, Target};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};

@@ -73,7 +73,7 @@ fn elf_core(notes: &[u8], vaddr: u64, data: &[u8]) -> Vec<u8> {
 #[test]
 fn a_vmlinuz_names_symbols_from_its_own_kallsyms() {
     let vmlinuz = kernel_dir().join("vmlinuz");
-    let kernel = fevlint::kernel::Kernel::open(&vmlinuz).expect("vmlinuz");
+    let kernel = fevlint_kernel::Kernel::open(&vmlinuz).expect("vmlinuz");
     let build_id = kernel.inputs().elf.as_ref().and_then(|e| e.value.build_id_hex()).expect("a build-id");
     let map = system_map();
     let (banner, vfs_read) = (map["linux_banner"], map["vfs_read"]);

@@ -14,8 +14,8 @@
 //!   records for the same call, and every line of `examples/vfs.dynevents`, whose events
 //!   fire.
 
-use fevlint::dynevents::{self, KernelEnv};
-use fevlint::kernel::Kernel;
+use fevlint_check::dynevents::{self, KernelEnv};
+use fevlint_kernel::Kernel;
 use fevlint_mainline::{Assumption, Line, Rejection, Session};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -139,7 +139,7 @@ fn a_6_1_script_drifts_on_6_12_and_fix_restores_its_members() {
     // 0) and an error in `*.fev`: every finding now has its rule's registered severity.
     for d in v["diagnostics"].as_array().into_iter().flatten() {
         let code = d["code"].as_str().unwrap_or_default();
-        let rule = fevlint::rules::by_code(code).expect("a registered rule");
+        let rule = fevlint_check::rules::by_code(code).expect("a registered rule");
         assert_eq!(d["severity"].as_str(), Some(rule.severity.as_str()), "{code}: {d}");
     }
     let (out, _, code) = fevlint(&["check", "--kernel", k61, "--kernel", k612, "vfs.dynevents"], &dir);

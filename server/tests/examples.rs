@@ -1,8 +1,8 @@
 //! Every definition in `examples/` parses cleanly (the kernel would accept it) and
 //! draws no diagnostic; the rejected spec example is rejected as the kernel does.
 
-use fevlint::analysis::{check, Options};
-use fevlint::syntax::{Parser, Target};
+use fevlint_check::analysis::{check, Options};
+use fevlint_syntax::{Parser, Target};
 use std::path::Path;
 
 #[test]
@@ -54,15 +54,15 @@ fn rejected_example_is_rejected_with_the_kernel_message() {
 #[test]
 fn kernel_line_cache_matches_the_full_check() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels/6.12.117+deb12-amd64");
-    let kernel = fevlint::kernel::Kernel::open(&path).expect("6.12 fixture");
+    let kernel = fevlint_kernel::Kernel::open(&path).expect("6.12 fixture");
     let spec =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/spec.fev")).expect("spec");
-    let cache = fevlint::analysis::KernelLineCache::default();
+    let cache = fevlint_check::analysis::KernelLineCache::default();
     let mut parser = Parser::new();
     let edited = spec.replacen("perm_addr+558", "perm_addr+831", 1) + "vfs_read(u32 mode+14[0])\n";
     for text in [&spec, &spec, &edited] {
         let parse = parser.parse(text, Target::X86_64, None);
-        let full = fevlint::analysis::check_parse_kernel(&parse, text, &kernel);
+        let full = fevlint_check::analysis::check_parse_kernel(&parse, text, &kernel);
         let cached = cache.check(&parse, text, &kernel, 1);
         assert!(!full.is_empty());
         assert_eq!(full, cached);
@@ -76,12 +76,12 @@ fn kernel_line_cache_matches_the_full_check() {
 #[test]
 fn repeated_definitions_get_the_findings_of_the_lone_definition() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let kernels: Vec<fevlint::kernel::Kernel> =
+    let kernels: Vec<fevlint_kernel::Kernel> =
         ["6.1.0-47-amd64", "6.1.0-56-amd64", "6.12.117+deb12-amd64", "6.18.44-fc-v769"]
             .iter()
-            .map(|k| fevlint::kernel::Kernel::open(&root.join("fixtures/kernels").join(k)).expect("fixture"))
+            .map(|k| fevlint_kernel::Kernel::open(&root.join("fixtures/kernels").join(k)).expect("fixture"))
             .collect();
-    let refs: Vec<&fevlint::kernel::Kernel> = kernels.iter().collect();
+    let refs: Vec<&fevlint_kernel::Kernel> = kernels.iter().collect();
     let spec = std::fs::read_to_string(root.join("examples/spec.fev")).expect("spec");
     let defs: Vec<&str> = spec.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).collect();
     assert!(defs.len() > 10);

@@ -2,7 +2,7 @@
 //! code-scanning service requires (checked structurally), UTF-16 columns, relative URIs;
 //! GitHub workflow commands with their escaping.
 
-use fevlint::rules::REGISTRY;
+use fevlint_check::rules::REGISTRY;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -23,11 +23,11 @@
 //! mainline dialect's checks (`fevlint_check::dynevents`): no correct definition may get
 //! a finding there either, and the defective ones the kernel would misread are caught.
 
-use fevlint::analysis::{check, target_for, Options};
-use fevlint::diagnostic::Severity;
-use fevlint::dynevents;
-use fevlint::kernel::Kernel;
-use fevlint::syntax::Parser;
+use fevlint_check::analysis::{check, target_for, Options};
+use fevlint_check::diagnostic::Severity;
+use fevlint_check::dynevents;
+use fevlint_kernel::Kernel;
+use fevlint_syntax::Parser;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
@@ -1020,7 +1020,8 @@ fn judge_mainline(kernel_name: &str, cases: &[Case]) -> (Vec<String>, BTreeMap<&
             continue;
         };
         let name = format!("g{i}");
-        let Ok(e) = fevlint::emit::emit(parsed, target, &dialect, &env, &name, fevlint::emit::Flavor::Kprobe, &[])
+        let Ok(e) =
+            fevlint_check::emit::emit(parsed, target, &dialect, &env, &name, fevlint_check::emit::Flavor::Kprobe, &[])
         else {
             continue;
         };

@@ -1,8 +1,8 @@
 //! Bad input never crashes or hangs the checker: random bytes, invalid UTF-8, huge
 //! lines, endless redirects, NUL files. Each gets a diagnostic.
 
-use fevlint::analysis::{check, Options};
-use fevlint::syntax::{Parser, Target};
+use fevlint_check::analysis::{check, Options};
+use fevlint_syntax::{Parser, Target};
 
 fn codes(bytes: Vec<u8>) -> Vec<&'static str> {
     let (_, diags) = check(&mut Parser::new(), bytes, &Options::new(Target::X86_64));
@@ -363,7 +363,7 @@ fn atomic_writer_child() {
     let a = vec![b'a'; 48 << 20];
     let b = vec![b'b'; 48 << 20];
     for i in 0.. {
-        fevlint::write_atomic(&link, if i % 2 == 0 { &a } else { &b }).expect("write");
+        fevlint_check::write_atomic(&link, if i % 2 == 0 { &a } else { &b }).expect("write");
     }
 }
 
@@ -409,7 +409,7 @@ fn killed_writers_leave_no_temporary_file() {
         if !leftovers.is_empty() {
             // Killed between linkat and rename: the next write sweeps it.
             window_hits += 1;
-            fevlint::write_atomic(&d.join("link.fev"), b"original\n").expect("write");
+            fevlint_check::write_atomic(&d.join("link.fev"), b"original\n").expect("write");
             let names: Vec<_> = snapshot(&d).into_iter().map(|s| s.0).collect();
             assert_eq!(names, [d.join("link.fev"), d.join("real"), target.clone()], "round {round}");
         }

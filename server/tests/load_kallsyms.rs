@@ -2,7 +2,7 @@
 //! vmlinuz (fixture) against the System.map of the same build (fixture, from the `-dbg`
 //! package's build).
 
-use fevlint::kernel::Kernel;
+use fevlint_kernel::Kernel;
 use fevlint_load::kallsyms::kallsyms_text;
 use std::collections::HashMap;
 use std::path::Path;

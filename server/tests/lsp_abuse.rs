@@ -371,11 +371,11 @@ fn ten_thousand_hostile_edits_and_the_server_still_agrees_with_check_text() {
         .collect();
     assert!(versions.windows(2).all(|w| w[0] <= w[1]), "diagnostics are published in version order");
 
-    let mut parser = fevlint::syntax::Parser::new();
-    let want: Vec<Value> = fevlint::analysis::check(
+    let mut parser = fevlint_syntax::Parser::new();
+    let want: Vec<Value> = fevlint_check::analysis::check(
         &mut parser,
         text.as_bytes().to_vec(),
-        &fevlint::analysis::Options::new(fevlint::syntax::Target::X86_64),
+        &fevlint_check::analysis::Options::new(fevlint_syntax::Target::X86_64),
     )
     .1
     .iter()

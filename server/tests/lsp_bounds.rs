@@ -80,7 +80,7 @@ async fn a_document_over_the_size_limit_is_refused_and_the_server_keeps_serving(
     let mut c = Client::start();
     c.initialize(json!({}), Value::Null).await;
     let uri = "file:///tmp/fevlint-bounds/huge.fev";
-    let lines = fevlint::lsp::MAX_DOCUMENT_LINES;
+    let lines = fevlint_lsp::MAX_DOCUMENT_LINES;
     // One line over the limit (the empty last line counts, as the protocol counts it).
     let text = "x\n".repeat(lines);
     c.notify(

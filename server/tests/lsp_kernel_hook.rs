@@ -2,10 +2,10 @@
 //! the latest version only, and its findings are published merged with the syntax
 //! diagnostics, tagged with that version.
 
-use fevlint::diagnostic::{Diagnostic, Severity};
-use fevlint::kernel::Kernel;
-use fevlint::lsp::config::Settings;
-use fevlint::syntax::{Parse, Span};
+use fevlint_check::diagnostic::{Diagnostic, Severity};
+use fevlint_kernel::Kernel;
+use fevlint_lsp::config::Settings;
+use fevlint_syntax::{Parse, Span};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -14,7 +14,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 /// Reports K999 on the first definition and records which texts it saw.
 struct Fake(Arc<Mutex<Vec<String>>>);
 
-impl fevlint::lsp::KernelCheck for Fake {
+impl fevlint_lsp::KernelCheck for Fake {
     fn check(&self, text: &str, _parse: &Parse, _settings: &Settings, _kernels: &[Arc<Kernel>]) -> Vec<Diagnostic> {
         self.0.lock().expect("lock").push(text.to_owned());
         vec![Diagnostic {
@@ -68,7 +68,7 @@ async fn kernel_diagnostics_come_after_the_debounce_for_the_latest_version_only(
     let seen = Arc::new(Mutex::new(Vec::new()));
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server_io);
-    let server = tokio::spawn(fevlint::lsp::serve(server_read, server_write, Some(Arc::new(Fake(Arc::clone(&seen))))));
+    let server = tokio::spawn(fevlint_lsp::serve(server_read, server_write, Some(Arc::new(Fake(Arc::clone(&seen))))));
     let (client_read, mut client_write) = tokio::io::split(client_io);
     let mut client_read = BufReader::new(client_read);
 

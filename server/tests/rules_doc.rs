@@ -2,9 +2,9 @@
 //! stays quiet on `Use instead`; `docs/rules/*.md` is generated from the docs and must
 //! not be stale (regenerate with `UPDATE_EXPECT=1 cargo test --test rules_doc`).
 
-use fevlint::kernel::Kernel;
-use fevlint::rules::{doc_examples, REGISTRY};
-use fevlint::syntax::{Parser, Target};
+use fevlint_kernel::Kernel;
+use fevlint_check::rules::{doc_examples, REGISTRY};
+use fevlint_syntax::{Parser, Target};
 use std::sync::OnceLock;
 
 /// Kernel rules run their examples against the Debian 6.12 fixture.
@@ -57,20 +57,20 @@ fn bpf_codes(text: &str) -> Vec<&'static str> {
         .expect("clang (scripts/install-test-deps.sh installs it)");
     assert!(out.status.success(), "clang:\n{}\n{text}", String::from_utf8_lossy(&out.stderr));
     let object = fevlint_bpf::BpfObject::parse("example", std::fs::read(&obj).expect("object")).expect("object reads");
-    let kernels = [fevlint::bpf::BpfKernel::new(baseline()), fevlint::bpf::BpfKernel::new(kernel())];
-    let found = fevlint::analysis::check_objects(std::slice::from_ref(&object), &kernels, &|_| true);
+    let kernels = [fevlint_check::bpf::BpfKernel::new(baseline()), fevlint_check::bpf::BpfKernel::new(kernel())];
+    let found = fevlint_check::analysis::check_objects(std::slice::from_ref(&object), &kernels, &|_| true);
     found.into_iter().flatten().map(|f| f.diagnostic.code).collect()
 }
 
 /// The codes a script draws: drift rules against 6.1.0-56 → 6.12 (D505 through a lock
 /// made on 6.1.0-56), kernel rules on 6.12, file rules alone.
-fn codes(rule: &fevlint::rules::Rule, text: &str) -> Vec<&'static str> {
+fn codes(rule: &fevlint_check::rules::Rule, text: &str) -> Vec<&'static str> {
     if rule.code.starts_with('B') {
         return bpf_codes(text);
     }
     let mut parser = Parser::new();
-    let settings = fevlint::config::Settings::default();
-    let diags = if fevlint::rules::is_bpftrace(rule) {
+    let settings = fevlint_check::config::Settings::default();
+    let diags = if fevlint_check::rules::is_bpftrace(rule) {
         // bpftrace rules: the script as a `*.bt`, on the same kernels.
         let kernels: Vec<&Kernel> = if rule.needs_baseline() {
             vec![baseline(), kernel()]
@@ -79,39 +79,39 @@ fn codes(rule: &fevlint::rules::Rule, text: &str) -> Vec<&'static str> {
         } else {
             vec![]
         };
-        fevlint::bpftrace::check(text, &kernels)
+        fevlint_check::bpftrace::check(text, &kernels)
     } else if rule.code == "D505" {
         let locked: Vec<_> =
-            fevlint::analysis::meanings(&mut parser, text, baseline()).into_iter().map(|(_, _, m)| m).collect();
+            fevlint_check::analysis::meanings(&mut parser, text, baseline()).into_iter().map(|(_, _, m)| m).collect();
         let name = baseline().name.clone();
-        fevlint::analysis::check(
+        fevlint_check::analysis::check(
             &mut parser,
             text.as_bytes().to_vec(),
-            &fevlint::analysis::Options::new(Target::X86_64)
+            &fevlint_check::analysis::Options::new(Target::X86_64)
                 .kernels(&[kernel()])
                 .settings(&settings)
                 .lock(Some((name.as_str(), locked.as_slice()))),
         )
         .1
     } else if rule.needs_baseline() {
-        fevlint::analysis::check(
+        fevlint_check::analysis::check(
             &mut parser,
             text.as_bytes().to_vec(),
-            &fevlint::analysis::Options::new(Target::X86_64).kernels(&[baseline(), kernel()]),
+            &fevlint_check::analysis::Options::new(Target::X86_64).kernels(&[baseline(), kernel()]),
         )
         .1
     } else if rule.needs_kernel() {
-        fevlint::analysis::check(
+        fevlint_check::analysis::check(
             &mut parser,
             text.as_bytes().to_vec(),
-            &fevlint::analysis::Options::new(Target::X86_64).kernels(&[kernel()]),
+            &fevlint_check::analysis::Options::new(Target::X86_64).kernels(&[kernel()]),
         )
         .1
     } else {
-        fevlint::analysis::check(
+        fevlint_check::analysis::check(
             &mut parser,
             text.as_bytes().to_vec(),
-            &fevlint::analysis::Options::new(Target::X86_64),
+            &fevlint_check::analysis::Options::new(Target::X86_64),
         )
         .1
     };

@@ -8,10 +8,10 @@
 //!   whose register holds none (non-variadic functions);
 //! - the lock's meanings (what drift compares) name the parameter of each slot.
 
-use fevlint::analysis::{check, target_for, Options};
-use fevlint::kernel::Kernel;
-use fevlint::rules::resolve;
-use fevlint::syntax::Parser;
+use fevlint_check::analysis::{check, target_for, Options};
+use fevlint_check::rules::resolve;
+use fevlint_kernel::Kernel;
+use fevlint_syntax::Parser;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -80,7 +80,7 @@ fn agree_on(kernel_name: &str) -> (usize, Vec<String>) {
             bad.push(format!("{name}: kernel fn says {by_fn:?}, check resolves {by_check:?}"));
         }
         // The lock's meanings (and so drift): the parameter each used slot holds.
-        let meaning = fevlint::rules::meaning::summarize(&k, parsed, &r, target);
+        let meaning = fevlint_check::rules::meaning::summarize(&k, parsed, &r, target);
         let by_lock: Vec<Option<String>> = (0..slots)
             .map(|i| meaning.params.iter().find(|p| p.slot == i).map(|p| p.name.clone().unwrap_or_default()))
             .collect();
@@ -106,7 +106,7 @@ fn agree_on(kernel_name: &str) -> (usize, Vec<String>) {
             bad.push(format!("{name}: A301 on fields named after no parameter"));
         }
         // hover: parameter -> slots, and the fields that read them.
-        let doc = fevlint::ide::hover_with(&parse, &text, 0, &[&k]).map(|h| h.markdown).unwrap_or_default();
+        let doc = fevlint_ide::hover_with(&parse, &text, 0, &[&k]).map(|h| h.markdown).unwrap_or_default();
         let mut by_hover: Vec<Option<u64>> = vec![None; slots as usize];
         for (index, line) in doc.lines().skip_while(|l| *l != "registers at entry:").skip(1).enumerate() {
             let index = index as u64;

@@ -2,10 +2,10 @@
 //! several codes, bare `ignore`, unknown codes (N104), unused suppressions (N103) and
 //! what "unused" means when kernel rules did not run.
 
-use fevlint::analysis::{self, Options};
-use fevlint::config::Settings;
-use fevlint::kernel::Kernel;
-use fevlint::syntax::{Parser, Target};
+use fevlint_check::analysis::{self, Options};
+use fevlint_check::config::Settings;
+use fevlint_kernel::Kernel;
+use fevlint_syntax::{Parser, Target};
 use std::sync::OnceLock;
 
 fn kernel() -> &'static Kernel {
@@ -127,7 +127,7 @@ fn settings_decide_what_ran_and_apply_to_n103() {
     // N102 turned off: it did not run, so the suppression is not unused.
     let off = Settings { ignore: vec!["N102".into()], ..Settings::default() };
     assert_eq!(run(&off), []);
-    let loud = Settings { severity: vec![("N103", fevlint::diagnostic::Severity::Error)], ..Settings::default() };
+    let loud = Settings { severity: vec![("N103", fevlint_check::diagnostic::Severity::Error)], ..Settings::default() };
     assert_eq!(run(&loud), [("N103", "error")]);
     let quiet = Settings { ignore: vec!["N103".into()], ..Settings::default() };
     assert_eq!(run(&quiet), []);

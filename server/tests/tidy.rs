@@ -126,28 +126,99 @@ fn node_kinds_exist_in_the_grammar() {
     let types: serde_json::Value = serde_json::from_str(tree_sitter_fev::NODE_TYPES).expect("NODE_TYPES is JSON");
     let nodes = types.as_array().expect("array");
     let named: Vec<&str> = nodes.iter().filter(|n| n["named"] == true).filter_map(|n| n["type"].as_str()).collect();
-    for kind in fevlint::syntax::kinds::ALL {
+    for kind in fevlint_syntax::kinds::ALL {
         assert!(named.contains(kind), "node kind `{kind}` is not in the grammar");
     }
     let fields: Vec<&str> =
         nodes.iter().filter_map(|n| n["fields"].as_object()).flat_map(|f| f.keys().map(String::as_str)).collect();
-    for field in fevlint::syntax::kinds::field::ALL {
+    for field in fevlint_syntax::kinds::field::ALL {
         assert!(fields.contains(field), "field `{field}` is not in the grammar");
     }
 }
 
-/// The top-level modules of one crate and the modules of the same crate each refers to
-/// (`crate::x`, or `super::x` from a top-level file).
-fn module_graph(krate: &str) -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates").join(krate).join("src");
+/// Every Rust package of the workspace with a `src` folder: the `fevlint` package
+/// (`server/`) and each crate under `server/crates/`.
+fn packages() -> Vec<(String, std::path::PathBuf)> {
+    let server = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = vec![("fevlint".to_owned(), server.join("src"))];
+    for entry in std::fs::read_dir(server.join("crates")).expect("read crates") {
+        let dir = entry.expect("entry").path();
+        if dir.join("src").is_dir() {
+            out.push((dir.file_name().expect("name").to_string_lossy().into_owned(), dir.join("src")));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The names a crate's root re-exports (`pub use m::{A, B};`, `pub use m::A;`), each
+/// with the top-level module it comes from: `crate::A` is a use of `m`.
+fn root_reexports(root: &str) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut rest = root;
+    while let Some(at) = rest.find("pub use ") {
+        let stmt = &rest[at + "pub use ".len()..];
+        let end = stmt.find(';').unwrap_or(stmt.len());
+        let stmt = &stmt[..end];
+        rest = &rest[at + end..];
+        let Some((module, names)) = stmt.split_once("::") else { continue };
+        for name in names.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|n| !n.is_empty()) {
+            out.insert(name.to_owned(), module.trim().to_owned());
+        }
+    }
+    out
+}
+
+/// The names a file gives the crate itself (`use crate as kernel;`): paths through them
+/// are paths through `crate::`.
+fn crate_aliases(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("use crate as ").and_then(|r| r.strip_suffix(';')))
+        .map(|a| format!("{}::", a.trim()))
+        .collect()
+}
+
+/// The first path segment after `crate::`: `x` of `x::y`, or each item's of `{x, y::z}`.
+fn first_segments(rest: &str) -> Vec<String> {
+    let ident = |s: &str| s.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
+    let Some(group) = rest.strip_prefix('{') else { return vec![ident(rest)] };
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                out.push(ident(&group[start..i]));
+                break;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(ident(&group[start..i]));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The top-level modules of one crate and the modules of the same crate each refers to:
+/// `crate::x` (or an alias of `crate`), `super::x` from a top-level file, or a name the
+/// root re-exports from `x`.
+fn module_graph(src: &Path) -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
     let mut modules = std::collections::BTreeMap::new();
-    for entry in std::fs::read_dir(&src).expect("read src") {
+    let mut root = String::new();
+    for entry in std::fs::read_dir(src).expect("read src") {
         let path = entry.expect("entry").path();
         let name = path.file_stem().expect("name").to_string_lossy().into_owned();
-        if name != "lib" {
+        if name == "lib" || name == "main" {
+            root.push_str(&std::fs::read_to_string(&path).expect("read root"));
+        } else if path.is_dir() || path.extension().is_some_and(|e| e == "rs") {
             modules.insert(name, path);
         }
     }
+    let reexports = root_reexports(&root);
+    let root_aliases = crate_aliases(&root);
     let mut graph = std::collections::BTreeMap::new();
     for (name, path) in &modules {
         let mut files = Vec::new();
@@ -159,14 +230,21 @@ fn module_graph(krate: &str) -> std::collections::BTreeMap<String, std::collecti
         let mut uses = std::collections::BTreeSet::new();
         for (file, text) in files {
             let top = !path.is_dir() || file.ends_with("/mod.rs");
-            for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
-                let prefixes: &[&str] = if top { &["crate::", "super::"] } else { &["crate::"] };
-                for prefix in prefixes {
-                    for (at, _) in line.match_indices(prefix) {
-                        let rest = &line[at + prefix.len()..];
-                        let word: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                        // `suppress` is a child of `rules`, re-exported at the root.
-                        let word = if krate == "check" && word == "suppress" { "rules".to_owned() } else { word };
+            let mut prefixes = vec!["crate::".to_owned()];
+            if top {
+                prefixes.push("super::".to_owned());
+            }
+            prefixes.extend(root_aliases.iter().cloned());
+            prefixes.extend(crate_aliases(&text));
+            let code: String =
+                text.lines().filter(|l| !l.trim_start().starts_with("//")).flat_map(|l| [l, "\n"]).collect();
+            for prefix in &prefixes {
+                for (at, _) in code.match_indices(prefix.as_str()) {
+                    if code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':') {
+                        continue;
+                    }
+                    for word in first_segments(&code[at + prefix.len()..]) {
+                        let word = reexports.get(&word).cloned().unwrap_or(word);
                         if modules.contains_key(&word) && word != *name {
                             uses.insert(word);
                         }
@@ -183,9 +261,10 @@ fn module_graph(krate: &str) -> std::collections::BTreeMap<String, std::collecti
 // depends, even indirectly, on a module that depends on it.
 #[test]
 fn no_import_circle_inside_a_crate() {
-    for krate in ["syntax", "kernel", "check", "ide", "lsp"] {
-        let graph = module_graph(krate);
-        assert!(!graph.is_empty(), "found the modules of {krate}");
+    let packages = packages();
+    assert!(packages.len() >= 15, "found the workspace's packages: {packages:?}");
+    for (krate, src) in &packages {
+        let graph = module_graph(src);
         // Depth-first search for a back edge.
         fn visit<'a>(
             m: &'a str,
@@ -213,7 +292,7 @@ fn no_import_circle_inside_a_crate() {
         let mut done = std::collections::BTreeSet::new();
         for m in graph.keys() {
             if let Some(circle) = visit(m, &graph, &mut Vec::new(), &mut done) {
-                panic!("fevlint-{krate}: import circle {}", circle.join(" -> "));
+                panic!("{krate}: import circle {}", circle.join(" -> "));
             }
         }
     }
@@ -240,4 +319,27 @@ fn only_the_edges_read_the_environment() {
             }
         }
     }
+}
+
+/// The circle search sees through what hid circles before: a file's `use crate as x`
+/// alias, a `crate::{a, b}` group, and a name the root re-exports from a module.
+#[test]
+fn the_circle_search_sees_aliases_groups_and_reexports() {
+    let dir = std::env::temp_dir().join(format!("fevlint-tidy-{}", std::process::id()));
+    let src = dir.join("src");
+    std::fs::create_dir_all(&src).expect("tmp src");
+    let write = |name: &str, text: &str| std::fs::write(src.join(name), text).expect("write");
+    write("lib.rs", "//! root\nmod a;\nmod b;\nmod c;\npub use c::{Gamma, Delta};\n");
+    write("a.rs", "//! a\nuse crate as kernel;\nuse kernel::b::Beta;\n");
+    write("b.rs", "//! b\nuse crate::{c::Gamma, d};\n");
+    write("c.rs", "//! c\nfn f() -> crate::Delta {}\n");
+    let graph = module_graph(&src);
+    assert_eq!(graph["a"].iter().collect::<Vec<_>>(), ["b"], "the alias is crate");
+    assert_eq!(graph["b"].iter().collect::<Vec<_>>(), ["c"], "a group's items");
+    assert!(graph["c"].is_empty(), "a re-export of the module itself is no edge");
+    write("c.rs", "//! c\nuse crate::Alpha;\n");
+    write("lib.rs", "//! root\nmod a;\nmod b;\nmod c;\npub use a::Alpha;\n");
+    let graph = module_graph(&src);
+    assert_eq!(graph["c"].iter().collect::<Vec<_>>(), ["a"], "a root re-export names its module");
+    std::fs::remove_dir_all(&dir).expect("clean up");
 }

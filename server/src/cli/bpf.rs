@@ -7,10 +7,10 @@ use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::kernel::Kernel;
 use fevlint_bpf::core::Target;
 use fevlint_bpf::{BpfObject, Outcome, Resolution};
 use fevlint_btf::Btf;
+use fevlint_kernel::Kernel;
 
 #[derive(Debug, Subcommand)]
 pub enum BpfCommand {

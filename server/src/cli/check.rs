@@ -2,11 +2,11 @@
 //! status.
 
 use super::{Arch, EXIT_FINDINGS};
-use crate::analysis;
-use crate::config::{self, Config};
-use crate::diagnostic::Severity;
-use crate::kernel::Kernel;
-use crate::render::{self, FileReport};
+use fevlint_check::analysis;
+use fevlint_check::config::{self, Config};
+use fevlint_check::diagnostic::Severity;
+use fevlint_kernel::Kernel;
+use fevlint_check::render::{self, FileReport};
 use anyhow::Context as _;
 use fevlint_load::fsio;
 use std::collections::HashMap;
@@ -74,8 +74,8 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let files = collect(&args.paths, args.allow_empty)?;
     let mut configs = Configs::default();
     let mut kernels = Kernels::default();
-    let lock = args.lock.as_ref().map(|p| crate::lock::Lock::read(p)).transpose()?;
-    let mut parser = crate::syntax::Parser::new();
+    let lock = args.lock.as_ref().map(|p| fevlint_check::lock::Lock::read(p)).transpose()?;
+    let mut parser = fevlint_syntax::Parser::new();
     let mut reports = Vec::with_capacity(files.len());
     let mut bpf_inputs = Vec::new();
     for input in files {
@@ -111,8 +111,8 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
             Arch::X86_32 => fevlint_types::Arch::X86_32,
         });
         let target = match arch.or(config.and_then(|c| c.arch)) {
-            Some(fevlint_types::Arch::X86_32) => crate::syntax::Target::X86_32,
-            _ => crate::syntax::Target::X86_64,
+            Some(fevlint_types::Arch::X86_32) => fevlint_syntax::Target::X86_32,
+            _ => fevlint_syntax::Target::X86_64,
         };
         let mut settings = config.map(Config::settings).unwrap_or_default();
         if let Some(s) = &select {
@@ -129,12 +129,12 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
             continue;
         }
         let bt_stdin =
-            matches!(input, Input::Stdin) && crate::bpftrace::looks_like_bpftrace(&String::from_utf8_lossy(&bytes));
-        if crate::bpftrace::is_bpftrace(&name) || bt_stdin {
+            matches!(input, Input::Stdin) && fevlint_check::bpftrace::looks_like_bpftrace(&String::from_utf8_lossy(&bytes));
+        if fevlint_check::bpftrace::is_bpftrace(&name) || bt_stdin {
             // A bpftrace script: bpftrace 0.17's parser, then each kernel's probes and
             // accesses (fevlint_check::bpftrace).
             let text = String::from_utf8_lossy(&bytes).into_owned();
-            let mut diagnostics = crate::bpftrace::check(&text, &kernel_refs);
+            let mut diagnostics = fevlint_check::bpftrace::check(&text, &kernel_refs);
             settings.apply(&mut diagnostics);
             reports.push(FileReport { name, text, diagnostics });
             continue;
@@ -143,10 +143,10 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
             // The mainline dialect: the kernel's own parser per kernel, then the checks
             // it does not make (fevlint_check::dynevents).
             let text = String::from_utf8_lossy(&bytes).into_owned();
-            let mut diagnostics = crate::dynevents::check(&text, &kernel_refs);
+            let mut diagnostics = fevlint_check::dynevents::check(&text, &kernel_refs);
             if let Some(l) = &lock {
                 let locked = l.probes_for(&name);
-                crate::dynevents::apply_lock(&text, &locked, &l.kernel.name, &kernel_refs, &mut diagnostics);
+                fevlint_check::dynevents::apply_lock(&text, &locked, &l.kernel.name, &kernel_refs, &mut diagnostics);
             }
             settings.apply(&mut diagnostics);
             reports.push(FileReport { name, text, diagnostics });
@@ -248,7 +248,7 @@ fn summary(reports: &[FileReport], bpf: &BpfSummary) -> String {
     let definitions: usize = reports[..scripts]
         .iter()
         .map(|r| {
-            if crate::bpftrace::is_bpftrace(&r.name) {
+            if fevlint_check::bpftrace::is_bpftrace(&r.name) {
                 // A bpftrace script's "definitions" are its attach points.
                 fevlint_bpftrace_count(&r.text)
             } else {
@@ -312,8 +312,8 @@ struct BpfSummary {
 /// Checks the BPF inputs (grouped by kernel set) and appends their reports: one per C
 /// source file the findings point at (line info), one per object without findings.
 fn check_bpf(inputs: Vec<BpfInput>, kernels: &Kernels, reports: &mut Vec<FileReport>) -> anyhow::Result<BpfSummary> {
-    use crate::analysis::check_objects;
-    use crate::bpf::{place_finding, BpfKernel};
+    use fevlint_check::analysis::check_objects;
+    use fevlint_check::bpf::{place_finding, BpfKernel};
     use fevlint_bpf::BpfObject;
     let mut summary = BpfSummary::default();
     let first = reports.len();
@@ -385,7 +385,7 @@ fn check_bpf(inputs: Vec<BpfInput>, kernels: &Kernels, reports: &mut Vec<FileRep
     let mut sources: Vec<FileReport> = sources.into_values().collect();
     sources.sort_by(|a, b| a.name.cmp(&b.name));
     for r in &mut sources {
-        crate::rules::sort(&mut r.diagnostics);
+        fevlint_check::rules::sort(&mut r.diagnostics);
         r.diagnostics.dedup();
     }
     reports.extend(sources);
@@ -524,5 +524,5 @@ pub(super) fn read_script_text(path: &Path) -> anyhow::Result<String> {
 
 /// Attach points of a bpftrace script, for the summary line.
 fn fevlint_bpftrace_count(text: &str) -> usize {
-    crate::bpftrace::attach_point_count(text)
+    fevlint_check::bpftrace::attach_point_count(text)
 }

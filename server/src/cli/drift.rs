@@ -1,12 +1,12 @@
 //! `fevlint lock` and `fevlint fix`: record what definitions mean, and rewrite the ones
 //! whose members moved so they mean on a new kernel what they meant on the baseline.
 
-use crate::analysis;
-use crate::kernel::Kernel;
-use crate::lock::{Lock, LockedDefinition};
-use crate::rules::drift::{Change, Edit};
-use crate::rules::Baseline;
 use anyhow::{bail, Context as _};
+use fevlint_check::analysis;
+use fevlint_check::lock::{Lock, LockedDefinition};
+use fevlint_check::rules::drift::{Change, Edit};
+use fevlint_check::rules::Baseline;
+use fevlint_kernel::Kernel;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -48,11 +48,11 @@ pub struct FixArgs {
 pub fn lock(args: &LockArgs) -> anyhow::Result<ExitCode> {
     let k = super::open_kernel(&args.kernel)?;
     let mut lock = Lock::new(&k);
-    let mut parser = crate::syntax::Parser::new();
+    let mut parser = fevlint_syntax::Parser::new();
     for path in super::check::script_paths(&args.paths, args.allow_empty)? {
         let text = super::check::read_script_text(&path)?;
         if super::check::is_dynevents(&path.display().to_string()) {
-            lock.probes.extend(crate::dynevents::lock_entries(&text, &path.display().to_string(), &k));
+            lock.probes.extend(fevlint_check::dynevents::lock_entries(&text, &path.display().to_string(), &k));
             continue;
         }
         for (line, code, meaning) in analysis::meanings(&mut parser, &text, &k) {
@@ -86,7 +86,7 @@ pub fn fix(args: &FixArgs) -> anyhow::Result<ExitCode> {
         (Some(_), [new]) => (None, new),
         _ => bail!("give `--kernel OLD --kernel NEW`, or `--lock FILE --kernel NEW`"),
     };
-    let mut parser = crate::syntax::Parser::new();
+    let mut parser = fevlint_syntax::Parser::new();
     let mut changed_files = 0;
     let mut left = 0;
     // (file, new text): written at the end, once every file is known to be replaceable.
@@ -97,8 +97,8 @@ pub fn fix(args: &FixArgs) -> anyhow::Result<ExitCode> {
         if super::check::is_dynevents(&name) {
             // The mainline dialect: every `+OFF(` whose member moved gets its new offset.
             let (fixed, gone) = match (old, &lock) {
-                (Some(old), _) => crate::dynevents::fix(&text, old, new),
-                (None, Some(l)) => crate::dynevents::fix_from_lock(&text, &l.probes_for(&name), new),
+                (Some(old), _) => fevlint_check::dynevents::fix(&text, old, new),
+                (None, Some(l)) => fevlint_check::dynevents::fix_from_lock(&text, &l.probes_for(&name), new),
                 (None, None) => unreachable!("checked above"),
             };
             for m in &gone {
@@ -116,7 +116,8 @@ pub fn fix(args: &FixArgs) -> anyhow::Result<ExitCode> {
         let entries = lock.as_ref().map(|l| l.for_file(&name)).unwrap_or_default();
         // What each original line meant: on the old kernel, or as locked. Every round of
         // fixes is checked against this, so renames and moved members stay matched.
-        let mut by_line: Vec<Option<crate::rules::meaning::DefinitionMeaning>> = vec![None; text.lines().count() + 1];
+        let mut by_line: Vec<Option<fevlint_check::rules::meaning::DefinitionMeaning>> =
+            vec![None; text.lines().count() + 1];
         let base_name = match (old, &lock) {
             (Some(k), _) => {
                 for (line, _, m) in analysis::meanings(&mut parser, &text, k) {
@@ -201,7 +202,8 @@ pub fn fix(args: &FixArgs) -> anyhow::Result<ExitCode> {
             );
         }
         for (path, fixed) in &writes {
-            crate::write_atomic(path, fixed.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
+            fevlint_check::write_atomic(path, fixed.as_bytes())
+                .with_context(|| format!("cannot write {}", path.display()))?;
         }
     }
     eprintln!(

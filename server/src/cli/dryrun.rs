@@ -5,9 +5,9 @@
 //! arguments and prints.
 
 use super::Format;
-use crate::emit;
-use crate::kernel::Kernel;
-use crate::syntax::machine::{Parsed, Target};
+use fevlint_check::emit;
+use fevlint_kernel::Kernel;
+use fevlint_syntax::machine::{Parsed, Target};
 use clap::Args;
 use fevlint_dryrun::{Core, Pick};
 use fevlint_exec::{Event, Frame};
@@ -74,7 +74,7 @@ pub fn run(args: &DryRunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let target = core.target();
-    let mut parser = crate::syntax::Parser::new();
+    let mut parser = fevlint_syntax::Parser::new();
     let mut out = String::new();
     let mut json = Vec::new();
     let mut rejected = 0;
@@ -183,7 +183,7 @@ struct Mainline<'k> {
 
 impl<'k> Mainline<'k> {
     fn new(kernel: &'k Kernel) -> anyhow::Result<Mainline<'k>> {
-        let dialect = crate::dynevents::dialect_for(kernel).map_err(anyhow::Error::msg)?;
+        let dialect = fevlint_check::dynevents::dialect_for(kernel).map_err(anyhow::Error::msg)?;
         let ibt = kernel.config().is_some_and(|c| c.value.is_enabled("X86_KERNEL_IBT"));
         Ok(Mainline { kernel, dialect, entry_offset: if ibt { 4 } else { 0 } })
     }
@@ -197,7 +197,7 @@ impl<'k> Mainline<'k> {
         event: &Event,
         core: &Core,
     ) -> anyhow::Result<String> {
-        let env = crate::dynevents::KernelEnv::new(self.kernel, &self.dialect);
+        let env = fevlint_check::dynevents::KernelEnv::new(self.kernel, &self.dialect);
         let emitted = emit::emit(parsed, target, &self.dialect, &env, name, emit::Flavor::Kprobe, &[])
             .map_err(|p| anyhow::anyhow!("{}", p.message))?;
         let Ok(fevlint_mainline::Line::Probe(probe)) = fevlint_mainline::check_line(&self.dialect, &emitted.line)

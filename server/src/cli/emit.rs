@@ -1,8 +1,8 @@
 //! `fevlint emit`: a script's definitions as `kprobe_events` lines for a kernel in service
 //! (the translation is `fevlint_check::emit`; this file picks the dialect and prints).
 
-use crate::kernel::Kernel;
-use crate::syntax::machine::Target;
+use fevlint_kernel::Kernel;
+use fevlint_syntax::machine::Target;
 use anyhow::bail;
 use clap::{Args, ValueEnum};
 use fevlint_check::emit;
@@ -39,7 +39,7 @@ pub struct EmitArgs {
 }
 
 fn dialect(kernel: &Kernel) -> anyhow::Result<Dialect> {
-    crate::dynevents::dialect_for(kernel).map_err(anyhow::Error::msg)
+    fevlint_check::dynevents::dialect_for(kernel).map_err(anyhow::Error::msg)
 }
 
 pub fn run(args: &EmitArgs) -> anyhow::Result<ExitCode> {
@@ -65,8 +65,8 @@ pub fn run(args: &EmitArgs) -> anyhow::Result<ExitCode> {
         Flavor::Auto if fprobe_ok => emit::Flavor::Fprobe,
         Flavor::Auto => emit::Flavor::Kprobe,
     };
-    let env = crate::dynevents::KernelEnv::new(&kernel, &dialect);
-    let mut parser = crate::syntax::Parser::new();
+    let env = fevlint_check::dynevents::KernelEnv::new(&kernel, &dialect);
+    let mut parser = fevlint_syntax::Parser::new();
     // Event names are unique across the scripts: they go to one `kprobe_events`.
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut failed = 0;
@@ -90,7 +90,7 @@ pub fn run(args: &EmitArgs) -> anyhow::Result<ExitCode> {
             *n += 1;
             let name = emit::event_name(function, (*n > 1).then_some(*n));
             let btf = match flavor {
-                emit::Flavor::Fprobe => crate::rules::resolve::resolve(&kernel, parsed, target)
+                emit::Flavor::Fprobe => fevlint_check::rules::resolve::resolve(&kernel, parsed, target)
                     .ok()
                     .flatten()
                     .map(|r| emit::btf_fields(&r))

@@ -142,7 +142,7 @@ pub fn fetch_debian(version: &str) -> anyhow::Result<PathBuf> {
 /// Writes `System.map` (from the image's kallsyms) and `available_filter_functions`
 /// (from its mcount table, named with those symbols) into a fetched folder.
 fn derive_symbols(dir: &Path) -> anyhow::Result<(usize, usize)> {
-    use crate::kernel::Kernel;
+    use fevlint_kernel::Kernel;
     let image = Kernel::open(&dir.join("vmlinuz")).context("cannot read the fetched vmlinuz")?;
     let elf = &image.inputs().elf.as_ref().context("the vmlinuz has no ELF payload")?.value;
     let percpu = image.config().map(|c| c.value.is_enabled("KALLSYMS_ABSOLUTE_PERCPU")).or_else(|| {
@@ -151,7 +151,7 @@ fn derive_symbols(dir: &Path) -> anyhow::Result<(usize, usize)> {
     });
     let map = fevlint_load::kallsyms::kallsyms_text(elf, percpu)
         .map_err(|e| anyhow::anyhow!("{}: {e}", dir.join("vmlinuz").display()))?;
-    crate::write_atomic(&dir.join("System.map"), map.as_bytes())?;
+    fevlint_check::write_atomic(&dir.join("System.map"), map.as_bytes())?;
     let symbols = map.lines().count();
     // The folder now has an image, symbols and a config: the loader computes the
     // ftrace list from the mcount table.
@@ -162,7 +162,7 @@ fn derive_symbols(dir: &Path) -> anyhow::Result<(usize, usize)> {
         text.push_str(name);
         text.push('\n');
     }
-    crate::write_atomic(&dir.join("available_filter_functions"), text.as_bytes())?;
+    fevlint_check::write_atomic(&dir.join("available_filter_functions"), text.as_bytes())?;
     Ok((symbols, list.value.len()))
 }
 

@@ -1,8 +1,8 @@
 //! `fevlint kernel info|fn|type|at`: what fevlint knows about a kernel, as text or JSON.
 
 use super::Format;
-use crate::kernel::{Kernel, Trace};
 use anyhow::{bail, Context as _};
+use fevlint_kernel::{Kernel, Trace};
 use fevlint_types::abi;
 use fevlint_types::layout::{self, Placement};
 use fevlint_types::model::{TypeNamespace, TypeRef, TypeSource};
@@ -298,5 +298,5 @@ fn at(k: &Kernel, name: &str, offset: &str) -> anyhow::Result<(String, Value)> {
 
 /// Decimal, `0x` hex or `0` octal, like the scripts themselves.
 pub fn parse_number(s: &str) -> Option<u64> {
-    crate::syntax::lex::kstrtoul(s.trim().as_bytes(), 64)
+    fevlint_syntax::lex::kstrtoul(s.trim().as_bytes(), 64)
 }

@@ -4,11 +4,11 @@
 //! kernel's errors and warnings on that line.
 
 use super::check::{is_dynevents, read_script_text, script_paths};
-use crate::analysis;
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::kernel::Kernel;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
+use fevlint_check::analysis;
+use fevlint_check::diagnostic::{Diagnostic, Severity};
+use fevlint_kernel::Kernel;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -63,7 +63,7 @@ struct Matrix {
 
 pub fn run(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     let kernels: Vec<Kernel> = super::open_kernels(&args.kernels)?;
-    let mut parser = crate::syntax::Parser::new();
+    let mut parser = fevlint_syntax::Parser::new();
     let mut rows = Vec::new();
     for path in script_paths(&args.paths, args.allow_empty)? {
         let name = path.display().to_string();
@@ -74,7 +74,7 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|k| {
                 if mainline {
-                    crate::dynevents::check(&text, &[k])
+                    fevlint_check::dynevents::check(&text, &[k])
                 } else {
                     let target = analysis::target_for(k);
                     analysis::check(
@@ -117,7 +117,9 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
         MatrixFormat::Html => html(&matrix),
     };
     match &args.output {
-        Some(p) => crate::write_atomic(p, out.as_bytes()).with_context(|| format!("cannot write {}", p.display()))?,
+        Some(p) => {
+            fevlint_check::write_atomic(p, out.as_bytes()).with_context(|| format!("cannot write {}", p.display()))?
+        }
         None => print!("{out}"),
     }
     let clean_everywhere = matrix.definitions.iter().all(|r| r.cells.iter().all(Vec::is_empty));

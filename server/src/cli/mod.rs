@@ -160,7 +160,7 @@ pub fn main() -> ExitCode {
         Command::Man { dir } => man(dir.as_deref()),
         Command::Lsp { stdio: _ } => {
             set_sigpipe(libc::SIG_IGN);
-            return crate::lsp::run();
+            return fevlint_lsp::run();
         }
     };
     match result {
@@ -206,12 +206,12 @@ fn man(dir: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
 
 fn rule(code: Option<&str>) -> anyhow::Result<ExitCode> {
     let Some(code) = code else {
-        for r in crate::rules::REGISTRY {
+        for r in fevlint_check::rules::REGISTRY {
             println!("{}  {:<24} {}", r.code, r.name, r.severity.as_str());
         }
         return Ok(ExitCode::SUCCESS);
     };
-    match crate::rules::by_code(code) {
+    match fevlint_check::rules::by_code(code) {
         Some(r) => {
             print!("{}", r.doc);
             Ok(ExitCode::SUCCESS)
@@ -222,17 +222,17 @@ fn rule(code: Option<&str>) -> anyhow::Result<ExitCode> {
 
 /// Opens a kernel for a command that uses the whole model: the files a folder leaves for
 /// later (config, ftrace list, blacklist) are read now, so a broken one is an error here.
-pub(crate) fn open_kernel(path: &std::path::Path) -> anyhow::Result<crate::kernel::Kernel> {
+pub(crate) fn open_kernel(path: &std::path::Path) -> anyhow::Result<fevlint_kernel::Kernel> {
     use anyhow::Context;
-    let k = crate::kernel::Kernel::open(path).with_context(|| format!("cannot open kernel {}", path.display()))?;
+    let k = fevlint_kernel::Kernel::open(path).with_context(|| format!("cannot open kernel {}", path.display()))?;
     k.load_deferred().map_err(|e| anyhow::anyhow!("cannot open kernel {}: {e}", path.display()))?;
     Ok(k)
 }
 
 /// [`open_kernel`] for several, in parallel.
-pub(crate) fn open_kernels(paths: &[std::path::PathBuf]) -> anyhow::Result<Vec<crate::kernel::Kernel>> {
+pub(crate) fn open_kernels(paths: &[std::path::PathBuf]) -> anyhow::Result<Vec<fevlint_kernel::Kernel>> {
     use anyhow::Context;
-    crate::kernel::Kernel::open_all(paths)
+    fevlint_kernel::Kernel::open_all(paths)
         .into_iter()
         .zip(paths)
         .map(|(k, p)| {

@@ -72,10 +72,10 @@ pub(super) fn one_kernel(kernels: &[PathBuf], scripts: &[Script], command: &str)
         more => bail!("`fevlint {command}` works on one kernel, and {} were given: run it once per kernel", more.len()),
     }
     let dir = scripts.first().map_or(Path::new("."), |s| s.dir.as_path());
-    let Some(file) = crate::config::nearest_file(dir) else {
+    let Some(file) = fevlint_check::config::nearest_file(dir) else {
         bail!("no kernel: give one with --kernel (or name it in a fevlint.toml)")
     };
-    let config = crate::config::Config::load(&file)?;
+    let config = fevlint_check::config::Config::load(&file)?;
     match &config.kernels[..] {
         [one] => match one.to_str().filter(|s| s.starts_with(super::fetch::DEBIAN)) {
             Some(spec) => super::fetch::kernel_arg(spec).map_err(anyhow::Error::msg),

@@ -28,7 +28,7 @@ impl Client {
     pub fn start_with_pipe(capacity: usize) -> Client {
         let (client_io, server_io) = tokio::io::duplex(capacity);
         let (server_read, server_write) = tokio::io::split(server_io);
-        let server = tokio::spawn(fevlint::lsp::serve(server_read, server_write, None));
+        let server = tokio::spawn(fevlint_lsp::serve(server_read, server_write, None));
         let (read, write) = tokio::io::split(client_io);
         Client { read: BufReader::new(read), write, server, next_id: 1, seen: Vec::new(), answers: Vec::new() }
     }

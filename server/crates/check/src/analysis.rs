@@ -5,10 +5,10 @@ use rayon::prelude::*;
 
 use crate::config::Settings;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::kernel::Kernel;
 use crate::rules::{self, Context};
 use crate::suppress;
-use crate::syntax::{Parser, Span, Target};
+use fevlint_kernel::Kernel;
+use fevlint_syntax::{Parser, Span, Target};
 
 /// What a script is checked against, for [`check`]: the target when no kernel says,
 /// the kernels, the rule selection and severities (`fevlint.toml`), and a lock as the
@@ -87,7 +87,7 @@ struct Repeats {
 }
 
 impl Repeats {
-    fn new(text: &str, lines: &[crate::syntax::LineParse]) -> Repeats {
+    fn new(text: &str, lines: &[fevlint_syntax::LineParse]) -> Repeats {
         let mut by_text: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
         let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
         let mut firsts = rustc_hash::FxHashSet::default();
@@ -109,7 +109,10 @@ impl Repeats {
     }
 
     /// The lines (of some target's parse of the same text) that are first occurrences.
-    fn distinct<'a>(&self, lines: &'a [crate::syntax::LineParse]) -> std::borrow::Cow<'a, [crate::syntax::LineParse]> {
+    fn distinct<'a>(
+        &self,
+        lines: &'a [fevlint_syntax::LineParse],
+    ) -> std::borrow::Cow<'a, [fevlint_syntax::LineParse]> {
         if self.groups.is_empty() {
             return std::borrow::Cow::Borrowed(lines);
         }
@@ -161,7 +164,7 @@ fn analyse(
     // once per kernel, and its findings are copied to its repeats.
     let repeats = if kernels.is_empty() { Repeats::default() } else { Repeats::new(text, &lines) };
     // Kernels of another architecture read the script with their own register limits.
-    let mut other_lines: Vec<(Target, Vec<crate::syntax::LineParse>)> = Vec::new();
+    let mut other_lines: Vec<(Target, Vec<fevlint_syntax::LineParse>)> = Vec::new();
     for k in kernels {
         let kt = target_for(k);
         if kt != target && !other_lines.iter().any(|(t, _)| *t == kt) {
@@ -222,7 +225,7 @@ fn analyse(
 
 /// Checks a script already parsed (the language server keeps its `Parse` between
 /// edits); the same file-rule diagnostics as [`check`] on `text`, before suppressions and settings.
-pub fn check_parse(parse: &crate::syntax::Parse, text: &str) -> Vec<Diagnostic> {
+pub fn check_parse(parse: &fevlint_syntax::Parse, text: &str) -> Vec<Diagnostic> {
     rules::check(&Context::new(text, &parse.lines, parse.target, None), true)
 }
 
@@ -238,7 +241,7 @@ fn whole_file_rule(rule: &rules::Rule) -> bool {
 }
 
 /// The per-line file rules ([`per_line_rule`]) on some lines of `text`.
-pub fn check_lines(text: &str, lines: &[crate::syntax::LineParse], target: Target) -> Vec<Diagnostic> {
+pub fn check_lines(text: &str, lines: &[fevlint_syntax::LineParse], target: Target) -> Vec<Diagnostic> {
     rules::check_selected(&Context::new(text, lines, target, None), true, &per_line_rule)
 }
 
@@ -247,7 +250,7 @@ pub fn check_lines(text: &str, lines: &[crate::syntax::LineParse], target: Targe
 /// has two events ([`event_key`]).
 pub fn check_whole_file(
     text: &str,
-    lines: &[crate::syntax::LineParse],
+    lines: &[fevlint_syntax::LineParse],
     target: Target,
     repeats: bool,
 ) -> Vec<Diagnostic> {
@@ -258,7 +261,7 @@ pub fn check_whole_file(
 /// A hash of the function whose event a line creates (N101's key), `None` for a line
 /// that creates none: equal functions, equal keys, so counting keys over the lines tells
 /// when no function can have two events.
-pub fn event_key(line: &crate::syntax::LineParse) -> Option<u64> {
+pub fn event_key(line: &fevlint_syntax::LineParse) -> Option<u64> {
     use std::hash::{BuildHasher, BuildHasherDefault};
     let (name, _) = rules::n101_duplicate_event::event(line)?;
     Some(BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(name.as_str()))
@@ -293,14 +296,14 @@ pub fn suppression_verdicts(
 }
 
 /// The kernel rules for a script already parsed, against one kernel (labelled with it).
-pub fn check_parse_kernel(parse: &crate::syntax::Parse, text: &str, kernel: &Kernel) -> Vec<Diagnostic> {
+pub fn check_parse_kernel(parse: &fevlint_syntax::Parse, text: &str, kernel: &Kernel) -> Vec<Diagnostic> {
     rules::check(&Context::new(text, &parse.lines, parse.target, Some(kernel)), false)
 }
 
 /// Definitions (non-blank, non-comment lines) in a text.
 pub fn count_definitions(text: &str) -> usize {
-    crate::syntax::lex::lines(text)
-        .filter(|l| l.code.text(text).bytes().any(|b| !crate::syntax::lex::is_space(b)))
+    fevlint_syntax::lex::lines(text)
+        .filter(|l| l.code.text(text).bytes().any(|b| !fevlint_syntax::lex::is_space(b)))
         .count()
 }
 
@@ -338,14 +341,14 @@ pub fn drift(
 /// Findings on `lines` (some lines of one text, in order) grouped by line, each span made
 /// relative to its line's start: one list per line.
 pub fn by_line(
-    lines: &[crate::syntax::LineParse],
+    lines: &[fevlint_syntax::LineParse],
     found: impl IntoIterator<Item = Diagnostic>,
 ) -> Vec<Vec<Diagnostic>> {
     let mut out: Vec<Vec<Diagnostic>> = vec![Vec::new(); lines.len()];
     let Some(last) = lines.len().checked_sub(1) else { return out };
     for mut d in found {
         // A line's findings lie within it or at its end (an unexpected ending).
-        let i = crate::syntax::line_index(lines, d.span.start).min(last);
+        let i = fevlint_syntax::line_index(lines, d.span.start).min(last);
         d.span.shift(-(lines[i].line.span.start as isize));
         out[i].push(d);
     }
@@ -399,7 +402,7 @@ impl KernelLineCache {
     /// identifies the loaded kernel (a reloaded kernel must get a new id).
     pub fn check(
         &self,
-        parse: &crate::syntax::Parse,
+        parse: &fevlint_syntax::Parse,
         text: &str,
         kernel: &Kernel,
         kernel_id: usize,
@@ -410,7 +413,7 @@ impl KernelLineCache {
     /// [`KernelLineCache::check`] on some lines of `text` only.
     pub fn check_lines(
         &self,
-        lines: &[crate::syntax::LineParse],
+        lines: &[fevlint_syntax::LineParse],
         target: Target,
         text: &str,
         kernel: &Kernel,

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Origin};
-use crate::kernel::Kernel;
-use crate::syntax::Span;
+use fevlint_kernel::Kernel;
+use fevlint_syntax::Span;
 use fevlint_bpf::btf::Btf;
 use fevlint_bpf::core::Target;
 use fevlint_bpf::object::SourcePos;

@@ -8,7 +8,7 @@
 //! kernel has no `__do_sys_*` in BTF, types from `#include`d headers) is left alone.
 
 use crate::diagnostic::Diagnostic;
-use crate::kernel::Kernel;
+use fevlint_kernel::Kernel;
 
 pub use crate::bpftrace_facts::*;
 
@@ -62,7 +62,7 @@ pub fn check(text: &str, kernels: &[&Kernel]) -> Vec<Diagnostic> {
 /// Hover text at `offset`: for an attach point's function or event, what it is on each
 /// kernel (the prototype, the tracepoint's fields, or that it is missing); for
 /// `args->f`, the field's type on each kernel. `(span, markdown)`.
-pub fn describe_at(text: &str, offset: usize, kernels: &[&Kernel]) -> Option<(crate::syntax::Span, String)> {
+pub fn describe_at(text: &str, offset: usize, kernels: &[&Kernel]) -> Option<(fevlint_syntax::Span, String)> {
     use fevlint_bpftrace::{ExprKind, ProbeKind};
     use fevlint_types::layout;
     let parse = fevlint_bpftrace::parse(text);
@@ -120,7 +120,7 @@ pub fn describe_at(text: &str, offset: usize, kernels: &[&Kernel]) -> Option<(cr
                 };
                 md.push_str(&format!("\n- on {}: {line}", k.name));
             }
-            return Some((crate::syntax::Span::new(ap.func_span.start, ap.func_span.end), md));
+            return Some((fevlint_syntax::Span::new(ap.func_span.start, ap.func_span.end), md));
         }
         // `args->f`: the field on each kernel.
         let mut found = None;
@@ -151,7 +151,7 @@ pub fn describe_at(text: &str, offset: usize, kernels: &[&Kernel]) -> Option<(cr
                 };
                 md.push_str(&format!("\n- on {}: {verdict}", k.name));
             }
-            return Some((crate::syntax::Span::new(span.start, span.end), md));
+            return Some((fevlint_syntax::Span::new(span.start, span.end), md));
         }
     }
     None

@@ -3,7 +3,7 @@
 //! lookups, the typing of kernel-typed expressions.
 
 use crate::diagnostic::{Diagnostic, Origin, Severity};
-use crate::kernel::{FunctionFacts, Kernel, Trace};
+use fevlint_kernel::{FunctionFacts, Kernel, Trace};
 use fevlint_bpftrace::{AttachPoint, Expr, ExprKind, Parse, Probe, ProbeKind, Span, Stmt};
 use fevlint_types::layout;
 use fevlint_types::model::{Type, TypeNamespace, TypeRef, TypeSource};
@@ -51,7 +51,7 @@ impl<'a> BtContext<'a> {
 
     /// A diagnostic about the kernel being checked.
     pub fn diagnostic(&self, rule: &impl Origin, span: Span, message: impl Into<String>) -> Diagnostic {
-        let mut d = Diagnostic::new(rule, crate::syntax::Span::new(span.start, span.end), message);
+        let mut d = Diagnostic::new(rule, fevlint_syntax::Span::new(span.start, span.end), message);
         d.kernel = self.kernel.map(|k| k.name.as_str().into());
         d
     }

@@ -166,7 +166,7 @@ pub fn parse_arch(s: &str) -> Result<Arch, String> {
 
 /// 1-based line and character column of a byte offset.
 fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let offset = crate::syntax::floor_char_boundary(text, offset);
+    let offset = fevlint_syntax::floor_char_boundary(text, offset);
     let before = &text[..offset];
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     (before.matches('\n').count() + 1, text[line_start..offset].chars().count() + 1)

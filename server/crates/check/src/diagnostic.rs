@@ -1,6 +1,6 @@
 //! A finding about a script: code, severity, byte span, message and notes.
 
-use crate::syntax::Span;
+use fevlint_syntax::Span;
 use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

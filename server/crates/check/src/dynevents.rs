@@ -15,12 +15,12 @@
 //! kernel data can decide is left alone (a false positive costs more than a miss).
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::kernel::Kernel;
-use crate::syntax::Span;
+use fevlint_kernel::Kernel;
 use fevlint_mainline::{
     Btf, BtfKind, BtfMember, BtfProto, Dialect, Env, Fetch, FuncEntry, KernelVersion, Line, Probe, ProbeKind,
     RegisterError, Rejection,
 };
+use fevlint_syntax::Span;
 use fevlint_types::abi;
 use fevlint_types::layout::{self, MemberPath, Placement};
 use fevlint_types::model::{Type, TypeNamespace, TypeRef, TypeSource};

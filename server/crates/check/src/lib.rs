@@ -20,9 +20,6 @@ pub mod rules;
 /// Suppression comments belong to the rules (N103 and N104 are about them).
 pub use rules::suppress;
 
-pub use fevlint_kernel as kernel;
-pub use fevlint_syntax as syntax;
-
 /// Writes a user's file atomically, through symlinks to the file they name, keeping its
 /// mode, leaving no temporary file behind (see [`fevlint_load::fsio::write_atomic`]).
 pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {

@@ -1,47 +1,12 @@
 //! Completion in field position: type atoms, `NULL` and `unsigned`, chosen from the
 //! token before the word being typed (as the tree has it, so half-typed lines work).
 
-use crate::syntax::lex::{is_space, is_word_byte};
-use crate::syntax::machine::Atom;
-use crate::syntax::{Parse, Span};
 use fevlint_kernel::Kernel;
+use fevlint_syntax::lex::{is_space, is_word_byte};
+use fevlint_syntax::machine::Atom;
+use fevlint_syntax::{Parse, Span};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CompletionKind {
-    Type,
-    Keyword,
-    /// A kernel function name.
-    Function,
-    /// A parameter name of the function, as a field name.
-    Parameter,
-    /// A struct member, inserted as its offset.
-    Member,
-    /// A literal (the `0` of `[0]`).
-    Value,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Completion {
-    /// What the list shows.
-    pub label: String,
-    /// What replaces `replace`.
-    pub insert: String,
-    /// What the client matches the typed word against.
-    pub filter: String,
-    pub kind: CompletionKind,
-    /// One line: size, signedness, how it prints.
-    pub detail: String,
-    /// Markdown.
-    pub documentation: String,
-    /// The word being typed, which the completion replaces.
-    pub replace: Span,
-    /// Order within the answer (lower first), after `preferred`.
-    pub rank: u32,
-    /// Sorts before others (meaningful choices first).
-    pub preferred: bool,
-    /// Shown struck through (a function ftrace cannot attach to).
-    pub deprecated: bool,
-}
+use crate::{Completion, CompletionKind};
 
 impl Completion {
     fn word(
@@ -82,13 +47,13 @@ enum Position {
 /// member offsets after `+`, `0` after `[`.
 pub fn completions_with(parse: &Parse, text: &str, offset: usize, kernels: &[&Kernel]) -> Vec<Completion> {
     let mut out = completions(parse, text, offset);
-    out.extend(super::kernel::completions(parse, text, offset, kernels));
+    out.extend(crate::kernel_aware::completions(parse, text, offset, kernels));
     out
 }
 
 /// Completions at a byte offset (empty where none apply).
 pub fn completions(parse: &Parse, text: &str, offset: usize) -> Vec<Completion> {
-    let offset = crate::syntax::floor_char_boundary(text, offset);
+    let offset = fevlint_syntax::floor_char_boundary(text, offset);
     let bytes = text.as_bytes();
     let mut start = offset;
     while start > 0 && is_word_byte(bytes[start - 1]) {
@@ -168,7 +133,7 @@ fn position(parse: &Parse, text: &str, start: usize) -> Option<Position> {
     }
     // The token text, not only the kind: inside ERROR recovery tree-sitter may keep a
     // keyword as an identifier leaf.
-    match crate::syntax::tree::span(leaf).text(text) {
+    match fevlint_syntax::tree::span(leaf).text(text) {
         "(" | "," => Some(Position::SlotStart),
         "|" => Some(Position::AfterPipe),
         "unsigned" => Some(Position::AfterUnsigned),

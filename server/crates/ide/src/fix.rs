@@ -1,21 +1,11 @@
 //! Fixes for diagnostics: S003 (drop the ignored offset, or move it into the address)
 //! and, for every rule, a suppression comment above the line.
 
-use super::Edit;
-use crate::diagnostic::Diagnostic;
-use crate::syntax::machine::{AbsValue, Source};
-use crate::syntax::{Parse, Span};
+use crate::{Edit, Fix};
+use fevlint_check::diagnostic::Diagnostic;
 use fevlint_kernel::Kernel;
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fix {
-    pub title: String,
-    /// The diagnostic it fixes (index into the slice passed to [`fixes`]).
-    pub diagnostic: usize,
-    pub edits: Vec<Edit>,
-    /// The one fix an editor may apply without asking.
-    pub preferred: bool,
-}
+use fevlint_syntax::machine::{AbsValue, Source};
+use fevlint_syntax::{Parse, Span};
 
 /// Fixes for the diagnostics touching `range`.
 pub fn fixes(parse: &Parse, text: &str, diagnostics: &[Diagnostic], range: Span) -> Vec<Fix> {
@@ -33,7 +23,7 @@ pub fn fixes_with(parse: &Parse, text: &str, diagnostics: &[Diagnostic], range: 
         if d.code == "S003" {
             s003(parse, text, d, i, &mut out);
         }
-        out.extend(super::kernel::fixes(parse, text, d, i, kernels));
+        out.extend(crate::kernel_aware::fixes(parse, text, d, i, kernels));
         if let Some(line) = parse.line_at(d.span.start) {
             let start = line.line.span.start;
             let indent: String =
@@ -70,8 +60,8 @@ fn s003(parse: &Parse, text: &str, d: &Diagnostic, index: usize, out: &mut Vec<F
         let sum = ignored
             .iter()
             .map(|r| match r {
-                crate::syntax::machine::Redirect::Plus { value, .. } => *value,
-                crate::syntax::machine::Redirect::Index { .. } => 0,
+                fevlint_syntax::machine::Redirect::Plus { value, .. } => *value,
+                fevlint_syntax::machine::Redirect::Index { .. } => 0,
             })
             .fold(0u64, u64::wrapping_add);
         let Some(new) = addr.checked_add(sum) else { continue };

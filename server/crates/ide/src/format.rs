@@ -2,9 +2,9 @@
 //! echoes back (`show_func_event()`); comments, blank lines and rejected lines stay.
 
 use super::Edit;
-use crate::syntax::lex::is_space;
-use crate::syntax::machine::echo;
-use crate::syntax::{Parse, Parser, Span};
+use fevlint_syntax::lex::is_space;
+use fevlint_syntax::machine::echo;
+use fevlint_syntax::{Parse, Parser, Span};
 
 /// Edits turning every accepted definition into its canonical echo.
 pub fn format(parse: &Parse, text: &str) -> Vec<Edit> {

@@ -1,7 +1,7 @@
 //! Highlighting from the grammar's own `highlights.scm`, so semantic tokens and every
 //! tree-sitter editor agree by construction: a capture name maps to one kind here.
 
-use crate::syntax::{Parse, Span};
+use fevlint_syntax::{Parse, Span};
 use std::sync::OnceLock;
 use tree_sitter::{Query, QueryCursor, StreamingIterator};
 

@@ -2,11 +2,11 @@
 //! the redirects in words, spec §2 and §4).
 
 use super::{leaf_at, slot_register};
-use crate::syntax::kinds;
-use crate::syntax::machine::{fold_redirects, AbsValue, Atom, Field, Source};
-use crate::syntax::tree::{self, FieldNode};
-use crate::syntax::{Parse, Span, Target};
 use fevlint_kernel::Kernel;
+use fevlint_syntax::kinds;
+use fevlint_syntax::machine::{fold_redirects, AbsValue, Atom, Field, Source};
+use fevlint_syntax::tree::{self, FieldNode};
+use fevlint_syntax::{Parse, Span, Target};
 
 /// Markdown for the hovered span.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,7 +27,7 @@ pub fn hover_with(parse: &Parse, text: &str, offset: usize, kernels: &[&Kernel])
         let parsed = parse.line_at(offset).and_then(|l| l.parsed.as_ref());
         if let Some((name, span)) = parsed.and_then(|p| p.function.as_ref()) {
             if span.start <= offset && offset <= span.end {
-                return Some(Hover { span: *span, markdown: super::kernel::function_doc(kernels, name, parsed) });
+                return Some(Hover { span: *span, markdown: crate::kernel_aware::function_doc(kernels, name, parsed) });
             }
         }
     }
@@ -59,7 +59,7 @@ pub fn hover_with(parse: &Parse, text: &str, offset: usize, kernels: &[&Kernel])
             .or_else(|| (tree::span(type_node).text(text) == "string").then_some(Atom::String))?;
         let count = field_node
             .array_count()
-            .and_then(|n| crate::syntax::lex::kstrtoul(tree::span(n).text(text).as_bytes(), target.ptr_size * 8));
+            .and_then(|n| fevlint_syntax::lex::kstrtoul(tree::span(n).text(text).as_bytes(), target.ptr_size * 8));
         let unsigned = field_node.unsigned().is_some();
         return Some(Hover { span: tree::span(type_node), markdown: type_doc(atom, unsigned, count, target) });
     }
@@ -70,7 +70,7 @@ pub fn hover_with(parse: &Parse, text: &str, offset: usize, kernels: &[&Kernel])
         let parsed = parse.line_at(field.span.start).and_then(|l| l.parsed.as_ref()).filter(|p| p.rejection.is_none());
         if let Some(parsed) = parsed {
             if let Some(i) = parsed.fields.iter().position(|f| std::ptr::eq(f, field)) {
-                markdown.push_str(&super::kernel::field_doc(kernels, parsed, i, target));
+                markdown.push_str(&crate::kernel_aware::field_doc(kernels, parsed, i, target));
             }
         }
     }
@@ -217,7 +217,7 @@ fn describe_absolute(addr: &str, field: &Field, target: Target) -> String {
 }
 
 /// Spec §4 in words: the expression the kernel evaluates for a parameter field.
-fn describe(param: &str, field: &Field, pairs: &[crate::syntax::machine::RedirectPair], target: Target) -> String {
+fn describe(param: &str, field: &Field, pairs: &[fevlint_syntax::machine::RedirectPair], target: Target) -> String {
     let size = u64::from(field.elem_size(target));
     let mut addr = param.to_owned();
     if pairs.is_empty() {

@@ -6,28 +6,73 @@
 //! converts the answer back. Kernel-aware features plug in here (a `kernel` argument
 //! next to the `Parse`), so every editor gets them through the same conversion.
 
-#[cfg(test)]
-use fevlint_check::analysis;
-use fevlint_check::{diagnostic, rules};
-use fevlint_syntax as syntax;
-
 mod complete;
 mod fix;
 mod format;
 mod highlight;
 mod hover;
-mod kernel;
+mod kernel_aware;
 mod outline;
 
-pub use complete::{completions, completions_with, Completion, CompletionKind};
-pub use fix::{fixes, fixes_with, Fix};
+pub use complete::{completions, completions_with};
+pub use fix::{fixes, fixes_with};
 pub use format::format;
 pub use highlight::{highlights, Highlight, HighlightKind};
 pub use hover::{hover, hover_with, Hover};
-pub use kernel::{fuzzy_rank, inlay_hints, members, InlayHint, MemberInfo, FUNCTION_LIMIT};
+pub use kernel_aware::{fuzzy_rank, inlay_hints, members, InlayHint, MemberInfo, FUNCTION_LIMIT};
 pub use outline::{comment_folds, symbols, Symbol, SymbolKind};
 
-use crate::syntax::Span;
+use fevlint_syntax::Span;
+
+/// What a completion item is (the editor's icon and sort group).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompletionKind {
+    Type,
+    Keyword,
+    /// A kernel function name.
+    Function,
+    /// A parameter name of the function, as a field name.
+    Parameter,
+    /// A struct member, inserted as its offset.
+    Member,
+    /// A literal (the `0` of `[0]`).
+    Value,
+}
+
+/// One completion item.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    /// What the list shows.
+    pub label: String,
+    /// What replaces `replace`.
+    pub insert: String,
+    /// What the client matches the typed word against.
+    pub filter: String,
+    pub kind: CompletionKind,
+    /// One line: size, signedness, how it prints.
+    pub detail: String,
+    /// Markdown.
+    pub documentation: String,
+    /// The word being typed, which the completion replaces.
+    pub replace: Span,
+    /// Order within the answer (lower first), after `preferred`.
+    pub rank: u32,
+    /// Sorts before others (meaningful choices first).
+    pub preferred: bool,
+    /// Shown struck through (a function ftrace cannot attach to).
+    pub deprecated: bool,
+}
+
+/// A fix of one diagnostic: edits, applied together.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    pub title: String,
+    /// The diagnostic it fixes (index into the slice passed to [`fixes`]).
+    pub diagnostic: usize,
+    pub edits: Vec<Edit>,
+    /// The one fix an editor may apply without asking.
+    pub preferred: bool,
+}
 
 /// A replacement of `span` by `text`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,9 +94,9 @@ pub(crate) fn leaf_at(root: tree_sitter::Node<'_>, offset: usize) -> Option<tree
 }
 
 /// Registers holding argument slots at a function's entry (spec §2).
-pub fn slot_register(target: crate::syntax::Target, slot: u32) -> Option<&'static str> {
+pub fn slot_register(target: fevlint_syntax::Target, slot: u32) -> Option<&'static str> {
     const X86_64: [&str; 6] = ["rdi", "rsi", "rdx", "rcx", "r8", "r9"];
     const X86_32: [&str; 3] = ["eax", "edx", "ecx"];
-    let regs: &[&str] = if target == crate::syntax::Target::X86_32 { &X86_32 } else { &X86_64 };
+    let regs: &[&str] = if target == fevlint_syntax::Target::X86_32 { &X86_32 } else { &X86_64 };
     regs.get(slot as usize).copied()
 }

@@ -1,8 +1,8 @@
 //! The outline: one symbol per definition with its fields, and folds for comment blocks.
 
-use crate::syntax::lex;
-use crate::syntax::tree;
-use crate::syntax::{Parse, Span};
+use fevlint_syntax::lex;
+use fevlint_syntax::tree;
+use fevlint_syntax::{Parse, Span};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SymbolKind {

@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 
 use fevlint_load::blob::{Blob, BlobSlice};
 use fevlint_load::bzimage;
-use fevlint_load::decompress::{self, Codec, Content, Limits, Origin};
+use fevlint_load::decompress::{self, Content, Limits, Origin};
 use fevlint_load::elf::{ftrace_function_names, is_elf, KernelElf};
 use fevlint_load::error::LoadError;
 use fevlint_load::symbols::{FilterFunctions, KernelConfig, KprobeBlacklist, SymbolFormat, SymbolTable};
+use fevlint_load::Codec;
 use fevlint_types::Arch;
 
 /// When to decompress and parse a kernel image (vmlinux/vmlinuz) found in a folder.
@@ -323,7 +324,7 @@ fn read_image_or_btf(path: &Path, opts: &OpenOptions, k: &mut KernelInputs) -> R
             let raw = Blob::read(path)?;
             // A bzImage before any decompression: its boot sector is not a compression
             // magic, and its payload must be found through the header, not by scanning.
-            if bzimage::is_bzimage(&raw) {
+            if decompress::is_bzimage(&raw) {
                 let (h, elf) = bzimage::extract_payload(&raw, path, Content::Elf, &opts.limits)?;
                 return set_elf(k, Blob::from_vec(elf), path, Some(h.codec), Container::BzImage);
             }
@@ -346,7 +347,7 @@ fn read_image_or_btf(path: &Path, opts: &OpenOptions, k: &mut KernelInputs) -> R
         k.btf = Some(Loaded { value: bytes.whole(), from: prov(codec, Container::File) });
         return Ok(());
     }
-    if codec.is_some() && bzimage::is_bzimage(&bytes) {
+    if codec.is_some() && decompress::is_bzimage(&bytes) {
         // A compressed bzImage (`vmlinuz.xz`): its payload, as for a plain one.
         let (h, elf) = bzimage::extract_payload(&bytes, path, Content::Elf, &opts.limits)?;
         return set_elf(k, Blob::from_vec(elf), path, Some(h.codec), Container::BzImage);

@@ -7,7 +7,8 @@
 
 use std::path::Path;
 
-use crate::decompress::{self, le16, le32, Codec, Content, Limits, Origin};
+use crate::codec::Codec;
+use crate::decompress::{self, is_bzimage, le16, le32, Content, Limits, Origin};
 use crate::error::{FileOffset, LoadError};
 
 const SETUP_SECTS: usize = 0x1f1;
@@ -39,11 +40,6 @@ pub struct BzImageHeader {
     /// The uncompressed size the build appended after the stream (`size_append`, all
     /// codecs but gzip), when present.
     pub trailer_size: Option<u32>,
-}
-
-/// Whether `data` starts like a bzImage (`HdrS` at 0x202).
-pub fn is_bzimage(data: &[u8]) -> bool {
-    data.get(HEADER_MAGIC..HEADER_MAGIC + 4) == Some(b"HdrS")
 }
 
 /// Parses the header and locates the payload. Errors name the header field's offset.

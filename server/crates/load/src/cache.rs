@@ -13,7 +13,7 @@
 //! and know no home directory. Until it is given, nothing is cached.
 
 use crate::blob::{Blob, BlobSlice};
-use crate::decompress::Codec;
+use crate::codec::Codec;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 

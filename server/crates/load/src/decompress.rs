@@ -8,43 +8,8 @@ use std::path::Path;
 
 use zstd::zstd_safe::{self, DCtx, DParameter, InBuffer, OutBuffer};
 
+use crate::codec::Codec;
 use crate::error::{FileOffset, LoadError};
-
-/// A compression format fevlint can read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Codec {
-    Zstd,
-    /// The `.xz` container (LZMA2 plus optional BCJ/delta filters, e.g. the kernel's
-    /// `--x86` payloads).
-    Xz,
-    Gzip,
-    Bzip2,
-    /// lz4 legacy frames (`lz4 -l`, magic 0x184C2102, 8 MiB blocks), as the kernel uses.
-    Lz4Legacy,
-    /// The `.lzma` "alone" format (13-byte header, no container).
-    Lzma,
-}
-
-impl Codec {
-    pub const ALL: [Codec; 6] = [Codec::Zstd, Codec::Xz, Codec::Gzip, Codec::Bzip2, Codec::Lz4Legacy, Codec::Lzma];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Codec::Zstd => "zstd",
-            Codec::Xz => "xz",
-            Codec::Gzip => "gzip",
-            Codec::Bzip2 => "bzip2",
-            Codec::Lz4Legacy => "lz4 (legacy)",
-            Codec::Lzma => "lzma",
-        }
-    }
-}
-
-impl fmt::Display for Codec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 const XZ_MAGIC: [u8; 6] = [0xFD, b'7', b'z', b'X', b'Z', 0x00];
@@ -54,6 +19,12 @@ const LZ4_LEGACY_MAGIC: u32 = 0x184C_2102;
 const LZ4_LEGACY_BLOCK: usize = 8 << 20;
 const ZSTD_SKIPPABLE_MASK: u32 = 0xFFFF_FFF0;
 const ZSTD_SKIPPABLE: u32 = 0x184D_2A50;
+
+/// Whether `data` starts like an x86 bzImage (`HdrS` at 0x202, the boot-protocol
+/// header's magic; [`crate::bzimage`] reads the rest).
+pub fn is_bzimage(data: &[u8]) -> bool {
+    data.get(0x202..0x206) == Some(b"HdrS")
+}
 
 /// Compression formats recognised by their magic but not supported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -211,7 +182,7 @@ impl Content {
         let elf = prefix.starts_with(b"\x7fELF");
         match self {
             Content::Any => true,
-            Content::KernelImage => btf || elf || crate::bzimage::is_bzimage(prefix) || is_tar(prefix),
+            Content::KernelImage => btf || elf || is_bzimage(prefix) || is_tar(prefix),
             Content::Btf => btf,
             Content::Elf => elf,
             Content::Text => !prefix.contains(&0),

@@ -5,7 +5,7 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-use crate::decompress::Codec;
+use crate::codec::Codec;
 
 /// A byte offset inside a file as the user has it on disk (for a payload inside a
 /// bzImage, the offset in the bzImage file, not in the payload).

@@ -9,6 +9,7 @@
 pub mod blob;
 pub mod bzimage;
 pub mod cache;
+pub mod codec;
 pub mod decompress;
 pub mod elf;
 pub mod error;
@@ -17,5 +18,6 @@ pub mod kallsyms;
 pub mod symbols;
 
 pub use blob::{Blob, BlobSlice};
-pub use decompress::{Codec, Content, Limits, Origin};
+pub use codec::Codec;
+pub use decompress::{Content, Limits, Origin};
 pub use error::{FileOffset, LoadError};

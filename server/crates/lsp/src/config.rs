@@ -9,7 +9,7 @@
 //! ```
 //! JSON layers take the same keys, at the top level or under `"fevlint"`.
 
-use crate::syntax::Target;
+use fevlint_syntax::Target;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 

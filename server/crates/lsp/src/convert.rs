@@ -1,8 +1,7 @@
 //! Conversions between `ide`/`diagnostic` values (byte spans) and LSP types.
 
 use super::position;
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::ide;
+use fevlint_check::diagnostic::{Diagnostic, Severity};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use tower_lsp_server::ls_types as lsp;
@@ -32,7 +31,7 @@ impl RuleDocs {
             .find(|d| d.join("README.md").is_file() || d.join("S001.md").is_file())
             .and_then(|d| d.canonicalize().ok());
         let mut docs = RuleDocs { dir, hrefs: HashMap::new() };
-        docs.hrefs = crate::rules::REGISTRY.iter().map(|r| (r.code, docs.locate(r.code))).collect();
+        docs.hrefs = fevlint_check::rules::REGISTRY.iter().map(|r| (r.code, docs.locate(r.code))).collect();
         docs
     }
 
@@ -200,22 +199,22 @@ fn severity_number(s: Severity) -> i32 {
     }
 }
 
-pub fn hover(at: position::Text<'_>, h: ide::Hover) -> lsp::Hover {
+pub fn hover(at: position::Text<'_>, h: fevlint_ide::Hover) -> lsp::Hover {
     lsp::Hover {
         contents: lsp::HoverContents::Markup(lsp::MarkupContent { kind: lsp::MarkupKind::Markdown, value: h.markdown }),
         range: Some(at.range(h.span)),
     }
 }
 
-pub fn completion(at: position::Text<'_>, c: ide::Completion) -> lsp::CompletionItem {
+pub fn completion(at: position::Text<'_>, c: fevlint_ide::Completion) -> lsp::CompletionItem {
     lsp::CompletionItem {
         kind: Some(match c.kind {
-            ide::CompletionKind::Type => lsp::CompletionItemKind::TYPE_PARAMETER,
-            ide::CompletionKind::Keyword => lsp::CompletionItemKind::KEYWORD,
-            ide::CompletionKind::Function => lsp::CompletionItemKind::FUNCTION,
-            ide::CompletionKind::Parameter => lsp::CompletionItemKind::VARIABLE,
-            ide::CompletionKind::Member => lsp::CompletionItemKind::FIELD,
-            ide::CompletionKind::Value => lsp::CompletionItemKind::VALUE,
+            fevlint_ide::CompletionKind::Type => lsp::CompletionItemKind::TYPE_PARAMETER,
+            fevlint_ide::CompletionKind::Keyword => lsp::CompletionItemKind::KEYWORD,
+            fevlint_ide::CompletionKind::Function => lsp::CompletionItemKind::FUNCTION,
+            fevlint_ide::CompletionKind::Parameter => lsp::CompletionItemKind::VARIABLE,
+            fevlint_ide::CompletionKind::Member => lsp::CompletionItemKind::FIELD,
+            fevlint_ide::CompletionKind::Value => lsp::CompletionItemKind::VALUE,
         }),
         detail: Some(c.detail),
         documentation: (!c.documentation.is_empty()).then_some(lsp::Documentation::MarkupContent(lsp::MarkupContent {
@@ -234,7 +233,7 @@ pub fn completion(at: position::Text<'_>, c: ide::Completion) -> lsp::Completion
     }
 }
 
-pub fn inlay_hint(at: position::Text<'_>, h: ide::InlayHint) -> lsp::InlayHint {
+pub fn inlay_hint(at: position::Text<'_>, h: fevlint_ide::InlayHint) -> lsp::InlayHint {
     lsp::InlayHint {
         position: at.position(h.at),
         label: lsp::InlayHintLabel::String(h.label),
@@ -251,13 +250,13 @@ pub fn inlay_hint(at: position::Text<'_>, h: ide::InlayHint) -> lsp::InlayHint {
 }
 
 #[allow(deprecated)] // `DocumentSymbol::deprecated` must be named to build the struct.
-pub fn symbol(at: position::Text<'_>, s: ide::Symbol) -> lsp::DocumentSymbol {
+pub fn symbol(at: position::Text<'_>, s: fevlint_ide::Symbol) -> lsp::DocumentSymbol {
     lsp::DocumentSymbol {
         name: s.name,
         detail: (!s.detail.is_empty()).then_some(s.detail),
         kind: match s.kind {
-            ide::SymbolKind::Definition => lsp::SymbolKind::FUNCTION,
-            ide::SymbolKind::Field => lsp::SymbolKind::FIELD,
+            fevlint_ide::SymbolKind::Definition => lsp::SymbolKind::FUNCTION,
+            fevlint_ide::SymbolKind::Field => lsp::SymbolKind::FIELD,
         },
         tags: None,
         deprecated: None,
@@ -267,7 +266,7 @@ pub fn symbol(at: position::Text<'_>, s: ide::Symbol) -> lsp::DocumentSymbol {
     }
 }
 
-pub fn edit(at: position::Text<'_>, e: &ide::Edit) -> lsp::TextEdit {
+pub fn edit(at: position::Text<'_>, e: &fevlint_ide::Edit) -> lsp::TextEdit {
     lsp::TextEdit { range: at.range(e.span), new_text: e.text.clone() }
 }
 
@@ -289,21 +288,21 @@ pub fn legend() -> lsp::SemanticTokensLegend {
 }
 
 /// (token type index, modifier bits) in [`legend`].
-fn token_type(kind: ide::HighlightKind) -> (u32, u32) {
+fn token_type(kind: fevlint_ide::HighlightKind) -> (u32, u32) {
     match kind {
-        ide::HighlightKind::Comment => (0, 0),
-        ide::HighlightKind::Function => (1, 0),
-        ide::HighlightKind::Type => (2, 1),
-        ide::HighlightKind::Keyword => (3, 0),
-        ide::HighlightKind::Parameter => (4, 0),
-        ide::HighlightKind::Variable => (5, 0),
-        ide::HighlightKind::Constant => (5, 2),
-        ide::HighlightKind::Number => (6, 0),
-        ide::HighlightKind::Operator => (7, 0),
+        fevlint_ide::HighlightKind::Comment => (0, 0),
+        fevlint_ide::HighlightKind::Function => (1, 0),
+        fevlint_ide::HighlightKind::Type => (2, 1),
+        fevlint_ide::HighlightKind::Keyword => (3, 0),
+        fevlint_ide::HighlightKind::Parameter => (4, 0),
+        fevlint_ide::HighlightKind::Variable => (5, 0),
+        fevlint_ide::HighlightKind::Constant => (5, 2),
+        fevlint_ide::HighlightKind::Number => (6, 0),
+        fevlint_ide::HighlightKind::Operator => (7, 0),
     }
 }
 
-pub fn semantic_tokens(at: position::Text<'_>, highlights: &[ide::Highlight]) -> lsp::SemanticTokens {
+pub fn semantic_tokens(at: position::Text<'_>, highlights: &[fevlint_ide::Highlight]) -> lsp::SemanticTokens {
     let mut data = Vec::with_capacity(highlights.len());
     let (mut line, mut col) = (0u32, 0u32);
     for h in highlights {
@@ -331,7 +330,7 @@ pub fn semantic_tokens(at: position::Text<'_>, highlights: &[ide::Highlight]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syntax::Span;
+    use fevlint_syntax::Span;
     use ropey::Rope;
 
     /// The body written straight from the findings is the JSON the protocol types give,
@@ -340,9 +339,9 @@ mod tests {
     fn publish_body_is_what_the_protocol_types_serialize() {
         let text = "vfs_read(x64 file)\n# é \"quoted\" 😀\nvfs_read(u32 \\t\\\\ x)\n";
         let rope = Rope::from_str(text);
-        let lines = crate::syntax::Parser::new().lines(text, crate::syntax::Target::default());
+        let lines = fevlint_syntax::Parser::new().lines(text, fevlint_syntax::Target::default());
         let at = position::Positions::new(position::Text::new(&rope, position::Encoding::Utf16), text, &lines);
-        let rule = |c: &str| crate::rules::by_code(c).expect("rule");
+        let rule = |c: &str| fevlint_check::rules::by_code(c).expect("rule");
         let mut labelled = Diagnostic::new(rule("K201"), Span::new(0, 8), "`vfs_read` is \"gone\"\ttab")
             .note("help: é 😀")
             .note("two");

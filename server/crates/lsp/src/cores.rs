@@ -3,11 +3,11 @@
 //! hints. One entry per canonical core path; reopened when the file changes or the
 //! kernels it could be matched against do.
 
-use crate::ide::InlayHint;
-use crate::kernel::Kernel;
 use crate::kernels::Stamp;
-use crate::syntax::{Parse, Span};
 use fevlint_dryrun::{Core, Pick};
+use fevlint_ide::InlayHint;
+use fevlint_kernel::Kernel;
+use fevlint_syntax::{Parse, Span};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -7,9 +7,9 @@
 //! of milliseconds even when incremental, since its root is rebuilt.
 
 use super::position;
-use crate::diagnostic::Diagnostic;
-use crate::lsp::config::Settings;
-use crate::syntax::{LineParse, Parse, Parser, Span};
+use crate::config::Settings;
+use fevlint_check::diagnostic::Diagnostic;
+use fevlint_syntax::{LineParse, Parse, Parser, Span};
 use ropey::Rope;
 use std::sync::Arc;
 use tower_lsp_server::ls_types::TextDocumentContentChangeEvent;
@@ -37,7 +37,7 @@ pub struct Document {
     /// The per-line rules' findings of each line, parallel to `parse.lines`, spans from
     /// the line's start: an edit re-runs them on the lines it touched only.
     line_findings: Vec<Vec<Diagnostic>>,
-    /// Each line's [`crate::analysis::event_key`], parallel to `parse.lines`, and how many
+    /// Each line's [`fevlint_check::analysis::event_key`], parallel to `parse.lines`, and how many
     /// lines have each key: N101 reads the whole file, and runs only when some key is
     /// counted twice (`repeated` keys), so an edit to a file without repeats costs the
     /// edit.
@@ -72,7 +72,7 @@ impl std::fmt::Debug for Document {
 /// tree-sitter's point of a byte offset, from the lines of the same text: rows count `\n`
 /// only, columns are bytes.
 fn point(lines: &[LineParse], offset: usize) -> Point {
-    let row = crate::syntax::line_index(lines, offset);
+    let row = fevlint_syntax::line_index(lines, offset);
     let col = lines.get(row).map_or(0, |l| offset.saturating_sub(l.line.span.start));
     Point::new(row, col)
 }
@@ -138,7 +138,7 @@ impl Document {
                     let end = (at + reread.removed).min(self.line_findings.len());
                     self.line_findings.splice(at..end, found);
                     let keys: Vec<Option<u64>> =
-                        lines[reread.new.clone()].iter().map(crate::analysis::event_key).collect();
+                        lines[reread.new.clone()].iter().map(fevlint_check::analysis::event_key).collect();
                     let at = reread.new.start.min(self.event_keys.len());
                     let end = (at + reread.removed).min(self.event_keys.len());
                     for k in keys.iter().flatten() {
@@ -214,7 +214,7 @@ impl Document {
 
     fn check_all_lines(&mut self) {
         self.line_findings = line_findings(&self.text, &self.parse.lines, self.settings.target, self.mainline);
-        self.event_keys = self.parse.lines.iter().map(crate::analysis::event_key).collect();
+        self.event_keys = self.parse.lines.iter().map(fevlint_check::analysis::event_key).collect();
         self.event_counts.clear();
         self.repeated = 0;
         for k in self.event_keys.iter().flatten() {
@@ -240,13 +240,13 @@ impl Document {
                     d
                 }));
             }
-            all.extend(crate::analysis::check_whole_file(
+            all.extend(fevlint_check::analysis::check_whole_file(
                 &self.text,
                 &self.parse.lines,
                 self.settings.target,
                 self.repeated > 0,
             ));
-            crate::rules::sort(&mut all);
+            fevlint_check::rules::sort(&mut all);
             all
         };
         diagnostics.retain(|d| !self.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(d.code)));
@@ -296,13 +296,13 @@ impl Document {
         let lines = &self.parse.lines;
         for mut d in found {
             // A line's findings lie within it or at its end.
-            let i = crate::syntax::line_index(lines, d.span.start).min(n.saturating_sub(1));
+            let i = fevlint_syntax::line_index(lines, d.span.start).min(n.saturating_sub(1));
             let (Some(line), Some(Some(list))) = (lines.get(i), k.lines.get_mut(i)) else { continue };
             d.span.shift(-(line.line.span.start as isize));
             list.push(d);
         }
         let mut flat = self.flatten(&k.lines);
-        crate::rules::sort(&mut flat);
+        fevlint_check::rules::sort(&mut flat);
         self.kernel_diagnostics = Some(flat);
         self.kernel_lines = Some(k);
     }
@@ -332,13 +332,13 @@ fn count_event(counts: &mut std::collections::HashMap<u64, u32>, repeated: &mut 
 fn line_findings(
     text: &str,
     lines: &[LineParse],
-    target: crate::syntax::Target,
+    target: fevlint_syntax::Target,
     mainline: bool,
 ) -> Vec<Vec<Diagnostic>> {
     if mainline {
         return vec![Vec::new(); lines.len()];
     }
-    crate::analysis::by_line(lines, crate::analysis::check_lines(text, lines, target))
+    fevlint_check::analysis::by_line(lines, fevlint_check::analysis::check_lines(text, lines, target))
 }
 
 #[cfg(test)]
@@ -361,7 +361,7 @@ mod tests {
         doc.apply(2, &[change(0, 16, 0, 19, "x64"), change(0, 0, 0, 0, "# é😀\n"), change(9, 9, 99, 0, "\nf(")]);
         assert_eq!(doc.text, "# é😀\nip_rcv(x64 skb, x64 dev)\n\nf(");
         assert_eq!(doc.rope.to_string(), doc.text);
-        let fresh = crate::syntax::parse(&doc.text);
+        let fresh = fevlint_syntax::parse(&doc.text);
         doc.refresh_tree();
         assert_eq!(doc.parse.tree.root_node().to_sexp(), fresh.tree.root_node().to_sexp());
         assert_eq!(doc.parse.lines, fresh.lines);
@@ -408,12 +408,12 @@ mod tests {
             let piece = pieces[next() % pieces.len()];
             doc.apply(version, &[change(l0 as u32, utf16(l0, c0), l1 as u32, utf16(l1, c1), piece)]);
             assert_eq!(doc.rope.to_string(), doc.text);
-            let fresh = crate::syntax::parse(&doc.text);
+            let fresh = fevlint_syntax::parse(&doc.text);
             assert_eq!(doc.parse.lines, fresh.lines, "version {version}: {:?}", doc.text);
-            let want = crate::analysis::check_parse(&fresh, &doc.text);
+            let want = fevlint_check::analysis::check_parse(&fresh, &doc.text);
             assert_eq!(format!("{:?}", doc.diagnostics), format!("{want:?}"), "version {version}: {:?}", doc.text);
             // The event counts kept through the edits are a fresh count's.
-            let keys: Vec<Option<u64>> = fresh.lines.iter().map(crate::analysis::event_key).collect();
+            let keys: Vec<Option<u64>> = fresh.lines.iter().map(fevlint_check::analysis::event_key).collect();
             assert_eq!(doc.event_keys, keys, "version {version}");
             let mut counts = std::collections::HashMap::new();
             keys.iter().flatten().for_each(|k| *counts.entry(*k).or_insert(0u32) += 1);

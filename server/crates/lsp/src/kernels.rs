@@ -7,7 +7,7 @@
 //! load is kept only when its generation is still the entry's (an older, slower load
 //! never replaces a newer one).
 
-use crate::kernel::Kernel;
+use fevlint_kernel::Kernel;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -10,12 +10,6 @@
 //! - `convert`: diagnostics, hovers, completions, symbols, tokens to LSP types
 //! - `server`: the handlers
 
-use crate as lsp;
-use fevlint_check::{analysis, diagnostic, rules};
-use fevlint_ide as ide;
-use fevlint_kernel as kernel;
-use fevlint_syntax as syntax;
-
 pub mod config;
 mod convert;
 pub mod cores;

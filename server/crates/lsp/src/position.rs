@@ -17,7 +17,7 @@
 use ropey::Rope;
 use tower_lsp_server::ls_types::{Position, PositionEncodingKind, Range};
 
-use crate::syntax::{LineParse, Span};
+use fevlint_syntax::{LineParse, Span};
 
 /// What a position's `character` counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -203,7 +203,7 @@ impl<'a> Positions<'a> {
             let i = [hint, hint + 1]
                 .into_iter()
                 .find(|&i| holds(i))
-                .unwrap_or_else(|| crate::syntax::line_index(lines, offset));
+                .unwrap_or_else(|| fevlint_syntax::line_index(lines, offset));
             self.last.set(i);
             if let Some(l) = lines.get(i).filter(|l| l.number as usize == i && l.line.span.start <= offset) {
                 if let Some(before) = self.text.get(l.line.span.start..offset) {
@@ -253,7 +253,7 @@ mod tests {
         assert_eq!(position(&rope, 7), p(0, 4));
         assert_eq!(position(&rope, 5), p(0, 2), "inside a UTF-8 sequence: the char holding it");
         assert_eq!(position(&rope, 1000), p(2, 0));
-        let mut parser = crate::syntax::Parser::new();
+        let mut parser = fevlint_syntax::Parser::new();
         for text in [
             "a\u{e9}\u{1F600}b\r\nx\n",
             "a\rb\r\nc\u{2028}d\n",
@@ -262,7 +262,7 @@ mod tests {
             "",
         ] {
             let rope = Rope::from_str(text);
-            let lines = parser.lines(text, crate::syntax::Target::default());
+            let lines = parser.lines(text, fevlint_syntax::Target::default());
             for encoding in [Encoding::Utf8, Encoding::Utf16, Encoding::Utf32] {
                 let whole = Text::new(&rope, encoding);
                 let at = Positions::new(whole, text, &lines);

@@ -16,10 +16,9 @@ use super::cores::{self, Cores};
 use super::document::Document;
 use super::kernels::{self, Kernels, Load};
 use super::position;
-use crate::diagnostic::Diagnostic;
-use crate::ide;
-use crate::kernel::Kernel;
-use crate::syntax::{LineParse, Parse, Target};
+use fevlint_check::diagnostic::Diagnostic;
+use fevlint_kernel::Kernel;
+use fevlint_syntax::{LineParse, Parse, Target};
 use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -66,7 +65,7 @@ pub trait KernelCheck: Send + Sync + 'static {
 #[derive(Debug, Default)]
 pub struct KernelRules {
     /// Findings per (kernel, line text): an edit re-checks only the lines it changed.
-    cache: crate::analysis::KernelLineCache,
+    cache: fevlint_check::analysis::KernelLineCache,
 }
 
 impl KernelCheck for KernelRules {
@@ -508,12 +507,12 @@ impl Inner {
                     let kernel_ran = doc.kernel_complete() && !doc.settings.kernels.is_empty();
                     let ignored = |code: &str| doc.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(code));
                     let ran = |code: &str| {
-                        crate::rules::by_code(code)
+                        fevlint_check::rules::by_code(code)
                             .is_some_and(|r| !ignored(r.code) && (!r.needs_kernel() || kernel_ran))
                     };
-                    let all_ran = crate::rules::REGISTRY.iter().all(|r| ran(r.code));
+                    let all_ran = fevlint_check::rules::REGISTRY.iter().all(|r| ran(r.code));
                     // As `fevlint check`: what they drop goes, N103 joins, then sorted.
-                    let (keep, added) = crate::analysis::suppression_verdicts(&doc.text, &found, &ran, all_ran);
+                    let (keep, added) = fevlint_check::analysis::suppression_verdicts(&doc.text, &found, &ran, all_ran);
                     let mut kept: Vec<&Diagnostic> = found
                         .into_iter()
                         .zip(keep)
@@ -521,7 +520,7 @@ impl Inner {
                         .chain(&added)
                         .filter(|d| !ignored(d.code))
                         .collect();
-                    kept.sort_by(|a, b| crate::rules::order(a, b));
+                    kept.sort_by(|a, b| fevlint_check::rules::order(a, b));
                     return convert(&mut kept.into_iter());
                 }
                 convert(&mut all.into_iter())
@@ -872,7 +871,7 @@ impl Backend {
 fn mainline_fixes(
     doc: &Document,
     uri: &Uri,
-    span: crate::syntax::Span,
+    span: fevlint_syntax::Span,
     kernels: &[&Kernel],
 ) -> Option<Vec<CodeActionOrCommand>> {
     let (old, rest) = kernels.split_first()?;
@@ -1187,9 +1186,9 @@ impl LanguageServer for Backend {
                 }
                 if doc.mainline {
                     let text = fevlint_check::dynevents::describe_at(&doc.text, offset, kernels)?;
-                    return Some(convert::hover(doc.at(), ide::Hover { span: text.0, markdown: text.1 }));
+                    return Some(convert::hover(doc.at(), fevlint_ide::Hover { span: text.0, markdown: text.1 }));
                 }
-                ide::hover_with(&doc.parse, &doc.text, offset, kernels).map(|h| convert::hover(doc.at(), h))
+                fevlint_ide::hover_with(&doc.parse, &doc.text, offset, kernels).map(|h| convert::hover(doc.at(), h))
             })
             .await
     }
@@ -1199,9 +1198,9 @@ impl LanguageServer for Backend {
         self.0
             .request("completion", &p.text_document.uri, |_, doc, kernels| {
                 let offset = doc.at().offset(p.position);
-                let found = ide::completions_with(&doc.parse, &doc.text, offset, kernels);
+                let found = fevlint_ide::completions_with(&doc.parse, &doc.text, offset, kernels);
                 // Function names are cut at a limit: the client asks again as the word grows.
-                let incomplete = found.iter().any(|c| c.kind == ide::CompletionKind::Function);
+                let incomplete = found.iter().any(|c| c.kind == fevlint_ide::CompletionKind::Function);
                 let items: Vec<CompletionItem> = found.into_iter().map(|c| convert::completion(doc.at(), c)).collect();
                 (!items.is_empty())
                     .then_some(CompletionResponse::List(CompletionList { is_incomplete: incomplete, items }))
@@ -1212,7 +1211,7 @@ impl LanguageServer for Backend {
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
         self.0
             .request("documentSymbol", &params.text_document.uri, |_, doc, _| {
-                let symbols = ide::symbols(&doc.parse, &doc.text);
+                let symbols = fevlint_ide::symbols(&doc.parse, &doc.text);
                 Some(DocumentSymbolResponse::Nested(
                     symbols.into_iter().map(|s| convert::symbol(doc.at(), s)).collect(),
                 ))
@@ -1224,7 +1223,7 @@ impl LanguageServer for Backend {
         self.0
             .request("foldingRange", &params.text_document.uri, |_, doc, _| {
                 Some(
-                    ide::comment_folds(&doc.text)
+                    fevlint_ide::comment_folds(&doc.text)
                         .into_iter()
                         .map(|(start_line, end_line)| FoldingRange {
                             start_line,
@@ -1241,7 +1240,7 @@ impl LanguageServer for Backend {
     async fn semantic_tokens_full(&self, params: SemanticTokensParams) -> Result<Option<SemanticTokensResult>> {
         self.0
             .request("semanticTokens", &params.text_document.uri, |_, doc, _| {
-                let highlights = ide::highlights(&doc.parse, &doc.text);
+                let highlights = fevlint_ide::highlights(&doc.parse, &doc.text);
                 Some(SemanticTokensResult::Tokens(convert::semantic_tokens(doc.at(), &highlights)))
             })
             .await
@@ -1250,7 +1249,7 @@ impl LanguageServer for Backend {
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
         self.0
             .request("formatting", &params.text_document.uri, |_, doc, _| {
-                Some(ide::format(&doc.parse, &doc.text).iter().map(|e| convert::edit(doc.at(), e)).collect())
+                Some(fevlint_ide::format(&doc.parse, &doc.text).iter().map(|e| convert::edit(doc.at(), e)).collect())
             })
             .await
     }
@@ -1274,33 +1273,34 @@ impl LanguageServer for Backend {
                 let all: Vec<Diagnostic> =
                     doc.diagnostics.iter().chain(doc.kernel_diagnostics.iter().flatten()).cloned().collect();
                 let several = doc.settings.kernels.len() > 1;
-                let actions: Vec<CodeActionOrCommand> = ide::fixes_with(&doc.parse, &doc.text, &all, span, kernels)
-                    .into_iter()
-                    .map(|fix| {
-                        let diagnostic = all.get(fix.diagnostic).map(|d| {
-                            convert::diagnostic(
-                                &doc.positions(),
-                                &uri,
-                                d,
-                                &state.rule_docs,
-                                state.related_information,
-                                several,
-                            )
-                        });
-                        let edits = fix.edits.iter().map(|e| convert::edit(doc.at(), e)).collect();
-                        CodeActionOrCommand::CodeAction(CodeAction {
-                            title: fix.title,
-                            kind: Some(CodeActionKind::QUICKFIX),
-                            diagnostics: diagnostic.map(|d| vec![d]),
-                            edit: Some(WorkspaceEdit {
-                                changes: Some(HashMap::from([(uri.clone(), edits)])),
+                let actions: Vec<CodeActionOrCommand> =
+                    fevlint_ide::fixes_with(&doc.parse, &doc.text, &all, span, kernels)
+                        .into_iter()
+                        .map(|fix| {
+                            let diagnostic = all.get(fix.diagnostic).map(|d| {
+                                convert::diagnostic(
+                                    &doc.positions(),
+                                    &uri,
+                                    d,
+                                    &state.rule_docs,
+                                    state.related_information,
+                                    several,
+                                )
+                            });
+                            let edits = fix.edits.iter().map(|e| convert::edit(doc.at(), e)).collect();
+                            CodeActionOrCommand::CodeAction(CodeAction {
+                                title: fix.title,
+                                kind: Some(CodeActionKind::QUICKFIX),
+                                diagnostics: diagnostic.map(|d| vec![d]),
+                                edit: Some(WorkspaceEdit {
+                                    changes: Some(HashMap::from([(uri.clone(), edits)])),
+                                    ..Default::default()
+                                }),
+                                is_preferred: Some(fix.preferred),
                                 ..Default::default()
-                            }),
-                            is_preferred: Some(fix.preferred),
-                            ..Default::default()
+                            })
                         })
-                    })
-                    .collect();
+                        .collect();
                 (!actions.is_empty()).then_some(actions)
             })
             .await
@@ -1314,7 +1314,7 @@ impl LanguageServer for Backend {
                     return None;
                 }
                 let span = doc.at().span(params.range);
-                let mut hints = ide::inlay_hints(&doc.parse, span, kernels);
+                let mut hints = fevlint_ide::inlay_hints(&doc.parse, span, kernels);
                 if let Some(core) = &core {
                     hints.extend(cores::value_hints(&doc.parse, span, core));
                     hints.sort_by_key(|h| h.at);

@@ -29,6 +29,7 @@ mod dialect;
 mod env;
 mod errors;
 mod parse;
+mod registry;
 mod session;
 
 pub use ast::*;

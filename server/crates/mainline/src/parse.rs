@@ -10,7 +10,7 @@ use crate::cstr::*;
 use crate::dialect::{Dialect, Generation};
 use crate::env::{BtfKind, Env, FuncEntry};
 use crate::errors::ErrorId;
-use crate::session::{Conflict, Registry};
+use crate::registry::{Conflict, Registry};
 use crate::{Errno, KernelError, Rejection};
 
 const MAX_TRACE_ARGS: usize = 128;

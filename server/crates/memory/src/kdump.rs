@@ -9,10 +9,10 @@
 //! bits of the second bitmap.
 
 use crate::error::{Error, Fault, FaultKind};
-use crate::kernel::PhysMemory;
 use crate::notes::{parse_notes, NoteSet, VmcoreInfo};
 use crate::regs::{Arch, Thread};
 use crate::source::Source;
+use crate::PhysMemory;
 use std::io::Read;
 use std::sync::Mutex;
 

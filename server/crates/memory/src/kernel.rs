@@ -8,16 +8,9 @@ use crate::kdump::KdumpFile;
 use crate::notes::{QemuCpuState, VmcoreInfo};
 use crate::regs::{Arch, Thread};
 use crate::x86_64::{PageTables, START_KERNEL_MAP};
-use crate::Memory;
+use crate::{Memory, PhysMemory};
 use std::collections::HashMap;
 use std::sync::Mutex;
-
-/// Physical memory of a dump.
-pub trait PhysMemory {
-    fn read_phys(&self, paddr: u64, buf: &mut [u8]) -> Result<(), Fault>;
-    /// One past the highest physical address the dump describes.
-    fn phys_end(&self) -> u64;
-}
 
 impl PhysMemory for ElfCore {
     fn read_phys(&self, paddr: u64, buf: &mut [u8]) -> Result<(), Fault> {

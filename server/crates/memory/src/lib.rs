@@ -14,25 +14,33 @@
 
 mod elf;
 mod error;
-mod flat;
 mod kdump;
 mod kernel;
 mod notes;
 mod regs;
 mod source;
+mod wrapped;
 mod x86_64;
 
 use std::path::Path;
 
 pub use elf::{ElfCore, Segment};
 pub use error::{Error, Fault, FaultKind};
-pub use flat::FlatIndex;
 pub use kdump::{Compression, KdumpFile, KdumpHeader};
-pub use kernel::{KernelCore, PhysMemory, RootSource, Translation};
+pub use kernel::{KernelCore, RootSource, Translation};
 pub use notes::{FileMapping, QemuCpuState, VmcoreInfo};
 pub use regs::{Arch, I386Regs, Regs, Thread, X86_64Regs};
-pub use source::{Source, WrapperLimits};
+pub use source::FlatIndex;
+pub use source::Source;
+pub use wrapped::WrapperLimits;
 pub use x86_64::{PageTables, Walk, START_KERNEL_MAP};
+
+/// Physical memory of a dump.
+pub trait PhysMemory {
+    fn read_phys(&self, paddr: u64, buf: &mut [u8]) -> Result<(), Fault>;
+    /// One past the highest physical address the dump describes.
+    fn phys_end(&self) -> u64;
+}
 
 /// A source of memory by virtual address: what the executor reads through.
 ///
@@ -105,12 +113,12 @@ impl Dump {
             }
         } else if magic.starts_with(kdump::KDUMP_SIGNATURE) || magic.starts_with(b"DISKDUMP") {
             Ok(Dump::Kernel(KernelCore::from_kdump(KdumpFile::parse(src)?)?))
-        } else if magic.starts_with(flat::FLAT_SIGNATURE) {
+        } else if magic.starts_with(source::FLAT_SIGNATURE) {
             let flat = FlatIndex::build(src)?;
             Ok(Dump::Kernel(KernelCore::from_kdump(KdumpFile::parse(Source::flat(flat))?)?))
         } else if (magic.starts_with(&[0x1f, 0x8b]) || magic.starts_with(b"\xfd7zXZ\0")) && depth == 0 {
             // One wrapper (kdump-tools' KDUMP_COMPRESSION); a wrapped wrapper is refused.
-            let inner = source::unwrap_compressed(&src, limits)?;
+            let inner = wrapped::unwrap_compressed(&src, limits)?;
             Self::from_source_at(inner, depth + 1, limits)
         } else {
             Err(Error::Unrecognized { path: src.path().to_path_buf() })

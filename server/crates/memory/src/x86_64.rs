@@ -5,7 +5,7 @@
 //! entry ends in a fault, never in a hang.
 
 use crate::error::{Fault, FaultKind};
-use crate::kernel::PhysMemory;
+use crate::PhysMemory;
 
 /// `__START_KERNEL_map`: kernel text virtual base, mapped to physical `phys_base`.
 pub const START_KERNEL_MAP: u64 = 0xffff_ffff_8000_0000;

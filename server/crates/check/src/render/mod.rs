@@ -8,7 +8,7 @@ pub mod sarif;
 pub mod text;
 
 use crate::diagnostic::Diagnostic;
-use crate::syntax::{floor_char_boundary, Span};
+use fevlint_syntax::{floor_char_boundary, Span};
 
 /// A checked file: its display name, text and diagnostics.
 #[derive(Debug)]

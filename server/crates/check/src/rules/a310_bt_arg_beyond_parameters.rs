@@ -64,7 +64,7 @@ pub fn check(cx: &BtContext<'_>, out: &mut Vec<Diagnostic>) {
             let params = proto.params.len();
             match &holds[n] {
                 None => {
-                    let span = crate::syntax::Span::new(e.span.start, e.span.end);
+                    let span = fevlint_syntax::Span::new(e.span.start, e.span.end);
                     let mut d = Diagnostic::new(
                         &RULE,
                         span,
@@ -83,7 +83,7 @@ pub fn check(cx: &BtContext<'_>, out: &mut Vec<Diagnostic>) {
                 }
                 Some(h) if h.parts > 1 && h.part > 0 => {
                     let name = proto.params[h.param].name.clone().unwrap_or_else(|| format!("parameter {}", h.param));
-                    let span = crate::syntax::Span::new(e.span.start, e.span.end);
+                    let span = fevlint_syntax::Span::new(e.span.start, e.span.end);
                     let mut d = Diagnostic::new(
                         &RULE,
                         span,

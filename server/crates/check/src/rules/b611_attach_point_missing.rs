@@ -4,7 +4,7 @@
 use super::{Context, Rule};
 use crate::bpf::{BpfContext, BpfFinding, PerKernel};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::kernel::Trace;
+use fevlint_kernel::Trace;
 use fevlint_bpf::btf::BtfKind;
 use fevlint_bpf::AttachKind;
 use fevlint_types::Arch;

@@ -2,9 +2,9 @@
 //! lock) and a target kernel, and the edits that restore the baseline meaning.
 
 use super::meaning::{DefinitionMeaning, ParamMeaning, StepSummary};
-use crate::kernel::Kernel;
-use crate::syntax::machine::{fold_redirects, Parsed, Redirect, Source};
-use crate::syntax::Span;
+use fevlint_kernel::Kernel;
+use fevlint_syntax::machine::{fold_redirects, Parsed, Redirect, Source};
+use fevlint_syntax::Span;
 use fevlint_types::layout;
 use fevlint_types::model::TypeNamespace;
 
@@ -143,7 +143,7 @@ pub fn member_offset(kernel: &Kernel, container: &str, member: &str) -> Option<u
 
 /// Rewrites the redirect pair at `span` so its offset goes from `old` to `new`: adjusts
 /// its last `+N` (or adds one before `[`). `None` when that cannot be done exactly.
-fn retarget(text: &str, f: &crate::syntax::machine::Field, span: Span, old: u64, new: u64) -> Option<Edit> {
+fn retarget(text: &str, f: &fevlint_syntax::machine::Field, span: Span, old: u64, new: u64) -> Option<Edit> {
     let Source::Param { redirects, .. } = &f.source else { return None };
     let in_pair: Vec<&Redirect> =
         redirects.iter().filter(|r| span.start <= r.span().start && r.span().end <= span.end).collect();

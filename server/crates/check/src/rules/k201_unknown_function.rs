@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use super::{Context, Rule};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::kernel::Kernel;
+use fevlint_kernel::Kernel;
 
 pub static RULE: Rule = Rule {
     code: "K201",

@@ -2,7 +2,7 @@
 
 use super::{Context, Rule};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::kernel::Trace;
+use fevlint_kernel::Trace;
 
 pub static RULE: Rule = Rule {
     code: "K202",

@@ -3,7 +3,7 @@
 use super::Rule;
 use crate::bpftrace_facts::{trace_words, BtContext};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::kernel::Trace;
+use fevlint_kernel::Trace;
 
 pub static RULE: Rule = Rule {
     code: "K211",

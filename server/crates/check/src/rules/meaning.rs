@@ -3,9 +3,9 @@
 //! for each field the members its redirects reach and the value it records.
 
 use super::resolve::{MeaningKind, Resolution};
-use crate::kernel::Kernel;
-use crate::syntax::machine::Parsed;
-use crate::syntax::Target;
+use fevlint_kernel::Kernel;
+use fevlint_syntax::machine::Parsed;
+use fevlint_syntax::Target;
 use fevlint_types::layout;
 use serde::{Deserialize, Serialize};
 
@@ -165,7 +165,7 @@ pub fn schema_hash(parsed: &Parsed, target: Target) -> String {
         let at = offset.div_ceil(size) * size;
         let total = size * f.array.map_or(1, |(n, _)| n);
         offset = at + total;
-        let ty = if f.atom == crate::syntax::Atom::String { "__data_loc char[]".to_owned() } else { f.type_string() };
+        let ty = if f.atom == fevlint_syntax::Atom::String { "__data_loc char[]".to_owned() } else { f.type_string() };
         eat(&format!("{} {ty} {at} {total} {}", f.name, f.atom.signed() && !f.unsigned));
     }
     format!("{h:016x}")

@@ -6,8 +6,8 @@
 //! Rules produce `Diagnostic`s with byte spans; they never render or speak LSP.
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::kernel::Kernel;
-use crate::syntax::{LineParse, Parsed, Target};
+use fevlint_kernel::Kernel;
+use fevlint_syntax::{LineParse, Parsed, Target};
 use std::sync::OnceLock;
 
 pub mod drift;
@@ -175,14 +175,14 @@ impl<'a> Context<'a> {
 
     /// Every problem the resolution found, with the field it is about (for the A and T
     /// rules, which each report their own kind).
-    pub fn problems(&self) -> impl Iterator<Item = (&crate::syntax::Field, &resolve::Problem)> {
+    pub fn problems(&self) -> impl Iterator<Item = (&fevlint_syntax::Field, &resolve::Problem)> {
         self.resolved().flat_map(|(_, parsed, r)| {
             parsed.fields.iter().zip(&r.fields).flat_map(|(f, m)| m.problems.iter().map(move |p| (f, p)))
         })
     }
 
     /// A diagnostic about the kernel being checked.
-    pub fn kernel_diagnostic(&self, rule: &Rule, span: crate::syntax::Span, message: impl Into<String>) -> Diagnostic {
+    pub fn kernel_diagnostic(&self, rule: &Rule, span: fevlint_syntax::Span, message: impl Into<String>) -> Diagnostic {
         let mut d = Diagnostic::new(rule, span, message);
         d.kernel = self.kernel.map(|k| k.name.as_str().into());
         d

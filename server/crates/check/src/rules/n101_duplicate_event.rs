@@ -33,7 +33,7 @@ vfs_read(x64 file, x64 buf)
 
 /// The function whose event a line creates: an accepted definition's (a rejected line
 /// creates nothing).
-pub fn event(line: &crate::syntax::LineParse) -> Option<&(String, crate::syntax::Span)> {
+pub fn event(line: &fevlint_syntax::LineParse) -> Option<&(String, fevlint_syntax::Span)> {
     line.parsed.as_ref().filter(|p| p.rejection.is_none())?.function.as_ref()
 }
 

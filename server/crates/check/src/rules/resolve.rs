@@ -3,10 +3,10 @@
 //! everything that does not fit. Computed once per definition and kernel; the A and T
 //! rules report its problems, hover and drift read its steps.
 
-use crate::kernel::{FunctionFacts, Kernel};
-use crate::syntax::machine::{AbsValue, Atom, Field, Parsed};
-use crate::syntax::walk::{self, Recorded, Walk};
-use crate::syntax::{Span, Target};
+use fevlint_kernel::{FunctionFacts, Kernel};
+use fevlint_syntax::machine::{AbsValue, Atom, Field, Parsed};
+use fevlint_syntax::walk::{self, Recorded, Walk};
+use fevlint_syntax::{Span, Target};
 use fevlint_types::abi::{self, Held, ParamLoc};
 use fevlint_types::layout::{self, MemberPath, Placement};
 use fevlint_types::model::{FunctionInfo, ModelError, Type, TypeRef, TypeSource};
@@ -187,7 +187,7 @@ fn resolve_field(
         // parameter (with redirects, the name usually says what they reach:
         // `s64 pos+104[0]` on `file`).
         let raw =
-            matches!(&field.source, crate::syntax::machine::Source::Param { redirects, .. } if redirects.is_empty());
+            matches!(&field.source, fevlint_syntax::machine::Source::Param { redirects, .. } if redirects.is_empty());
         let named = params.iter().find(|p| raw && p.name.as_deref() == Some(field.name.as_str()));
         let where_is = |n: &ParamLoc| {
             format!("{} ({})", n.loc.describe(), abi::describe_slots(&abi::slots_of(kernel.arch, &n.loc)))
@@ -227,7 +227,7 @@ fn resolve_field(
         return Ok(w.out);
     }
     let pairs = match &field.source {
-        crate::syntax::machine::Source::Param { redirects, .. } => crate::syntax::machine::fold_redirects(redirects),
+        fevlint_syntax::machine::Source::Param { redirects, .. } => fevlint_syntax::machine::fold_redirects(redirects),
         _ => Vec::new(),
     };
     let start = w.out.clone();
@@ -896,8 +896,8 @@ impl TypeWalker<'_> {
 
     /// The field's redirects dereference the slot's value (`[n]` somewhere).
     fn derefs(&self) -> bool {
-        matches!(&self.field.source, crate::syntax::machine::Source::Param { redirects, .. }
-            if crate::syntax::machine::fold_redirects(redirects).iter().any(|p| p.index.is_some()))
+        matches!(&self.field.source, fevlint_syntax::machine::Source::Param { redirects, .. }
+            if fevlint_syntax::machine::fold_redirects(redirects).iter().any(|p| p.index.is_some()))
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::{Context, Rule};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::syntax::machine::RejectKind;
+use fevlint_syntax::machine::RejectKind;
 
 pub static RULE: Rule = Rule {
     code: "S001",
@@ -41,7 +41,7 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         if r.slot_limit || line.too_long() {
             continue; // S002 / S004 say it better.
         }
-        let token = crate::syntax::machine::lossy(cx.text, r.at);
+        let token = fevlint_syntax::machine::lossy(cx.text, r.at);
         let message = match r.kind {
             RejectKind::UnexpectedToken | RejectKind::TooManyArgs => format!("unexpected `{token}` here"),
             RejectKind::UnexpectedEnding => "the definition ends before its closing `)`".to_owned(),
@@ -64,8 +64,8 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 }
 
 /// What the parser wanted in that state.
-fn help(state: crate::syntax::machine::State, token: &str) -> Option<String> {
-    use crate::syntax::machine::State as S;
+fn help(state: fevlint_syntax::machine::State, token: &str) -> Option<String> {
+    use fevlint_syntax::machine::State as S;
     let types = "long int short char size_t u8 u16 u32 u64 s8 s16 s32 s64 x8 x16 x32 x64 symbol string";
     Some(match state {
         S::Init => "start with the name of a traceable kernel function".to_owned(),

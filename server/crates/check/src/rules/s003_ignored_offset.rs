@@ -2,7 +2,7 @@
 
 use super::{Context, Rule};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::syntax::machine::{Redirect, Source};
+use fevlint_syntax::machine::{Redirect, Source};
 
 pub static RULE: Rule = Rule {
     code: "S003",

@@ -2,8 +2,8 @@
 
 use super::{Context, Rule};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::syntax::lex::MAX_LINE_LEN;
-use crate::syntax::Span;
+use fevlint_syntax::lex::MAX_LINE_LEN;
+use fevlint_syntax::Span;
 
 pub static RULE: Rule = Rule {
     code: "S004",

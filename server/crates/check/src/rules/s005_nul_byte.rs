@@ -2,7 +2,7 @@
 
 use super::{Context, Rule};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::syntax::Span;
+use fevlint_syntax::Span;
 
 pub static RULE: Rule = Rule {
     code: "S005",

@@ -2,7 +2,7 @@
 
 use super::{Context, Rule};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::syntax::machine::Source;
+use fevlint_syntax::machine::Source;
 
 pub static RULE: Rule = Rule {
     code: "S006",

@@ -37,7 +37,7 @@ kprobe:vfs_read { @x = count(); }
 
 pub fn check(cx: &BtContext<'_>, out: &mut Vec<Diagnostic>) {
     for e in &cx.parse.errors {
-        let span = crate::syntax::Span::new(e.span.start, e.span.end);
+        let span = fevlint_syntax::Span::new(e.span.start, e.span.end);
         let mut d = Diagnostic::new(&RULE, span, lower_first(&e.message)).note(format!("bpftrace: {}", e.message));
         if let Some(p) = e.message.strip_prefix("Invalid probe type: ") {
             if let Some((_, _, _, old)) = fevlint_bpftrace::probe::LATER.iter().find(|(n, a, _, _)| *n == p || *a == p)

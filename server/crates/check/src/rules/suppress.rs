@@ -5,8 +5,8 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::rules::Rule;
-use crate::syntax::lex;
-use crate::syntax::Span;
+use fevlint_syntax::lex;
+use fevlint_syntax::Span;
 
 /// One `fevlint: ignore` directive.
 #[derive(Clone, Debug)]

@@ -8,13 +8,13 @@
 //! from a small walk over the redirects written so far ([`walk_prefix`]), so hover,
 //! hints and the T rules agree.
 
-use super::{Completion, CompletionKind, Edit, Fix};
-use crate::diagnostic::Diagnostic;
-use crate::rules::resolve::{self, MeaningKind};
-use crate::syntax::lex::is_word_byte;
-use crate::syntax::machine::{self, fold_redirects, Atom, Field, Parsed, Source};
-use crate::syntax::{Parse, Span, Target};
+use crate::{Completion, CompletionKind, Edit, Fix};
+use fevlint_check::diagnostic::Diagnostic;
+use fevlint_check::rules::resolve::{self, MeaningKind};
 use fevlint_kernel::{Kernel, Trace};
+use fevlint_syntax::lex::is_word_byte;
+use fevlint_syntax::machine::{self, fold_redirects, Atom, Field, Parsed, Source};
+use fevlint_syntax::{Parse, Span, Target};
 use fevlint_types::abi;
 use fevlint_types::layout::{self, Placement};
 use fevlint_types::model::{ModelError, Type, TypeRef, TypeSource};
@@ -428,7 +428,7 @@ fn prev_byte(bytes: &[u8], line_start: usize, mut p: usize) -> Option<usize> {
 fn parse_prefix(text: &str, line_start: usize, end: usize, tail: &str, target: Target) -> Option<Parsed> {
     let line = format!("{}{tail}", &text[line_start..end]);
     let mut toks = Vec::new();
-    crate::syntax::lex::tokens(&line, Span::new(0, line.len()), &mut toks);
+    fevlint_syntax::lex::tokens(&line, Span::new(0, line.len()), &mut toks);
     let parsed = machine::parse_line(&line, &toks, target);
     (parsed.rejection.is_none() && !parsed.fields.is_empty()).then_some(parsed)
 }
@@ -471,7 +471,7 @@ pub fn completions(parse: &Parse, text: &str, offset: usize, kernels: &[&Kernel]
     if kernels.is_empty() {
         return Vec::new();
     }
-    let offset = crate::syntax::floor_char_boundary(text, offset);
+    let offset = fevlint_syntax::floor_char_boundary(text, offset);
     let bytes = text.as_bytes();
     let mut start = offset;
     while start > 0 && is_word_byte(bytes[start - 1]) {
@@ -898,7 +898,7 @@ fn t404(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syntax::Parser;
+    use fevlint_syntax::Parser;
 
     fn kernel() -> Kernel {
         let path =
@@ -915,7 +915,7 @@ mod tests {
         let k = kernel();
         let text = "vfs_read(x64 file+41[0])\n";
         let p = parse(text);
-        let diags = crate::analysis::check_parse_kernel(&p, text, &k);
+        let diags = fevlint_check::analysis::check_parse_kernel(&p, text, &k);
         let (i, d) = diags.iter().enumerate().find(|(_, d)| d.code == "T404").expect("T404");
         let fixes = fixes(&p, text, d, i, &[&k]);
         let shown: Vec<(&str, &str)> = fixes.iter().map(|f| (f.title.as_str(), f.edits[0].text.as_str())).collect();

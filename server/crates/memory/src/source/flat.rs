@@ -4,8 +4,8 @@
 //! real file's offsets to the records' data, later writes winning, so the kdump reader
 //! reads the stream in place (no `makedumpfile -R` copy).
 
+use super::Source;
 use crate::error::Error;
-use crate::source::Source;
 use std::collections::BTreeMap;
 use std::path::Path;
 
