@@ -2,8 +2,8 @@
 //! stays quiet on `Use instead`; `docs/rules/*.md` is generated from the docs and must
 //! not be stale (regenerate with `UPDATE_EXPECT=1 cargo test --test rules_doc`).
 
-use fevlint_kernel::Kernel;
 use fevlint_check::rules::{doc_examples, REGISTRY};
+use fevlint_kernel::Kernel;
 use fevlint_syntax::{Parser, Target};
 use std::sync::OnceLock;
 

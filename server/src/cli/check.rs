@@ -2,12 +2,12 @@
 //! status.
 
 use super::{Arch, EXIT_FINDINGS};
+use anyhow::Context as _;
 use fevlint_check::analysis;
 use fevlint_check::config::{self, Config};
 use fevlint_check::diagnostic::Severity;
-use fevlint_kernel::Kernel;
 use fevlint_check::render::{self, FileReport};
-use anyhow::Context as _;
+use fevlint_kernel::Kernel;
 use fevlint_load::fsio;
 use std::collections::HashMap;
 use std::io::IsTerminal;
@@ -128,8 +128,8 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
             bpf_inputs.push(BpfInput { name, bytes, dir, kernels: kernel_paths.to_vec(), settings });
             continue;
         }
-        let bt_stdin =
-            matches!(input, Input::Stdin) && fevlint_check::bpftrace::looks_like_bpftrace(&String::from_utf8_lossy(&bytes));
+        let bt_stdin = matches!(input, Input::Stdin)
+            && fevlint_check::bpftrace::looks_like_bpftrace(&String::from_utf8_lossy(&bytes));
         if fevlint_check::bpftrace::is_bpftrace(&name) || bt_stdin {
             // A bpftrace script: bpftrace 0.17's parser, then each kernel's probes and
             // accesses (fevlint_check::bpftrace).
@@ -312,9 +312,9 @@ struct BpfSummary {
 /// Checks the BPF inputs (grouped by kernel set) and appends their reports: one per C
 /// source file the findings point at (line info), one per object without findings.
 fn check_bpf(inputs: Vec<BpfInput>, kernels: &Kernels, reports: &mut Vec<FileReport>) -> anyhow::Result<BpfSummary> {
+    use fevlint_bpf::BpfObject;
     use fevlint_check::analysis::check_objects;
     use fevlint_check::bpf::{place_finding, BpfKernel};
-    use fevlint_bpf::BpfObject;
     let mut summary = BpfSummary::default();
     let first = reports.len();
     let mut groups: Vec<(Vec<PathBuf>, Vec<BpfInput>)> = Vec::new();

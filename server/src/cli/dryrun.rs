@@ -5,12 +5,12 @@
 //! arguments and prints.
 
 use super::Format;
-use fevlint_check::emit;
-use fevlint_kernel::Kernel;
-use fevlint_syntax::machine::{Parsed, Target};
 use clap::Args;
+use fevlint_check::emit;
 use fevlint_dryrun::{Core, Pick};
 use fevlint_exec::{Event, Frame};
+use fevlint_kernel::Kernel;
+use fevlint_syntax::machine::{Parsed, Target};
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -1,12 +1,12 @@
 //! `fevlint emit`: a script's definitions as `kprobe_events` lines for a kernel in service
 //! (the translation is `fevlint_check::emit`; this file picks the dialect and prints).
 
-use fevlint_kernel::Kernel;
-use fevlint_syntax::machine::Target;
 use anyhow::bail;
 use clap::{Args, ValueEnum};
 use fevlint_check::emit;
+use fevlint_kernel::Kernel;
 use fevlint_mainline::Dialect;
+use fevlint_syntax::machine::Target;
 use fevlint_types::Arch;
 use std::collections::HashMap;
 use std::path::PathBuf;

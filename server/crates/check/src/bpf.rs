@@ -6,12 +6,12 @@
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Origin};
-use fevlint_kernel::Kernel;
-use fevlint_syntax::Span;
 use fevlint_bpf::btf::Btf;
 use fevlint_bpf::core::Target;
 use fevlint_bpf::object::SourcePos;
 use fevlint_bpf::{BpfObject, Outcome, Program, Resolution};
+use fevlint_kernel::Kernel;
+use fevlint_syntax::Span;
 
 /// A kernel ready for CO-RE: its facts and its BTF (none: CO-RE cannot be decided there).
 #[derive(Debug)]

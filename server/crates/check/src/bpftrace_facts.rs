@@ -3,8 +3,8 @@
 //! lookups, the typing of kernel-typed expressions.
 
 use crate::diagnostic::{Diagnostic, Origin, Severity};
-use fevlint_kernel::{FunctionFacts, Kernel, Trace};
 use fevlint_bpftrace::{AttachPoint, Expr, ExprKind, Parse, Probe, ProbeKind, Span, Stmt};
+use fevlint_kernel::{FunctionFacts, Kernel, Trace};
 use fevlint_types::layout;
 use fevlint_types::model::{Type, TypeNamespace, TypeRef, TypeSource};
 use std::collections::{HashMap, HashSet};

@@ -1182,7 +1182,7 @@ impl LanguageServer for Backend {
                 let offset = doc.at().offset(p.position);
                 if doc.bpftrace {
                     let text = fevlint_check::bpftrace::describe_at(&doc.text, offset, kernels)?;
-                    return Some(convert::hover(doc.at(), ide::Hover { span: text.0, markdown: text.1 }));
+                    return Some(convert::hover(doc.at(), fevlint_ide::Hover { span: text.0, markdown: text.1 }));
                 }
                 if doc.mainline {
                     let text = fevlint_check::dynevents::describe_at(&doc.text, offset, kernels)?;

@@ -4,9 +4,9 @@
 use super::{Context, Rule};
 use crate::bpf::{BpfContext, BpfFinding, PerKernel};
 use crate::diagnostic::{Diagnostic, Severity};
-use fevlint_kernel::Trace;
 use fevlint_bpf::btf::BtfKind;
 use fevlint_bpf::AttachKind;
+use fevlint_kernel::Trace;
 use fevlint_types::Arch;
 
 pub static RULE: Rule = Rule {
