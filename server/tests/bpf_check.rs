@@ -27,7 +27,7 @@ fn build(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("fevlint-bpf-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch");
-    let k = fevlint::kernel::Kernel::open(&kernel("6.1.0-56-amd64")).expect("fixture");
+    let k = fevlint_kernel::Kernel::open(&kernel("6.1.0-56-amd64")).expect("fixture");
     let btf = dir.join("6.1.btf");
     std::fs::write(&btf, k.inputs().btf.as_ref().expect("BTF").value.as_ref()).expect("write BTF");
     let h = run(Command::new("bpftool").args(["btf", "dump", "file"]).arg(&btf).args(["format", "c"]));
