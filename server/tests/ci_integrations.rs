@@ -249,4 +249,16 @@ fn pre_commit_hook_on_the_examples() {
     let (code, out) = hook(&["examples/bad.fev"], &[]);
     assert_eq!(code, Some(1), "{out}");
     assert!(out.contains("Failed") && out.contains("Unexpected token 'x86' for COMMA state"), "{out}");
+    // Issue 21: the hook skipped `*.dynevents` (its `files` was `\.fev$`): the mainline
+    // dialect is checked too, and a line the kernel rejects fails the hook.
+    std::fs::write(repo.join("examples/bad.dynevents"), "p:bad vfs_read +0($arg1):x99\n").expect("write");
+    git(&["add", "examples/bad.dynevents"]);
+    let (code, out) = hook(&["examples/bad.dynevents"], &[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("Failed") && out.contains("examples/bad.dynevents:1:"), "{out}");
+    std::fs::copy(root().join("examples/vfs.dynevents"), repo.join("examples/good.dynevents")).expect("copy");
+    git(&["add", "examples/good.dynevents"]);
+    let (code, out) = hook(&["examples/good.dynevents"], &[]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("Passed"), "{out}");
 }

@@ -260,3 +260,30 @@ fn a_file_that_is_not_a_kernel_gets_one_clear_error() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Issue 21: the README's summary line of the main job said "checked 6 files, 90
+/// definitions" while the command printed 7 files and 95. The README's main-job command
+/// (its first code block) is run as written, and its last line must be the README's.
+#[test]
+fn the_readme_main_job_summary_is_what_the_command_prints() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let command = readme
+        .lines()
+        .find(|l| l.starts_with("cargo run --release -p fevlint -- check"))
+        .expect("the main job in the README's first lines");
+    let args: Vec<&str> = command
+        .split(" -- ")
+        .nth(1)
+        .expect("arguments")
+        .split('#')
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    let shown = format!("$ fevlint {}", args.join(" "));
+    let block = readme.split(&shown).nth(1).unwrap_or_else(|| panic!("no `{shown}` console block in the README"));
+    let summary = block.lines().find(|l| l.starts_with("checked ")).expect("a summary line after the command");
+    let out = fevlint(&root(), &args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.lines().last(), Some(summary), "{}", text(&out));
+}

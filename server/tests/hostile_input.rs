@@ -1020,3 +1020,103 @@ fn large_payloads_are_decompressed_into_the_cache_file() {
     assert!(left.is_empty(), "{left:?}");
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// Issue 21: large inputs cost gigabytes before anything refused them: a 1 GB one-line
+/// `config` (2.1 GB), a 300 MB `System.map` (708 MB), a 200 MB `fevlint.lock` (4.7 GB).
+/// Each kind of file has a bound now, checked by its size before it is read, and the
+/// error names the bound. The files are sparse (a size, no data): refusing them reads
+/// nothing, so the real sizes cost nothing here.
+#[test]
+fn large_kernel_texts_and_locks_are_refused_by_their_bound() {
+    let d = scratch("text-bounds");
+    let btf = root().join("fixtures/kernels/6.12.117+deb12-amd64/vmlinux.btf.zst");
+    let sparse = |p: &Path, len: u64| {
+        std::fs::File::create(p).and_then(|f| f.set_len(len)).expect("sparse file");
+    };
+    std::fs::write(d.join("a.fev"), "vfs_read(x64 file)\n").expect("script");
+    // A config of 1 GB; a System.map of 300 MB (no ftrace list: the symbols are read
+    // at once to compute it).
+    for (folder, file, len, bound) in [
+        ("cfg", "config", 1 << 30, "more than the limit of 16777216 bytes for a kernel config"),
+        ("map", "System.map", 300 << 20, "more than the limit of 134217728 bytes for a symbol map"),
+    ] {
+        let k = d.join(folder);
+        std::fs::create_dir(&k).expect("mkdir");
+        std::fs::copy(&btf, k.join("vmlinux.btf.zst")).expect("btf");
+        sparse(&k.join(file), len);
+        let r =
+            measure(fevlint(&["check", "-k", k.to_str().expect("utf-8"), d.join("a.fev").to_str().expect("utf-8")]));
+        eprintln!("{file} of {len} bytes: exit {:?}, {:.3} s, {} KiB", r.code, r.secs, r.max_rss_kb);
+        assert_eq!(r.code, Some(2), "{r:?}");
+        assert!(r.stderr.contains(bound) && r.stderr.contains(file), "{r:?}");
+        assert!(r.max_rss_kb < 200 * MB, "{file}: {} KiB", r.max_rss_kb);
+    }
+    // A lock of 200 MB.
+    let lock = d.join("fevlint.lock");
+    sparse(&lock, 200 << 20);
+    let r =
+        measure(fevlint(&["check", "--lock", lock.to_str().expect("utf-8"), d.join("a.fev").to_str().expect("utf-8")]));
+    eprintln!("lock of 200 MB: exit {:?}, {:.3} s, {} KiB", r.code, r.secs, r.max_rss_kb);
+    assert_eq!(r.code, Some(2), "{r:?}");
+    assert!(r.stderr.contains("is larger than the limit of 33554432 bytes"), "{r:?}");
+    assert!(r.max_rss_kb < 200 * MB, "{} KiB", r.max_rss_kb);
+    // Under the bounds, real files still load (the fixture's config, System.map).
+    let r = measure(fevlint(&[
+        "check",
+        "-k",
+        &kernel_dir("6.12.117+deb12-amd64"),
+        d.join("a.fev").to_str().expect("utf-8"),
+    ]));
+    assert_eq!(r.code, Some(0), "{r:?}");
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// The bound of a kind of kernel text is also applied while a compressed file is
+/// decompressed (its size on disk says little), through the injectable limit.
+#[test]
+fn a_compressed_config_stops_at_its_bound() {
+    use fevlint_kernel::open::{open_with, OpenOptions};
+    use fevlint_load::Limits;
+    let d = scratch("text-bound-zst");
+    std::fs::write(d.join("System.map"), "ffffffff81000000 T _stext\nffffffff81000100 T vfs_read\n").expect("map");
+    // 2 MiB of config lines, zstd-compressed to a few KiB.
+    let text = "CONFIG_X=y\n".repeat(200_000);
+    std::fs::write(d.join("config.zst"), zstd::encode_all(text.as_bytes(), 3).expect("zstd")).expect("write");
+    let opts = |max| OpenOptions { limits: Limits { max_output: max, ..Limits::default() }, ..OpenOptions::default() };
+    let e = open_with(&d, &opts(1 << 20)).map(|_| ()).expect_err("over the bound");
+    assert!(e.to_string().contains("config.zst"), "{e}");
+    assert!(e.to_string().contains("1048576"), "{e}");
+    assert!(open_with(&d, &opts(4 << 20)).is_ok());
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// Issue 21: a 60 MB script line took 12.9 s and 2.3 GB: every byte was tokenized and
+/// parsed, though the kernel refuses a line over 4094 bytes before reading a token of it,
+/// and the report printed the line whole with as many carets. Now such a line is not
+/// parsed, and the report shows at most 8 KiB of it.
+#[test]
+fn a_sixty_megabyte_line_is_refused_without_parsing_it() {
+    let d = scratch("long-line");
+    let script = d.join("long.fev");
+    let mut line = b"f(x64 a".to_vec();
+    line.extend("+8[0]".repeat(12_000_000).bytes());
+    line.extend_from_slice(b")\n");
+    std::fs::write(&script, &line).expect("write");
+    drop(line);
+    for format in ["human", "json"] {
+        let r = measure(fevlint(&["check", "--format", format, script.to_str().expect("utf-8")]));
+        eprintln!(
+            "60 MB line, {format}: exit {:?}, {:.3} s, {} KiB, {} bytes out",
+            r.code,
+            r.secs,
+            r.max_rss_kb,
+            r.stdout.len()
+        );
+        assert_eq!(r.code, Some(1), "{}", r.stderr);
+        assert!(r.stdout.contains("S004"), "{:.500}", r.stdout);
+        assert!(r.stdout.len() < 64 << 10, "{} bytes of output", r.stdout.len());
+        // The file itself (60 MB) and its text: a few times its size, not gigabytes.
+        assert!(r.max_rss_kb < 400 * MB, "{format}: {} KiB", r.max_rss_kb);
+    }
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -59,6 +59,13 @@ pub fn fetch_debian(version: &str) -> anyhow::Result<PathBuf> {
         bail!("`{version}` is not a Debian kernel version (like 6.12.117+deb12-amd64 or 6.1.0-47-amd64)");
     }
     let root = cache_root()?.join("debian");
+    if complete(&root.join(version)) {
+        return Ok(root.join(version));
+    }
+    // The full name before anything is downloaded: apt-get takes a name with `.` or `+`
+    // that is no package's as a pattern, and `6.12.117` would fetch every flavour's
+    // image (100 MB each) before the folder turned out to have no `vmlinuz-6.12.117`.
+    let version = &resolve(version, &archive_versions()?).map_err(anyhow::Error::msg)?;
     let dir = root.join(version);
     if complete(&dir) {
         return Ok(dir);
@@ -191,10 +198,20 @@ fn tempfile_dir(root: &Path) -> anyhow::Result<PathBuf> {
 /// The kernel versions Debian's archive (as this machine's apt sees it) offers, with
 /// whether each is in the cache.
 pub fn list_debian() -> anyhow::Result<Vec<(String, bool)>> {
+    let versions = archive_versions()?;
+    let root = cache_root()?.join("debian");
+    Ok(versions.into_iter().map(|v| (v.clone(), complete(&root.join(&v)))).collect())
+}
+
+/// The kernel versions this machine's apt can download.
+fn archive_versions() -> anyhow::Result<Vec<String>> {
     // `search` lists packages with a version to install (`pkgnames` also names ones
     // only referenced).
-    let out = run(Command::new("apt-cache").args(["search", "--names-only", "^linux-image-"]))?;
-    let root = cache_root()?.join("debian");
+    Ok(parse_versions(&run(Command::new("apt-cache").args(["search", "--names-only", "^linux-image-"]))?))
+}
+
+/// The kernel versions in `apt-cache search --names-only ^linux-image-` output, sorted.
+fn parse_versions(out: &str) -> Vec<String> {
     let mut versions: Vec<String> = out
         .lines()
         .filter_map(|l| l.split_whitespace().next()?.strip_prefix("linux-image-"))
@@ -209,7 +226,50 @@ pub fn list_debian() -> anyhow::Result<Vec<(String, bool)>> {
         .collect();
     versions.sort_by_key(|v| natural(v));
     versions.dedup();
-    Ok(versions.into_iter().map(|v| (v.clone(), complete(&root.join(&v)))).collect())
+    versions
+}
+
+/// `version` as the archive names it: itself when `known` has it, else the one known
+/// version it begins (`6.1.0-56` for `6.1.0-56-amd64`, up to a `-`, `+` or `~`);
+/// several, or none, is an error that names the candidates.
+fn resolve(version: &str, known: &[String]) -> Result<String, String> {
+    if known.iter().any(|k| k == version) {
+        return Ok(version.to_owned());
+    }
+    if known.is_empty() {
+        return Err(format!(
+            "apt knows no Debian kernel (no linux-image package): run `apt-get update`, then fetch debian:{version} again"
+        ));
+    }
+    let longer: Vec<&String> = known
+        .iter()
+        .filter(|k| k.strip_prefix(version).is_some_and(|rest| rest.starts_with(['-', '+', '~'])))
+        .collect();
+    match longer.as_slice() {
+        [one] => {
+            eprintln!("note: debian:{version} is debian:{one}");
+            Ok((*one).clone())
+        }
+        [] => {
+            // The versions of the same series (`6.12.`), if any, else the newest few.
+            let series: Vec<&str> =
+                version.split(['-', '+', '~']).next().unwrap_or(version).split('.').take(2).collect();
+            let series = format!("{}.", series.join("."));
+            let mut near: Vec<&String> = known.iter().filter(|k| k.starts_with(&series)).collect();
+            if near.is_empty() {
+                near = known.iter().rev().take(5).collect();
+            }
+            Err(format!(
+                "Debian's archive (as apt sees it) has no kernel {version}; it has {} (`fevlint kernel list debian` shows all)",
+                near.iter().take(8).map(|v| format!("debian:{v}")).collect::<Vec<_>>().join(", ")
+            ))
+        }
+        several => Err(format!(
+            "debian:{version} names {} kernels, give the full name: {}",
+            several.len(),
+            several.iter().map(|v| format!("debian:{v}")).collect::<Vec<_>>().join(", ")
+        )),
+    }
 }
 
 /// `6.1.0-9` before `6.1.0-47`: numbers compared as numbers.
@@ -238,4 +298,63 @@ fn natural(s: &str) -> Vec<(u64, String)> {
         out.push((0, text));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `apt-cache search --names-only ^linux-image-` printed on a Debian 12 machine
+    /// (an excerpt: signed and unsigned images, debug packages, metapackages).
+    const APT_SEARCH: &str = "\
+linux-image-6.1.0-47-amd64-dbg - Debug symbols for linux-image-6.1.0-47-amd64
+linux-image-6.1.0-47-amd64-unsigned - Linux 6.1 for 64-bit PCs
+linux-image-6.1.0-47-cloud-amd64-unsigned - Linux 6.1 for x86-64 cloud
+linux-image-6.1.0-56-amd64 - Linux 6.1 for 64-bit PCs (signed)
+linux-image-6.1.0-56-amd64-unsigned - Linux 6.1 for 64-bit PCs
+linux-image-6.12.117+deb12-amd64 - Linux 6.12 for 64-bit PCs (signed)
+linux-image-6.12.117+deb12-amd64-unsigned - Linux 6.12 for 64-bit PCs
+linux-image-6.12.117+deb12-cloud-amd64-unsigned - Linux 6.12 for x86-64 cloud
+linux-image-6.12.117+deb12-rt-amd64-unsigned - Linux 6.12 for 64-bit PCs, PREEMPT_RT
+linux-image-6.12.57+deb12-amd64-unsigned - Linux 6.12 for 64-bit PCs
+linux-image-amd64 - Linux for 64-bit PCs (meta-package)
+linux-image-6.12-amd64 - Linux 6.12 for 64-bit PCs (meta-package)
+";
+
+    /// Issue 21: `--kernel debian:6.12.117` (no flavour) downloaded 100 MB and then
+    /// failed. Now the name is resolved against the archive's list first: a full name
+    /// stays, an abbreviation of one kernel becomes it, one of several is refused with
+    /// the full names, and an unknown one with the versions the archive has.
+    #[test]
+    fn versions_resolve_before_any_download() {
+        let known = parse_versions(APT_SEARCH);
+        assert_eq!(
+            known,
+            [
+                "6.1.0-47-amd64",
+                "6.1.0-47-cloud-amd64",
+                "6.1.0-56-amd64",
+                "6.12.57+deb12-amd64",
+                "6.12.117+deb12-amd64",
+                "6.12.117+deb12-cloud-amd64",
+                "6.12.117+deb12-rt-amd64",
+            ]
+        );
+        assert_eq!(resolve("6.12.117+deb12-amd64", &known).as_deref(), Ok("6.12.117+deb12-amd64"));
+        assert_eq!(resolve("6.1.0-56", &known).as_deref(), Ok("6.1.0-56-amd64"));
+        let e = resolve("6.12.117", &known).expect_err("three flavours");
+        assert_eq!(
+            e,
+            "debian:6.12.117 names 3 kernels, give the full name: debian:6.12.117+deb12-amd64, \
+             debian:6.12.117+deb12-cloud-amd64, debian:6.12.117+deb12-rt-amd64"
+        );
+        let e = resolve("6.12.999", &known).expect_err("unknown");
+        assert!(
+            e.contains("has no kernel 6.12.999; it has debian:6.12.57+deb12-amd64, debian:6.12.117+deb12-amd64"),
+            "{e}"
+        );
+        // A prefix must end at a separator: `6.1.0-4` is not `6.1.0-47-amd64`.
+        assert!(resolve("6.1.0-4", &known).is_err());
+        assert!(resolve("6.12.117", &[]).expect_err("no list").contains("apt-get update"));
+    }
 }

@@ -123,19 +123,52 @@ pub struct DeferredFiles {
     pub kprobe_blacklist: Option<PathBuf>,
 }
 
+/// The kinds of text file a kernel folder holds, each with its own bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextKind {
+    Config,
+    Symbols,
+    FtraceList,
+    Blacklist,
+}
+
+impl TextKind {
+    /// The largest file of this kind (decompressed) fevlint reads: checked before the
+    /// file is read (by its size) and while it is decompressed, so a 1 GB config or a
+    /// 300 MB System.map is refused at once instead of costing gigabytes. Real ones are
+    /// far smaller: Debian 6.12's config is 280 KB, its System.map 7 MB, its ftrace list
+    /// 1.5 MB; an allyesconfig build's System.map is about 30 MB.
+    pub const fn max_bytes(self) -> u64 {
+        match self {
+            TextKind::Config => 16 << 20,
+            TextKind::Symbols => 128 << 20,
+            TextKind::FtraceList | TextKind::Blacklist => 64 << 20,
+        }
+    }
+
+    fn what(self) -> &'static str {
+        match self {
+            TextKind::Config => "a kernel config",
+            TextKind::Symbols => "a symbol map (System.map, kallsyms)",
+            TextKind::FtraceList => "an ftrace list",
+            TextKind::Blacklist => "a kprobe blacklist",
+        }
+    }
+}
+
 /// Reads a deferred config.
 pub fn read_config(path: &Path, limits: &Limits) -> Result<Loaded<KernelConfig>, LoadError> {
-    read_text(path, limits, KernelConfig::parse)
+    read_text(path, TextKind::Config, limits, KernelConfig::parse)
 }
 
 /// Reads a deferred ftrace list.
 pub fn read_filter_functions(path: &Path, limits: &Limits) -> Result<Loaded<FilterFunctions>, LoadError> {
-    read_text(path, limits, FilterFunctions::parse)
+    read_text(path, TextKind::FtraceList, limits, FilterFunctions::parse)
 }
 
 /// Reads a deferred kprobe blacklist.
 pub fn read_kprobe_blacklist(path: &Path, limits: &Limits) -> Result<Loaded<KprobeBlacklist>, LoadError> {
-    read_text(path, limits, KprobeBlacklist::parse)
+    read_text(path, TextKind::Blacklist, limits, KprobeBlacklist::parse)
 }
 
 /// A System.map or kallsyms file left for later.
@@ -148,16 +181,16 @@ pub struct DeferredSymbols {
 /// Reads a deferred symbol file.
 pub fn read_symbols(d: &DeferredSymbols, limits: &Limits) -> Result<Loaded<SymbolTable>, LoadError> {
     if d.kallsyms {
-        read_text(&d.path, limits, SymbolTable::parse_kallsyms)
+        read_text(&d.path, TextKind::Symbols, limits, SymbolTable::parse_kallsyms)
     } else {
-        read_text(&d.path, limits, SymbolTable::parse_system_map)
+        read_text(&d.path, TextKind::Symbols, limits, SymbolTable::parse_system_map)
     }
 }
 
 /// The bytes of a deferred symbol file, decompressed (mapped from the cache when it can
 /// be), unparsed.
 pub fn read_symbol_bytes(d: &DeferredSymbols, limits: &Limits) -> Result<Blob, LoadError> {
-    read_decompressed(&d.path, Content::Text, limits).map(|(bytes, _)| bytes)
+    read_text_bytes(&d.path, TextKind::Symbols, limits).map(|(bytes, _)| bytes)
 }
 
 /// The keyword for the running kernel.
@@ -457,12 +490,43 @@ fn find_suffix(dir: &Path, suffix: &str) -> Option<PathBuf> {
 
 fn read_text<T>(
     path: &Path,
+    kind: TextKind,
     limits: &Limits,
     parse: impl FnOnce(&[u8], &Path) -> Result<T, LoadError>,
 ) -> Result<Loaded<T>, LoadError> {
-    let (bytes, codec) = read_decompressed(path, Content::Text, limits)?;
+    let (bytes, codec) = read_text_bytes(path, kind, limits)?;
     let value = parse(&bytes, path)?;
     Ok(Loaded { value, from: Provenance { path: path.to_owned(), codec, container: Container::File } })
+}
+
+/// A text file's bytes (decompressed), within the bound of its kind (or the limits'
+/// `max_output`, when lower: tests lower it): a file over it is refused by its size,
+/// before it is read; a compressed one stops decompressing at the bound.
+fn read_text_bytes(path: &Path, kind: TextKind, limits: &Limits) -> Result<(Blob, Option<Codec>), LoadError> {
+    let max = kind.max_bytes().min(limits.max_output);
+    // procfs and sysfs files report size 0: the read itself is bounded below.
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    if size > max {
+        return Err(LoadError::Io {
+            path: path.to_owned(),
+            error: std::io::Error::new(
+                std::io::ErrorKind::FileTooLarge,
+                format!("{size} bytes is more than the limit of {max} bytes for {}", kind.what()),
+            ),
+        });
+    }
+    let limits = Limits { max_output: max, ..*limits };
+    let (bytes, codec) = read_decompressed(path, Content::Text, &limits)?;
+    if bytes.len() as u64 > max {
+        return Err(LoadError::Io {
+            path: path.to_owned(),
+            error: std::io::Error::new(
+                std::io::ErrorKind::FileTooLarge,
+                format!("more than the limit of {max} bytes for {}", kind.what()),
+            ),
+        });
+    }
+    Ok((bytes, codec))
 }
 
 fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
@@ -499,19 +563,19 @@ fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
     if let Some(p) = find(dir, &["config", ".config"]) {
         match lazy && has_btf {
             true => k.deferred.config = Some(p),
-            false => k.config = Some(read_text(&p, limits, KernelConfig::parse)?),
+            false => k.config = Some(read_text(&p, TextKind::Config, limits, KernelConfig::parse)?),
         }
     }
     if let Some(p) = ftrace_list {
         match lazy {
             true => k.deferred.filter_functions = Some(p),
-            false => k.filter_functions = Some(read_text(&p, limits, FilterFunctions::parse)?),
+            false => k.filter_functions = Some(read_text(&p, TextKind::FtraceList, limits, FilterFunctions::parse)?),
         }
     }
     if let Some(p) = find(dir, &["kprobe_blacklist", "blacklist"]) {
         match lazy {
             true => k.deferred.kprobe_blacklist = Some(p),
-            false => k.kprobe_blacklist = Some(read_text(&p, limits, KprobeBlacklist::parse)?),
+            false => k.kprobe_blacklist = Some(read_text(&p, TextKind::Blacklist, limits, KprobeBlacklist::parse)?),
         }
     }
     let btf_file = find(dir, &["vmlinux.btf", "btf"])
@@ -567,7 +631,7 @@ fn open_running(opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
             k.notes.push(format!("no {what}: {e}"));
         }
     };
-    let r = read_text(Path::new("/proc/kallsyms"), limits, SymbolTable::parse_kallsyms).map(|s| {
+    let r = read_text(Path::new("/proc/kallsyms"), TextKind::Symbols, limits, SymbolTable::parse_kallsyms).map(|s| {
         if s.value.iter().all(|s| s.addr.0 == 0) {
             k.notes.push("/proc/kallsyms shows zero addresses (kptr_restrict): names only".into());
         }
@@ -579,7 +643,7 @@ fn open_running(opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
         .map(PathBuf::from)
         .find(|p| p.is_file());
     if let Some(p) = config {
-        let r = read_text(&p, limits, KernelConfig::parse).map(|c| k.config = Some(c));
+        let r = read_text(&p, TextKind::Config, limits, KernelConfig::parse).map(|c| k.config = Some(c));
         optional(&mut k, "config", r);
     }
     let tracefs = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
@@ -589,14 +653,16 @@ fn open_running(opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
         .find(|p| std::fs::File::open(p).is_ok());
     match aff {
         Some(p) => {
-            let r = read_text(&p, limits, FilterFunctions::parse).map(|f| k.filter_functions = Some(f));
+            let r = read_text(&p, TextKind::FtraceList, limits, FilterFunctions::parse)
+                .map(|f| k.filter_functions = Some(f));
             optional(&mut k, "ftrace list", r);
         }
         None => k.notes.push("no ftrace list: tracefs available_filter_functions is not readable".into()),
     }
     let bl = Path::new("/sys/kernel/debug/kprobes/blacklist");
     if std::fs::File::open(bl).is_ok() {
-        let r = read_text(bl, limits, KprobeBlacklist::parse).map(|b| k.kprobe_blacklist = Some(b));
+        let r =
+            read_text(bl, TextKind::Blacklist, limits, KprobeBlacklist::parse).map(|b| k.kprobe_blacklist = Some(b));
         optional(&mut k, "kprobe blacklist", r);
     }
     Ok(k)

@@ -173,6 +173,12 @@ impl Parser {
 
     fn line(&mut self, text: &str, line: lex::Line, number: usize, target: Target) -> LineParse {
         let nul = line.span.text(text).bytes().position(|b| b == 0).map(|i| line.span.start + i);
+        if line.span.len() > lex::MAX_LINE_LEN {
+            // The kernel refuses a line longer than its write buffer before reading a
+            // token of it (S004 says so): nothing to tokenize or parse. This keeps a
+            // 60 MB line from costing gigabytes of tokens and fields.
+            return LineParse { number: u32::try_from(number).unwrap_or(u32::MAX), line, parsed: None, nul };
+        }
         let code = match nul {
             Some(at) => Span::new(line.code.start, at.min(line.code.end)),
             None => line.code,

@@ -10,9 +10,6 @@ use std::path::Path;
 
 pub const SCHEMA: &str = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
-/// The repository the rule docs live in (workspace `Cargo.toml`).
-const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
-
 /// Renders the log; file names are made relative to `base` (the working directory).
 pub fn render(files: &[FileReport], base: &Path) -> String {
     let mut results = Vec::new();
@@ -61,7 +58,6 @@ pub fn render(files: &[FileReport], base: &Path) -> String {
                 "driver": {
                     "name": "fevlint",
                     "version": env!("CARGO_PKG_VERSION"),
-                    "informationUri": REPOSITORY,
                     "rules": REGISTRY.iter().map(|r| rule(r)).collect::<Vec<_>>(),
                 },
             },
@@ -81,7 +77,10 @@ fn rule(r: &Rule) -> Value {
         "name": r.name,
         "shortDescription": { "text": first_sentence(&full) },
         "fullDescription": { "text": full },
-        "helpUri": format!("{REPOSITORY}/blob/main/docs/rules/{}.md", r.code),
+        // No `helpUri`: fevlint has no public home to link to (a placeholder host would
+        // be a dead link in every code-scanning alert). The whole rule doc goes with the
+        // log instead, as `fevlint rule CODE` prints it.
+        "help": { "text": r.doc, "markdown": r.doc },
         "defaultConfiguration": { "level": level(r.severity) },
     })
 }
