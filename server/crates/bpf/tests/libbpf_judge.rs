@@ -4,7 +4,9 @@
 //! what libbpf 1.1 itself does with it on every fixture kernel that has BTF: libbpf's
 //! debug log of `bpf_object__load()` (`tests/judge/relo_judge.c`, linked with Debian's
 //! `libbpf.a`, the `bpf()` syscall answered in-process) gives the local spec, the first
-//! matching candidate, and the patched value, the poisoning or the failure of each.
+//! matching candidate, and the patched value, the poisoning or the failure of each;
+//! `bpftool -d gen min_core_btf` (libbpf's offline relocation) gives the specs and
+//! candidates again.
 //!
 //! Needs clang, gcc, libbpf-dev, libelf-dev, zlib1g-dev and bpftool
 //! (`scripts/install-test-deps.sh`); a missing tool is a failure, not a skip.
@@ -139,6 +141,19 @@ impl Judge {
         for (kname, kpath, kbtf) in &self.kernels {
             let log = run(Command::new(&self.bin).arg(kpath).arg(obj_path)).stdout;
             let judged = parse_log(&String::from_utf8_lossy(&log));
+            // bpftool's offline relocation (`gen min_core_btf`, the same libbpf code), whose
+            // debug log names programs by section: the specs and candidates again.
+            let min = Command::new("bpftool")
+                .arg("-d")
+                .args(["gen", "min_core_btf"])
+                .arg(kpath)
+                .arg(self.dir.join("min.btf"))
+                .arg(obj_path)
+                .output()
+                .expect("bpftool (scripts/install-test-deps.sh installs it)");
+            let mut bpftool_log = String::from_utf8_lossy(&min.stderr).into_owned();
+            bpftool_log.push_str(&String::from_utf8_lossy(&min.stdout));
+            let by_section = parse_log(&bpftool_log);
             let target = Target::new(kbtf);
             let ours = fevlint_bpf::resolve(&obj, &target);
             assert!(!ours.is_empty(), "{}: no relocations", obj_path.display());
@@ -181,6 +196,19 @@ impl Judge {
                 }
                 if r.target_spec != j.first_match {
                     mismatches.push(format!("{what}: target spec {:?}, libbpf {:?}", r.target_spec, j.first_match));
+                }
+                match by_section.get(&(r.section.clone(), r.index)) {
+                    Some(b) => {
+                        if b.local_spec != r.local_spec || b.first_match != r.target_spec {
+                            mismatches.push(format!(
+                                "{what}: bpftool gen min_core_btf says {:?} / {:?}, fevlint {:?} / {:?}",
+                                b.local_spec, b.first_match, r.local_spec, r.target_spec
+                            ));
+                        }
+                        *counts.entry(format!("{kname} bpftool")).or_default() += 1;
+                    }
+                    None if !stopped => mismatches.push(format!("{what}: bpftool gen min_core_btf says nothing")),
+                    None => {}
                 }
                 let class = match r.outcome {
                     Outcome::Value { .. } => "value",

@@ -296,7 +296,8 @@ pub fn macros(defs: &[&str]) -> HashMap<String, String> {
 const MACRO_LIMIT: usize = 1000;
 
 struct Source {
-    bytes: Vec<u8>,
+    /// Shared: the string and struct states read ahead without copying the script.
+    bytes: std::rc::Rc<[u8]>,
     pos: usize,
     /// Where tokens lexed from this source point: `None` for the script itself.
     origin: Option<Span>,
@@ -306,7 +307,7 @@ struct Source {
 /// `macros` are expanded as bpftrace's second pass does (empty for the first pass).
 pub fn lex(text: &str, macros: &HashMap<String, String>) -> (Vec<Token>, Vec<Error>) {
     let mut lx = Lexer {
-        stack: vec![Source { bytes: text.as_bytes().to_vec(), pos: 0, origin: None }],
+        stack: vec![Source { bytes: std::rc::Rc::from(text.as_bytes()), pos: 0, origin: None }],
         tokens: Vec::new(),
         errors: Vec::new(),
         macros,
@@ -578,13 +579,13 @@ impl Lexer<'_> {
             }
             return;
         }
-        self.stack.push(Source { bytes: body.into_bytes(), pos: 0, origin: Some(origin) });
+        self.stack.push(Source { bytes: std::rc::Rc::from(body.into_bytes()), pos: 0, origin: Some(origin) });
     }
 
     /// The `STR` state, from the opening quote.
     fn string(&mut self, start: usize) {
         let Some(src) = self.stack.last() else { return };
-        let b = src.bytes.clone();
+        let b = std::rc::Rc::clone(&src.bytes);
         let mut q = start + 1;
         let mut buf: Vec<u8> = Vec::new();
         loop {
@@ -662,7 +663,7 @@ impl Lexer<'_> {
     /// ends at `*` or `)` (left in the input); a definition ends at its closing brace.
     fn struct_state(&mut self, start: usize, word_end: usize, word: String) {
         let Some(src) = self.stack.last() else { return };
-        let b = src.bytes.clone();
+        let b = std::rc::Rc::clone(&src.bytes);
         let mut q = word_end;
         let mut depth = 0usize;
         let mut buf = String::new();

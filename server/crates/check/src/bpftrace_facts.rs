@@ -49,6 +49,13 @@ impl<'a> BtContext<'a> {
         probes.iter().flat_map(|p| p.attach_points.iter().map(move |a| (p, a)))
     }
 
+    /// Every probe, when the grammar accepted the script (see [`Self::attach_points`]).
+    pub fn probes(&self) -> impl Iterator<Item = &'a Probe> + 'a {
+        let parsed = self.parse.errors.iter().all(|e| e.stage == fevlint_bpftrace::Stage::AttachPoint);
+        let probes: &'a [Probe] = if parsed { &self.parse.program.probes } else { &[] };
+        probes.iter()
+    }
+
     /// A diagnostic about the kernel being checked.
     pub fn diagnostic(&self, rule: &impl Origin, span: Span, message: impl Into<String>) -> Diagnostic {
         let mut d = Diagnostic::new(rule, fevlint_syntax::Span::new(span.start, span.end), message);
@@ -107,6 +114,8 @@ pub struct KernelFacts<'a> {
     /// Whether `events` includes the syscall events (`sys_enter_*` from the symbol map).
     pub events_have_syscalls: bool,
     functions: std::sync::Mutex<HashMap<String, Option<FunctionFacts>>>,
+    /// `tracepoint_fields` by `category:name`: scripts repeat their tracepoints.
+    fields: std::sync::Mutex<HashMap<String, Option<Vec<Vec<String>>>>>,
 }
 
 impl<'a> KernelFacts<'a> {
@@ -135,7 +144,13 @@ impl<'a> KernelFacts<'a> {
             syscalls = false;
         }
         let events = (!events.is_empty()).then_some(events);
-        KernelFacts { kernel, events, events_have_syscalls: syscalls, functions: Default::default() }
+        KernelFacts {
+            kernel,
+            events,
+            events_have_syscalls: syscalls,
+            functions: Default::default(),
+            fields: Default::default(),
+        }
     }
 
     pub fn function(&self, name: &str) -> Option<FunctionFacts> {
@@ -220,6 +235,16 @@ impl<'a> KernelFacts<'a> {
     /// candidate layout (a field is valid when any candidate has it), `None` when the
     /// kernel data cannot tell.
     pub fn tracepoint_fields(&self, category: &str, name: &str) -> Option<Vec<Vec<String>>> {
+        let key = format!("{category}:{name}");
+        if let Some(v) = self.fields.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return v.clone();
+        }
+        let v = self.tracepoint_fields_uncached(category, name);
+        self.fields.lock().unwrap_or_else(|e| e.into_inner()).insert(key, v.clone());
+        v
+    }
+
+    fn tracepoint_fields_uncached(&self, category: &str, name: &str) -> Option<Vec<Vec<String>>> {
         let t = self.kernel.types()?;
         const COMMON: [&str; 4] = ["common_type", "common_flags", "common_preempt_count", "common_pid"];
         let with_common = |mut v: Vec<String>| {

@@ -38,12 +38,7 @@ kprobe:vfs_read { @[arg2] = count(); }
 pub fn check(cx: &BtContext<'_>, out: &mut Vec<Diagnostic>) {
     let Some(f) = cx.facts() else { return };
     let Some(types) = f.kernel.types() else { return };
-    let mut seen = Vec::new();
-    for (probe, _) in cx.attach_points() {
-        if seen.iter().any(|p| std::ptr::eq(*p, probe)) {
-            continue;
-        }
-        seen.push(probe);
+    for probe in cx.probes() {
         let Some((kind, facts)) = probe_function(f, probe) else { continue };
         if kind != ProbeKind::Kprobe || facts.prototypes.len() != 1 {
             continue;

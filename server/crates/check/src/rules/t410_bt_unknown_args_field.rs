@@ -74,14 +74,7 @@ pub fn args_uses(probe: &Probe) -> Vec<(&str, fevlint_bpftrace::Span)> {
 
 pub fn check(cx: &BtContext<'_>, out: &mut Vec<Diagnostic>) {
     let Some(f) = cx.facts() else { return };
-    for probe in
-        cx.attach_points().map(|(p, _)| p).collect::<Vec<_>>().into_iter().fold(Vec::new(), |mut v: Vec<&Probe>, p| {
-            if !v.iter().any(|q| std::ptr::eq(*q, p)) {
-                v.push(p);
-            }
-            v
-        })
-    {
+    for probe in cx.probes() {
         let uses = args_uses(probe);
         if uses.is_empty() {
             continue;

@@ -50,12 +50,7 @@ pub fn member_uses(cx: &BtContext<'_>) -> Vec<(String, String, fevlint_bpftrace:
     let Some(types) = f.kernel.types() else { return Vec::new() };
     let (defined, includes) = cx.script_types();
     let mut out = Vec::new();
-    let mut seen: Vec<&fevlint_bpftrace::Probe> = Vec::new();
-    for (probe, _) in cx.attach_points() {
-        if seen.iter().any(|p| std::ptr::eq(*p, probe)) {
-            continue;
-        }
-        seen.push(probe);
+    for probe in cx.probes() {
         let typer = typer_for(f, types, probe, &defined, includes);
         probe_exprs(probe, &mut |e: &Expr| {
             let ExprKind::Field { base, field, field_span, arrow } = &e.kind else { return };

@@ -38,12 +38,7 @@ pub fn check(cx: &BtContext<'_>, out: &mut Vec<Diagnostic>) {
     let Some(f) = cx.facts() else { return };
     let Some(types) = f.kernel.types() else { return };
     let (defined, includes) = cx.script_types();
-    let mut seen: Vec<&fevlint_bpftrace::Probe> = Vec::new();
-    for (probe, _) in cx.attach_points() {
-        if seen.iter().any(|p| std::ptr::eq(*p, probe)) {
-            continue;
-        }
-        seen.push(probe);
+    for probe in cx.probes() {
         let typer = typer_for(f, types, probe, &defined, includes);
         probe_exprs(probe, &mut |e: &Expr| {
             let ExprKind::Call { name, args, .. } = &e.kind else { return };

@@ -11,7 +11,7 @@ use fevlint_btf::Btf;
 pub const KERNELS: [&str; 4] = ["6.1.0-47-amd64", "6.1.0-56-amd64", "6.12.117+deb12-amd64", "6.18.44-fc-v769"];
 
 pub fn kernel_dir(kernel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels").join(kernel)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../fixtures/kernels").join(kernel)
 }
 
 /// Decompresses a `.zst` fixture with the zstd crate.
