@@ -309,6 +309,11 @@ pub static BPF_RULES: &[(&Rule, BpfCheck)] = &[
     (&b611_attach_point_missing::RULE, b611_attach_point_missing::check),
 ];
 
+/// Whether `rule` reads compiled BPF objects (its findings come from objects, never from scripts).
+pub fn is_bpf_object(rule: &Rule) -> bool {
+    BPF_RULES.iter().any(|(r, _)| std::ptr::eq(*r, rule))
+}
+
 pub fn by_code(code: &str) -> Option<&'static Rule> {
     REGISTRY.iter().copied().find(|r| r.code.eq_ignore_ascii_case(code) || r.name == code)
 }
