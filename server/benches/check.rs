@@ -111,13 +111,19 @@ fn run(text: &str) -> Run {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let text = script()?;
+    // Write every script asked for, then stop (scripts/bench.sh passes both flags at once;
+    // returning after the first left `repeated-1000.fev` unwritten on a clean checkout).
+    let mut wrote = false;
     for (flag, text) in [("--write", &text), ("--write-repeated", &repeated()?)] {
         if let Some(i) = args.iter().position(|a| a == flag) {
             let path = args.get(i + 1).ok_or("usage: check --write FILE | --write-repeated FILE")?;
             std::fs::write(path, text)?;
             println!("wrote {path}: {} definitions", count_definitions(text));
-            return Ok(());
+            wrote = true;
         }
+    }
+    if wrote {
+        return Ok(());
     }
     println!("script: {} definitions, {} bytes", count_definitions(&text), text.len());
 
