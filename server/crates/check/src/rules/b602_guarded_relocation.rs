@@ -1,9 +1,9 @@
 //! B602 guarded-relocation: a CO-RE relocation that does not resolve on a kernel, behind
 //! an existence check of the same access.
 
-use super::{Context, Rule};
+use super::Rule;
 use crate::bpf::{relo_place, BpfContext, BpfFinding};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use fevlint_bpf::Outcome;
 
 pub static RULE: Rule = Rule {
@@ -60,11 +60,8 @@ int probe(void *ctx)
 }
 ```
 "#,
-    check: no_script_check,
+    check: super::no_script_check,
 };
-
-/// Scripts have no relocations.
-fn no_script_check(_: &Context<'_>, _: &mut Vec<Diagnostic>) {}
 
 pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
     for (k, pk) in cx.kernels.iter().enumerate() {

@@ -1,8 +1,8 @@
 //! B603 object-refused: libbpf refuses the whole object on a kernel while relocating.
 
-use super::{Context, Rule};
+use super::Rule;
 use crate::bpf::{relo_place, BpfContext, BpfFinding};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use fevlint_bpf::Outcome;
 
 pub static RULE: Rule = Rule {
@@ -53,11 +53,8 @@ int probe(void *ctx)
 }
 ```
 "#,
-    check: no_script_check,
+    check: super::no_script_check,
 };
-
-/// Scripts have no relocations.
-fn no_script_check(_: &Context<'_>, _: &mut Vec<Diagnostic>) {}
 
 pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
     for pk in &cx.kernels {

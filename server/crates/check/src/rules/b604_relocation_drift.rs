@@ -1,8 +1,8 @@
 //! B604 relocation-drift: a CO-RE relocation resolves on one kernel and not on another.
 
-use super::{Context, Rule};
+use super::Rule;
 use crate::bpf::{outcome_text, relo_place, BpfContext, BpfFinding};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use fevlint_bpf::Outcome;
 
 pub static RULE: Rule = Rule {
@@ -54,11 +54,8 @@ int probe(struct file *file)
 }
 ```
 "#,
-    check: no_script_check,
+    check: super::no_script_check,
 };
-
-/// Scripts have no relocations.
-fn no_script_check(_: &Context<'_>, _: &mut Vec<Diagnostic>) {}
 
 pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
     for (k, pk) in cx.kernels.iter().enumerate() {

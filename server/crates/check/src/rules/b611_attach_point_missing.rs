@@ -1,9 +1,9 @@
 //! B611 attach-point-missing: a BPF program's section names a function, tracepoint, LSM
 //! hook or iterator the kernel does not offer (or, for kprobes, refuses).
 
-use super::{Context, Rule};
+use super::Rule;
 use crate::bpf::{BpfContext, BpfFinding, PerKernel};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use fevlint_bpf::btf::BtfKind;
 use fevlint_bpf::AttachKind;
 use fevlint_kernel::Trace;
@@ -53,11 +53,8 @@ int probe(void *ctx)
 }
 ```
 "#,
-    check: no_script_check,
+    check: super::no_script_check,
 };
-
-/// Scripts have no sections.
-fn no_script_check(_: &Context<'_>, _: &mut Vec<Diagnostic>) {}
 
 /// Why `kind` cannot attach to `target` on this kernel, if it cannot.
 fn problem(pk: &PerKernel<'_>, kind: AttachKind, target: &str) -> Option<String> {

@@ -30,7 +30,7 @@ kprobe:__alloc_pages { @ = count(); }
 kprobe:__alloc_pages_noprof { @ = count(); }
 ```
 "#,
-    check: super::bt_only,
+    check: super::no_script_check,
 };
 
 /// Whether the baseline settles that the attach point's target exists there.

@@ -36,7 +36,7 @@ kprobe:swap_readpage { @ = count(); }
 kprobe:swap_read_folio { @ = count(); }
 ```
 "#,
-    check: super::bt_only,
+    check: super::no_script_check,
 };
 
 /// Whether an attach point's target is missing on this kernel: `Some(what)` naming it.

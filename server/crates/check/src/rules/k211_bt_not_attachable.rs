@@ -32,7 +32,7 @@ kfunc:do_syscall_64 { @ = count(); }
 kfunc:vfs_read { @ = count(); }
 ```
 "#,
-    check: super::bt_only,
+    check: super::no_script_check,
 };
 
 pub fn check(cx: &BtContext<'_>, out: &mut Vec<Diagnostic>) {

@@ -30,7 +30,7 @@ kprobe:ext3_* { @[func] = count(); }
 kprobe:vfs_* { @[func] = count(); }
 ```
 "#,
-    check: super::bt_only,
+    check: super::no_script_check,
 };
 
 /// The names an attach point's wildcard matches on the kernel, `None` when the kernel

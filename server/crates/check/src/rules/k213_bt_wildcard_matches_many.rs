@@ -31,7 +31,7 @@ kprobe:* { @[func] = count(); }
 kprobe:tcp_* { @[func] = count(); }
 ```
 "#,
-    check: super::bt_only,
+    check: super::no_script_check,
 };
 
 pub fn check(cx: &BtContext<'_>, out: &mut Vec<Diagnostic>) {

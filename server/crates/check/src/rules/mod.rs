@@ -293,8 +293,9 @@ pub fn is_bpftrace(rule: &Rule) -> bool {
     BT_RULES.iter().any(|(r, _)| std::ptr::eq(*r, rule))
 }
 
-/// The `check` of bpftrace rules on function-event scripts: nothing to do.
-fn bt_only(_: &Context<'_>, _: &mut Vec<Diagnostic>) {}
+/// The `check` on function-event scripts of the rules that read other inputs (bpftrace
+/// scripts, compiled BPF objects): nothing to do.
+fn no_script_check(_: &Context<'_>, _: &mut Vec<Diagnostic>) {}
 
 /// A check of compiled BPF objects.
 pub type BpfCheck = fn(&crate::bpf::BpfContext<'_>, &mut Vec<crate::bpf::BpfFinding>);

@@ -32,7 +32,7 @@ kprobe:vfs_read { @x = ; }
 kprobe:vfs_read { @x = count(); }
 ```
 "#,
-    check: super::bt_only,
+    check: super::no_script_check,
 };
 
 pub fn check(cx: &BtContext<'_>, out: &mut Vec<Diagnostic>) {

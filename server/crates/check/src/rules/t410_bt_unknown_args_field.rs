@@ -33,7 +33,7 @@ tracepoint:sched:sched_switch { @[args->prev_task] = count(); }
 tracepoint:sched:sched_switch { @[args->prev_comm] = count(); }
 ```
 "#,
-    check: super::bt_only,
+    check: super::no_script_check,
 };
 
 /// The field lists `args` has in a probe on this kernel (one list per attach point, and

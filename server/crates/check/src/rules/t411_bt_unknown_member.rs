@@ -34,7 +34,7 @@ kprobe:tcp_connect { $sk = (struct sock *)arg0; @[$sk->sk_daddr] = count(); }
 kprobe:tcp_connect { $sk = (struct sock *)arg0; @[$sk->__sk_common.skc_daddr] = count(); }
 ```
 "#,
-    check: super::bt_only,
+    check: super::no_script_check,
 };
 
 /// Every member access whose base has a known kernel type and whose member that type

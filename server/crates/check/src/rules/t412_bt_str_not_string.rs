@@ -31,7 +31,7 @@ kfunc:vfs_read { printf("%s\n", str(args->count)); }
 kfunc:vfs_read { printf("%s\n", str(args->file->f_path.dentry->d_name.name)); }
 ```
 "#,
-    check: super::bt_only,
+    check: super::no_script_check,
 };
 
 pub fn check(cx: &BtContext<'_>, out: &mut Vec<Diagnostic>) {
