@@ -100,6 +100,9 @@ fn nm_symbol(prog: &Path, name: &str) -> String {
 
 #[test]
 fn the_dry_run_prints_what_the_program_printed() {
+    if !fevlint_testkit::real_tools("gdb (gcore)") {
+        return;
+    }
     let c = make_core("the_dry_run_prints_what_the_program_printed");
     let p = &c.printed;
     let script = "\
@@ -140,6 +143,9 @@ target_read(x32 flags[0] | symbol read+8[0][0] | u64 ino+16[0][0] | int icount+1
 /// the load bias the core's NT_FILE note gives.
 #[test]
 fn a_pie_is_read_at_its_load_bias() {
+    if !fevlint_testkit::real_tools("gdb (gcore)") {
+        return;
+    }
     let c = make_core_with("a_pie_is_read_at_its_load_bias", &["-pie", "-fPIE"]);
     let p = &c.printed;
     let script = "target_read(symbol read+8[0][0] | string path+40[0] | u64 ino+16[0][0])\n";
@@ -155,6 +161,9 @@ fn a_pie_is_read_at_its_load_bias() {
 
 #[test]
 fn faulting_reads_record_zero_and_say_why() {
+    if !fevlint_testkit::real_tools("gdb (gcore)") {
+        return;
+    }
     let c = make_core("faulting_reads_record_zero_and_say_why");
     // Slot 3 holds `whence` (-7, in ecx: the upper half of rcx is zero, so 0xfffffff9):
     // reading through it faults, and so does a read near NULL.
@@ -168,6 +177,9 @@ fn faulting_reads_record_zero_and_say_why() {
 
 #[test]
 fn arguments_by_register_slot_and_parameter_name() {
+    if !fevlint_testkit::real_tools("gdb (gcore)") {
+        return;
+    }
     let c = make_core("arguments_by_register_slot_and_parameter_name");
     let script = "target_read(x64 file, x64 buf, u64 count, int whence)\n";
     let (out, err, ok) = dry_run(&c, script, &["--arg", "count=0x10", "--arg", "%rcx=5", "--arg", "slot1=0"]);
@@ -183,6 +195,9 @@ fn arguments_by_register_slot_and_parameter_name() {
 
 #[test]
 fn the_format_file_lays_fields_out_as_the_kernel_does() {
+    if !fevlint_testkit::real_tools("gdb (gcore)") {
+        return;
+    }
     let c = make_core("the_format_file_lays_fields_out_as_the_kernel_does");
     let (out, err, ok) = dry_run(&c, "target_read(int a, char[3] n, string s, symbol f)\n", &["--show-format"]);
     assert!(ok, "{err}");
@@ -198,6 +213,9 @@ fn the_format_file_lays_fields_out_as_the_kernel_does() {
 
 #[test]
 fn json_names_each_read_and_why_a_field_is_zero() {
+    if !fevlint_testkit::real_tools("gdb (gcore)") {
+        return;
+    }
     let c = make_core("json_names_each_read_and_why_a_field_is_zero");
     let script = "target_read(u64 ino+16[0][0] | u64 bad+4096[0][0])\n";
     let (out, err, ok) = dry_run(&c, script, &["--format", "json"]);
@@ -227,6 +245,9 @@ fn json_names_each_read_and_why_a_field_is_zero() {
 /// stopped in gets no values for its arguments (the registers are not its own).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_language_server_shows_dry_run_values_as_inlay_hints() {
+    if !fevlint_testkit::real_tools("gdb (gcore)") {
+        return;
+    }
     let c = make_core("the_language_server_shows_dry_run_values_as_inlay_hints");
     let script = "target_read(x64 file, x64 buf, u64 count, int whence)\n\
                   target_read(char[16] name+24 | u64 ino+16[0][0])\n\
@@ -339,6 +360,9 @@ fn dry_run_core(c: &Core, kernel: &Path, core: &Path) -> (String, String, bool) 
 /// evaluated with every register 0.
 #[test]
 fn a_core_without_registers_is_refused() {
+    if !fevlint_testkit::real_tools("gdb (gcore)") {
+        return;
+    }
     let c = make_core("a_core_without_registers_is_refused");
     let bytes = std::fs::read(&c.core).expect("core");
     let u16_at = |o: usize| u16::from_le_bytes([bytes[o], bytes[o + 1]]) as usize;
@@ -381,6 +405,9 @@ fn a_core_without_registers_is_refused() {
 /// be the program's.
 #[test]
 fn a_core_of_another_program_is_refused() {
+    if !fevlint_testkit::real_tools("gdb (gcore)") {
+        return;
+    }
     let c = make_core("a_core_of_another_program_is_refused");
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/dry_run/prog.c");
     // Another program: the same source built differently, under another name.
@@ -412,6 +439,9 @@ fn a_core_of_another_program_is_refused() {
 /// events in order, under a `==> NAME <==` line when there are several.
 #[test]
 fn the_dry_run_takes_paths_and_the_kernel_option_as_check_does() {
+    if !fevlint_testkit::real_tools("gdb (gcore)") {
+        return;
+    }
     let c = make_core("the_dry_run_takes_paths_and_the_kernel_option_as_check_does");
     let d = c.dir.join("scripts");
     std::fs::create_dir_all(d.join("sub")).expect("dir");

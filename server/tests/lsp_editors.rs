@@ -61,6 +61,9 @@ fn run(mut cmd: Command, limit: Duration) -> (bool, String) {
 
 #[test]
 fn neovim_with_the_plugin_on_the_runtimepath() {
+    if !fevlint_testkit::real_tools("Neovim 0.11") {
+        return;
+    }
     let nvim = nvim();
     let parser = root().join("editors/nvim/parser/fev.so");
     if !parser.is_file() {
@@ -81,6 +84,9 @@ fn neovim_with_the_plugin_on_the_runtimepath() {
 /// when a script opens) instead of skipping itself silently.
 #[test]
 fn neovim_0_7_says_why_the_plugin_does_nothing() {
+    if !fevlint_testkit::real_tools("Debian's Neovim 0.7") {
+        return;
+    }
     let nvim = Path::new("/usr/bin/nvim");
     let version = Command::new(nvim).arg("--version").output().ok().filter(|o| o.status.success());
     let version = version.map(|o| String::from_utf8_lossy(&o.stdout).lines().next().unwrap_or("").to_owned());
@@ -108,6 +114,9 @@ fn neovim_0_7_says_why_the_plugin_does_nothing() {
 
 #[test]
 fn emacs_with_eglot() {
+    if !fevlint_testkit::real_tools("Emacs") {
+        return;
+    }
     if Command::new("emacs").arg("--version").stdout(Stdio::null()).status().is_err() {
         missing("emacs (Debian emacs-nox + elpa-eglot)");
     }
@@ -120,6 +129,9 @@ fn emacs_with_eglot() {
 
 #[test]
 fn pytest_lsp_as_vscode_and_neovim() {
+    if !fevlint_testkit::real_tools("pytest-lsp") {
+        return;
+    }
     let pytest = venv().join("bin/pytest");
     if !pytest.is_file() {
         missing(&format!("pytest-lsp ({})", pytest.display()));
@@ -134,6 +146,9 @@ fn pytest_lsp_as_vscode_and_neovim() {
 
 #[test]
 fn emacs_mode_byte_compiles_without_warnings() {
+    if !fevlint_testkit::real_tools("Emacs") {
+        return;
+    }
     if Command::new("emacs").arg("--version").stdout(Stdio::null()).status().is_err() {
         missing("emacs (Debian emacs-nox + elpa-eglot)");
     }
@@ -151,6 +166,9 @@ fn emacs_mode_byte_compiles_without_warnings() {
 
 #[test]
 fn vim_with_ale_and_the_plugin() {
+    if !fevlint_testkit::real_tools("Vim and ALE") {
+        return;
+    }
     if Command::new("vim").arg("--version").stdout(Stdio::null()).status().is_err() {
         missing("vim (Debian vim + vim-ale)");
     }
@@ -171,6 +189,9 @@ fn vim_with_ale_and_the_plugin() {
 
 #[test]
 fn kakoune_loads_fev_kak() {
+    if !fevlint_testkit::real_tools("Kakoune") {
+        return;
+    }
     if Command::new("kak").arg("-version").stdout(Stdio::null()).status().is_err() {
         missing("kak (Debian kakoune)");
     }

@@ -132,10 +132,10 @@ fn expand(src: &str) -> String {
     s
 }
 
-#[test]
-fn every_rule_fires_on_its_example_and_not_on_the_fix() {
+/// Each rule of `rules` fires on its `Example` and not on its `Use instead`.
+fn examples_fire(rules: &[&fevlint_check::rules::Rule]) {
     let mut parser = Parser::new();
-    for rule in REGISTRY {
+    for rule in rules {
         let (example, instead) = doc_examples(rule.doc);
         assert!(!example.is_empty() && !instead.is_empty(), "{}: doc needs Example and Use instead", rule.code);
         let fired = |text: &str| codes(rule, &expand(text)).contains(&rule.code);
@@ -146,6 +146,23 @@ fn every_rule_fires_on_its_example_and_not_on_the_fix() {
             assert!(rule.doc.contains(heading), "{}: doc lacks {heading}", rule.code);
         }
     }
+}
+
+#[test]
+fn every_rule_fires_on_its_example_and_not_on_the_fix() {
+    let script_rules: Vec<_> = REGISTRY.iter().copied().filter(|r| !fevlint_check::rules::is_bpf_object(r)).collect();
+    examples_fire(&script_rules);
+}
+
+/// The `B` rules' examples are C, compiled by clang against bpftool's `vmlinux.h`.
+#[test]
+fn every_bpf_object_rule_fires_on_its_compiled_example_and_not_on_the_fix() {
+    if !fevlint_testkit::real_tools("clang and bpftool") {
+        return;
+    }
+    let object_rules: Vec<_> = REGISTRY.iter().copied().filter(|r| fevlint_check::rules::is_bpf_object(r)).collect();
+    assert!(!object_rules.is_empty());
+    examples_fire(&object_rules);
 }
 
 #[test]

@@ -108,6 +108,9 @@ fn vsix_entries(vsix: &Path) -> Vec<String> {
 
 #[test]
 fn vscode_extension_builds_and_works_in_a_real_workbench() {
+    if !fevlint_testkit::real_tools("Node.js, code-server and Chromium") {
+        return;
+    }
     let vsix = build_vsix();
     let entries = vsix_entries(&vsix);
     for want in [

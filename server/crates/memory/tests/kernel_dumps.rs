@@ -230,6 +230,9 @@ fn read_all(k: &KernelCore, probes: &[(String, u64, usize)]) -> Vec<Vec<u8>> {
 
 #[test]
 fn qemu_elf_dump_reads_the_kernel() {
+    if !fevlint_testkit::real_tools("QEMU") {
+        return;
+    }
     let d = dumps();
     let k = open(&d.dir.join("elf.core"));
     assert_eq!(k.format(), "QEMU ELF dump (physical)");
@@ -281,6 +284,9 @@ fn qemu_elf_dump_reads_the_kernel() {
 
 #[test]
 fn every_format_reads_the_same_bytes() {
+    if !fevlint_testkit::real_tools("QEMU") {
+        return;
+    }
     let d = dumps();
     let reference = open(&d.dir.join("elf.core"));
     let p = probes(d, &reference);
@@ -314,6 +320,9 @@ fn every_format_reads_the_same_bytes() {
 
 #[test]
 fn paging_dump_segments_agree_with_the_page_tables() {
+    if !fevlint_testkit::real_tools("QEMU") {
+        return;
+    }
     let d = dumps();
     let k = open(&d.dir.join("paging.core"));
     let elf = k.elf().expect("ELF");
@@ -329,6 +338,9 @@ fn paging_dump_segments_agree_with_the_page_tables() {
 
 #[test]
 fn excluded_pages_are_not_in_the_dump() {
+    if !fevlint_testkit::real_tools("QEMU") {
+        return;
+    }
     let d = dumps();
     let full = open(&d.dir.join("elf.core"));
     let k = open(&d.dir.join("md-c.kdump"));
@@ -363,6 +375,9 @@ fn excluded_pages_are_not_in_the_dump() {
 
 #[test]
 fn kaslr_offset_and_direct_map_base_come_from_the_dump() {
+    if !fevlint_testkit::real_tools("QEMU") {
+        return;
+    }
     let d = dumps();
     for file in ["elf.core", "qemu-zlib.flat"] {
         let k = open(&d.kaslr_dir.join(file));
@@ -384,6 +399,9 @@ fn kaslr_offset_and_direct_map_base_come_from_the_dump() {
 
 #[test]
 fn the_same_call_as_the_kernel_recorded() {
+    if !fevlint_testkit::real_tools("QEMU") {
+        return;
+    }
     let d = dumps();
     let trace = std::fs::read_to_string(d.dir.join("oracle.out")).expect("oracle.out");
     // cat-137 [000] .N... 4.111462: kp: (do_sys_openat2+0x0/0xe0) dfd=-100 path="/proc/version"
