@@ -12,11 +12,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn tool(name: &str) {
-    let found = Command::new("sh").args(["-c", &format!("command -v {name}")]).output().map(|o| o.status.success());
-    assert!(found.unwrap_or(false), "{name} is missing: run scripts/install-test-deps.sh (apt: gcc gdb binutils)");
-}
-
 struct Core {
     dir: PathBuf,
     prog: PathBuf,
@@ -29,8 +24,8 @@ fn make_core(test: &str) -> Core {
 }
 
 fn make_core_with(test: &str, flags: &[&str]) -> Core {
-    for t in ["gcc", "gdb", "nm"] {
-        tool(t);
+    for (t, package) in [("gcc", "gcc"), ("gdb", "gdb"), ("nm", "binutils")] {
+        fevlint_testkit::require_tool(t, package);
     }
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("dry-run-{}-{test}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp dir");

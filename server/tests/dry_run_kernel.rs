@@ -16,70 +16,13 @@
 mod lsp_common;
 
 use serde_json::json;
-use std::collections::HashMap;
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 const RELEASE: &str = "6.12.117+deb12-amd64";
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn need(tool: &str, package: &str) {
-    let found =
-        Command::new("sh").args(["-c", &format!("command -v {tool}")]).output().is_ok_and(|o| o.status.success());
-    assert!(found, "`{tool}` is needed: run scripts/install-test-deps.sh (apt-get install {package})");
-}
-
-fn system_map() -> HashMap<String, u64> {
-    let map = root().join("fixtures/kernels").join(RELEASE).join("System.map.zst");
-    let text = zstd::decode_all(std::fs::File::open(&map).expect("System.map.zst")).expect("zstd");
-    String::from_utf8_lossy(&text)
-        .lines()
-        .filter_map(|l| {
-            let mut w = l.split_whitespace();
-            let addr = u64::from_str_radix(w.next()?, 16).ok()?;
-            let _ = w.next()?;
-            Some((w.next()?.to_owned(), addr))
-        })
-        .collect()
-}
-
-/// QEMU 7.2 writes section headers before the program headers; Debian's makedumpfile
-/// 1.7.2 expects the program headers right after the ELF header. The same segments,
-/// relaid (only the headers move; the bytes are QEMU's).
-fn relayout(src: &Path, dst: &Path) {
-    let mut f = std::fs::File::open(src).expect("open dump");
-    let mut eh = [0u8; 64];
-    f.read_exact(&mut eh).expect("ehdr");
-    let phoff = u64::from_le_bytes(eh[32..40].try_into().expect("8"));
-    let phnum = u16::from_le_bytes([eh[56], eh[57]]) as usize;
-    f.seek(SeekFrom::Start(phoff)).expect("seek");
-    let mut ph = vec![0u8; 56 * phnum];
-    f.read_exact(&mut ph).expect("phdrs");
-    eh[32..40].copy_from_slice(&64u64.to_le_bytes());
-    eh[40..48].copy_from_slice(&0u64.to_le_bytes());
-    eh[52..54].copy_from_slice(&64u16.to_le_bytes());
-    eh[58..64].copy_from_slice(&[64, 0, 0, 0, 0, 0]);
-    let mut off = 64 + 56 * phnum as u64;
-    let mut parts = Vec::new();
-    for p in ph.chunks_exact_mut(56) {
-        let o = u64::from_le_bytes(p[8..16].try_into().expect("8"));
-        let n = u64::from_le_bytes(p[32..40].try_into().expect("8"));
-        parts.push((o, n));
-        p[8..16].copy_from_slice(&off.to_le_bytes());
-        off += n;
-    }
-    let mut out = std::io::BufWriter::new(std::fs::File::create(dst).expect("create"));
-    out.write_all(&eh).expect("write");
-    out.write_all(&ph).expect("write");
-    for (o, n) in parts {
-        f.seek(SeekFrom::Start(o)).expect("seek");
-        std::io::copy(&mut (&mut f).take(n), &mut out).expect("copy");
-    }
-    out.flush().expect("flush");
+    fevlint_testkit::repo()
 }
 
 /// Debian's makedumpfile over the relaid stop dump; `-d 0` keeps user pages (the string
@@ -137,9 +80,9 @@ fn the_dry_run_equals_the_kernels_trace_for_the_same_call() {
         ("gdb", "gdb"),
         ("makedumpfile", "makedumpfile"),
     ] {
-        need(tool, package);
+        fevlint_testkit::require_tool(tool, package);
     }
-    let syms = system_map();
+    let syms = fevlint_testkit::system_map(RELEASE);
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("dry-run-kernel-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp dir");
     // f_mode (+12), f_flags (+48), f_op->llseek (+16, then +16), the dentry's name
@@ -196,7 +139,7 @@ fn the_dry_run_equals_the_kernels_trace_for_the_same_call() {
     std::fs::write(dir.join("t.fev"), definition).expect("script");
     let kdump = stop.with_extension("core.kdump");
     let plain = dir.join("plain.core");
-    relayout(&stop, &plain);
+    fevlint_testkit::relayout(&stop, &plain);
     let (md_c, md_l, md_f) = (dir.join("md-c.kdump"), dir.join("md-l.kdump"), dir.join("md-f.flat"));
     makedumpfile(&plain, &["-c", "-d", "0"], &md_c);
     makedumpfile(&plain, &["-l", "-d", "0"], &md_l);

@@ -218,9 +218,7 @@ fn the_kernels_refusals_and_what_they_accept_but_misread() {
 fn need_qemu() {
     for (tool, package) in [("qemu-system-x86_64", "qemu-system-x86"), ("busybox", "busybox-static"), ("cpio", "cpio")]
     {
-        let ok =
-            Command::new("sh").args(["-c", &format!("command -v {tool}")]).output().is_ok_and(|o| o.status.success());
-        assert!(ok, "`{tool}` is needed: run scripts/install-test-deps.sh (apt-get install {package})");
+        fevlint_testkit::require_tool(tool, package);
     }
 }
 

@@ -120,9 +120,7 @@ fn the_real_6_12_kernel_accepts_every_emitted_fprobe_line() {
 fn real_kernel_accepts(flavor: &str) {
     for (tool, package) in [("qemu-system-x86_64", "qemu-system-x86"), ("busybox", "busybox-static"), ("cpio", "cpio")]
     {
-        let ok =
-            Command::new("sh").args(["-c", &format!("command -v {tool}")]).output().is_ok_and(|o| o.status.success());
-        assert!(ok, "`{tool}` is needed: run scripts/install-test-deps.sh (apt-get install {package})");
+        fevlint_testkit::require_tool(tool, package);
     }
     let mut lines = String::new();
     for script in CLEAN {

@@ -14,7 +14,6 @@
 
 use fevlint_memory::{Dump, FaultKind, KernelCore, Memory, PageTables, PhysMemory, RootSource, Translation};
 use std::collections::HashMap;
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -25,7 +24,7 @@ const BUILD_ID: &str = "764949bbe8b7a9241512fbf3b0d66d0ba34686a8";
 const STAMP: &str = "dumps v4";
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..")
+    fevlint_testkit::repo()
 }
 
 struct Dumps {
@@ -38,23 +37,6 @@ impl Dumps {
     fn sym(&self, name: &str) -> u64 {
         *self.syms.get(name).unwrap_or_else(|| panic!("{name} not in System.map"))
     }
-}
-
-fn need(tool: &str, package: &str) {
-    let found =
-        Command::new("sh").args(["-c", &format!("command -v {tool}")]).output().is_ok_and(|o| o.status.success());
-    assert!(found, "`{tool}` is needed: run scripts/install-test-deps.sh (apt-get install {package})");
-}
-
-fn run(cmd: &mut Command) -> std::process::Output {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 fn oracle(dir: &Path, kaslr: bool, extra: &[(&str, &str)], gdb_stop: Option<u64>) {
@@ -79,46 +61,11 @@ fn oracle(dir: &Path, kaslr: bool, extra: &[(&str, &str)], gdb_stop: Option<u64>
         cmd.arg("--gdb-stop").arg(format!("{addr:#x}")).arg("*(unsigned long*)$rsi == 0x65762f636f72702f");
         cmd.arg(dir.join("gdbstop.core"));
     }
-    let out = run(cmd.arg(&kernel).arg(&defs));
+    let out = fevlint_testkit::run(cmd.arg(&kernel).arg(&defs));
     let text = String::from_utf8_lossy(&out.stdout);
     std::fs::write(dir.join("oracle.out"), text.as_bytes()).expect("write oracle.out");
     assert!(text.contains("qemu_fw_cfg: ok"), "the guest did not load qemu_fw_cfg (no VMCOREINFO):\n{text}");
     assert!(dir.join("elf.core").exists(), "no dump written:\n{text}\n{}", String::from_utf8_lossy(&out.stderr));
-}
-
-/// QEMU 7.2 puts section headers before the program headers; Debian's makedumpfile
-/// 1.7.2 assumes the program headers follow the ELF header. Rewrite the same segments in
-/// that layout (the bytes are QEMU's, only the headers move).
-fn relayout(src: &Path, dst: &Path) {
-    let mut f = std::fs::File::open(src).expect("open dump");
-    let mut eh = [0u8; 64];
-    f.read_exact(&mut eh).expect("ehdr");
-    let phoff = u64::from_le_bytes(eh[32..40].try_into().expect("8"));
-    let phnum = u16::from_le_bytes([eh[56], eh[57]]) as usize;
-    f.seek(SeekFrom::Start(phoff)).expect("seek");
-    let mut ph = vec![0u8; 56 * phnum];
-    f.read_exact(&mut ph).expect("phdrs");
-    eh[32..40].copy_from_slice(&64u64.to_le_bytes());
-    eh[40..48].copy_from_slice(&0u64.to_le_bytes());
-    eh[52..54].copy_from_slice(&64u16.to_le_bytes());
-    eh[58..64].copy_from_slice(&[64, 0, 0, 0, 0, 0]);
-    let mut off = 64 + 56 * phnum as u64;
-    let mut parts = Vec::new();
-    for p in ph.chunks_exact_mut(56) {
-        let o = u64::from_le_bytes(p[8..16].try_into().expect("8"));
-        let n = u64::from_le_bytes(p[32..40].try_into().expect("8"));
-        parts.push((o, n));
-        p[8..16].copy_from_slice(&off.to_le_bytes());
-        off += n;
-    }
-    let mut out = std::io::BufWriter::new(std::fs::File::create(dst).expect("create"));
-    out.write_all(&eh).expect("write");
-    out.write_all(&ph).expect("write");
-    for (o, n) in parts {
-        f.seek(SeekFrom::Start(o)).expect("seek");
-        std::io::copy(&mut (&mut f).take(n), &mut out).expect("copy");
-    }
-    out.flush().expect("flush");
 }
 
 fn makedumpfile(dir: &Path, args: &[&str], out: &str) {
@@ -126,47 +73,37 @@ fn makedumpfile(dir: &Path, args: &[&str], out: &str) {
     cmd.args(args).arg(dir.join("plain.core"));
     if args.contains(&"-F") {
         let file = std::fs::File::create(dir.join(out)).expect("create");
-        run(cmd.stdout(Stdio::from(file)));
+        fevlint_testkit::run(cmd.stdout(Stdio::from(file)));
     } else {
         let _ = std::fs::remove_file(dir.join(out));
-        run(cmd.arg(dir.join(out)));
+        fevlint_testkit::run(cmd.arg(dir.join(out)));
     }
 }
 
 fn dumps() -> &'static Dumps {
     static D: OnceLock<Dumps> = OnceLock::new();
     D.get_or_init(|| {
-        let map = root().join("fixtures/kernels").join(RELEASE).join("System.map.zst");
-        let text = zstd::decode_all(std::fs::File::open(&map).expect("System.map.zst")).expect("zstd");
-        let syms: HashMap<String, u64> = String::from_utf8_lossy(&text)
-            .lines()
-            .filter_map(|l| {
-                let mut w = l.split_whitespace();
-                let addr = u64::from_str_radix(w.next()?, 16).ok()?;
-                let _ty = w.next()?;
-                Some((w.next()?.to_string(), addr))
-            })
-            .collect();
+        let syms = fevlint_testkit::system_map(RELEASE);
         let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kernel_dumps");
         let dir = base.join("nokaslr");
         let kaslr_dir = base.join("kaslr");
         let stamp = base.join("stamp");
         if std::fs::read_to_string(&stamp).ok().as_deref() != Some(STAMP) {
             for t in [("qemu-system-x86_64", "qemu-system-x86"), ("busybox", "busybox-static"), ("cpio", "cpio")] {
-                need(t.0, t.1);
+                fevlint_testkit::require_tool(t.0, t.1);
             }
-            need("socat", "socat");
-            need("makedumpfile", "makedumpfile");
-            need("xz", "xz-utils");
-            need("gzip", "gzip");
+            fevlint_testkit::require_tool("socat", "socat");
+            fevlint_testkit::require_tool("makedumpfile", "makedumpfile");
+            fevlint_testkit::require_tool("xz", "xz-utils");
+            fevlint_testkit::require_tool("gzip", "gzip");
             let _ = std::fs::remove_dir_all(&base);
             std::fs::create_dir_all(&dir).expect("mkdir");
             std::fs::create_dir_all(&kaslr_dir).expect("mkdir");
-            need("gdb", "gdb");
+            fevlint_testkit::require_tool("gdb", "gdb");
             let openat2 = *syms.get("do_sys_openat2").expect("do_sys_openat2 in System.map");
             oracle(&dir, false, &[("elf-paging", "paging.core"), ("kdump-zlib", "qemu-zlib.flat")], Some(openat2));
             oracle(&kaslr_dir, true, &[("kdump-zlib", "qemu-zlib.flat")], None);
-            relayout(&dir.join("elf.core"), &dir.join("plain.core"));
+            fevlint_testkit::relayout(&dir.join("elf.core"), &dir.join("plain.core"));
             makedumpfile(&dir, &["-c", "-d", "31"], "md-c.kdump");
             makedumpfile(&dir, &["-l", "-d", "31"], "md-l.kdump");
             makedumpfile(&dir, &["-d", "31"], "md-raw.kdump");
@@ -175,7 +112,9 @@ fn dumps() -> &'static Dumps {
             makedumpfile(&dir, &["-F", "-c", "-d", "31"], "md-f.flat");
             for (tool, ext) in [("gzip", "gz"), ("xz", "xz")] {
                 let out = std::fs::File::create(dir.join(format!("md-f.flat.{ext}"))).expect("create");
-                run(Command::new(tool).args(["-1", "-c"]).arg(dir.join("md-f.flat")).stdout(Stdio::from(out)));
+                fevlint_testkit::run(
+                    Command::new(tool).args(["-1", "-c"]).arg(dir.join("md-f.flat")).stdout(Stdio::from(out)),
+                );
             }
             // The relaid copy is only makedumpfile's input: 200 MB less on disk.
             std::fs::remove_file(dir.join("plain.core")).expect("rm plain.core");

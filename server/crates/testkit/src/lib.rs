@@ -6,8 +6,15 @@
 //! (Neovim, Emacs, Vim, Kakoune, pytest-lsp), code-server, debootstrap, Node.js, network.
 //! A crate's own `cargo test` runs without any of them; `.ci/run` sets
 //! `FEVLINT_REAL_TOOLS=1` and then runs them all, and a missing tool is a failure.
+//!
+//! Beside it, helpers several suites had copied: the repository's paths, the fixture
+//! kernels' `System.map`, running a command that must succeed, and re-laying a QEMU ELF
+//! dump for makedumpfile.
 
-use std::process::{Command, Stdio};
+use std::collections::HashMap;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
 
 /// The environment variable that turns the real-tool tests on.
 pub const REAL_TOOLS: &str = "FEVLINT_REAL_TOOLS";
@@ -42,4 +49,77 @@ pub fn has_tool(tool: &str) -> bool {
 /// With the switch set a missing tool is a failure, never a silent skip.
 pub fn require_tool(tool: &str, package: &str) {
     assert!(has_tool(tool), "`{tool}` is not installed (Debian package `{package}`): run scripts/install-test-deps.sh");
+}
+
+/// The repository's root (this crate is `server/crates/testkit/`).
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..")
+}
+
+/// A fixture kernel's folder, `fixtures/kernels/<release>`.
+pub fn kernel_fixture(release: &str) -> PathBuf {
+    repo().join("fixtures/kernels").join(release)
+}
+
+/// A fixture kernel's `System.map.zst`: every symbol's name and address.
+pub fn system_map(release: &str) -> HashMap<String, u64> {
+    let map = kernel_fixture(release).join("System.map.zst");
+    let file = std::fs::File::open(&map).unwrap_or_else(|e| panic!("{}: {e}", map.display()));
+    let text = zstd::decode_all(file).unwrap_or_else(|e| panic!("{}: {e}", map.display()));
+    String::from_utf8_lossy(&text)
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            let addr = u64::from_str_radix(w.next()?, 16).ok()?;
+            let _type = w.next()?;
+            Some((w.next()?.to_owned(), addr))
+        })
+        .collect()
+}
+
+/// Runs `cmd`, failing the test with its output unless it succeeds.
+pub fn run(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// QEMU 7.2 writes section headers before the program headers; Debian's makedumpfile
+/// 1.7.2 expects the program headers right after the ELF header. Writes the same
+/// segments to `dst` in that layout (only the headers move; the bytes are QEMU's).
+pub fn relayout(src: &Path, dst: &Path) {
+    let mut f = std::fs::File::open(src).expect("open dump");
+    let mut eh = [0u8; 64];
+    f.read_exact(&mut eh).expect("ehdr");
+    let phoff = u64::from_le_bytes(eh[32..40].try_into().expect("8"));
+    let phnum = u16::from_le_bytes([eh[56], eh[57]]) as usize;
+    f.seek(SeekFrom::Start(phoff)).expect("seek");
+    let mut ph = vec![0u8; 56 * phnum];
+    f.read_exact(&mut ph).expect("phdrs");
+    eh[32..40].copy_from_slice(&64u64.to_le_bytes());
+    eh[40..48].copy_from_slice(&0u64.to_le_bytes());
+    eh[52..54].copy_from_slice(&64u16.to_le_bytes());
+    eh[58..64].copy_from_slice(&[64, 0, 0, 0, 0, 0]);
+    let mut off = 64 + 56 * phnum as u64;
+    let mut parts = Vec::new();
+    for p in ph.chunks_exact_mut(56) {
+        let o = u64::from_le_bytes(p[8..16].try_into().expect("8"));
+        let n = u64::from_le_bytes(p[32..40].try_into().expect("8"));
+        parts.push((o, n));
+        p[8..16].copy_from_slice(&off.to_le_bytes());
+        off += n;
+    }
+    let mut out = std::io::BufWriter::new(std::fs::File::create(dst).expect("create"));
+    out.write_all(&eh).expect("write");
+    out.write_all(&ph).expect("write");
+    for (o, n) in parts {
+        f.seek(SeekFrom::Start(o)).expect("seek");
+        std::io::copy(&mut (&mut f).take(n), &mut out).expect("copy");
+    }
+    out.flush().expect("flush");
 }
