@@ -91,6 +91,28 @@ fn each_rule_fires_on_its_defect() {
             "T412 warning: `str()` of an integer (`loff_t`) in 6.12.117+deb12-amd64",
         ),
         ("kfunc:vfs_read { @[args->file->f_nope] = count(); }", "T411 error: `struct file` has no member `f_nope` in 6.12.117+deb12-amd64"),
+        // With the kernel's `available_events`: the system is checked too.
+        (
+            "tracepoint:block:sched_switch { @ = count(); }",
+            "K210 warning: tracepoint target `block:sched_switch` does not exist in 6.12.117+deb12-amd64",
+        ),
+        // A tracepoint's pointer field is typed from its layout, as bpftrace types it.
+        (
+            "tracepoint:mmap_lock:mmap_lock_start_locking { @[args->mm->nope_zz] = count(); }",
+            "T411 error: `struct mm_struct` has no member `nope_zz` in 6.12.117+deb12-amd64",
+        ),
+        (
+            "tracepoint:sched:sched_switch { @[str(args->prev_pid)] = count(); }",
+            "T412 warning: `str()` of an integer (`pid_t`) in 6.12.117+deb12-amd64",
+        ),
+        (
+            "kprobe:vfs_read { @[((struct file *)kptr(arg0))->f_nope] = count(); }",
+            "T411 error: `struct file` has no member `f_nope` in 6.12.117+deb12-amd64",
+        ),
+        (
+            "kprobe:vfs_read { @[str(*((struct file *)arg0))] = count(); }",
+            "T412 error: `str()` of a struct or union (`struct file`) in 6.12.117+deb12-amd64",
+        ),
     ];
     for (script, want) in cases {
         let got = findings(script, &[k612()]);
@@ -107,6 +129,12 @@ fn each_rule_fires_on_its_defect() {
         "struct sock { int sk_daddr; } kprobe:tcp_connect { $sk = (struct sock *)arg0; @[$sk->sk_daddr] = count(); }",
         "kprobe:vfs_* { @[func] = count(); }",
         "kfunc:vfs_read { @[str(args->file->f_path.dentry->d_name.name), str(args->buf)] = count(); }",
+        // Each accepted by bpftrace 0.17 on Debian's 6.12 under QEMU (`str()` of a
+        // `__data_loc` field reads the string; `kptr()` keeps the type).
+        "tracepoint:mmap_lock:mmap_lock_start_locking { @[args->mm->mmap_base] = count(); }",
+        "tracepoint:sched:sched_process_exec { @[str(args->filename)] = count(); }",
+        "kprobe:vfs_read { @[kptr(arg0)] = count(); @w[((struct file *)kptr(arg0))->f_flags] = count(); }",
+        "tracepoint:syscalls:sys_enter_openat { @[str(args->filename)] = count(); }",
         "BEGIN { exit(); } uprobe:/bin/bash:readline { } interval:s:1 { } profile:hz:99 { } software:cpu-clock:1000 { }",
     ] {
         assert_eq!(findings(script, &[k612()]), Vec::<String>::new(), "{script}");
@@ -176,5 +204,31 @@ fn trace_events_without_an_event_list() {
     assert_eq!(
         findings("tracepoint:kprobes:myprobe { } tracepoint:uprobes:p_bash_0 { }", &[k612()]),
         Vec::<String>::new()
+    );
+}
+
+/// With the kernel's `available_events` (recorded from the booted kernel), a tracepoint's
+/// system is checked and wildcards expand over systems too.
+#[test]
+fn trace_event_systems_from_available_events() {
+    let d = check("tracepoint:block:sched_switch { @ = count(); }", &[k61()]);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(
+        d[0].notes
+            .iter()
+            .any(|n| &**n == "help: `sched_switch` is an event of another system: `tracepoint:sched:sched_switch`"),
+        "{:?}",
+        d[0].notes
+    );
+    assert_eq!(
+        findings(
+            "tracepoint:sched*:sched_switch { @ = count(); } tracepoint:syscalls:sys_enter_openat { }",
+            &[k61(), k612()]
+        ),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        findings("tracepoint:block*:sched_* { @ = count(); }", &[k612()]),
+        ["K212 warning: `tracepoint:block*:sched_*` matches nothing in 6.12.117+deb12-amd64"]
     );
 }

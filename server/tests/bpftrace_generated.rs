@@ -134,6 +134,10 @@ fn generate(kernel: &str) -> Vec<Case> {
         if plain {
             let p = &f.params[0].0;
             cases.push(Case { probe: format!("kfunc:{n} {{ @[args->{p}] = count(); }}"), want: None });
+            // `str()` of a parameter bpftool shows as a plain INT.
+            if let Some((q, _)) = f.params.iter().find(|(_, t)| kinds.get(t).is_some_and(|k| k == "INT")) {
+                cases.push(Case { probe: format!("kfunc:{n} {{ @[str(args->{q})] = count(); }}"), want: Some("T412") });
+            }
             cases.push(Case { probe: format!("kfunc:{n} {{ @[args->{p}_zz] = count(); }}"), want: Some("T410") });
             cases.push(Case { probe: format!("kretfunc:{n} {{ @ = retval; }}"), want: None });
             cases.push(Case { probe: format!("kprobe:{n}_zz_gen {{ @ = count(); }}"), want: Some("K210") });
@@ -173,11 +177,25 @@ fn generate(kernel: &str) -> Vec<Case> {
             want: Some("T411"),
         });
     }
-    // Trace events: each exists; a misspelt one does not (categories are not judged).
+    // Trace events with their systems (the booted kernel's `available_events`): each
+    // exists; a misspelt one does not, nor one under another system.
+    let listed = zst(&dir.join("available_events.zst"));
+    let mut by_event: HashMap<&str, Vec<&str>> = HashMap::new();
+    for l in listed.lines() {
+        let (sys, e) = l.split_once(':').expect("SYSTEM:EVENT");
+        by_event.entry(e).or_default().push(sys);
+    }
     events.sort();
-    for e in events.iter().step_by(5) {
-        cases.push(Case { probe: format!("tracepoint:gen:{e} {{ @ = count(); }}"), want: None });
-        cases.push(Case { probe: format!("tracepoint:gen:{e}_zz {{ @ = count(); }}"), want: Some("K210") });
+    for (i, e) in events.iter().enumerate().step_by(5) {
+        let Some(systems) = by_event.get(e) else { continue };
+        let sys = systems[0];
+        cases.push(Case { probe: format!("tracepoint:{sys}:{e} {{ @ = count(); }}"), want: None });
+        cases.push(Case { probe: format!("tracepoint:{sys}:{e}_zz {{ @ = count(); }}"), want: Some("K210") });
+        // Another event's system, which has no event of this name.
+        let other = by_event.get(events[(i + 1) % events.len()]).map(|s| s[0]).unwrap_or("zz");
+        if !systems.contains(&other) {
+            cases.push(Case { probe: format!("tracepoint:{other}:{e} {{ @ = count(); }}"), want: Some("K210") });
+        }
     }
     let _ = all_symbols;
     cases

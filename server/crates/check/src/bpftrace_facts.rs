@@ -114,8 +114,8 @@ pub struct KernelFacts<'a> {
     /// Whether `events` includes the syscall events (`sys_enter_*` from the symbol map).
     pub events_have_syscalls: bool,
     functions: std::sync::Mutex<HashMap<String, Option<FunctionFacts>>>,
-    /// `tracepoint_fields` by `category:name`: scripts repeat their tracepoints.
-    fields: std::sync::Mutex<HashMap<String, Option<Vec<Vec<String>>>>>,
+    /// `tracepoint_layouts` by `category:name`: scripts repeat their tracepoints.
+    fields: std::sync::Mutex<HashMap<String, Option<Vec<Vec<Field>>>>>,
 }
 
 impl<'a> KernelFacts<'a> {
@@ -165,9 +165,14 @@ impl<'a> KernelFacts<'a> {
     /// Whether a trace event exists: `Some(false)` only when the kernel's list settles it.
     /// Events users create at run time (`kprobes`, `uprobes`, synthetic, eprobes,
     /// fprobes) and ftrace's own are never settled.
+    /// With the kernel's `available_events` the system is checked too; without it only
+    /// the name (kernel images do not say which system an event belongs to).
     pub fn event_exists(&self, category: &str, name: &str) -> Option<bool> {
         if DYNAMIC_CATEGORIES.contains(&category) {
             return None;
+        }
+        if let Some(list) = self.kernel.trace_events() {
+            return Some(list.value.contains(category, name));
         }
         let Some(events) = self.events.as_ref() else {
             // No event list (kallsyms without data symbols): every tracepoint has its
@@ -196,7 +201,20 @@ impl<'a> KernelFacts<'a> {
     /// Event names matching a tracepoint wildcard (the category is not known here, so
     /// only what fits the `syscalls` rule is filtered).
     pub fn events_matching(&self, category: &str, pattern: &str) -> Option<Vec<String>> {
-        if DYNAMIC_CATEGORIES.contains(&category) || category.contains('*') {
+        if DYNAMIC_CATEGORIES.iter().any(|d| wildcard_match(category, d)) {
+            return None;
+        }
+        if let Some(list) = self.kernel.trace_events() {
+            let mut v: Vec<String> = list
+                .value
+                .iter()
+                .filter(|(s, e)| wildcard_match(category, s) && wildcard_match(pattern, e))
+                .map(|(s, e)| format!("{s}:{e}"))
+                .collect();
+            v.sort();
+            return Some(v);
+        }
+        if category.contains('*') {
             return None;
         }
         let events = self.events.as_ref()?;
@@ -220,6 +238,12 @@ impl<'a> KernelFacts<'a> {
         Some(v)
     }
 
+    /// The systems the kernel's `available_events` lists an event named `name` in (empty
+    /// without that list).
+    pub fn event_systems(&self, name: &str) -> Vec<String> {
+        self.kernel.trace_events().map(|l| l.value.systems_of(name).to_vec()).unwrap_or_default()
+    }
+
     /// Traceable function names matching a kprobe/kfunc wildcard (bpftrace 0.17 expands
     /// them over `available_filter_functions`); `None` without that list.
     pub fn functions_matching(&self, pattern: &str) -> Option<Vec<String>> {
@@ -235,44 +259,62 @@ impl<'a> KernelFacts<'a> {
     /// candidate layout (a field is valid when any candidate has it), `None` when the
     /// kernel data cannot tell.
     pub fn tracepoint_fields(&self, category: &str, name: &str) -> Option<Vec<Vec<String>>> {
+        let layouts = self.tracepoint_layouts(category, name)?;
+        Some(layouts.into_iter().map(|l| l.into_iter().map(|f| f.name).collect()).collect())
+    }
+
+    /// The C types of a tracepoint's fields where the kernel settles them: one
+    /// `trace_event_raw_*` layout (its own, or a single matching template), fields that
+    /// are not `__data_loc` (bpftrace reads those as offsets). `args->mm->member` is
+    /// typed from these, as bpftrace types it from the event's format.
+    pub fn tracepoint_field_types(&self, category: &str, name: &str) -> HashMap<String, TypeRef> {
+        let Some(layouts) = self.tracepoint_layouts(category, name) else { return HashMap::new() };
+        let [one] = &layouts[..] else { return HashMap::new() };
+        one.iter().filter_map(|f| Some((f.name.clone(), f.ty?))).collect()
+    }
+
+    fn tracepoint_layouts(&self, category: &str, name: &str) -> Option<Vec<Vec<Field>>> {
         let key = format!("{category}:{name}");
         if let Some(v) = self.fields.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
             return v.clone();
         }
-        let v = self.tracepoint_fields_uncached(category, name);
+        let v = self.tracepoint_layouts_uncached(category, name);
         self.fields.lock().unwrap_or_else(|e| e.into_inner()).insert(key, v.clone());
         v
     }
 
-    fn tracepoint_fields_uncached(&self, category: &str, name: &str) -> Option<Vec<Vec<String>>> {
+    fn tracepoint_layouts_uncached(&self, category: &str, name: &str) -> Option<Vec<Vec<Field>>> {
         let t = self.kernel.types()?;
         const COMMON: [&str; 4] = ["common_type", "common_flags", "common_preempt_count", "common_pid"];
-        let with_common = |mut v: Vec<String>| {
-            v.extend(COMMON.iter().map(|s| s.to_string()));
+        let untyped = |n: &str| Field { name: n.to_owned(), ty: None };
+        let with_common = |mut v: Vec<Field>| {
+            v.extend(COMMON.iter().map(|s| untyped(s)));
             v
         };
         if category == "syscalls" {
-            if let Some(sc) = name.strip_prefix("sys_exit_") {
-                let _ = sc;
-                return Some(vec![with_common(vec!["__syscall_nr".into(), "ret".into()])]);
+            if name.starts_with("sys_exit_") {
+                return Some(vec![with_common(vec![untyped("__syscall_nr"), untyped("ret")])]);
             }
             let sc = name.strip_prefix("sys_enter_")?;
             let f = t.functions(&format!("__do_sys_{sc}")).ok()?;
             let f = f.first()?;
-            let mut v: Vec<String> = vec!["__syscall_nr".into()];
+            let mut v = vec![untyped("__syscall_nr")];
             for p in &f.proto.params {
-                v.push(p.name.clone()?);
+                v.push(untyped(p.name.as_deref()?));
             }
             return Some(vec![with_common(v)]);
         }
-        let fields_of = |ty: TypeRef| -> Option<Vec<String>> {
+        let fields_of = |ty: TypeRef| -> Option<Vec<Field>> {
             let Type::Struct(c) = layout::strip(t, ty).ok()?.1 else { return None };
             Some(
                 c.members
                     .iter()
-                    .filter_map(|m| m.name.clone())
-                    .filter(|n| n != "ent" && n != "__data")
-                    .map(|n| n.strip_prefix("__data_loc_").map(str::to_owned).unwrap_or(n))
+                    .filter_map(|m| Some((m.name.clone()?, m.ty)))
+                    .filter(|(n, _)| n != "ent" && n != "__data")
+                    .map(|(n, ty)| match n.strip_prefix("__data_loc_") {
+                        Some(n) => untyped(n),
+                        None => Field { name: n, ty: Some(ty) },
+                    })
                     .collect(),
             )
         };
@@ -299,6 +341,13 @@ impl<'a> KernelFacts<'a> {
         }
         (!out.is_empty()).then_some(out)
     }
+}
+
+/// A tracepoint field: its name as `args->` names it, and its C type where typed.
+#[derive(Clone, Debug)]
+pub struct Field {
+    pub name: String,
+    pub ty: Option<TypeRef>,
 }
 
 /// The parameter types of `btf_trace_<name>` after its leading `void *`.
@@ -395,6 +444,12 @@ impl<'k> Typer<'k, '_> {
     /// base, or a kfunc's `args->param`.
     pub fn value_type(&self, e: &Expr) -> Option<TypeRef> {
         match &e.kind {
+            ExprKind::Call { .. } => self.value_type(address_space_of(e)?),
+            // `*p` of a typed pointer: the pointed-to type.
+            ExprKind::Unary { op: "*", expr } => {
+                let p = self.type_of(expr)?;
+                (p.pointers == 1).then_some(p.ty)
+            }
             ExprKind::Field { base, field, arrow, .. } => {
                 if matches!(&base.kind, ExprKind::Builtin(b) if b == "args") {
                     return self.args.get(field).copied();
@@ -413,6 +468,7 @@ impl<'k> Typer<'k, '_> {
     /// pointer target plus one level of `->`.
     pub fn type_of(&self, e: &Expr) -> Option<KType> {
         match &e.kind {
+            ExprKind::Call { .. } => self.type_of(address_space_of(e)?),
             ExprKind::Cast { ty, pointers, .. } => {
                 if self.script_types.contains(ty.as_str()) {
                     return None;
@@ -438,6 +494,14 @@ impl<'k> Typer<'k, '_> {
             }
             _ => None,
         }
+    }
+}
+
+/// The argument of `kptr(e)`/`uptr(e)`: they mark the address space and keep the type.
+fn address_space_of(e: &Expr) -> Option<&Expr> {
+    match &e.kind {
+        ExprKind::Call { name, args, .. } if (name == "kptr" || name == "uptr") && args.len() == 1 => args.first(),
+        _ => None,
     }
 }
 
@@ -468,6 +532,11 @@ pub fn typer_for<'k, 'a>(
     includes: bool,
 ) -> Typer<'k, 'a> {
     let mut args = HashMap::new();
+    if let [ap] = &probe.attach_points[..] {
+        if ap.kind == Some(ProbeKind::Tracepoint) && !ap.wildcard {
+            args = f.tracepoint_field_types(&ap.target, &ap.func);
+        }
+    }
     if let Some((kind, facts)) = probe_function(f, probe) {
         if kind.is_btf_function() && facts.prototypes.len() == 1 {
             for p in &facts.prototypes[0].proto.params {

@@ -7,7 +7,7 @@ use crate::open::{self as load, KernelInputs, Loaded, OpenOptions};
 use fevlint_btf::Btf;
 use fevlint_load::cache;
 use fevlint_load::symbols::{
-    clone_base, syscall_name, FilterFunctions, KernelConfig, KprobeBlacklist, SymbolTable, SyscallWrapper,
+    clone_base, syscall_name, FilterFunctions, KernelConfig, KprobeBlacklist, SymbolTable, SyscallWrapper, TraceEvents,
 };
 use fevlint_types::model::{FunctionInfo, ModelError, TypeSource};
 use fevlint_types::Arch;
@@ -46,6 +46,7 @@ pub struct Kernel {
     config: OnceLock<Option<Result<Loaded<KernelConfig>, String>>>,
     filter_functions: OnceLock<Option<Result<Loaded<FilterFunctions>, String>>>,
     kprobe_blacklist: OnceLock<Option<Result<Loaded<KprobeBlacklist>, String>>>,
+    trace_events: OnceLock<Option<Result<Loaded<TraceEvents>, String>>>,
     clones: OnceLock<HashMap<String, Vec<String>>>,
     names: OnceLock<FunctionNames>,
     /// CRC-32 of the raw BTF, computed once: the key of what is cached from it.
@@ -167,6 +168,10 @@ impl Kernel {
         if inputs.deferred.kprobe_blacklist.is_none() {
             let _ = kprobe_blacklist.set(inputs.kprobe_blacklist.take().map(Ok));
         }
+        let trace_events = OnceLock::new();
+        if inputs.deferred.trace_events.is_none() {
+            let _ = trace_events.set(inputs.trace_events.take().map(Ok));
+        }
         Ok(Kernel {
             name: inputs.name.clone(),
             path: path.to_owned(),
@@ -180,6 +185,7 @@ impl Kernel {
             config,
             filter_functions,
             kprobe_blacklist,
+            trace_events,
             clones: OnceLock::new(),
             names: OnceLock::new(),
             btf_crc,
@@ -221,6 +227,13 @@ impl Kernel {
         lazy(&self.kprobe_blacklist, path, load::read_kprobe_blacklist)?.as_ref().ok()
     }
 
+    /// The trace events with their systems (`available_events`, read on first use from a
+    /// folder).
+    pub fn trace_events(&self) -> Option<&Loaded<TraceEvents>> {
+        let path = self.inputs.deferred.trace_events.as_deref();
+        lazy(&self.trace_events, path, load::read_trace_events)?.as_ref().ok()
+    }
+
     /// The kernel config (read on first use from a folder).
     pub fn config(&self) -> Option<&Loaded<KernelConfig>> {
         let path = self.inputs.deferred.config.as_deref();
@@ -231,11 +244,12 @@ impl Kernel {
     /// first that cannot be read: commands that use the whole model call this, so a
     /// broken file is an error, as if it had been read at open.
     pub fn load_deferred(&self) -> Result<(), String> {
-        let _ = (self.config(), self.filter_functions(), self.kprobe_blacklist());
+        let _ = (self.config(), self.filter_functions(), self.kprobe_blacklist(), self.trace_events());
         let first = [
             self.config.get().and_then(|r| r.as_ref()?.as_ref().err()),
             self.filter_functions.get().and_then(|r| r.as_ref()?.as_ref().err()),
             self.kprobe_blacklist.get().and_then(|r| r.as_ref()?.as_ref().err()),
+            self.trace_events.get().and_then(|r| r.as_ref()?.as_ref().err()),
         ]
         .into_iter()
         .flatten()

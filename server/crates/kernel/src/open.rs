@@ -9,7 +9,7 @@ use fevlint_load::bzimage;
 use fevlint_load::decompress::{self, Content, Limits, Origin};
 use fevlint_load::elf::{ftrace_function_names, is_elf, KernelElf};
 use fevlint_load::error::LoadError;
-use fevlint_load::symbols::{FilterFunctions, KernelConfig, KprobeBlacklist, SymbolFormat, SymbolTable};
+use fevlint_load::symbols::{FilterFunctions, KernelConfig, KprobeBlacklist, SymbolFormat, SymbolTable, TraceEvents};
 use fevlint_load::Codec;
 use fevlint_types::Arch;
 
@@ -105,6 +105,8 @@ pub struct KernelInputs {
     pub config: Option<Loaded<KernelConfig>>,
     pub filter_functions: Option<Loaded<FilterFunctions>>,
     pub kprobe_blacklist: Option<Loaded<KprobeBlacklist>>,
+    /// `available_events` (`SYSTEM:EVENT` lines): the trace events and their systems.
+    pub trace_events: Option<Loaded<TraceEvents>>,
     /// Things worth telling the user (a file skipped, a tracefs file not readable).
     pub notes: Vec<String>,
     /// The config, ftrace list and kprobe blacklist of a folder, found but not read yet
@@ -121,6 +123,7 @@ pub struct DeferredFiles {
     pub config: Option<PathBuf>,
     pub filter_functions: Option<PathBuf>,
     pub kprobe_blacklist: Option<PathBuf>,
+    pub trace_events: Option<PathBuf>,
 }
 
 /// The kinds of text file a kernel folder holds, each with its own bound.
@@ -130,6 +133,7 @@ pub enum TextKind {
     Symbols,
     FtraceList,
     Blacklist,
+    EventList,
 }
 
 impl TextKind {
@@ -143,6 +147,8 @@ impl TextKind {
             TextKind::Config => 16 << 20,
             TextKind::Symbols => 128 << 20,
             TextKind::FtraceList | TextKind::Blacklist => 64 << 20,
+            // Debian 6.12 lists 1,476 events (44 KB).
+            TextKind::EventList => 16 << 20,
         }
     }
 
@@ -152,6 +158,7 @@ impl TextKind {
             TextKind::Symbols => "a symbol map (System.map, kallsyms)",
             TextKind::FtraceList => "an ftrace list",
             TextKind::Blacklist => "a kprobe blacklist",
+            TextKind::EventList => "a trace event list (available_events)",
         }
     }
 }
@@ -169,6 +176,11 @@ pub fn read_filter_functions(path: &Path, limits: &Limits) -> Result<Loaded<Filt
 /// Reads a deferred kprobe blacklist.
 pub fn read_kprobe_blacklist(path: &Path, limits: &Limits) -> Result<Loaded<KprobeBlacklist>, LoadError> {
     read_text(path, TextKind::Blacklist, limits, KprobeBlacklist::parse)
+}
+
+/// Reads a deferred trace event list.
+pub fn read_trace_events(path: &Path, limits: &Limits) -> Result<Loaded<TraceEvents>, LoadError> {
+    read_text(path, TextKind::EventList, limits, TraceEvents::parse)
 }
 
 /// A System.map or kallsyms file left for later.
@@ -203,7 +215,8 @@ pub fn open(path: &Path) -> Result<KernelInputs, LoadError> {
 
 /// Reads a kernel given as: a raw BTF file (plain or compressed), an ELF vmlinux, a
 /// bzImage, a BTFHub `.btf.tar.xz`, a folder holding any of those plus
-/// `System.map`/`kallsyms`, `config`, `available_filter_functions`, `kprobe_blacklist`
+/// `System.map`/`kallsyms`, `config`, `available_filter_functions`, `kprobe_blacklist`,
+/// `available_events`
 /// (each possibly compressed), or the word `running` (write `./running` for a folder
 /// of that name).
 pub fn open_with(path: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
@@ -578,6 +591,12 @@ fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
             false => k.kprobe_blacklist = Some(read_text(&p, TextKind::Blacklist, limits, KprobeBlacklist::parse)?),
         }
     }
+    if let Some(p) = find(dir, &["available_events"]) {
+        match lazy {
+            true => k.deferred.trace_events = Some(p),
+            false => k.trace_events = Some(read_trace_events(&p, limits)?),
+        }
+    }
     let btf_file = find(dir, &["vmlinux.btf", "btf"])
         .or_else(|| find_suffix(dir, ".btf.tar.xz"))
         .or_else(|| find_suffix(dir, ".btf"));
@@ -658,6 +677,11 @@ fn open_running(opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
             optional(&mut k, "ftrace list", r);
         }
         None => k.notes.push("no ftrace list: tracefs available_filter_functions is not readable".into()),
+    }
+    let events = tracefs.iter().map(|d| Path::new(d).join("available_events")).find(|p| std::fs::File::open(p).is_ok());
+    if let Some(p) = events {
+        let r = read_trace_events(&p, limits).map(|e| k.trace_events = Some(e));
+        optional(&mut k, "trace event list", r);
     }
     let bl = Path::new("/sys/kernel/debug/kprobes/blacklist");
     if std::fs::File::open(bl).is_ok() {

@@ -609,6 +609,63 @@ impl FilterFunctions {
     }
 }
 
+/// `available_events`: every trace event the kernel has, as `SYSTEM:EVENT` lines (what
+/// tracefs lists; events of modules not loaded are absent).
+#[derive(Debug, Default)]
+pub struct TraceEvents {
+    /// Event name -> the systems that have an event of that name.
+    by_event: HashMap<String, Vec<String>>,
+    systems: HashMap<String, usize>,
+}
+
+impl TraceEvents {
+    /// Parses `SYSTEM:EVENT` lines.
+    pub fn parse(text: &[u8], path: &Path) -> Result<TraceEvents, LoadError> {
+        let mut ev = TraceEvents::default();
+        for (no, off, line) in lines(text) {
+            if line.is_empty() {
+                continue;
+            }
+            let line = utf8(line, path, no, off)?;
+            let (system, event) = line
+                .split_once(':')
+                .filter(|(s, e)| !s.is_empty() && !e.is_empty() && !e.contains([':', ' ', '\t']))
+                .ok_or_else(|| text_err(path, no, off, "expected `SYSTEM:EVENT`"))?;
+            ev.by_event.entry(event.to_owned()).or_default().push(system.to_owned());
+            *ev.systems.entry(system.to_owned()).or_default() += 1;
+        }
+        Ok(ev)
+    }
+
+    /// Whether `system:event` exists.
+    pub fn contains(&self, system: &str, event: &str) -> bool {
+        self.by_event.get(event).is_some_and(|s| s.iter().any(|s| s == system))
+    }
+
+    /// The systems that have an event named `event`.
+    pub fn systems_of(&self, event: &str) -> &[String] {
+        self.by_event.get(event).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether any event belongs to `system`.
+    pub fn has_system(&self, system: &str) -> bool {
+        self.systems.contains_key(system)
+    }
+
+    /// Every `(system, event)`, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.by_event.iter().flat_map(|(e, s)| s.iter().map(move |s| (s.as_str(), e.as_str())))
+    }
+
+    pub fn len(&self) -> usize {
+        self.systems.values().sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.systems.is_empty()
+    }
+}
+
 /// One line of /sys/kernel/debug/kprobes/blacklist.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlacklistEntry {
@@ -866,4 +923,23 @@ pub fn syscall_name(name: &str) -> Option<(SyscallWrapper, &str)> {
         ("sys_", SyscallWrapper::Plain),
     ];
     PREFIXES.iter().find_map(|&(p, w)| name.strip_prefix(p).filter(|rest| !rest.is_empty()).map(|rest| (w, rest)))
+}
+
+#[cfg(test)]
+mod trace_event_tests {
+    use super::TraceEvents;
+    use std::path::Path;
+
+    #[test]
+    fn events_by_system_and_a_bad_line_named() {
+        let ev =
+            TraceEvents::parse(b"sched:sched_switch\nsyscalls:sys_enter_read\nfoo:sched_switch\n", Path::new("ae"))
+                .expect("parse");
+        assert!(ev.contains("sched", "sched_switch") && ev.contains("foo", "sched_switch"));
+        assert!(!ev.contains("block", "sched_switch") && ev.has_system("syscalls"));
+        assert_eq!(ev.systems_of("sys_enter_read"), ["syscalls"]);
+        assert_eq!(ev.len(), 3);
+        let e = TraceEvents::parse(b"sched:a\nno colon\n", Path::new("ae")).expect_err("refused");
+        assert!(e.to_string().contains("ae") && e.to_string().contains('2'), "{e}");
+    }
 }

@@ -15,9 +15,10 @@ pub static RULE: Rule = Rule {
 ## What it does
 Looks up what each bpftrace attach point names on the kernel: the function of a
 `kprobe:`/`kretprobe:` (types, ftrace list, symbol map) or a `kfunc:`/`kretfunc:`
-(`fentry:`/`fexit:`); the trace event of a `tracepoint:` (the kernel's `__event_*`
-entries, syscall events included; a `sys_enter_*` event belongs to `syscalls` and no
-other event does); the `btf_trace_*` typedef of a `rawtracepoint:`. Names the kernel image
+(`fentry:`/`fexit:`); the trace event of a `tracepoint:` (with its system, from the kernel's
+`available_events` where the kernel folder has it; else the kernel's `__event_*`
+entries, syscall events included, where a `sys_enter_*` event belongs to `syscalls` and
+no other event does); the `btf_trace_*` typedef of a `rawtracepoint:`. Names the kernel image
 does not have are reported with the closest names it does have. On a kernel built with
 modules the finding is a warning: a loaded module may provide the name.
 
@@ -87,7 +88,11 @@ pub fn check(cx: &BtContext<'_>, out: &mut Vec<Diagnostic>) {
                 d = d.note(format!("help: similar names: {}", close.join(", ")));
             }
         } else if ap.kind == Some(ProbeKind::Tracepoint) {
-            if let Some(events) = &f.events {
+            let systems = f.event_systems(&ap.func);
+            if !systems.is_empty() {
+                let fixes: Vec<String> = systems.iter().map(|s| format!("`tracepoint:{s}:{}`", ap.func)).collect();
+                d = d.note(format!("help: `{}` is an event of another system: {}", ap.func, fixes.join(", ")));
+            } else if let Some(events) = &f.events {
                 let mut close: Vec<&String> =
                     events.iter().filter(|e| e.contains(&ap.func) || ap.func.contains(e.as_str())).collect();
                 close.sort();

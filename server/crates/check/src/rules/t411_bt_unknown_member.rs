@@ -14,8 +14,10 @@ pub static RULE: Rule = Rule {
     doc: r#"# T411 unknown-member
 
 ## What it does
-Follows casts to kernel types (`(struct sock *)arg0`) through `->` and `.` member
-chains, also through `$variables` assigned such a cast, and checks each member exists in
+Follows casts to kernel types (`(struct sock *)arg0`), a kfunc's typed `args->param`
+and a tracepoint's pointer fields (`args->mm`, typed from its `trace_event_raw_*`
+layout) through `->` and `.` member chains, also through `$variables` assigned such a
+value and `kptr()`/`uptr()`, and checks each member exists in
 the kernel's BTF (looking through anonymous structs and unions, as C does). Types the
 script defines itself take precedence, as they do in bpftrace; types only an
 `#include`d header defines are left alone.

@@ -13,8 +13,10 @@ pub static RULE: Rule = Rule {
 
 ## What it does
 Types the argument of `str()` where the kernel's BTF says what it is (a kfunc's
-`args->param`, a member reached from a cast or a typed `$variable`) and reports a value
-that is not a string: an integer, a pointer to something other than `char`, a struct.
+`args->param`, a tracepoint's `args->field` from its `trace_event_raw_*` layout, a member
+reached from a cast or a typed `$variable`, `*p`, through `kptr()`/`uptr()`) and reports
+a value that is not a string: an integer, a pointer to something other than `char` (a
+warning: bpftrace reads it anyway), a struct (an error: bpftrace refuses it).
 
 ## Why is this bad?
 `str()` reads bytes at the value as an address: a length or a flags word becomes an
@@ -48,7 +50,13 @@ pub fn check(cx: &BtContext<'_>, out: &mut Vec<Diagnostic>) {
             let Some(arg) = args.first() else { return };
             let Some(ty) = typer.value_type(arg) else { return };
             if let Err(what) = string_kind(types, ty) {
-                out.push(cx.diagnostic(&RULE, arg.span, format!("`str()` of {what} in {}", f.kernel.name)));
+                let mut d = cx.diagnostic(&RULE, arg.span, format!("`str()` of {what} in {}", f.kernel.name));
+                // bpftrace compiles `str()` of an integer or any pointer (and reads
+                // garbage), but refuses a struct.
+                if what.starts_with("a struct") {
+                    d.severity = Severity::Error;
+                }
+                out.push(d);
             }
         });
     }
