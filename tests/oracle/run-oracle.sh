@@ -34,6 +34,10 @@
 #                       vmx/svm and no kvm_pvm module; else tcg)
 #   --cpu MODEL         QEMU -cpu model (default: host with kvm, qemu64 with tcg)
 #   --kaslr             keep KASLR (default: boot with nokaslr)
+#   --qemu BIN          the QEMU system emulator (default qemu-system-x86_64;
+#                       qemu-system-i386 for a 32-bit kernel, whose gdb stub is i386)
+#   --busybox BIN       a static busybox for the guest (default: the host's; an i386
+#                       kernel without IA32 emulation of x86_64 needs an i386 one)
 #   -m, --mem SIZE      guest RAM (default 512M)
 #   --append ARGS       extra kernel command line
 #   --timeout SECS      wall limit for the guest (default 300)
@@ -46,7 +50,7 @@ set -euo pipefail
 die() { echo "run-oracle: $*" >&2; exit 1; }
 TRIGGER='cat /proc/version; ls /; head -c 64 /init >/dev/null'
 ALLPIDS=0 DUMP= DUMP_ALSO=() GSTOP= GCOND= GFILE= PAGING=false FWKO= ACCEL= CPU= KASLR=0 MEM=512M APPEND= TMO=300
-TSV=0 RAW=0 KEEP=
+TSV=0 RAW=0 KEEP= QEMU=qemu-system-x86_64 BB=
 while [ $# -gt 0 ]; do
   case $1 in
     -t|--trigger) TRIGGER=$2; shift 2;;
@@ -59,13 +63,15 @@ while [ $# -gt 0 ]; do
     --accel) ACCEL=$2; shift 2;;
     --cpu) CPU=$2; shift 2;;
     --kaslr) KASLR=1; shift;;
+    --qemu) QEMU=$2; shift 2;;
+    --busybox) BB=$2; shift 2;;
     -m|--mem) MEM=$2; shift 2;;
     --append) APPEND=$2; shift 2;;
     --timeout) TMO=$2; shift 2;;
     --tsv) TSV=1; shift;;
     --raw) RAW=1; shift;;
     --keep) KEEP=$2; shift 2;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0;;
+    -h|--help) sed -n '2,37p' "$0"; exit 0;;
     --) shift; break;;
     -*) die "unknown option $1";;
     *) break;;
@@ -75,8 +81,8 @@ done
 KIN=$1 DEFS=$2
 [ -r "$KIN" ] || die "no kernel at $KIN"
 [ -r "$DEFS" ] || die "no definitions file at $DEFS"
-command -v qemu-system-x86_64 >/dev/null || die "need qemu-system-x86_64 (apt-get install qemu-system-x86)"
-BB=$(command -v busybox || true)
+command -v "$QEMU" >/dev/null || die "need $QEMU (apt-get install qemu-system-x86)"
+[ -n "$BB" ] || BB=$(command -v busybox || true)
 [ -n "$BB" ] && ! ldd "$BB" >/dev/null 2>&1 || die "need a static busybox (apt-get install busybox-static)"
 command -v cpio >/dev/null || die "need cpio"
 [ -z "$DUMP" ] || command -v socat >/dev/null || die "--dump needs socat"
@@ -229,7 +235,7 @@ CMDLINE="console=ttyS0 quiet panic=-1"
 [ "$KASLR" = 1 ] || CMDLINE="$CMDLINE nokaslr"
 [ -z "$APPEND" ] || CMDLINE="$CMDLINE $APPEND"
 : > "$W/result.log"
-Q=(qemu-system-x86_64 "${QACC[@]}" -m "$MEM" -smp 1 -nodefaults -no-user-config
+Q=("$QEMU" "${QACC[@]}" -m "$MEM" -smp 1 -nodefaults -no-user-config
    -display none -no-reboot -kernel "$VMLINUZ" -initrd "$W/initramfs.cpio.gz"
    -append "$CMDLINE" -serial "file:$W/console.log" -serial "file:$W/result.log")
 [ -z "$DUMP" ] || Q+=(-device vmcoreinfo -qmp "unix:$W/qmp.sock,server=on,wait=off")
@@ -237,6 +243,8 @@ if [ -n "$GSTOP" ]; then
   [ -n "$DUMP" ] || die "--gdb-stop needs --dump (for the QMP socket)"
   command -v gdb >/dev/null || die "--gdb-stop needs gdb"
   Q+=(-gdb "unix:$W/gdb.sock,server=on,wait=off" -S)
+  GDBARCH=i386:x86-64
+  case $QEMU in *i386) GDBARCH=i386;; esac
   rm -f "$GFILE" "$GFILE.regs" "$GFILE.kdump"
   # Run from gdb at the stop: one QMP session that dumps the (stopped) guest.
   cat > "$W/gdbdump.sh" <<EOS
@@ -263,7 +271,7 @@ QPID=$!
 if [ -n "$GSTOP" ]; then
   while [ ! -S "$W/gdb.sock" ] && kill -0 "$QPID" 2>/dev/null; do sleep 0.05; done
   timeout "$TMO" gdb -batch -nx -ex 'set pagination off' -ex 'set confirm off' \
-    -ex 'set architecture i386:x86-64' -ex "target remote $W/gdb.sock" \
+    -ex "set architecture $GDBARCH" -ex "target remote $W/gdb.sock" \
     -ex "break *$GSTOP if $GCOND" -ex 'continue' \
     -ex "pipe info registers | cat > $GFILE.regs" -ex "shell $W/gdbdump.sh" \
     -ex 'delete' -ex 'detach' > "$W/gdb.out" 2>&1 &

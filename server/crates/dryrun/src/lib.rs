@@ -16,7 +16,7 @@ use fevlint_kernel::Kernel;
 use fevlint_load::elf::{is_elf, KernelElf};
 use fevlint_load::symbols::VirtAddr;
 use fevlint_load::Blob;
-use fevlint_memory::{Dump, Fault, FaultKind, Memory, PageTables, Regs};
+use fevlint_memory::{Arch as MemArch, Dump, Fault, FaultKind, Memory, PageTables, Regs};
 use fevlint_syntax::machine::{Parsed, Target};
 use fevlint_types::abi;
 use fevlint_types::Arch;
@@ -290,7 +290,12 @@ fn check_match(
         }
     }
     if let Some(ours) = kernel.config().and_then(|c| c.value.release()) {
-        if info.osrelease().is_some_and(|r| !r.starts_with(ours)) {
+        // The config names the upstream release (`6.1.176`); Debian's 6.1 kernels are
+        // named by ABI (`uname -r` 6.1.0-50-686-pae). Another name of the same series is
+        // the same kernel when the symbols VMCOREINFO records agree.
+        let series = |v: &str| v.split('.').take(2).map(str::to_owned).collect::<Vec<_>>();
+        let renamed = |r: &str| series(r) == series(ours) && agree >= 3 && differ == 0;
+        if info.osrelease().is_some_and(|r| !r.starts_with(ours) && !renamed(r)) {
             bail!("{} is a dump of {release}, but {} is {ours}", core.display(), kernel_path.display());
         }
     }
@@ -318,11 +323,14 @@ impl Core {
         // task's user memory (a `string` argument from user space) as well as the kernel:
         // translate through that CPU's CR3 when the dump records it.
         if let Dump::Kernel(k) = &mut dump {
-            let from_note = k.qemu_cpus().get(index).map(|q| (q.cr3, q.cr4 & (1 << 12) != 0));
-            let levels = |la57: bool| if la57 { 5 } else { 4 };
+            let from_note = k.qemu_cpus().get(index).map(|q| (q.cr3, q.cr4));
+            let arch = k.arch();
+            // Without QEMU's note, an i386 dump's VMCOREINFO says whether it pages with PAE.
+            let pae = |i: &fevlint_memory::VmcoreInfo| if i.get("CONFIG_X86_PAE") == Some("y") { 1 << 5 } else { 0 };
+            let cr4 = from_note.map(|n| n.1).or_else(|| k.vmcoreinfo().filter(|_| arch == MemArch::I386).map(pae));
             match (pick.cr3, from_note) {
-                (Some(cr3), note) => k.set_page_tables(PageTables::new(cr3, levels(note.is_some_and(|n| n.1)))),
-                (None, Some((cr3, la57))) if cr3 != 0 => k.set_page_tables(PageTables::new(cr3, levels(la57))),
+                (Some(cr3), _) => k.set_page_tables(PageTables::at_cr3(arch, cr3, cr4)),
+                (None, Some((cr3, cr4))) if cr3 != 0 => k.set_page_tables(PageTables::at_cr3(arch, cr3, Some(cr4))),
                 _ => {}
             }
         } else if pick.cr3.is_some() {

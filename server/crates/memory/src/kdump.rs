@@ -139,11 +139,18 @@ impl KdumpFile {
         let uts = |i: usize| cstr(&h[12 + i * 65..12 + (i + 1) * 65]);
         let release = uts(2);
         let machine = uts(4);
-        let is_64 =
-            !matches!(machine.as_str(), "i386" | "i486" | "i586" | "i686" | "x86" | "arm" | "ppc" | "s390" | "mips");
-        let arch = if is_64 { Arch::X86_64 } else { Arch::I386 };
+        let machine_32 =
+            matches!(machine.as_str(), "i386" | "i486" | "i586" | "i686" | "x86" | "arm" | "ppc" | "s390" | "mips");
+        let arch = if machine_32 { Arch::I386 } else { Arch::X86_64 };
         // After utsname (ends at 402): timeval aligned to 8 on 64-bit (408 + 16), to 4 on
-        // 32-bit (404 + 8).
+        // 32-bit (404 + 8). QEMU writes the 64-bit layout for an i386 guest whose memory
+        // reaches 4 GiB (its BIOS ROM ends there), so the machine alone does not say
+        // which: a 32-bit layout whose block size is no page size is the 64-bit one.
+        let page_size_at = |base: usize| {
+            let b = le32(&h, base + 4);
+            b.is_power_of_two() && (512..=MAX_BLOCK_SIZE).contains(&b)
+        };
+        let is_64 = !machine_32 || (!page_size_at(412) && page_size_at(424));
         let base = if is_64 { 424 } else { 412 };
         let status = le32(&h, base);
         let block_size = le32(&h, base + 4);

@@ -49,6 +49,8 @@ pub enum RootSource {
 
 const TLB_MAX: usize = 1 << 14;
 const KERNEL_HALF: u64 = 0xffff_8000_0000_0000;
+/// `__PAGE_OFFSET` of an i386 kernel with `CONFIG_VMSPLIT_3G`.
+const I386_PAGE_OFFSET: u64 = 0xc000_0000;
 
 /// A kernel dump.
 #[derive(Debug)]
@@ -63,34 +65,23 @@ pub struct KernelCore {
 
 impl KernelCore {
     pub fn from_elf(core: ElfCore) -> Result<KernelCore, Error> {
-        if core.arch() != Arch::X86_64 {
-            return Err(Error::Missing {
-                path: core.source().path().to_path_buf(),
-                what: "i386 kernel dumps are not supported (x86_64 page tables only)".into(),
-            });
-        }
+        let arch = core.arch();
         let info = core.vmcoreinfo().cloned();
         let qemu = core.qemu_cpus().first().copied();
-        let mut k = KernelCore::new(Backing::Elf(core), info, None);
+        let mut k = KernelCore::new(Backing::Elf(core), info, None, arch);
         if k.tables.is_none() {
             if let Some(q) = qemu.filter(|q| q.cr3 != 0) {
-                let levels = if q.cr4 & (1 << 12) != 0 { 5 } else { 4 };
-                k.tables = Some((PageTables::new(q.cr3, levels), RootSource::QemuCr3));
+                k.tables = Some((PageTables::at_cr3(arch, q.cr3, Some(q.cr4)), RootSource::QemuCr3));
             }
         }
         Ok(k)
     }
 
     pub fn from_kdump(file: KdumpFile) -> Result<KernelCore, Error> {
-        if file.arch() != Arch::X86_64 {
-            return Err(Error::Missing {
-                path: file.source().path().to_path_buf(),
-                what: format!("{} kernel dumps are not supported (x86_64 page tables only)", file.header().machine),
-            });
-        }
+        let arch = file.arch();
         let info = file.vmcoreinfo().cloned();
         let phys_base = Some(file.header().phys_base);
-        let k = KernelCore::new(Backing::Kdump(file), info, phys_base);
+        let k = KernelCore::new(Backing::Kdump(file), info, phys_base, arch);
         if k.tables.is_none() {
             return Err(Error::Missing {
                 path: k.path().to_path_buf(),
@@ -101,9 +92,21 @@ impl KernelCore {
         Ok(k)
     }
 
-    fn new(backing: Backing, vmcoreinfo: Option<VmcoreInfo>, header_phys_base: Option<u64>) -> KernelCore {
+    fn new(
+        backing: Backing,
+        vmcoreinfo: Option<VmcoreInfo>,
+        header_phys_base: Option<u64>,
+        arch: Arch,
+    ) -> KernelCore {
         let phys_base = vmcoreinfo.as_ref().and_then(VmcoreInfo::phys_base).or(header_phys_base);
         let tables = vmcoreinfo.as_ref().and_then(|info| {
+            if arch == Arch::I386 {
+                // __pa_symbol() on i386 is `x - PAGE_OFFSET`; VMCOREINFO does not record
+                // PAGE_OFFSET, so this is Debian's (and the default) 3G/1G split.
+                let root = info.symbol("swapper_pg_dir")?.checked_sub(I386_PAGE_OFFSET)?;
+                let pae = info.get("CONFIG_X86_PAE") == Some("y");
+                return Some((PageTables::i386(root, pae), RootSource::Vmcoreinfo));
+            }
             let sym = info.symbol("init_top_pgt").or_else(|| info.symbol("swapper_pg_dir"))?;
             // __pa_symbol(): phys_base is negative (two's complement) when KASLR moved the
             // kernel down physically less than virtually, so this wraps by design.
@@ -114,6 +117,14 @@ impl KernelCore {
             Some((t, RootSource::Vmcoreinfo))
         });
         KernelCore { backing, vmcoreinfo, tables, phys_base, tlb: Mutex::new(HashMap::new()) }
+    }
+
+    /// The dumped machine: x86_64 or i386.
+    pub fn arch(&self) -> Arch {
+        match &self.backing {
+            Backing::Elf(e) => e.arch(),
+            Backing::Kdump(k) => k.arch(),
+        }
     }
 
     pub fn path(&self) -> &std::path::Path {

@@ -166,9 +166,91 @@ fn kdump_32bit_layout() {
     let mut b = [0u8; 16];
     file.read_phys(0x7000, &mut b).expect("page 7");
     assert_eq!(&b[..13], b"vmalloc page!");
-    // Only x86_64 page tables are walked: an i386 kernel dump is refused, clearly.
-    let err = open_bytes("i686.kdump", bytes).expect_err("i386 kernel");
-    assert!(err.to_string().contains("i686 kernel dumps are not supported"), "{err}");
+    // An i386 kernel's tables are found through `SYMBOL(swapper_pg_dir)`, which this
+    // x86_64 VMCOREINFO lacks: refused, clearly.
+    let err = open_bytes("i686.kdump", bytes).expect_err("no i386 page tables");
+    assert!(err.to_string().contains("cannot find the page tables"), "{err}");
+}
+
+const I386_TEXT: u64 = 0xc000_7000;
+const I386_LARGE: u64 = 0xc040_6000;
+
+/// 64 KiB of physical memory with i386 page tables mapping `I386_TEXT` (4 KiB page at
+/// 0x5000) and `I386_LARGE` (a large page at 0): PAE (PDPT at 0x1000) or not (directory
+/// at 0x1000).
+fn i386_physical(pae: bool) -> Vec<u8> {
+    let mut m = vec![0u8; 0x10000];
+    let mut set = |at: u64, v: u64, wide: bool| {
+        let at = at as usize;
+        if wide {
+            m[at..at + 8].copy_from_slice(&v.to_le_bytes());
+        } else {
+            m[at..at + 4].copy_from_slice(&(v as u32).to_le_bytes());
+        }
+    };
+    if pae {
+        set(0x1000 + 3 * 8, 0x2000 | 1, true);
+        set(0x2000 + ((I386_TEXT >> 21) & 511) * 8, 0x3000 | 3, true);
+        set(0x2000 + ((I386_LARGE >> 21) & 511) * 8, 0x83 | (1 << 63), true);
+        set(0x3000 + ((I386_TEXT >> 12) & 511) * 8, 0x5000 | 3 | (1 << 63), true);
+    } else {
+        set(0x1000 + (I386_TEXT >> 22) * 4, 0x3000 | 3, false);
+        set(0x1000 + (I386_LARGE >> 22) * 4, 0x83, false);
+        set(0x3000 + ((I386_TEXT >> 12) & 1023) * 4, 0x5000 | 3, false);
+    }
+    m[0x5000..0x5009].copy_from_slice(b"i386 text");
+    // The large page starts at 0: `I386_LARGE` is 0x6000 into it.
+    m[0x6000..0x600a].copy_from_slice(b"large page");
+    m
+}
+
+/// i386 kernel dumps: the tables of `SYMBOL(swapper_pg_dir)` (3G/1G split), PAE when
+/// VMCOREINFO says `CONFIG_X86_PAE=y`, 2 MiB / 4 MiB pages; QEMU's 64-bit kdump layout
+/// for an i686 machine (what `dump-guest-memory` writes for a guest whose memory map
+/// reaches 4 GiB).
+#[test]
+fn i386_page_tables() {
+    for pae in [true, false] {
+        let mem = i386_physical(pae);
+        let mut k = Kdump::new(16, Codec::Zlib);
+        for pfn in 0..16u64 {
+            k.pages.insert(pfn, mem[(pfn * 4096) as usize..((pfn + 1) * 4096) as usize].to_vec());
+        }
+        k.machine = "i686";
+        k.vmcoreinfo = format!(
+            "OSRELEASE=6.1.0-50-686-pae\nPAGESIZE=4096\nSYMBOL(swapper_pg_dir)=c0001000\n{}",
+            if pae { "CONFIG_X86_PAE=y\n" } else { "" }
+        );
+        for (layout, bytes) in [("32-bit", k.write()), ("qemu 64-bit", qemu_i686(&k))] {
+            let core = kernel("i686.kdump", bytes);
+            let (t, _) = core.page_tables().expect("tables");
+            assert_eq!((t.root, t.levels), (0x1000, if pae { 3 } else { 2 }), "{layout}");
+            assert_eq!(core.arch(), fevlint_memory::Arch::I386);
+            let mut b = [0u8; 9];
+            core.read(I386_TEXT, &mut b).expect("4 KiB page");
+            assert_eq!(&b, b"i386 text", "{layout} pae={pae}");
+            let mut b = [0u8; 10];
+            core.read(I386_LARGE, &mut b).expect("large page");
+            assert_eq!(&b, b"large page", "{layout} pae={pae}");
+            // Unmapped, and beyond 32 bits: faults, never misreads.
+            let err = core.read(0xc080_0000, &mut b).expect_err("unmapped");
+            assert_eq!(err.kind, FaultKind::Unmapped);
+            assert_eq!(core.read(0x1_c000_7000, &mut b).expect_err("not a 32-bit address").kind, FaultKind::Unmapped);
+        }
+    }
+}
+
+/// The same dump as QEMU writes it for an i386 guest: the 64-bit header layout with
+/// `i686` as the machine.
+fn qemu_i686(k: &Kdump) -> Vec<u8> {
+    let mut wide = Kdump::new(k.max_mapnr, Codec::Zlib);
+    wide.pages = k.pages.clone();
+    wide.vmcoreinfo = k.vmcoreinfo.clone();
+    let mut bytes = wide.write();
+    let machine = 12 + 4 * 65;
+    bytes[machine..machine + 65].fill(0);
+    bytes[machine..machine + 4].copy_from_slice(b"i686");
+    bytes
 }
 
 /// Rewrites a kdump file as a flattened stream: records of at most 3 pages, in reverse
