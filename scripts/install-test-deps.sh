@@ -39,6 +39,7 @@ PARSER_SO=editors/nvim/parser/fev.so
 
 if [ "${1:-}" = "--env" ]; then
     echo "FEVLINT_TEST_VENV=$VENV"
+    echo "FEVLINT_I386_DEPS=${FEVLINT_I386_DEPS:-$HOME/.cache/fevlint-test-deps/i386}"
     exit 0
 fi
 
@@ -80,6 +81,32 @@ for p in "${DUMP_PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+
+# --- i386 kernel under QEMU (server/tests/dry_run_i386.rs) -----------------------------
+# Debian's 686-pae kernel of fixtures/kernels/6.1.0-50-686-pae (its image is not in the
+# repo) and an i386 busybox-static for its initramfs, into $FEVLINT_I386_DEPS (default
+# ~/.cache/fevlint-test-deps/i386): `apt-get download` from an apt state of its own, so the
+# system's dpkg architectures stay as they are. qemu-system-i386 comes with qemu-system-x86.
+I386_DEPS=${FEVLINT_I386_DEPS:-$HOME/.cache/fevlint-test-deps/i386}
+I386_KDEB=linux-image-6.1.0-50-686-pae-unsigned I386_KVER=6.1.176-1
+I386_KSHA=db3fd09f60b9af71d41a276c3f6363c4002922a889d2900f1a232566339cc05c   # fixtures/kernels/6.1.0-50-686-pae/SOURCE.md
+if [ ! -s "$I386_DEPS/vmlinuz-6.1.0-50-686-pae" ] || [ ! -s "$I386_DEPS/qemu_fw_cfg.ko" ] || [ ! -x "$I386_DEPS/busybox" ]; then
+    say "downloading $I386_KDEB:i386=$I386_KVER and busybox-static:i386 into $I386_DEPS"
+    mkdir -p "$I386_DEPS"/apt/lists/partial "$I386_DEPS"/apt/cache/archives/partial "$I386_DEPS"/debs
+    I386_APT=(-o APT::Architecture=i386 -o APT::Architectures::=i386 -o Dir::State::Lists="$I386_DEPS/apt/lists"
+        -o Dir::Cache="$I386_DEPS/apt/cache" -o Dir::State::status=/dev/null)
+    apt-get "${I386_APT[@]}" update -q >/dev/null 2>&1 || say "apt-get update (i386) reported errors; continuing with the lists it has"
+    ( cd "$I386_DEPS/debs" && apt-get "${I386_APT[@]}" download -q "$I386_KDEB:i386=$I386_KVER" busybox-static:i386 >/dev/null 2>&1 ) \
+        || die "apt-get download $I386_KDEB:i386=$I386_KVER busybox-static:i386 failed"
+    echo "$I386_KSHA  $(ls "$I386_DEPS"/debs/"$I386_KDEB"_*.deb)" | sha256sum -c --quiet - || die "$I386_KDEB: sha256 differs from the fixture's"
+    x=$I386_DEPS/debs/x
+    rm -rf "$x"; mkdir -p "$x"
+    dpkg-deb --fsys-tarfile "$I386_DEPS"/debs/"$I386_KDEB"_*.deb | tar -x -C "$x" ./boot/vmlinuz-6.1.0-50-686-pae \
+        ./lib/modules/6.1.0-50-686-pae/kernel/drivers/firmware/qemu_fw_cfg.ko || die "$I386_KDEB: no vmlinuz or qemu_fw_cfg.ko"
+    dpkg-deb --fsys-tarfile "$I386_DEPS"/debs/busybox-static_*.deb | tar -x -C "$x" ./bin/busybox || die "busybox-static:i386: no busybox"
+    mv "$x"/lib/modules/*/kernel/drivers/firmware/qemu_fw_cfg.ko "$x"/bin/busybox "$x"/boot/vmlinuz-6.1.0-50-686-pae "$I386_DEPS"/
+    rm -rf "$I386_DEPS"/debs "$I386_DEPS"/apt
+fi
 
 # --- compiled BPF objects (server/crates/bpf): clang 14 compiles CO-RE programs, libbpf
 # (libbpf-dev: headers, libbpf.a) and bpftool judge their relocations; libelf/zlib link libbpf.a.

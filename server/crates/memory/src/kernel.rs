@@ -92,12 +92,7 @@ impl KernelCore {
         Ok(k)
     }
 
-    fn new(
-        backing: Backing,
-        vmcoreinfo: Option<VmcoreInfo>,
-        header_phys_base: Option<u64>,
-        arch: Arch,
-    ) -> KernelCore {
+    fn new(backing: Backing, vmcoreinfo: Option<VmcoreInfo>, header_phys_base: Option<u64>, arch: Arch) -> KernelCore {
         let phys_base = vmcoreinfo.as_ref().and_then(VmcoreInfo::phys_base).or(header_phys_base);
         let tables = vmcoreinfo.as_ref().and_then(|info| {
             if arch == Arch::I386 {
