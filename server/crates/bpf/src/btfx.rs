@@ -126,7 +126,7 @@ impl<'a> View<'a> {
         })
     }
 
-    fn extra(&self, t: &Ty, i: usize) -> Result<u32, ModelError> {
+    pub(crate) fn extra(&self, t: &Ty, i: usize) -> Result<u32, ModelError> {
         let Some(raw) = &t.raw else { return Err(self.malformed(0, "void has no extra data")) };
         // The blob that holds the record (a split BTF's base holds the low ids).
         let mut owner = self.btf;

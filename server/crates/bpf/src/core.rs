@@ -172,6 +172,18 @@ impl<'k> Target<'k> {
         self.view.btf
     }
 
+    pub(crate) fn view(&self) -> &View<'k> {
+        &self.view
+    }
+
+    /// `btf__find_by_name_kind`: the first type (in id order) of this kind and exact name.
+    pub fn find(&self, kind: BtfKind, name: &str) -> Option<u32> {
+        let ids = self.by_essential.get(essential_name(name.as_bytes()))?;
+        ids.iter().copied().find(|&id| {
+            self.view.ty(id).is_ok_and(|t| t.kind == Some(kind) && self.view.name(t.name_off).is_ok_and(|n| n == name.as_bytes()))
+        })
+    }
+
     /// Whether the BTF has a type of this kind and exact name.
     pub fn has(&self, kind: BtfKind, name: &str) -> bool {
         self.by_essential.get(essential_name(name.as_bytes())).is_some_and(|ids| {
@@ -659,6 +671,12 @@ fn types_are_compat(local: &View, mut lid: u32, targ: &View, mut tid: u32, level
             _ => return Ok(false),
         }
     }
+}
+
+/// `bpf_core_types_are_compat` for callers outside the relocation code (externs): `Err`
+/// carries why the walk could not finish (libbpf's `-EINVAL`).
+pub(crate) fn types_compatible(local: &View, lid: u32, targ: &View, tid: u32) -> Result<bool, String> {
+    types_are_compat(local, lid, targ, tid, 32).map_err(|f| f.msg)
 }
 
 /// `bpf_core_names_match`.

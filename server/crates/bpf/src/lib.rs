@@ -11,10 +11,12 @@
 //! Invariant: no input makes this crate panic, loop without bound, or allocate more than
 //! a small multiple of the input's size.
 
+pub mod args;
 pub mod btfx;
 pub mod core;
 pub mod ext;
 pub mod flow;
+pub mod ksym;
 pub mod object;
 pub mod section;
 

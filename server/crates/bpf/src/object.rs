@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use fevlint_btf::{Btf, StrOffset};
-use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SectionKind, SymbolKind};
+use object::{Object, ObjectSection, ObjectSymbol, RelocationTarget, SectionFlags, SectionKind, SymbolKind};
 
 use crate::ext::{BtfExt, LineInfo};
 use crate::section::SectionDef;
@@ -48,6 +48,17 @@ pub struct Program {
     pub def: Option<&'static SectionDef>,
 }
 
+/// An extern symbol of the object (`sym_is_extern`: undefined, global or weak, no type):
+/// a `__ksym` variable or kfunc, or a `__kconfig` value; which one its BTF says.
+#[derive(Clone, Debug)]
+pub struct ElfExtern {
+    pub name: String,
+    /// `__weak`: libbpf leaves it zero when the kernel lacks it.
+    pub weak: bool,
+    /// The instructions that refer to it: `(section, byte offset)` of each relocation.
+    pub uses: Vec<(String, u32)>,
+}
+
 /// A source position from line_info.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct SourcePos {
@@ -67,6 +78,8 @@ pub struct BpfObject {
     /// The object's own types; `None` when it has no `.BTF` (then it has no CO-RE).
     pub btf: Option<Btf>,
     pub ext: Option<BtfExt>,
+    /// In symbol table order.
+    pub externs: Vec<ElfExtern>,
 }
 
 impl BpfObject {
@@ -142,7 +155,28 @@ impl BpfObject {
             });
         }
         programs.sort_by_key(|p| (p.section_index, p.offset));
-        Ok(BpfObject { name, data, sections, programs, btf, ext })
+        let mut externs = Vec::new();
+        let mut extern_of = std::collections::HashMap::new();
+        for sym in file.symbols() {
+            let is_extern = sym.is_undefined() && (sym.is_global() || sym.is_weak()) && sym.kind() == SymbolKind::Unknown;
+            let ename = sym.name().unwrap_or("");
+            if !is_extern || ename.is_empty() {
+                continue;
+            }
+            extern_of.insert(sym.index().0, externs.len());
+            externs.push(ElfExtern { name: ename.to_owned(), weak: sym.is_weak(), uses: Vec::new() });
+        }
+        if !externs.is_empty() {
+            for s in file.sections() {
+                let Some(sec) = sections.iter().find(|x| x.index == s.index().0 && x.executable) else { continue };
+                for (off, rel) in s.relocations() {
+                    let RelocationTarget::Symbol(i) = rel.target() else { continue };
+                    let (Some(&e), Ok(off)) = (extern_of.get(&i.0), u32::try_from(off)) else { continue };
+                    externs[e].uses.push((sec.name.clone(), off));
+                }
+            }
+        }
+        Ok(BpfObject { name, data, sections, programs, btf, ext, externs })
     }
 
     /// The raw bytes of the object.

@@ -23,6 +23,8 @@ mod b602_guarded_relocation;
 mod b603_object_refused;
 mod b604_relocation_drift;
 mod b611_attach_point_missing;
+mod b612_ksym_missing;
+mod b613_tracing_argument_missing;
 mod d501_function_gone;
 mod d502_signature_changed;
 mod d503_member_moved;
@@ -234,6 +236,8 @@ pub static REGISTRY: &[&Rule] = &[
     &b603_object_refused::RULE,
     &b604_relocation_drift::RULE,
     &b611_attach_point_missing::RULE,
+    &b612_ksym_missing::RULE,
+    &b613_tracing_argument_missing::RULE,
     &d501_function_gone::RULE,
     &d502_signature_changed::RULE,
     &d503_member_moved::RULE,
@@ -308,6 +312,8 @@ pub static BPF_RULES: &[(&Rule, BpfCheck)] = &[
     (&b603_object_refused::RULE, b603_object_refused::check),
     (&b604_relocation_drift::RULE, b604_relocation_drift::check),
     (&b611_attach_point_missing::RULE, b611_attach_point_missing::check),
+    (&b612_ksym_missing::RULE, b612_ksym_missing::check),
+    (&b613_tracing_argument_missing::RULE, b613_tracing_argument_missing::check),
 ];
 
 /// Whether `rule` reads compiled BPF objects (its findings come from objects, never from scripts).

@@ -1,0 +1,109 @@
+//! B612 ksym-missing: a `__ksym` extern of a BPF object (a kfunc, a kernel variable) that
+//! the kernel does not have, or has with another type: libbpf refuses the whole object.
+
+use super::Rule;
+use crate::bpf::{BpfContext, BpfFinding};
+use crate::diagnostic::Severity;
+use fevlint_bpf::ksym::{self, ExternKind, KsymOutcome};
+
+pub static RULE: Rule = Rule {
+    code: "B612",
+    name: "ksym-missing",
+    severity: Severity::Error,
+    doc: r#"# B612 ksym-missing
+
+## What it does
+Resolves each `__ksym` extern of the object on each kernel as libbpf 1.1 does when it
+loads the object: a kfunc (`extern ... f(...) __ksym;`) needs a BTF function of that name
+whose prototype is compatible (`bpf_core_types_are_compat`); a typed variable
+(`extern const struct rq runqueues __ksym;`) a BTF variable of a compatible type; a
+typeless one (`extern const void x __ksym;`) a symbol in the kernel's symbol map. A
+`__weak` extern the kernel lacks is left zero by libbpf: not reported. Only vmlinux's BTF
+is searched (kfuncs of modules are not seen).
+
+## Why is this bad?
+libbpf resolves externs before it loads any program: `extern (func ksym) 'NAME': not
+found in kernel or module BTFs` and `bpf_object__load()` fails with `-ESRCH`; no program
+of the object loads on that kernel.
+
+## Example
+```c
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
+extern void bpf_task_release(struct task_struct *p) __ksym;
+
+SEC("tp_btf/sched_process_fork")
+int probe(void *ctx)
+{
+	struct task_struct *t = bpf_task_from_pid(1);
+	if (t)
+		bpf_task_release(t);
+	return 0;
+}
+```
+
+## Use instead
+```c
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+long out;
+
+SEC("tp_btf/sched_process_fork")
+int probe(void *ctx)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	out = t->pid;
+	return 0;
+}
+```
+"#,
+    check: super::no_script_check,
+};
+
+pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
+    let object = cx.object;
+    // An object libbpf cannot open is B603's; externs it cannot classify are skipped.
+    let Ok(externs) = ksym::externs(object) else { return };
+    for pk in &cx.kernels {
+        for e in &externs {
+            let why = match e.kind {
+                ExternKind::Kconfig => continue,
+                ExternKind::TypelessVar => {
+                    let Some(syms) = pk.kernel.symbols() else { continue };
+                    if e.elf.weak || syms.value.by_name(&e.elf.name).next().is_some() {
+                        continue;
+                    }
+                    format!("extern '{}' (strong): not resolved (no such symbol in the symbol map)", e.elf.name)
+                }
+                ExternKind::TypedVar { .. } | ExternKind::Func { .. } => {
+                    let Some(target) = pk.target else { continue };
+                    match ksym::resolve(object, e, target) {
+                        KsymOutcome::Refused { message } => message,
+                        _ => continue,
+                    }
+                }
+            };
+            let what = if matches!(e.kind, ExternKind::Func { .. }) { "kfunc" } else { "kernel variable" };
+            let (section, off) = e.elf.uses.first().cloned().unwrap_or_default();
+            let source = object.source(&section, off);
+            let mut f = cx.finding(
+                &RULE,
+                Some(pk.kernel),
+                source,
+                format!("{what} `{}` cannot be resolved on {}: libbpf refuses the object", e.elf.name, pk.kernel.name),
+            );
+            f.diagnostic = f.diagnostic.note(format!("libbpf: {why}"));
+            if let Some(p) = object.program_at(&section, u64::from(off)) {
+                f.diagnostic = f.diagnostic.note(format!("used by program `{}` (`{}`)", p.name, p.section));
+            }
+            f.diagnostic = f.diagnostic.note(format!(
+                "help: declare it `__weak` and call it only where the kernel has it, or leave it out on {}",
+                pk.kernel.name
+            ));
+            out.push(f);
+        }
+    }
+}

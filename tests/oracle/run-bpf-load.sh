@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# run-bpf-load.sh: boot a real kernel under QEMU and run a static BPF loader on objects in
+# the guest (server/tests/bpf_kernel.rs). The loader (server/tests/bpf/loader.c) prints one
+# PROG line per program: load and attach results and libbpf's warnings. This prints the
+# guest's output lines (those of ttyS1) on stdout.
+#
+# usage: run-bpf-load.sh VMLINUZ|KERNEL.deb DIR
+#   DIR: holds `loader` (static) and the objects (*.o) it is run on, in name order.
+# exit: 0 done, 2 the guest did not finish (its console on stderr), 1 usage/setup error.
+set -euo pipefail
+die() { echo "run-bpf-load: $*" >&2; exit 1; }
+[ $# -eq 2 ] || die "usage: $0 VMLINUZ|KERNEL.deb DIR"
+KIN=$1 DIR=$2
+command -v qemu-system-x86_64 >/dev/null || die "need qemu-system-x86_64 (apt-get install qemu-system-x86)"
+BB=$(command -v busybox || true)
+[ -n "$BB" ] && ! ldd "$BB" >/dev/null 2>&1 || die "need a static busybox (apt-get install busybox-static)"
+command -v cpio >/dev/null || die "need cpio"
+[ -x "$DIR/loader" ] || die "no loader in $DIR"
+W=$(mktemp -d /tmp/bpfload.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+case $KIN in
+  *.deb)
+    mkdir "$W/deb"
+    dpkg-deb --fsys-tarfile "$KIN" | tar -x -C "$W/deb" --wildcards './boot/vmlinuz-*'
+    VMLINUZ=$(ls "$W"/deb/boot/vmlinuz-* | head -1);;
+  *) VMLINUZ=$KIN;;
+esac
+R=$W/root
+mkdir -p "$R"/{bin,dev,proc,sys,tmp,objs}
+cp "$BB" "$R/bin/busybox"
+cp "$DIR/loader" "$R/bin/loader"
+cp "$DIR"/*.o "$R/objs/"
+cat > "$R/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc; mount -t sysfs sysfs /sys; mount -t devtmpfs devtmpfs /dev
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t bpf bpf /sys/fs/bpf 2>/dev/null
+exec 3>/dev/ttyS1
+echo "BEGIN $(uname -r)" >&3
+cd /objs && /bin/loader *.o >&3 2>&1
+echo END >&3
+poweroff -f
+INIT
+chmod +x "$R/init"
+(cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) > "$W/initramfs.cpio.gz"
+ACC=(-accel tcg)
+if [ -r /dev/kvm ] && [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then ACC=(-accel kvm -cpu host); fi
+: > "$W/result.log"
+timeout 600 qemu-system-x86_64 "${ACC[@]}" -m 512M -smp 1 -nodefaults -no-user-config -display none -no-reboot \
+  -kernel "$VMLINUZ" -initrd "$W/initramfs.cpio.gz" -append "console=ttyS0 quiet panic=-1 nokaslr" \
+  -serial "file:$W/console.log" -serial "file:$W/result.log" >/dev/null 2>&1 || true
+cat "$W/result.log"
+grep -q '^END' "$W/result.log" || { tail -40 "$W/console.log" >&2; exit 2; }
