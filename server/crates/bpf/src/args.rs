@@ -88,7 +88,8 @@ pub fn ctx_reads(obj: &BpfObject, program: &Program) -> Option<Vec<CtxRead>> {
             }
             0x00 => next(pc + 1, clear(mask, 0), &mut state, &mut work),
             _ => {
-                let m = if insn.class() == 0x03 && insn.code & 0xe0 == 0xc0 { clear(clear(mask, src), 0) } else { mask };
+                let m =
+                    if insn.class() == 0x03 && insn.code & 0xe0 == 0xc0 { clear(clear(mask, src), 0) } else { mask };
                 next(pc + 1, m, &mut state, &mut work);
             }
         }
@@ -111,6 +112,8 @@ pub struct CtxArgs {
     pub function: String,
     /// The parameters' names (`""` when unnamed), in order.
     pub params: Vec<String>,
+    /// Per parameter, why the verifier refuses a read of it (`None`: it allows it).
+    pub refused: Vec<Option<String>>,
     /// The slot after the parameters is the return value.
     pub ret_slot: bool,
 }
@@ -119,7 +122,43 @@ impl CtxArgs {
     /// Whether the verifier lets the program read `slot`.
     pub fn allows(&self, slot: u32) -> bool {
         let n = self.params.len() as u32;
-        slot < n || (self.ret_slot && slot == n)
+        match self.refused.get(slot as usize) {
+            Some(why) => why.is_none(),
+            None => self.ret_slot && slot == n,
+        }
+    }
+
+    /// The verifier's message for a read of `slot` it refuses.
+    pub fn refusal(&self, slot: u32) -> String {
+        let func = self.function.strip_prefix("btf_trace_").unwrap_or(&self.function);
+        match self.refused.get(slot as usize) {
+            Some(Some(why)) => format!("func '{func}' arg{slot} {why}"),
+            _ => format!("func '{func}' doesn't have {}-th argument", slot + 1),
+        }
+    }
+}
+
+/// Why `btf_ctx_access` (Linux 6.1) refuses a read of a parameter of type `id`: only
+/// integers, enums, structs by value and pointers to void, integers or structs are read.
+fn param_refusal(v: &crate::btfx::View, id: u32) -> Option<String> {
+    let (t, _) = v.skip_mods(id).ok()?;
+    match t.kind {
+        Some(BtfKind::Int | BtfKind::Enum | BtfKind::Enum64 | BtfKind::Struct | BtfKind::Union) => None,
+        Some(BtfKind::Ptr) => {
+            if t.size_or_type == 0 {
+                return None;
+            }
+            let (p, _) = v.skip_mods(t.size_or_type).ok()?;
+            match p.kind {
+                None | Some(BtfKind::Int | BtfKind::Struct | BtfKind::Union) => None,
+                k => Some(format!("type {} is not a struct", crate::btfx::kind_str(k).to_uppercase())),
+            }
+        }
+        k => Some(format!(
+            "'{}' has type {}. Only pointer access is allowed",
+            v.name_str(t.name_off),
+            crate::btfx::kind_str(k).to_uppercase()
+        )),
     }
 }
 
@@ -152,9 +191,11 @@ pub fn ctx_args(t: &Target, kind: AttachKind, target: &str) -> Option<CtxArgs> {
     if !p.is(BtfKind::FuncProto) {
         return None;
     }
-    let params = (skip..usize::from(p.vlen))
-        .map(|i| v.param(&p, i).map(|(name_off, _)| v.name_str(name_off)))
-        .collect::<Result<Vec<_>, _>>()
-        .ok()?;
-    Some(CtxArgs { function, params, ret_slot })
+    let (mut params, mut refused) = (Vec::new(), Vec::new());
+    for i in skip..usize::from(p.vlen) {
+        let (name_off, ty) = v.param(&p, i).ok()?;
+        params.push(v.name_str(name_off));
+        refused.push(param_refusal(v, ty));
+    }
+    Some(CtxArgs { function, params, refused, ret_slot })
 }

@@ -180,7 +180,9 @@ impl<'k> Target<'k> {
     pub fn find(&self, kind: BtfKind, name: &str) -> Option<u32> {
         let ids = self.by_essential.get(essential_name(name.as_bytes()))?;
         ids.iter().copied().find(|&id| {
-            self.view.ty(id).is_ok_and(|t| t.kind == Some(kind) && self.view.name(t.name_off).is_ok_and(|n| n == name.as_bytes()))
+            self.view
+                .ty(id)
+                .is_ok_and(|t| t.kind == Some(kind) && self.view.name(t.name_off).is_ok_and(|n| n == name.as_bytes()))
         })
     }
 

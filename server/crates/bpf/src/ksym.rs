@@ -157,7 +157,9 @@ pub fn resolve(obj: &BpfObject, ext: &Extern, target: &Target) -> KsymOutcome {
                 return missing(ext, format!("extern (func ksym) '{name}': not found in kernel or module BTFs"));
             };
             let Ok(kproto) = targ.ty(id).map(|t| t.size_or_type) else {
-                return KsymOutcome::Refused { message: format!("extern (func ksym) '{name}': unreadable kernel type") };
+                return KsymOutcome::Refused {
+                    message: format!("extern (func ksym) '{name}': unreadable kernel type"),
+                };
             };
             match types_compatible(&local, proto_id, targ, kproto) {
                 Ok(true) => KsymOutcome::Resolved { kernel_id: id },

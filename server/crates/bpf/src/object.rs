@@ -158,7 +158,8 @@ impl BpfObject {
         let mut externs = Vec::new();
         let mut extern_of = std::collections::HashMap::new();
         for sym in file.symbols() {
-            let is_extern = sym.is_undefined() && (sym.is_global() || sym.is_weak()) && sym.kind() == SymbolKind::Unknown;
+            let is_extern =
+                sym.is_undefined() && (sym.is_global() || sym.is_weak()) && sym.kind() == SymbolKind::Unknown;
             let ename = sym.name().unwrap_or("");
             if !is_extern || ename.is_empty() {
                 continue;

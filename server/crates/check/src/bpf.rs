@@ -55,6 +55,8 @@ pub struct BpfFinding {
     /// Text to point at when the source has it (a program's `SEC("...")` string, which
     /// line info does not locate), searched before `source` takes over.
     pub anchor: Option<String>,
+    /// The program it is about (its function name); `None` for the whole object.
+    pub program: Option<String>,
     /// Its span is empty until [`place`] puts it in the source text.
     pub diagnostic: Diagnostic,
 }
@@ -70,7 +72,7 @@ impl BpfContext<'_> {
     ) -> BpfFinding {
         let mut d = Diagnostic::new(rule, Span::new(0, 0), message);
         d.kernel = kernel.map(|k| Arc::from(k.name.as_str()));
-        BpfFinding { source, anchor: None, diagnostic: d }
+        BpfFinding { source, anchor: None, program: None, diagnostic: d }
     }
 
     /// Whether a failing relocation is guarded on kernel `k` (index in [`Self::kernels`]):

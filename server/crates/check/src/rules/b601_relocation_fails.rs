@@ -78,6 +78,7 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
                 r.source.clone(),
                 format!("`{}` does not resolve on {}: {reason}", r.subject(), pk.kernel.name),
             );
+            f.program = r.program.clone();
             f.diagnostic = f
                 .diagnostic
                 .note(format!("libbpf poisons {}: the verifier rejects the program if it is reached", relo_place(r)))

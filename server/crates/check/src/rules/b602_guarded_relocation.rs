@@ -76,6 +76,7 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
                 r.source.clone(),
                 format!("`{}` does not resolve on {}; an existence check guards it", r.subject(), pk.kernel.name),
             );
+            f.program = r.program.clone();
             f.diagnostic = f.diagnostic.note(reason.clone()).note(format!("{} is dead code there", relo_place(r)));
             out.push(f);
         }

@@ -77,6 +77,7 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
                 r.source.clone(),
                 format!("`{}` resolves on {} but not on {}: {reason}", r.subject(), other.name, pk.kernel.name),
             );
+            f.program = r.program.clone();
             f.diagnostic = f
                 .diagnostic
                 .note(format!("on {}: {} {}", other.name, resolved.kind, outcome_text(resolved)))

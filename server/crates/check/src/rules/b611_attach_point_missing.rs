@@ -121,6 +121,7 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
                 cx.program_source(p),
                 format!("`{}` cannot attach on {}: {why}", p.section, pk.kernel.name),
             );
+            f.program = Some(p.name.clone());
             f.anchor = Some(format!("\"{}\"", p.section));
             f.diagnostic = f.diagnostic.note(format!("program `{}`", p.name));
             out.push(f);

@@ -19,10 +19,14 @@ reads slots 0, 1, 2 of its `u64` context) and compares them, on each kernel, wit
 parameters of the function it attaches to, as the verifier's `btf_ctx_access` does:
 `fentry/F` and `tp_btf/T` may read the function's (the `btf_trace_T` typedef's)
 parameters; `fexit/F`, `fmod_ret/F` and `lsm/HOOK` also the slot right after them (the
-return value). Only reads the verifier reaches on that kernel count (guards patched).
+return value). A parameter is read only if it is an integer, an enum, a struct, or a
+pointer to void, an integer or a struct (Linux 6.1's rule: a function pointer or a
+pointer to a pointer is refused). Only reads the verifier reaches on that kernel count
+(guards patched).
 
 ## Why is this bad?
-The verifier refuses the program at load: `func 'F' doesn't have N-th argument`;
+The verifier refuses the program at load: `func 'F' doesn't have N-th argument` (or
+`func 'F' argN type FUNC_PROTO is not a struct`);
 `bpf_object__load()` fails with `-EACCES` on that kernel. The function's parameters
 changed between the kernels (a program written for one kernel's prototype).
 
@@ -80,10 +84,16 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
             let off = u32::try_from(p.offset).ok().and_then(|o| o.checked_add(bad.insn as u32 * 8));
             let source = off.and_then(|o| object.source(&p.section, o)).or_else(|| cx.program_source(p));
             let n = ctx.params.len();
-            let mut f = cx.finding(
-                &RULE,
-                Some(pk.kernel),
-                source,
+            let message = if (bad.slot as usize) < n {
+                format!(
+                    "`{}` reads argument {} of `{}` (`{}`), which the verifier does not let it read on {}",
+                    p.section,
+                    bad.slot + 1,
+                    ctx.function,
+                    ctx.params[bad.slot as usize],
+                    pk.kernel.name
+                )
+            } else {
                 format!(
                     "`{}` reads argument {} of `{}`, which has {n} parameter{} on {}: the verifier refuses the program",
                     p.section,
@@ -91,20 +101,18 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
                     ctx.function,
                     if n == 1 { "" } else { "s" },
                     pk.kernel.name
-                ),
-            );
-            f.diagnostic = f.diagnostic.note(format!(
-                "verifier: func '{}' doesn't have {}-th argument",
-                ctx.function.strip_prefix("btf_trace_").unwrap_or(&ctx.function),
-                bad.slot + 1
-            ));
+                )
+            };
+            let mut f = cx.finding(&RULE, Some(pk.kernel), source, message);
+            f.program = Some(p.name.clone());
+            f.diagnostic = f.diagnostic.note(format!("verifier: {}", ctx.refusal(bad.slot)));
             let names: Vec<&str> = ctx.params.iter().map(String::as_str).collect();
             f.diagnostic = f.diagnostic.note(format!(
                 "`{}` on {}: ({}){}",
                 ctx.function,
                 pk.kernel.name,
                 names.join(", "),
-                if ctx.ret_slot { format!(", then the return value in slot {}", n + 1) } else { String::new() }
+                if ctx.ret_slot { format!(", then the return value as argument {}", n + 1) } else { String::new() }
             ));
             f.diagnostic = f.diagnostic.note(format!("program `{}`", p.name));
             out.push(f);

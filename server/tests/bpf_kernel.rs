@@ -1,0 +1,208 @@
+//! The real kernels judge what `fevlint check` says about compiled BPF programs: Debian's
+//! 6.1.0-56 (its `.deb`, fetched through apt and cached) and 6.12.117 (the fixture's
+//! vmlinuz) boot under QEMU, and a static libbpf 1.1 loader (`tests/bpf/loader.c`) loads
+//! each program of each object alone and attaches it (`tests/oracle/run-bpf-load.sh`).
+//! Per program and kernel, fevlint's verdict (runs; or refused: by libbpf for the object,
+//! by the verifier, or at attach) must be the kernel's, and the refusals must be the ones
+//! fevlint names (libbpf's extern message, the verifier's `doesn't have N-th argument`).
+//!
+//! The objects: `drift.bpf.c` (CO-RE drift, a guarded read, attach points that come and
+//! go), `ksym.bpf.c` and `ksym_type.bpf.c` (kfuncs, typed and typeless `__ksym`),
+//! `args.bpf.c` (fentry/fexit/tp_btf arguments, one read guarded by a CO-RE check).
+//!
+//! Cost on this machine: two guest boots with KVM (about 30 s each under load; several
+//! minutes under TCG), clang and gcc builds of a few seconds.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    repo().join("fixtures/kernels").join(name)
+}
+
+fn run(cmd: &mut Command) -> std::process::Output {
+    let out =
+        cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} (scripts/install-test-deps.sh installs it)"));
+    assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+const SOURCES: &[&str] = &["drift.bpf.c", "ksym.bpf.c", "ksym_type.bpf.c", "args.bpf.c"];
+
+/// Compiles the objects (against a `vmlinux.h` of 6.1) and the static loader in `dir`.
+fn build(dir: &Path) {
+    let k = fevlint_kernel::Kernel::open(&fixture("6.1.0-56-amd64")).expect("fixture");
+    let btf = dir.join("6.1.btf");
+    std::fs::write(&btf, k.inputs().btf.as_ref().expect("BTF").value.as_ref()).expect("write BTF");
+    let h = run(Command::new("bpftool").args(["btf", "dump", "file"]).arg(&btf).args(["format", "c"]));
+    std::fs::write(dir.join("vmlinux.h"), h.stdout).expect("vmlinux.h");
+    for src in SOURCES {
+        std::fs::copy(repo().join("server/tests/bpf").join(src), dir.join(src)).expect("copy source");
+        let obj = src.replace(".c", ".o");
+        run(Command::new("clang").current_dir(dir).args([
+            "-g",
+            "-O2",
+            "-target",
+            "bpf",
+            "-D__TARGET_ARCH_x86",
+            "-I.",
+            "-c",
+            src,
+            "-o",
+            &obj,
+        ]));
+    }
+    run(Command::new("gcc")
+        .current_dir(dir)
+        .arg("-O2")
+        .arg("-static")
+        .arg(repo().join("server/tests/bpf/loader.c"))
+        .args(["-o", "loader", "-lbpf", "-lelf", "-lz"]));
+}
+
+/// What happens to one program on one kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Verdict {
+    Runs,
+    /// Refused, and what says why (libbpf's or the verifier's words, or fevlint's rule).
+    Refused(String),
+}
+
+/// The kernel's verdicts: (object, program) -> verdict, from the loader's PROG lines.
+fn boot(image: &Path, dir: &Path) -> BTreeMap<(String, String), Verdict> {
+    let out = Command::new("bash")
+        .arg(repo().join("tests/oracle/run-bpf-load.sh"))
+        .arg(image)
+        .arg(dir)
+        .output()
+        .expect("run-bpf-load.sh");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "guest did not finish:\n{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    let mut verdicts = BTreeMap::new();
+    for line in text.lines().filter(|l| l.starts_with("PROG\t")) {
+        let f: Vec<&str> = line.splitn(7, '\t').collect();
+        assert_eq!(f.len(), 7, "{line}");
+        let (load, attach) = (f[4].parse::<i32>().expect("errno"), f[5].parse::<i32>().expect("errno"));
+        let v = if load == 0 && attach == 0 {
+            Verdict::Runs
+        } else if load != 0 {
+            Verdict::Refused(format!("load {load}: {}", f[6]))
+        } else {
+            Verdict::Refused(format!("attach {attach}: {}", f[6]))
+        };
+        verdicts.insert((f[1].to_owned(), f[2].to_owned()), v);
+    }
+    assert!(!verdicts.is_empty(), "no PROG lines:\n{text}");
+    verdicts
+}
+
+/// fevlint's verdicts on kernel `k` (index among the kernels checked).
+fn fevlint_verdicts(dir: &Path, kernels: &[fevlint_kernel::Kernel], k: usize) -> BTreeMap<(String, String), Verdict> {
+    let objects: Vec<fevlint_bpf::BpfObject> = SOURCES
+        .iter()
+        .map(|s| {
+            let name = s.replace(".c", ".o");
+            fevlint_bpf::BpfObject::parse(name.clone(), std::fs::read(dir.join(&name)).expect("object")).expect("reads")
+        })
+        .collect();
+    let bk: Vec<_> = kernels.iter().map(fevlint_check::bpf::BpfKernel::new).collect();
+    let found = fevlint_check::analysis::check_objects(&objects, &bk, &|_| true);
+    let mut out = BTreeMap::new();
+    for (object, findings) in objects.iter().zip(found) {
+        for p in object.programs.iter().filter(|p| p.def.is_some()) {
+            let refusals: Vec<String> = findings
+                .iter()
+                .filter(|f| f.diagnostic.kernel.as_deref() == Some(kernels[k].name.as_str()))
+                .filter(|f| f.program.is_none() || f.program.as_deref() == Some(p.name.as_str()))
+                .filter(|f| matches!(f.diagnostic.code, "B601" | "B603" | "B604" | "B611" | "B612" | "B613"))
+                .map(|f| format!("{} {} {}", f.diagnostic.code, f.diagnostic.message, f.diagnostic.notes.join(" / ")))
+                .collect();
+            let v = if refusals.is_empty() { Verdict::Runs } else { Verdict::Refused(refusals.join("\n")) };
+            out.insert((object.name.clone(), p.name.clone()), v);
+        }
+    }
+    out
+}
+
+/// Every program's verdict on `kernel` agrees; the refusals fevlint explains are the ones
+/// the kernel (or libbpf in it) gave. Returns (programs, refused).
+fn agree(kernel: &str, image: &Path, dir: &Path, kernels: &[fevlint_kernel::Kernel], k: usize) -> (usize, usize) {
+    let real = boot(image, dir);
+    let ours = fevlint_verdicts(dir, kernels, k);
+    let mut bad = Vec::new();
+    let mut refused = 0;
+    for (key, theirs) in &real {
+        let Some(mine) = ours.get(key) else {
+            bad.push(format!("{key:?}: the kernel ran it, fevlint does not know it"));
+            continue;
+        };
+        match (theirs, mine) {
+            (Verdict::Runs, Verdict::Runs) => {}
+            (Verdict::Refused(why), Verdict::Refused(said)) => {
+                refused += 1;
+                // The reason fevlint gives is the kernel's.
+                let consistent = if said.contains("B612") {
+                    why.contains("extern")
+                } else if let Some(at) = said.find("verifier: ") {
+                    // B613 quotes the verifier's own message.
+                    let quoted = said[at + 10..].split(" / ").next().unwrap_or_default();
+                    why.contains(quoted)
+                } else if said.contains("B601") || said.contains("B604") {
+                    why.contains("invalid func unknown#195896080")
+                        || why.contains("CO-RE relocation")
+                        || why.contains("relo #")
+                } else {
+                    true
+                };
+                if !consistent {
+                    bad.push(format!("{key:?}: refused for another reason:\n  kernel: {why}\n  fevlint: {said}"));
+                }
+            }
+            _ => bad.push(format!("{key:?}:\n  kernel: {theirs:?}\n  fevlint: {mine:?}")),
+        }
+    }
+    assert_eq!(real.len(), ours.len(), "programs: kernel {:?}\nfevlint {:?}", real.keys(), ours.keys());
+    eprintln!("{kernel}: {} programs, {refused} refused, {} disagreements", real.len(), bad.len());
+    assert!(bad.is_empty(), "{kernel}:\n{}", bad.join("\n"));
+    (real.len(), refused)
+}
+
+#[test]
+fn debian_6_1_and_6_12_load_the_programs_fevlint_says_they_load() {
+    if !fevlint_testkit::real_tools("QEMU, clang, gcc, libbpf-dev and bpftool") {
+        return;
+    }
+    for (tool, package) in [
+        ("qemu-system-x86_64", "qemu-system-x86"),
+        ("busybox", "busybox-static"),
+        ("cpio", "cpio"),
+        ("clang", "clang"),
+        ("gcc", "gcc"),
+        ("bpftool", "bpftool"),
+    ] {
+        fevlint_testkit::require_tool(tool, package);
+    }
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("bpf-kernel-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    build(&dir);
+    let kernels: Vec<fevlint_kernel::Kernel> = ["6.1.0-56-amd64", "6.12.117+deb12-amd64"]
+        .iter()
+        .map(|k| fevlint_kernel::Kernel::open(&fixture(k)).expect("fixture"))
+        .collect();
+    let deb = run(Command::new("bash")
+        .arg(repo().join("scripts/fetch-kernel-deb.sh"))
+        .arg("linux-image-6.1.0-56-amd64-unsigned=6.1.192-2"));
+    let deb = PathBuf::from(String::from_utf8_lossy(&deb.stdout).trim());
+    let (n61, r61) = agree("6.1.0-56-amd64", &deb, &dir, &kernels, 0);
+    let (n612, r612) =
+        agree("6.12.117+deb12-amd64", &fixture("6.12.117+deb12-amd64").join("vmlinuz"), &dir, &kernels, 1);
+    // Both kinds of verdict were exercised on both kernels.
+    assert!(r61 > 0 && r61 < n61 && r612 > 0 && r612 < n612, "6.1 {r61}/{n61}, 6.12 {r612}/{n612}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
