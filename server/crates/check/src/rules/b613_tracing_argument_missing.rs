@@ -114,7 +114,10 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
                 names.join(", "),
                 if ctx.ret_slot { format!(", then the return value as argument {}", n + 1) } else { String::new() }
             ));
-            f.diagnostic = f.diagnostic.note(format!("program `{}`", p.name));
+            f.diagnostic = f.diagnostic.note(format!("program `{}`", p.name)).note(
+                "help: read only what this kernel's prototype has there; where prototypes differ, one program per \
+                 prototype, the others off with `bpf_program__set_autoload()`",
+            );
             out.push(f);
         }
     }
