@@ -4,7 +4,9 @@
 //! each program of each object alone and attaches it (`tests/oracle/run-bpf-load.sh`).
 //! Per program and kernel, fevlint's verdict (runs; or refused: by libbpf for the object,
 //! by the verifier, or at attach) must be the kernel's, and the refusals must be the ones
-//! fevlint names (libbpf's extern message, the verifier's `doesn't have N-th argument`).
+//! fevlint names (libbpf's extern message, the verifier's `doesn't have N-th argument`);
+//! `fevlint matrix` over the objects has a clean cell exactly where the kernel ran the
+//! program.
 //!
 //! The objects: `drift.bpf.c` (CO-RE drift, a guarded read, attach points that come and
 //! go), `ksym.bpf.c` and `ksym_type.bpf.c` (kfuncs, typed and typeless `__ksym`),
@@ -131,7 +133,13 @@ fn fevlint_verdicts(dir: &Path, kernels: &[fevlint_kernel::Kernel], k: usize) ->
 
 /// Every program's verdict on `kernel` agrees; the refusals fevlint explains are the ones
 /// the kernel (or libbpf in it) gave. Returns (programs, refused).
-fn agree(kernel: &str, image: &Path, dir: &Path, kernels: &[fevlint_kernel::Kernel], k: usize) -> (usize, usize) {
+fn agree(
+    kernel: &str,
+    image: &Path,
+    dir: &Path,
+    kernels: &[fevlint_kernel::Kernel],
+    k: usize,
+) -> (usize, usize, BTreeMap<(String, String), Verdict>) {
     let real = boot(image, dir);
     let ours = fevlint_verdicts(dir, kernels, k);
     let mut bad = Vec::new();
@@ -169,7 +177,38 @@ fn agree(kernel: &str, image: &Path, dir: &Path, kernels: &[fevlint_kernel::Kern
     assert_eq!(real.len(), ours.len(), "programs: kernel {:?}\nfevlint {:?}", real.keys(), ours.keys());
     eprintln!("{kernel}: {} programs, {refused} refused, {} disagreements", real.len(), bad.len());
     assert!(bad.is_empty(), "{kernel}:\n{}", bad.join("\n"));
-    (real.len(), refused)
+    (real.len(), refused, real)
+}
+
+/// `fevlint matrix` over the objects: per program and kernel, a clean cell exactly where
+/// the kernel ran the program.
+fn matrix_agrees(dir: &Path, real: &[BTreeMap<(String, String), Verdict>]) {
+    let objects: Vec<String> = SOURCES.iter().map(|s| s.replace(".c", ".o")).collect();
+    let out = Command::new(env!("CARGO_BIN_EXE_fevlint"))
+        .current_dir(dir)
+        .args(["matrix", "--format", "json", "-k"])
+        .arg(fixture("6.1.0-56-amd64"))
+        .arg("-k")
+        .arg(fixture("6.12.117+deb12-amd64"))
+        .args(&objects)
+        .output()
+        .expect("fevlint matrix");
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let m: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let rows = m["definitions"].as_array().expect("rows");
+    let mut seen = 0;
+    for (k, verdicts) in real.iter().enumerate() {
+        for ((_, program), v) in verdicts {
+            let row = rows
+                .iter()
+                .find(|r| r["text"].as_str().is_some_and(|t| t.ends_with(&format!(") {program}"))))
+                .unwrap_or_else(|| panic!("no matrix row for `{program}`: {m}"));
+            let clean = row["cells"][k].as_array().is_some_and(Vec::is_empty);
+            assert_eq!(clean, *v == Verdict::Runs, "matrix cell of `{program}` on kernel {k}: {row}\nkernel: {v:?}");
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 2 * rows.len(), "one row per program");
 }
 
 #[test]
@@ -199,9 +238,10 @@ fn debian_6_1_and_6_12_load_the_programs_fevlint_says_they_load() {
         .arg(repo().join("scripts/fetch-kernel-deb.sh"))
         .arg("linux-image-6.1.0-56-amd64-unsigned=6.1.192-2"));
     let deb = PathBuf::from(String::from_utf8_lossy(&deb.stdout).trim());
-    let (n61, r61) = agree("6.1.0-56-amd64", &deb, &dir, &kernels, 0);
-    let (n612, r612) =
+    let (n61, r61, v61) = agree("6.1.0-56-amd64", &deb, &dir, &kernels, 0);
+    let (n612, r612, v612) =
         agree("6.12.117+deb12-amd64", &fixture("6.12.117+deb12-amd64").join("vmlinuz"), &dir, &kernels, 1);
+    matrix_agrees(&dir, &[v61, v612]);
     // Both kinds of verdict were exercised on both kernels.
     assert!(r61 > 0 && r61 < n61 && r612 > 0 && r612 < n612, "6.1 {r61}/{n61}, 6.12 {r612}/{n612}");
     let _ = std::fs::remove_dir_all(&dir);

@@ -1,7 +1,9 @@
 //! `fevlint matrix`: on which kernels each definition is clean, and what it gets where it
 //! is not, as a text summary, JSON, or a self-contained HTML report a tooling repo can
 //! publish from CI. Each kernel is checked on its own (no drift baseline): a cell is that
-//! kernel's errors and warnings on that line.
+//! kernel's errors and warnings on that line. A compiled BPF object (or a binary that
+//! embeds some) gives a row per program: what that kernel says about the program or the
+//! whole object (CO-RE, attach point, externs, arguments).
 
 use super::check::{is_dynevents, read_script_text, script_paths};
 use anyhow::Context;
@@ -65,8 +67,15 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     let kernels: Vec<Kernel> = super::open_kernels(&args.kernels)?;
     let mut parser = fevlint_syntax::Parser::new();
     let mut rows = Vec::new();
+    let bpf_kernels: Vec<fevlint_check::bpf::BpfKernel> =
+        kernels.iter().map(fevlint_check::bpf::BpfKernel::new).collect();
     for path in script_paths(&args.paths, args.allow_empty)? {
         let name = path.display().to_string();
+        let bytes = fevlint_load::fsio::read_limited(&path, fevlint_load::fsio::MAX_SCRIPT_BYTES)?;
+        if bytes.starts_with(b"\x7fELF") {
+            rows.extend(object_rows(&name, bytes, &bpf_kernels)?);
+            continue;
+        }
         let text = read_script_text(&path)?;
         let mainline = is_dynevents(&name);
         // Per kernel, the findings of the whole file.
@@ -124,6 +133,55 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     }
     let clean_everywhere = matrix.definitions.iter().all(|r| r.cells.iter().all(Vec::is_empty));
     Ok(if clean_everywhere { ExitCode::SUCCESS } else { ExitCode::from(super::EXIT_FINDINGS) })
+}
+
+/// One row per program of the object(s) in `bytes`: per kernel, checked on its own, the
+/// errors and warnings about that program or the whole object.
+fn object_rows(name: &str, bytes: Vec<u8>, kernels: &[fevlint_check::bpf::BpfKernel]) -> anyhow::Result<Vec<Row>> {
+    use fevlint_bpf::BpfObject;
+    let objects: Vec<BpfObject> = match BpfObject::parse(name, bytes.clone()) {
+        Ok(o) => vec![o],
+        Err(e) => {
+            let embedded = fevlint_bpf::object::embedded(&bytes);
+            if embedded.is_empty() {
+                anyhow::bail!("{e}: not a BPF object, and no BPF object is embedded in it");
+            }
+            embedded
+                .into_iter()
+                .map(|(off, b)| BpfObject::parse(format!("{name}@{off:#x}"), b.to_vec()))
+                .collect::<Result<_, _>>()?
+        }
+    };
+    let per_kernel: Vec<Vec<Vec<fevlint_check::bpf::BpfFinding>>> =
+        kernels.iter().map(|k| analysis::check_objects(&objects, std::slice::from_ref(k), &|_| true)).collect();
+    let mut rows = Vec::new();
+    for (i, object) in objects.iter().enumerate() {
+        for p in object.programs.iter().filter(|p| p.def.is_some()) {
+            let at = u32::try_from(p.offset).ok().and_then(|o| object.source(&p.section, o));
+            let cells = per_kernel
+                .iter()
+                .map(|found| {
+                    found[i]
+                        .iter()
+                        .filter(|f| f.program.as_deref().is_none_or(|q| q == p.name))
+                        .filter(|f| matches!(f.diagnostic.severity, Severity::Error | Severity::Warning))
+                        .map(|f| Finding {
+                            code: f.diagnostic.code,
+                            severity: f.diagnostic.severity.as_str(),
+                            message: f.diagnostic.message.to_string(),
+                        })
+                        .collect()
+                })
+                .collect();
+            rows.push(Row {
+                file: at.as_ref().map_or_else(|| object.name.clone(), |s| s.file.clone()),
+                line: at.as_ref().map_or(0, |s| s.line as usize),
+                text: format!("SEC(\"{}\") {}", p.section, p.name),
+                cells,
+            });
+        }
+    }
+    Ok(rows)
 }
 
 /// A cell's short form: `ok`, or its codes.
