@@ -23,7 +23,7 @@ use fevlint_mainline::{
 use fevlint_syntax::Span;
 use fevlint_types::abi;
 use fevlint_types::layout::{self, MemberPath, Placement};
-use fevlint_types::model::{Type, TypeNamespace, TypeRef, TypeSource};
+use fevlint_types::model::{Composite, Type, TypeNamespace, TypeRef, TypeSource};
 use fevlint_types::Arch;
 use std::fmt::Write as _;
 
@@ -427,7 +427,13 @@ struct Walked {
     /// What the argument reads, in C (`file->f_path.dentry`), and its type.
     expr: String,
     ty: String,
+    /// Per BTF member step (`->f_path`, `.dentry`): the member, its struct and its offset
+    /// there on this kernel (for hovers; BTF names do not drift, offsets do).
+    named: Vec<NamedStep>,
 }
+
+/// A BTF member step as written (`->f_path`), its struct, its offset there.
+type NamedStep = (String, String, u64);
 
 /// The base of a fetch chain: the parameter it holds at the entry, if settled.
 fn base_param(
@@ -441,9 +447,15 @@ fn base_param(
     let fevlint_mainline::Place::Symbol { name: function, offset: 0, module: None, .. } = &probe.place else {
         return None;
     };
-    let entry = matches!(probe.kind, ProbeKind::Kprobe | ProbeKind::FprobeEntry);
+    // A tprobe runs at the tracepoint's stub function, whose first parameter is the
+    // probe's `void *__data`: `$argN` is the stub's parameter N+1 (trace_probe.c's
+    // `code->param++` for TPARG_FL_TPOINT), registers are the stub's.
+    let tracepoint = probe.kind == ProbeKind::Tprobe;
+    let stub = format!("__probestub_{function}");
+    let function = if tracepoint { &stub } else { function };
+    let entry = matches!(probe.kind, ProbeKind::Kprobe | ProbeKind::FprobeEntry | ProbeKind::Tprobe);
     let slot = match fetch {
-        Fetch::Arg { n, .. } if entry || probe.kind.is_return() => n.checked_sub(1)? as usize,
+        Fetch::Arg { n, .. } if entry || probe.kind.is_return() => n.checked_sub(1)? as usize + usize::from(tracepoint),
         // `%di` names `pt_regs.di`: `rdi` (x86_64) or `edi`... as the ABI spells it.
         Fetch::Register { name } if entry => abi::arg_registers(kernel.arch)
             .iter()
@@ -555,6 +567,13 @@ impl ArgWalk<'_> {
         let (offset, span) = (self.chain[i].0, self.chain[i].1);
         let Ok((_, t)) = layout::strip(types, ty) else { return r };
         let Type::Pointer { target } = t else {
+            // A saved register (`regs->di` of a syscall wrapper's `struct pt_regs`) holds
+            // a pointer as often as a number: the syscall's `filename`, a user pointer
+            // the kernel reads through the user accessors on x86 (see `docs/
+            // mainline-checks.md`, "User memory").
+            if r.steps.last().is_some_and(|s| s.3 == "struct pt_regs") {
+                return r;
+            }
             let name = layout::type_name(types, ty).unwrap_or_default();
             r.found.push(diag(
                 "T405",
@@ -631,7 +650,32 @@ impl ArgWalk<'_> {
             return assumed.or(first).unwrap_or(r);
         }
         if offset_u >= c.size {
-            if let Some((container, m)) = via_container(types, target, offset_u) {
+            let want = if last { self.arg.ty.as_ref().and_then(|t| scalar_bytes(&t.name)).unwrap_or(8) } else { 8 };
+            let extensions = layout::past_end(types, target, offset_u, want).unwrap_or_default();
+            if extensions.iter().any(|e| e.how == layout::Extends::Family) {
+                // A base struct whose callers pass a larger one (`struct sockaddr *`
+                // filled as a `sockaddr_in6`): which one is the caller's to know.
+                r.found.push(
+                    diag(
+                        "T407",
+                        "via-container",
+                        Severity::Warning,
+                        span,
+                        format!(
+                            "offset {offset} is past the end of `{struct_name}` ({} bytes): it fits {}",
+                            c.size,
+                            crate::rules::resolve::extensions_list(types, &extensions)
+                        ),
+                    )
+                    .note(format!(
+                        "the probe assumes `{}` points to a larger struct that starts like `{struct_name}`",
+                        r.expr
+                    )),
+                );
+                return r;
+            }
+            if let Some(e) = extensions.into_iter().next() {
+                let (container, m) = (e.container, e.member);
                 // Past the end of the declared type, a member of a struct that embeds
                 // it at offset 0 (`tcp_sk(sk)`): the fev rule T407's finding.
                 let container_name = layout::type_name(types, container).unwrap_or_default();
@@ -703,7 +747,12 @@ impl ArgWalk<'_> {
             return r;
         }
         if let (Some(t), Some(span)) = (&self.arg.ty, self.type_span()) {
-            type_fits(self.types, ty, &r.expr, t, span, false, &mut r.found);
+            // The low bytes of a saved register are its narrower argument (`int flags`
+            // in `regs->dx`): not a size mismatch.
+            let register = r.steps.last().is_some_and(|s| s.3 == "struct pt_regs");
+            if !(register && scalar_bytes(&t.name).is_some_and(|b| b <= 8)) {
+                type_fits(self.types, ty, &r.expr, t, span, false, &mut r.found);
+            }
         }
         r
     }
@@ -739,7 +788,14 @@ fn meaning(kernel: &Kernel, probe: &Probe, start: usize, found: &mut Vec<Diagnos
             }
         }
         chain.reverse();
-        let Some((ty, expr)) = base_param(kernel, probe, f, shift(&arg.body_span), found) else {
+        let (base, named) = match f {
+            Fetch::Btf { base, fields } => match btf_base(kernel, types, probe, base, fields) {
+                Some((ty, expr, named)) => (Some((ty, expr)), named),
+                None => (None, Vec::new()),
+            },
+            _ => (base_param(kernel, probe, f, shift(&arg.body_span), found), Vec::new()),
+        };
+        let Some((ty, expr)) = base else {
             continue;
         };
         let ty_name = layout::type_name(types, ty).unwrap_or_default();
@@ -747,6 +803,8 @@ fn meaning(kernel: &Kernel, probe: &Probe, start: usize, found: &mut Vec<Diagnos
         let reading = if walk.chain.is_empty() {
             let mut r = Reading { expr, ty: ty_name, ..Reading::default() };
             if let (Some(t), Some(span)) = (&arg.ty, walk.type_span()) {
+                // A BTF `char *` or `char[]` is read as a string by the kernel itself
+                // (`check_prepare_btf_string_fetch`); it refuses other types.
                 type_fits(types, ty, &r.expr, t, span, true, &mut r.found);
             }
             r
@@ -761,9 +819,63 @@ fn meaning(kernel: &Kernel, probe: &Probe, start: usize, found: &mut Vec<Diagnos
             span: shift(&arg.span),
             expr: reading.expr,
             ty: reading.ty,
+            named,
         });
     }
     out
+}
+
+/// The parameters a probe's BTF names and `$argN` stand for: the function's, or a
+/// tracepoint's (its stub's without the leading `void *__data`, as the kernel hides it).
+fn named_params(kernel: &Kernel, probe: &Probe) -> Option<fevlint_types::model::Prototype> {
+    let fevlint_mainline::Place::Symbol { name, module: None, .. } = &probe.place else { return None };
+    if probe.kind == ProbeKind::Tprobe {
+        let mut proto = kernel.function(&format!("__probestub_{name}")).ok()?.prototypes.into_iter().next()?.proto;
+        if proto.params.is_empty() {
+            return None;
+        }
+        proto.params.remove(0);
+        return Some(proto);
+    }
+    Some(kernel.function(name).ok()?.prototypes.into_iter().next()?.proto)
+}
+
+/// The type a BTF-named argument reaches (`file->f_path.dentry`): the parameter (or
+/// `$retval`) by name, then each member by name as the kernel's `parse_btf_field`
+/// walks them; with each member's place for the hover. `None` where the walk leaves
+/// what BTF settles (the kernel refuses those lines itself).
+fn btf_base(
+    kernel: &Kernel,
+    types: &dyn TypeSource,
+    probe: &Probe,
+    base: &str,
+    fields: &[fevlint_mainline::Field],
+) -> Option<(TypeRef, String, Vec<NamedStep>)> {
+    let proto = named_params(kernel, probe)?;
+    let mut ty =
+        if base == "$retval" { proto.ret? } else { proto.params.iter().find(|p| p.name.as_deref() == Some(base))?.ty };
+    let mut expr = base.to_owned();
+    let mut named = Vec::new();
+    for f in fields.iter().take(MAX_DEREFS) {
+        let container = if f.arrow {
+            match layout::strip(types, ty).ok()?.1 {
+                Type::Pointer { target } => target,
+                _ => return None,
+            }
+        } else {
+            ty
+        };
+        let m = layout::resolve_member(types, container, &f.name).ok()??;
+        let container_name = match layout::strip(types, container).ok()?.1 {
+            Type::Struct(Composite { name: Some(n), .. }) => format!("struct {n}"),
+            Type::Union(Composite { name: Some(n), .. }) => format!("union {n}"),
+            _ => layout::type_name(types, container).unwrap_or_default(),
+        };
+        named.push((format!("{}{}", if f.arrow { "->" } else { "." }, f.name), container_name, m.offset));
+        expr = format!("{expr}{}{}", if f.arrow { "->" } else { "." }, f.name);
+        ty = m.ty;
+    }
+    Some((ty, expr, named))
 }
 
 /// The bytes a scalar `:TYPE` stores (`u16` → 2), or `None` (strings, arrays, bitfields).
@@ -776,31 +888,6 @@ fn scalar_bytes(t: &str) -> Option<u64> {
             .filter(|b| matches!(b, 8 | 16 | 32 | 64))
             .map(|b| b / 8),
     }
-}
-
-/// The member at `offset` of a struct that embeds `obj` at offset 0 (breadth-first
-/// through nested embeddings, as `rules/resolve.rs` finds them for T407).
-fn via_container(types: &dyn TypeSource, obj: TypeRef, offset: u64) -> Option<(TypeRef, MemberPath)> {
-    let mut queue = std::collections::VecDeque::from([(obj, 0u32)]);
-    let mut seen = std::collections::HashSet::from([obj]);
-    while let Some((t, depth)) = queue.pop_front() {
-        if depth >= 6 || seen.len() > 256 {
-            break;
-        }
-        for c in types.embedders(t).ok()? {
-            if !seen.insert(c) {
-                continue;
-            }
-            queue.push_back((c, depth + 1));
-            if types.size_of(c).ok()?.is_some_and(|size| size > offset) {
-                let paths = layout::member_at(types, c, offset).ok()?;
-                if let Some(p) = paths.into_iter().find(|p| p.place == Placement::Start) {
-                    return Some((c, p));
-                }
-            }
-        }
-    }
-    None
 }
 
 /// Whether `path` is an element of a byte array (`comm[0]`, `sa_data[2]`): a string or
@@ -961,6 +1048,9 @@ pub fn describe_at(text: &str, offset: usize, kernels: &[&Kernel]) -> Option<(Sp
             "**{}** on {}: `{}` (`{}`) at the entry of `{}`\n",
             w.key.1, k.name, w.expr, w.ty, w.function
         );
+        for (member, container, off) in &w.named {
+            let _ = writeln!(out, "- `{member}` at +{off} of `{container}`");
+        }
         for (_, off, member, container) in &w.steps {
             let _ = writeln!(out, "- `+{off}`: `{member}` of `{container}`");
         }
@@ -1035,6 +1125,7 @@ pub fn moves_from_lock(text: &str, locked: &[crate::lock::LockedProbeArg], new: 
                 span,
                 expr: l.expr.clone(),
                 ty: String::new(),
+                named: Vec::new(),
             })
         })
         .collect();

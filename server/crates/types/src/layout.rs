@@ -401,6 +401,169 @@ fn find_named(
 }
 
 // ---------------------------------------------------------------------------------
+// Past the end of a type.
+
+/// A type that an offset past the end of a pointer's declared type may be read in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Extension {
+    /// The larger struct.
+    pub container: TypeRef,
+    /// What the offset reads there (innermost member starting there if any, else the
+    /// innermost covering it).
+    pub member: MemberPath,
+    /// The outermost named member of `container` covering the offset (`sin6_addr` for a
+    /// read of `sin6_addr.in6_u.u6_addr8[8]`).
+    pub top: MemberPath,
+    /// How it extends the declared type.
+    pub how: Extends,
+}
+
+/// How an [`Extension`] relates to the declared type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extends {
+    /// It embeds the declared type at offset 0, directly or through other structs
+    /// (`struct tcp_sock` … `struct sock`): what `container_of`/`tcp_sk(sk)` casts to.
+    Embeds,
+    /// It is a struct of the same family: named after the declared type (`sockaddr_in6`,
+    /// `__kernel_sockaddr_storage` for `sockaddr`) and starting with the same tag (an
+    /// integer of the same size whose name ends alike: `sin6_family`, `sa_family`). The
+    /// C idiom of a base "class" whose callers pass a larger struct.
+    Family,
+}
+
+/// Most extensions returned.
+const MAX_EXTENSIONS: usize = 64;
+
+/// The structs an offset past the end of `obj` may be read in, likeliest first: the
+/// declared type's family (see [`Extends::Family`]) when it has one, those read whole
+/// by `want` bytes first, smaller first; then the structs that embed it at offset 0,
+/// breadth-first. Unions are never extensions: a union holding `obj` holds its other
+/// alternatives, not more of `obj`, at the same place.
+pub fn past_end(src: &dyn TypeSource, obj: TypeRef, offset: u64, want: u64) -> Result<Vec<Extension>, ModelError> {
+    let mut out = Vec::new();
+    let (obj, t) = strip(src, obj)?;
+    let Type::Struct(c) = &t else { return Ok(out) };
+    if offset < c.size {
+        return Ok(out);
+    }
+    let fit = |container: TypeRef, how: Extends| -> Result<Option<Extension>, ModelError> {
+        if src.size_of(container)?.is_none_or(|size| size <= offset) {
+            return Ok(None);
+        }
+        let paths = member_at(src, container, offset)?;
+        let Some(member) = paths
+            .iter()
+            .find(|p| p.place == Placement::Start && p.size == want)
+            .or_else(|| paths.iter().find(|p| p.place == Placement::Start))
+            .or_else(|| paths.iter().find(|p| p.place != Placement::Padding))
+            .cloned()
+        else {
+            return Ok(None);
+        };
+        let top = match member.names.first() {
+            Some(first) => {
+                let name = first.split('[').next().unwrap_or(first);
+                resolve_member(src, container, name)?.unwrap_or_else(|| member.clone())
+            }
+            None => member.clone(),
+        };
+        Ok(Some(Extension { container, member, top, how }))
+    };
+    // The family: named after `obj`, starting with the same tag.
+    if let Some(name) = &c.name {
+        let tag = first_leaf(src, obj)?;
+        let mut family = Vec::new();
+        for other in src.type_names(crate::model::TypeNamespace::Struct)? {
+            if other == *name || !extends_name(name, &other) {
+                continue;
+            }
+            for cand in src.find_type(crate::model::TypeNamespace::Struct, &other)?.into_iter().take(1) {
+                let same_tag = match (&tag, first_leaf(src, cand)?) {
+                    (Some((a_name, a_size)), Some((b_name, b_size))) => {
+                        a_size == &b_size && last_word(a_name) == last_word(&b_name)
+                    }
+                    _ => false,
+                };
+                if same_tag {
+                    if let Some(e) = fit(cand, Extends::Family)? {
+                        family.push(e);
+                    }
+                }
+            }
+            if family.len() >= MAX_EXTENSIONS {
+                break;
+            }
+        }
+        let whole = |e: &Extension| offset + want <= e.top.offset + e.top.size;
+        let mut sized = Vec::with_capacity(family.len());
+        for e in family {
+            sized.push((!whole(&e), src.size_of(e.container)?.unwrap_or(u64::MAX), e));
+        }
+        sized.sort_by_key(|a| (a.0, a.1));
+        out.extend(sized.into_iter().map(|(_, _, e)| e));
+    }
+    // The structs embedding it at offset 0.
+    let mut queue = std::collections::VecDeque::from([(obj, 0u32)]);
+    let mut seen = std::collections::HashSet::from([obj]);
+    let mut embedding = Vec::new();
+    while let Some((t, depth)) = queue.pop_front() {
+        if depth >= 6 || seen.len() > 256 {
+            break;
+        }
+        for c in src.embedders(t)? {
+            if !seen.insert(c) || !matches!(strip(src, c)?.1, Type::Struct(_)) {
+                continue;
+            }
+            queue.push_back((c, depth + 1));
+            if let Some(e) = fit(c, Extends::Embeds)? {
+                if e.member.place == Placement::Start {
+                    embedding.push(e);
+                }
+            }
+        }
+    }
+    // Prefer the container whose member has exactly the size read (stable otherwise).
+    embedding.sort_by_key(|e| e.member.size != want);
+    out.extend(embedding);
+    out.truncate(MAX_EXTENSIONS);
+    Ok(out)
+}
+
+/// The name and size of the first member at offset 0 (through anonymous composites, not
+/// named ones), when it is an integer: a family's tag (`sa_family`).
+fn first_leaf(src: &dyn TypeSource, ty: TypeRef) -> Result<Option<(String, u64)>, ModelError> {
+    for p in member_at(src, ty, 0)? {
+        if p.place == Placement::Start
+            && p.bitfield_size == 0
+            && p.names.len() == 1
+            && matches!(strip(src, p.ty)?.1, Type::Int { .. })
+        {
+            if let Some(last) = p.names.last() {
+                return Ok(Some((last.clone(), p.size)));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// `family` of `sin6_family`.
+fn last_word(name: &str) -> &str {
+    name.rsplit('_').next().unwrap_or(name)
+}
+
+/// Whether `other` is named as a kind of `name`: `name`'s words, then at least one more
+/// (`sockaddr_in6`; `__kernel_sockaddr_storage`, the uapi spelling of
+/// `sockaddr_storage`, for `sockaddr`).
+fn extends_name(name: &str, other: &str) -> bool {
+    let words: Vec<&str> = name.split('_').filter(|w| !w.is_empty()).collect();
+    let mut theirs: Vec<&str> = other.split('_').filter(|w| !w.is_empty()).collect();
+    if theirs.first() == Some(&"kernel") && words.first() != Some(&"kernel") {
+        theirs.remove(0);
+    }
+    !words.is_empty() && theirs.len() > words.len() && theirs.starts_with(&words)
+}
+
+// ---------------------------------------------------------------------------------
 // pahole-style printer.
 
 /// Prints composite `ty` the way `pahole -C NAME` does (cachelines of 64 bytes):

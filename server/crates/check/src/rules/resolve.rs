@@ -119,6 +119,48 @@ pub enum Problem {
     /// T407: an offset past the end of the declared type is a member of a struct that
     /// embeds it at offset 0 (the code casts: `tcp_sk(sk)`).
     ViaContainer { span: Span, declared: String, container: String, member: String, others: Vec<String> },
+    /// T407: an offset past the end of a family's base struct (`struct sockaddr`), which
+    /// the members of the family extend (`sockaddr_in6`): `fits` names them.
+    PastEndFits { span: Span, declared: String, size: u64, fits: String },
+}
+
+/// What an offset past the end of the declared type reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Past {
+    /// A member of the struct embedding it (`tcp_sock`), read on from there.
+    Read(TypeRef, MemberPath),
+    /// One of a family's structs, which one the caller knows.
+    Fits,
+    Nothing,
+}
+
+/// `struct sockaddr_in6` (8 bytes into `sin6_addr`), `struct sockaddr_un` (…), and
+/// how many more: the structs an offset past the end fits, for a message.
+pub(crate) fn extensions_list(src: &dyn TypeSource, found: &[layout::Extension]) -> String {
+    const SHOWN: usize = 4;
+    let mut parts: Vec<String> = found
+        .iter()
+        .take(SHOWN)
+        .map(|e| {
+            let name = layout::type_name(src, e.container).unwrap_or_default();
+            let top = e.top.dotted();
+            let at = e.member.offset
+                + match e.member.place {
+                    Placement::Inside { delta } => delta,
+                    _ => 0,
+                };
+            if at == e.top.offset {
+                format!("`{name}` (`{top}`)")
+            } else {
+                let d = at - e.top.offset;
+                format!("`{name}` ({d} byte{} into `{top}`)", if d == 1 { "" } else { "s" })
+            }
+        })
+        .collect();
+    if found.len() > SHOWN {
+        parts.push(format!("and {} more", found.len() - SHOWN));
+    }
+    parts.join(", ")
 }
 
 /// Resolves a definition's fields. `None` when the kernel has no such function or no
@@ -379,7 +421,8 @@ impl<'a> TypeWalker<'a> {
                 let paths = layout::member_at(self.src, obj, delta)?;
                 let nearby = self.nearby(obj, delta)?;
                 let Some(first) = paths.first() else {
-                    if let Some((container, path)) = self.through_container(obj, delta, want, span)? {
+                    let past = self.through_container(obj, delta, want, span)?;
+                    if let Past::Read(container, path) = past {
                         let cexpr = format!("(({} *){expr})", self.type_name(container));
                         let member_expr = Self::member_expr(&cexpr, &path);
                         self.out.steps.push(Access {
@@ -393,6 +436,9 @@ impl<'a> TypeWalker<'a> {
                             expr: member_expr.clone(),
                         });
                         return Ok(Some((path, member_expr)));
+                    }
+                    if past == Past::Fits {
+                        return Ok(None);
                     }
                     let size = self.src.size_of(obj)?.unwrap_or(0);
                     self.out.problems.push(Problem::OffsetNotMember {
@@ -536,43 +582,27 @@ impl<'a> TypeWalker<'a> {
     }
 
     /// An offset past the end of `obj`: the member it is in a struct that embeds `obj`
-    /// at offset 0, searched breadth-first through nested embeddings.
-    fn through_container(
-        &mut self,
-        obj: TypeRef,
-        delta: u64,
-        want: u64,
-        span: Span,
-    ) -> Result<Option<(TypeRef, MemberPath)>, ModelError> {
-        let mut queue = std::collections::VecDeque::from([(obj, 0u32)]);
-        let mut seen = std::collections::HashSet::from([obj]);
-        let mut found: Vec<(TypeRef, MemberPath)> = Vec::new();
-        while let Some((t, depth)) = queue.pop_front() {
-            if depth >= 6 || seen.len() > 256 {
-                break;
-            }
-            for c in self.src.embedders(t)? {
-                if !seen.insert(c) {
-                    continue;
-                }
-                queue.push_back((c, depth + 1));
-                if self.src.size_of(c)?.is_some_and(|size| size > delta) {
-                    let paths = layout::member_at(self.src, c, delta)?;
-                    if let Some(p) = paths
-                        .iter()
-                        .find(|p| p.place == Placement::Start && p.size == want)
-                        .or_else(|| paths.iter().find(|p| p.place == Placement::Start))
-                    {
-                        found.push((c, p.clone()));
-                    }
-                }
-            }
+    /// at offset 0, searched breadth-first through nested embeddings; or, when `obj` is
+    /// the base of a family (`struct sockaddr`), the family's structs it fits, and no
+    /// single reading (`Past::Fits`).
+    fn through_container(&mut self, obj: TypeRef, delta: u64, want: u64, span: Span) -> Result<Past, ModelError> {
+        let found = layout::past_end(self.src, obj, delta, want)?;
+        if found.iter().any(|e| e.how == layout::Extends::Family) {
+            self.out.problems.push(Problem::PastEndFits {
+                span,
+                declared: self.type_name(obj),
+                size: self.src.size_of(obj)?.unwrap_or(0),
+                fits: extensions_list(self.src, &found),
+            });
+            return Ok(Past::Fits);
         }
-        // Prefer the container whose member has exactly the size read.
-        found.sort_by_key(|(_, p)| p.size != want);
-        let Some((container, path)) = found.first().cloned() else { return Ok(None) };
-        let others =
-            found[1..].iter().take(4).map(|(c, p)| format!("`{}` in `{}`", p.dotted(), self.type_name(*c))).collect();
+        let Some(first) = found.first() else { return Ok(Past::Nothing) };
+        let (container, path) = (first.container, first.member.clone());
+        let others = found[1..]
+            .iter()
+            .take(4)
+            .map(|e| format!("`{}` in `{}`", e.member.dotted(), self.type_name(e.container)))
+            .collect();
         self.out.problems.push(Problem::ViaContainer {
             span,
             declared: self.type_name(obj),
@@ -580,7 +610,7 @@ impl<'a> TypeWalker<'a> {
             member: path.dotted(),
             others,
         });
-        Ok(Some((container, path)))
+        Ok(Past::Read(container, path))
     }
 
     /// A read of `size` bytes starting at element `path` of a byte array (`char sa_data[]`,

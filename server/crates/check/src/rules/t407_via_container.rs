@@ -16,7 +16,11 @@ When an offset lands past the end of a pointer's declared type, looks for struct
 embed that type at offset 0 (`struct tcp_sock` starts with `struct
 inet_connection_sock`, which starts with `struct inet_sock`, which starts with `struct
 sock`) and, if the offset is a member there, says which one and keeps checking the rest
-of the field through that struct.
+of the field through that struct. When the type is the base of a family of structs
+(`struct sockaddr`, which callers fill as a `sockaddr_in6`, a `sockaddr_un`, …: structs
+named after it that start with the same tag), names the ones the offset fits instead.
+Unions are never taken as containers: a union holding the type holds other things, not
+more of it.
 
 ## Why is this bad?
 It is not wrong by itself: kernel code casts (`tcp_sk(sk)`, `container_of`) and scripts
@@ -42,6 +46,13 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for (_, _, r) in cx.resolved() {
         for m in &r.fields {
             for p in &m.problems {
+                if let Problem::PastEndFits { span, declared, size, fits } = p {
+                    out.push(
+                        cx.kernel_diagnostic(&RULE, *span, format!("past the end of `{declared}` ({size} bytes): it fits {fits}"))
+                            .note(format!("this assumes a larger struct that starts like `{declared}` (which one is the caller's to know)")),
+                    );
+                    continue;
+                }
                 let Problem::ViaContainer { span, declared, container, member, others } = p else { continue };
                 let mut d = cx
                     .kernel_diagnostic(&RULE, *span, format!("past the end of `{declared}`: read as `{member}` of `{container}`, which embeds it"))
