@@ -1,20 +1,31 @@
 //! Bytes of a kernel input held in memory: an owned buffer (decompressed data, small
-//! files) or a read-only memory map (large uncompressed files such as a `-dbg` vmlinux).
+//! files) or a read-only memory map of a private copy (large uncompressed files such as a
+//! `-dbg` vmlinux). No file another process can change is ever mapped: a shared map of a
+//! file truncated under it faults (SIGBUS) on the next read and kills fevlint.
 
 use std::fmt;
 use std::fs::File;
 use std::ops::{Deref, Range};
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
 use crate::error::LoadError;
 use crate::fsio;
 
-/// Files at least this large are memory-mapped rather than read.
+/// Files at least this large are copied into a private file and mapped rather than read
+/// into memory.
 pub const MMAP_THRESHOLD: u64 = 16 << 20;
 /// The most bytes read from a file that reported a small size (procfs files report 0;
 /// `/proc/kallsyms` is about 20 MiB): far above any real one, and bounded.
 const READ_LIMIT: u64 = 1 << 30;
+
+/// Where private copies go first: fevlint's cache directory, given by the cache
+/// ([`crate::cache::set_dir`] passes it on); beside the file when unset.
+static PRIVATE_DIR: RwLock<Option<PathBuf>> = RwLock::new(None);
+
+pub(crate) fn set_private_dir(dir: Option<PathBuf>) {
+    *PRIVATE_DIR.write().unwrap_or_else(|p| p.into_inner()) = dir;
+}
 
 /// Shared, immutable bytes. Cloning is cheap (one `Arc`).
 #[derive(Clone)]
@@ -30,14 +41,16 @@ impl Blob {
         Blob(Arc::new(Inner::Owned(v)))
     }
 
-    /// Reads `path`, mapping it when it is large. The result is the file's bytes as they
+    /// Reads `path`: into memory when small, else as a private copy (see
+    /// [`Blob::read_private`]: the user's vmlinux is never mapped shared, so another
+    /// process truncating it cannot crash fevlint). The result is the file's bytes as they
     /// are; nothing is decompressed here. Only regular files are read: a device, a FIFO or
     /// a socket is refused before reading (it could be endless, or block forever).
     pub fn read(path: &Path) -> Result<Blob, LoadError> {
         let io = |error| LoadError::Io { path: path.to_owned(), error };
         let (file, len) = fsio::open_regular(path).map_err(|e| io(e.into_io()))?;
         if len >= MMAP_THRESHOLD {
-            return map(&file).map(|m| Blob(Arc::new(Inner::Mapped(m)))).map_err(io);
+            return private_copy(file, len, path);
         }
         // Small files and procfs/sysfs files (which report size 0 or 4096): read to the
         // end, the size only a hint, but never more than READ_LIMIT.
@@ -52,13 +65,15 @@ impl Blob {
     }
 
     /// Reads `path` into bytes no other process can change: in memory when small, else
-    /// copied into an unlinked file of fevlint's own (`O_TMPFILE` beside it, filled by
-    /// `copy_file_range`, a reflink where the file system has them) and mapped. For the
-    /// cache's files: another program may truncate or rewrite them at any time, and a
-    /// shared map of a truncated file faults (SIGBUS) on the next read.
+    /// copied into an unlinked file of fevlint's own (`O_TMPFILE` in the cache directory
+    /// or beside the file, filled by `copy_file_range`, a reflink where the file system
+    /// has them) and mapped. Another program may truncate or rewrite the file at any time
+    /// (a cache entry, a vmlinux being rebuilt), and a shared map of a truncated file
+    /// faults (SIGBUS) on the next read; the copy is read with `read`, which only sees the
+    /// file end early.
     pub fn read_private(path: &Path) -> Result<Blob, LoadError> {
         let io = |error| LoadError::Io { path: path.to_owned(), error };
-        let (mut file, len) = fsio::open_regular(path).map_err(|e| io(e.into_io()))?;
+        let (file, len) = fsio::open_regular(path).map_err(|e| io(e.into_io()))?;
         if len < MMAP_THRESHOLD {
             return match fsio::read_to_limit(file, len, MMAP_THRESHOLD) {
                 Ok(v) => Ok(Blob::from_vec(v)),
@@ -66,13 +81,7 @@ impl Blob {
                 Err(fsio::LimitedError::TooLarge) => Err(io(std::io::Error::other("grew while being read"))),
             };
         }
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let mut copy = private_file(dir).map_err(io)?;
-        let n = std::io::copy(&mut file, &mut copy).map_err(io)?;
-        if n == 0 {
-            return Ok(Blob::from_vec(Vec::new()));
-        }
-        map(&copy).map(|m| Blob(Arc::new(Inner::Mapped(m)))).map_err(io)
+        private_copy(file, len, path)
     }
 
     /// Whether the bytes are a memory map of the file (as opposed to an owned copy).
@@ -91,6 +100,35 @@ impl Blob {
     /// The whole blob as a slice.
     pub fn whole(&self) -> BlobSlice {
         BlobSlice { blob: self.clone(), range: 0..self.len() }
+    }
+}
+
+/// The `len` bytes of the open `file` (named `path`) as a map of a private copy: in the
+/// cache directory when one is set (fevlint's own), else beside the file; where neither
+/// can hold it (a read-only folder, a full disk), read into memory. A file that ends
+/// before `len` (truncated while copied) is an error, never a short blob.
+fn private_copy(mut file: File, len: u64, path: &Path) -> Result<Blob, LoadError> {
+    let io = |error| LoadError::Io { path: path.to_owned(), error };
+    let changed = || io(std::io::Error::other(format!("changed while being read (it was {len} bytes)")));
+    let beside = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_owned();
+    let first = PRIVATE_DIR.read().unwrap_or_else(|p| p.into_inner()).clone();
+    for dir in first.into_iter().chain([beside]) {
+        let Ok(mut copy) = private_file(&dir) else { continue };
+        match std::io::copy(&mut file, &mut copy) {
+            Ok(n) if n == len => return map(&copy).map(|m| Blob(Arc::new(Inner::Mapped(m)))).map_err(io),
+            Ok(_) => return Err(changed()),
+            // The copy could not be written (a full disk): start again from the top of
+            // the file in the next place.
+            Err(_) => {
+                use std::io::Seek;
+                file.seek(std::io::SeekFrom::Start(0)).map_err(io)?;
+            }
+        }
+    }
+    match fsio::read_to_limit(file, len, len) {
+        Ok(v) if v.len() as u64 == len => Ok(Blob::from_vec(v)),
+        Ok(_) | Err(fsio::LimitedError::TooLarge) => Err(changed()),
+        Err(fsio::LimitedError::Io(e)) => Err(io(e)),
     }
 }
 
@@ -120,10 +158,9 @@ fn private_file(dir: &Path) -> std::io::Result<File> {
 
 #[allow(unsafe_code)]
 fn map(file: &File) -> std::io::Result<memmap2::Mmap> {
-    // SAFETY: the map is read-only and private to this process. If another process
-    // truncates or rewrites the file while it is mapped, reads may see the new bytes
-    // or fault (SIGBUS); that is the accepted risk of mapping (as in ripgrep, gimli
-    // users, object's own examples) and the reason only large files are mapped.
+    // SAFETY: only files no other process can reach are mapped: unlinked private
+    // copies made by `private_copy` (`O_TMPFILE`, or a name unlinked at once), so no
+    // one can truncate or rewrite them while the map lives.
     unsafe { memmap2::Mmap::map(file) }
 }
 

@@ -28,6 +28,7 @@ static DIR: RwLock<Option<PathBuf>> = RwLock::new(None);
 /// off). Called by the CLI before it parses its arguments, and by tests and benches that
 /// want a private directory.
 pub fn set_dir(dir: Option<PathBuf>) {
+    crate::blob::set_private_dir(dir.clone());
     *DIR.write().unwrap_or_else(|p| p.into_inner()) = dir;
 }
 

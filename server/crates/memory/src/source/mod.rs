@@ -1,6 +1,10 @@
-//! The bytes of a dump file: memory-mapped, in memory (tests, fuzzing), read with
-//! `pread` (`/proc/kcore`, which cannot be mapped), or a flattened stream seen through its
-//! record index as the file it describes.
+//! The bytes of a dump file: read with `pread` (the user's dump files and `/proc/kcore`),
+//! in memory (tests, fuzzing), memory-mapped (only fevlint's own unlinked temporaries), or
+//! a flattened stream seen through its record index as the file it describes.
+//!
+//! A user's dump is never mapped: another program truncating it (a rotation, a copy
+//! being rewritten) would make the next read of the map fault with SIGBUS and kill
+//! fevlint; `pread` sees the file end and the reader says so.
 
 mod flat;
 
@@ -44,28 +48,19 @@ impl std::fmt::Debug for Source {
 
 #[allow(unsafe_code)]
 fn map(file: &File) -> std::io::Result<memmap2::Mmap> {
-    // SAFETY: the map is read-only and private to this process. If another process
-    // truncates or rewrites the file while it is mapped, reads may see the new bytes or
-    // fault (SIGBUS); that is the accepted risk of mapping a dump (as the server's blob
-    // loader, ripgrep and gimli users accept it).
+    // SAFETY: only called by `map_file` on fevlint's own unlinked temporaries (an
+    // unwrapped dump), which no other process can reach, truncate or rewrite.
     unsafe { memmap2::Mmap::map(file) }
 }
 
 impl Source {
-    /// Opens a file: mapped when it is a regular file, read with `pread` otherwise
-    /// (`/proc/kcore` reports a huge size and cannot be mapped).
+    /// Opens a file, read with `pread` (never mapped: see the module's doc; `/proc/kcore`
+    /// reports a huge size and cannot be mapped anyway).
     pub fn open(path: &Path) -> Result<Source, Error> {
         let io = |source| Error::Io { path: path.to_path_buf(), source };
         let file = File::open(path).map_err(io)?;
         let meta = file.metadata().map_err(io)?;
-        let proc_file = path.starts_with("/proc");
-        let inner = if meta.len() == 0 {
-            Inner::Empty
-        } else if proc_file || !meta.is_file() {
-            Inner::File(file, meta.len())
-        } else {
-            Inner::Mapped(map(&file).map_err(io)?)
-        };
+        let inner = if meta.len() == 0 { Inner::Empty } else { Inner::File(file, meta.len()) };
         Ok(Source { path: Arc::new(path.to_path_buf()), inner: Arc::new(inner) })
     }
 
