@@ -79,18 +79,23 @@ doc=$pkg/usr/share/doc/fevlint
 install -d "$doc/examples/helix"
 cp -r editors/helix/languages.toml editors/helix/runtime "$doc/examples/helix/"
 install -m 0644 README.md "$doc/README.md"
+# The rule pages: the language server links diagnostics to them (codeDescription).
+install -d "$doc/rules"
+install -m 0644 docs/rules/*.md "$doc/rules/"
 cat > "$doc/copyright" <<EOF
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: fevlint
-Source: $(sed -n 's/^repository = "\(.*\)"/\1/p' Cargo.toml | head -1)
 
 Files: *
 License: GPL-2.0-only
  On Debian systems, the full text of the GNU General Public License version 2
  can be found in /usr/share/common-licenses/GPL-2.
 EOF
-printf 'fevlint (%s) unstable; urgency=medium\n\n  * Built from the fevlint repository by scripts/build-deb.sh.\n\n -- fevlint <fevlint@example.invalid>  %s\n' \
-    "$version" "$(date -R -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")" \
+# The maintainer of a local build is whoever builds it (Debian's DEBFULLNAME/DEBEMAIL,
+# as dch reads them); fevlint has no public address to put here.
+maintainer="${DEBFULLNAME:-$(id -un)} <${DEBEMAIL:-$(id -un)@localhost}>"
+printf 'fevlint (%s) unstable; urgency=medium\n\n  * Built from the fevlint repository by scripts/build-deb.sh.\n\n -- %s  %s\n' \
+    "$version" "$maintainer" "$(date -R -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")" \
     | gzip -9n > "$doc/changelog.Debian.gz"
 find "$pkg/usr/share" -type f -exec chmod 0644 {} +
 find "$pkg/usr/share" -type d -exec chmod 0755 {} +
@@ -106,7 +111,7 @@ cat > "$pkg/DEBIAN/control" <<EOF
 Package: fevlint
 Version: $version
 Architecture: $arch
-Maintainer: fevlint <fevlint@example.invalid>
+Maintainer: $maintainer
 Installed-Size: $installed_size
 Depends: ${depends:-libc6}
 Suggests: neovim (>= 0.11), vim-ale, elpa-eglot

@@ -4,7 +4,6 @@
 ;; Version: 0.1.0
 ;; Package-Requires: ((emacs "27.1"))
 ;; Keywords: languages, tools
-;; URL: https://example.invalid/fevlint
 
 ;;; Commentary:
 

@@ -214,7 +214,7 @@ fn pre_commit_hook_on_the_examples() {
     copy_examples(&repo);
     let git = |args: &[&str]| {
         let out = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "init.defaultBranch=main"])
+            .args(["-c", "user.name=t", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main"])
             .args(args)
             .current_dir(&repo)
             .output()

@@ -344,3 +344,33 @@ fn the_circle_search_sees_aliases_groups_and_reexports() {
     assert_eq!(graph["c"].iter().collect::<Vec<_>>(), ["a"], "a root re-export names its module");
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+/// fevlint has no public web home: no file of the repository links to a placeholder
+/// host (the reserved example domains sent editors, SARIF and the language server's
+/// rule links to a dead address). Rule pages are local (`fevlint rule CODE`, `docs/rules/`).
+#[test]
+fn no_placeholder_hosts_anywhere() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = std::process::Command::new("git")
+        .args(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+        .current_dir(&root)
+        .output()
+        .expect("git ls-files");
+    assert!(out.status.success(), "git ls-files: {}", String::from_utf8_lossy(&out.stderr));
+    // Spelled in pieces so that this file does not find itself.
+    let hosts = [["example", ".invalid"].concat(), ["example", ".com"].concat(), ["example", ".org"].concat()];
+    let mut found = Vec::new();
+    for path in out.stdout.split(|&b| b == 0).filter(|p| !p.is_empty()) {
+        let path = root.join(String::from_utf8_lossy(path).as_ref());
+        let Ok(text) = std::fs::read(&path) else { continue };
+        let text = String::from_utf8_lossy(&text);
+        for (n, line) in text.lines().enumerate() {
+            if hosts.iter().any(|h| line.contains(h.as_str())) {
+                found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    // formats.rs names the host to assert that SARIF output does not contain it.
+    found.retain(|f| !f.contains("server/tests/formats.rs"));
+    assert!(found.is_empty(), "placeholder hosts:\n{}", found.join("\n"));
+}

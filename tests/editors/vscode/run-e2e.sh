@@ -38,7 +38,7 @@ rm -f "$out"/*.json "$out"/*.png "$out"/go-*
 
 # The harness extension, packaged offline with the extension's own vsce.
 cp -r "$here/harness" "$run/harness"
-(cd "$run/harness" && "$root/editors/vscode/node_modules/.bin/vsce" package --out "$run/harness.vsix" >/dev/null)
+(cd "$run/harness" && "$root/editors/vscode/node_modules/.bin/vsce" package --allow-missing-repository --out "$run/harness.vsix" >/dev/null)
 
 ws=$run/workspace
 mkdir -p "$ws" "$run/ud/User" "$run/ud/Machine" "$run/ext"

@@ -6,7 +6,10 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use tower_lsp_server::ls_types as lsp;
 
-/// Where the rule docs live, for `codeDescription`.
+/// Where the rule docs live, for `codeDescription`: a `file:` link to a rule's page in a
+/// `docs/rules` folder on this machine, or no link at all. fevlint has no public web home,
+/// so there is no URL to fall back to (a placeholder host would be a dead link); without
+/// a local copy the client shows the code alone, and `fevlint rule CODE` prints the page.
 #[derive(Clone, Debug, Default)]
 pub struct RuleDocs {
     /// A `docs/rules` folder of a fevlint checkout, when one was found.
@@ -16,18 +19,18 @@ pub struct RuleDocs {
     hrefs: HashMap<&'static str, Option<lsp::Uri>>,
 }
 
-/// Used when no checkout is found: stable, under the project URL.
-pub const RULES_URL: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/rules/");
+/// Where the Debian package (`scripts/build-deb.sh`) installs the rule pages.
+pub const INSTALLED_RULES: &str = "/usr/share/doc/fevlint/rules";
 
 impl RuleDocs {
     /// The first `docs/rules` among the workspace roots, then the checkout this binary
-    /// was built from.
+    /// was built from, then the installed package's copy.
     pub fn find(roots: &[PathBuf]) -> RuleDocs {
         let built = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../docs/rules");
         let dir = roots
             .iter()
             .map(|r| r.join("docs/rules"))
-            .chain(std::iter::once(built))
+            .chain([built, PathBuf::from(INSTALLED_RULES)])
             .find(|d| d.join("README.md").is_file() || d.join("S001.md").is_file())
             .and_then(|d| d.canonicalize().ok());
         let mut docs = RuleDocs { dir, hrefs: HashMap::new() };
@@ -43,13 +46,8 @@ impl RuleDocs {
     }
 
     fn locate(&self, code: &str) -> Option<lsp::Uri> {
-        if let Some(dir) = &self.dir {
-            let file = dir.join(format!("{code}.md"));
-            if file.is_file() {
-                return lsp::Uri::from_file_path(&file);
-            }
-        }
-        format!("{RULES_URL}{code}.md").parse().ok()
+        let file = self.dir.as_ref()?.join(format!("{code}.md"));
+        file.is_file().then(|| lsp::Uri::from_file_path(&file)).flatten()
     }
 }
 
@@ -374,6 +372,11 @@ mod tests {
                 }
             }
         }
+        // Without a local copy of the rule pages there is no link (no placeholder host).
+        let body = publish_body(&at, &uri, None, &found, &RuleDocs::default(), false, false).expect("body");
+        assert!(!String::from_utf8_lossy(&body).contains("codeDescription"));
+        let with_docs = publish_body(&at, &uri, None, &found, &RuleDocs::find(&[]), false, false).expect("body");
+        assert!(String::from_utf8_lossy(&with_docs).contains(r#""codeDescription":{"href":"file:///"#));
         let empty = publish_body(&at, &uri, None, &[], &RuleDocs::default(), false, false).expect("body");
         let empty: serde_json::Value = serde_json::from_slice(&empty).expect("json");
         assert_eq!(empty["params"], serde_json::json!({"uri": uri.as_str(), "diagnostics": []}));
