@@ -91,6 +91,8 @@ fn each_rule_fires_on_its_defect() {
             "T412 warning: `str()` of an integer (`loff_t`) in 6.12.117+deb12-amd64",
         ),
         ("kfunc:vfs_read { @[args->file->f_nope] = count(); }", "T411 error: `struct file` has no member `f_nope` in 6.12.117+deb12-amd64"),
+        // Found by the QEMU judge: bpftrace types a kretfunc's `retval` from BTF.
+        ("kretfunc:tcp_close { @ = retval; }", "T413 error: `tcp_close` returns `void` in 6.12.117+deb12-amd64"),
         // With the kernel's `available_events`: the system is checked too.
         (
             "tracepoint:block:sched_switch { @ = count(); }",
@@ -124,6 +126,7 @@ fn each_rule_fires_on_its_defect() {
         "tracepoint:sched:sched_wakeup { @[args->comm, args->pid] = count(); }",
         "tracepoint:syscalls:sys_exit_openat { @[args->ret] = count(); }",
         "kfunc:vfs_read { @[args->file, args->count] = count(); } kretfunc:vfs_read { @ = retval; }",
+        "kretprobe:tcp_close { @ = retval; }",
         "kprobe:vfs_read { @[arg0, arg1, arg2, arg3] = count(); }",
         "kprobe:tcp_connect { $sk = (struct sock *)arg0; @[$sk->__sk_common.skc_daddr, ((struct sock *)arg0)->sk_rcvbuf] = count(); }",
         "struct sock { int sk_daddr; } kprobe:tcp_connect { $sk = (struct sock *)arg0; @[$sk->sk_daddr] = count(); }",

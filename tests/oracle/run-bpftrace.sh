@@ -13,6 +13,7 @@
 #   --per-script SECS   wall limit per script in the guest (default 120)
 #   --timeout SECS      wall limit for the guest (default 1200)
 #   --keep DIR          keep the console and result logs in DIR
+#   --bpftrace-args A   extra arguments for every bpftrace run (e.g. `-v`)
 # output (tab-separated rows on stdout):
 #   KERNEL <uname -r>
 #   EVENT  <system:event>           every line of available_events
@@ -22,14 +23,15 @@
 set -euo pipefail
 
 die() { echo "run-bpftrace: $*" >&2; exit 1; }
-MEM=2G PER=120 TMO=1200 KEEP=
+MEM=2G PER=120 TMO=1200 KEEP= BTARGS=
 while [ $# -gt 0 ]; do
   case $1 in
     -m|--mem) MEM=$2; shift 2;;
     --per-script) PER=$2; shift 2;;
     --timeout) TMO=$2; shift 2;;
     --keep) KEEP=$2; shift 2;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0;;
+    --bpftrace-args) BTARGS=$2; shift 2;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0;;
     -*) die "unknown option $1";;
     *) break;;
   esac
@@ -76,7 +78,7 @@ for inc in /usr/lib/llvm-*/lib/clang/*/include; do
   [ -d "$inc" ] && { mkdir -p "$R$inc"; cp -r "$inc/." "$R$inc/"; }
 done
 cp "$SCRIPTS"/*.bt "$R/scripts/" 2>/dev/null || die "no *.bt in $SCRIPTS"
-echo "PER=$PER" > "$R/config"
+printf 'PER=%q\nBTARGS=%q\n' "$PER" "$BTARGS" > "$R/config"
 cat > "$R/init" <<'EOF'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -93,7 +95,7 @@ sed 's/^/@@O EVENT /' $T/available_events >&3
 for f in /scripts/*.bt; do
   n=${f##*/}
   s=$(cut -d' ' -f1 /proc/uptime)
-  timeout "$PER" bpftrace "$f" </dev/null >/tmp/out 2>&1
+  timeout "$PER" bpftrace $BTARGS "$f" </dev/null >/tmp/out 2>&1
   rc=$?
   e=$(cut -d' ' -f1 /proc/uptime)
   o RUN "$n" "$rc" "$(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.1f", b - a }')"

@@ -59,6 +59,8 @@ mod t407_via_container;
 mod t410_bt_unknown_args_field;
 mod t411_bt_unknown_member;
 mod t412_bt_str_not_string;
+mod t413_bt_retval_of_void;
+mod t414_bt_ctx_access_refused;
 
 /// What a rule may look at.
 #[derive(Debug)]
@@ -272,6 +274,8 @@ pub static REGISTRY: &[&Rule] = &[
     &t410_bt_unknown_args_field::RULE,
     &t411_bt_unknown_member::RULE,
     &t412_bt_str_not_string::RULE,
+    &t413_bt_retval_of_void::RULE,
+    &t414_bt_ctx_access_refused::RULE,
 ];
 
 /// A bpftrace rule's check: over a bpftrace script's parse and one kernel.
@@ -290,6 +294,8 @@ pub static BT_RULES: &[(&Rule, BtCheck)] = &[
     (&t410_bt_unknown_args_field::RULE, t410_bt_unknown_args_field::check),
     (&t411_bt_unknown_member::RULE, t411_bt_unknown_member::check),
     (&t412_bt_str_not_string::RULE, t412_bt_str_not_string::check),
+    (&t413_bt_retval_of_void::RULE, t413_bt_retval_of_void::check),
+    (&t414_bt_ctx_access_refused::RULE, t414_bt_ctx_access_refused::check),
 ];
 
 /// Whether a rule is about bpftrace scripts (its examples are `bt` code).
