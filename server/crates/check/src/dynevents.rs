@@ -94,13 +94,35 @@ fn image_banner(kernel: &Kernel) -> Option<String> {
     Some(debian.filter(|d| d.starts_with(|c: char| c.is_ascii_digit())).unwrap_or(release).to_owned())
 }
 
+/// Whether a function starts with ENDBR64, which decides where a probe on its entry
+/// sits: `arch_adjust_kprobe_addr` moves `SYM` and `SYM+0` to `SYM+4` past an ENDBR64
+/// (or the 4-byte NOP the boot seals it to: `is_endbr()` takes both, on a CPU with IBT
+/// or without), and takes `SYM+4` as the entry too. Only kernels built with
+/// CONFIG_X86_KERNEL_IBT have any; GCC leaves it out of static functions whose address
+/// is never taken (`do_sys_openat2` on Debian's 6.12: the probe stays at `+0x0`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Endbr {
+    /// Read the function's first bytes from the kernel image (the default). Without
+    /// an image, every function of an IBT kernel is taken to start with one (most do),
+    /// and the checks that need the answer say they assumed it.
+    #[default]
+    Image,
+    /// Every function of an IBT kernel starts with ENDBR64 (no image is read for it).
+    Present,
+    /// No function starts with ENDBR64: probes stay at `+0`.
+    Absent,
+}
+
 /// fevlint-kernel behind the parser's questions. "Don't know" is `None`, never a guess.
 pub struct KernelEnv<'k> {
     kernel: &'k Kernel,
     btf: Option<KernelBtf<'k>>,
-    /// CONFIG_X86_KERNEL_IBT: functions start with ENDBR64, and
-    /// `arch_adjust_kprobe_addr` takes `SYM+4` as the entry too.
+    /// CONFIG_X86_KERNEL_IBT: functions may start with ENDBR64 (`is_endbr()` is a stub
+    /// returning false without it).
     ibt: bool,
+    endbr: Endbr,
+    /// 6.12's `can_probe` refuses INT/UD instructions itself.
+    rules: fevlint_kernel::code::Rules,
 }
 
 impl<'k> KernelEnv<'k> {
@@ -110,12 +132,66 @@ impl<'k> KernelEnv<'k> {
             Some(types) if dialect.btf_args && from_btf => Some(KernelBtf { types }),
             _ => None,
         };
-        let ibt = kernel.config().is_some_and(|c| c.value.is_enabled("X86_KERNEL_IBT"));
-        KernelEnv { kernel, btf, ibt }
+        // Without a config, the image's bytes answer (an image built without IBT has none).
+        let ibt = kernel.config().is_none_or(|c| c.value.is_enabled("X86_KERNEL_IBT"));
+        let rules = fevlint_kernel::code::Rules {
+            refuses_exception_insns: dialect.generation >= fevlint_mainline::Generation::Linux6_12,
+        };
+        KernelEnv { kernel, btf, ibt, endbr: Endbr::Image, rules }
+    }
+
+    /// The ENDBR64 assumption (`--endbr`).
+    pub fn with_endbr(mut self, endbr: Endbr) -> KernelEnv<'k> {
+        self.endbr = endbr;
+        self
     }
 
     fn symbol_count_of(&self, name: &str) -> Option<usize> {
         Some(self.kernel.symbols()?.value.by_name(name).count())
+    }
+
+    /// Whether `symbol` starts with ENDBR64, and whether the image said so (`false`:
+    /// assumed, by [`Endbr`]).
+    pub fn starts_with_endbr(&self, symbol: &str) -> Option<(bool, bool)> {
+        if !self.ibt {
+            return Some((false, true));
+        }
+        match self.endbr {
+            Endbr::Present => Some((true, false)),
+            Endbr::Absent => Some((false, false)),
+            Endbr::Image => {
+                let read = (|| {
+                    let addr = self.kernel.symbols()?.value.first(symbol)?.addr;
+                    self.kernel.code()?.starts_with_endbr(addr)
+                })();
+                Some(read.map_or((true, false), |e| (e, true)))
+            }
+        }
+    }
+
+    /// Where a probe on `symbol`'s entry sits: 4 past an ENDBR64, else 0.
+    pub fn entry_offset(&self, symbol: &str) -> u64 {
+        match self.starts_with_endbr(symbol) {
+            Some((true, _)) => 4,
+            _ => 0,
+        }
+    }
+
+    /// Whether `symbol+offset` lies in the kernel (`_stext` to `_end`), where
+    /// `kallsyms_lookup_size_offset` finds a symbol for it (with CONFIG_KALLSYMS_ALL);
+    /// elsewhere `_kprobe_addr` fails with -ENOENT. `None` without a symbol map.
+    fn in_kernel(&self, symbol: &str, offset: u64) -> Option<bool> {
+        let map = &self.kernel.symbols()?.value;
+        let (start, end) = (map.addr_of("_stext")?.0, map.addr_of("_end")?.0);
+        let addr = map.first(symbol)?.addr.0.checked_add(offset)?;
+        Some((start..=end).contains(&addr))
+    }
+
+    /// `register_kprobe` at `symbol+offset` from the image's code, when there is one.
+    pub fn probe_point(&self, symbol: &str, offset: u64) -> Option<fevlint_kernel::code::ProbePoint> {
+        let addr = self.kernel.symbols()?.value.first(symbol)?.addr;
+        let code = self.kernel.code()?;
+        Some(code.register(addr, offset, self.rules))
     }
 }
 
@@ -124,14 +200,22 @@ impl Env for KernelEnv<'_> {
         if symbol.contains(':') {
             return None;
         }
-        // The kernel reads the first 4 code bytes (`is_endbr`); no code bytes here, so on
-        // an IBT kernel every function is taken to start with ENDBR64, as Debian's do
-        // (a CPU with IBT may seal the ENDBR of functions whose address is never taken).
+        // The kernel reads the first 4 code bytes (`is_endbr`): from the image, or as
+        // `Endbr` says; an assumption is not an answer.
         match self.symbol_count_of(symbol)? {
             0 => Some(FuncEntry::NoSymbol),
-            _ if offset == 0 || (self.ibt && offset == 4) => Some(FuncEntry::Entry),
-            _ if self.ibt => None,
-            _ => Some(FuncEntry::NotEntry),
+            _ if offset == 0 => Some(FuncEntry::Entry),
+            _ if self.in_kernel(symbol, offset) == Some(false) => Some(FuncEntry::NoSymbol),
+            _ if offset != 4 || !self.ibt => Some(FuncEntry::NotEntry),
+            _ => match self.starts_with_endbr(symbol) {
+                Some((true, true)) => Some(FuncEntry::Entry),
+                Some((false, true)) => Some(FuncEntry::NotEntry),
+                // Assumed (no image, or `--endbr present/absent`): the parser records
+                // the assumption, as it did before images were read.
+                Some((true, false)) if self.endbr == Endbr::Present => Some(FuncEntry::Entry),
+                Some((false, false)) if self.endbr == Endbr::Absent => Some(FuncEntry::NotEntry),
+                _ => None,
+            },
         }
     }
 
@@ -170,7 +254,19 @@ impl Env for KernelEnv<'_> {
         match self.symbol_count_of(symbol)? {
             0 => Some(Err(RegisterError::NoSymbol)),
             _ if offset == 0 && self.kernel.kprobe_blacklist().is_some() => Some(Ok(())),
-            _ => None,
+            _ if self.in_kernel(symbol, offset) == Some(false) => Some(Err(RegisterError::NoSymbol)),
+            // Inside the function: the image's code decides (instruction boundary, the
+            // reserved sites, what kprobes cannot single-step).
+            _ => {
+                use fevlint_kernel::code::{ProbePoint, Refusal};
+                match self.probe_point(symbol, offset)? {
+                    ProbePoint::Accepted { .. } => Some(Ok(())),
+                    ProbePoint::Refused(Refusal::NotBoundary { .. }) => Some(Err(RegisterError::NotInsnBoundary)),
+                    ProbePoint::Refused(Refusal::Invalid(_)) => Some(Err(RegisterError::Failed)),
+                    ProbePoint::Refused(Refusal::Unsupported(_)) => Some(Err(RegisterError::Unsupported)),
+                    ProbePoint::Unknown(_) => None,
+                }
+            }
         }
     }
 
@@ -179,12 +275,34 @@ impl Env for KernelEnv<'_> {
         if symbol.contains(['*', '?', '[']) {
             return None;
         }
+        // ftrace's filter takes a leading digit as an index into its records, counted
+        // from 1 in available_filter_functions order (`add_rec_by_index`, kstrtoul).
+        if symbol.starts_with(|c: char| c.is_ascii_digit()) {
+            let records = list.value.len() + list.value.invalid_lines();
+            return Some(kstrtoul(symbol).is_some_and(|i| i >= 1 && i <= records as u64));
+        }
+        // No function is named with a colon (`MOD:SYM` is not ftrace's `:mod:` syntax).
         Some(list.value.contains(symbol))
     }
 
     fn btf(&self) -> Option<&dyn Btf> {
         self.btf.as_ref().map(|b| b as &dyn Btf)
     }
+}
+
+/// The kernel's `kstrtoul(s, 0, …)`: `0x` hex, `0` octal, else decimal, all of `s`
+/// (one trailing newline allowed), no sign.
+fn kstrtoul(s: &str) -> Option<u64> {
+    let s = s.strip_suffix('\n').unwrap_or(s);
+    let (digits, radix) = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => (h, 16),
+        None if s.len() > 1 && s.starts_with('0') => (&s[1..], 8),
+        None => (s, 10),
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    u64::from_str_radix(digits, radix).ok()
 }
 
 /// The parser's BTF questions over fevlint-kernel's BTF (type ids are BTF ids).
@@ -378,7 +496,10 @@ fn parse_findings(text: &str, dialect: &Dialect, env: &dyn Env) -> (Vec<Diagnost
         match fl.result {
             Ok(Line::Probe(p)) => probes.push((fl.start, p)),
             Ok(_) => {}
-            Err(Rejection::Logged(e)) => {
+            Err(Rejection::Logged(last)) => {
+                // The kernel's word is the first entry the write logged (a few paths log
+                // a second, more generic one after it).
+                let e = last.first();
                 let at = fl.start + e.byte.min(line_len);
                 let word_end = text[at..].find(|c: char| c.is_whitespace()).map_or(text.len(), |i| at + i).max(at + 1);
                 let end = word_end.min(fl.start + line_len.max(1)).max(at);
@@ -390,7 +511,10 @@ fn parse_findings(text: &str, dialect: &Dialect, env: &dyn Env) -> (Vec<Diagnost
                     format!("the kernel rejects this line: {}", e.message),
                 );
                 d.notes.push(format!("error_log: {}", e.render().lines().next().unwrap_or_default()).into());
-                d.notes.push(format!("write(2) fails with {}", e.errno.name()).into());
+                if last.first.is_some() {
+                    d.notes.push(format!("then: {}", last.render().lines().next().unwrap_or_default()).into());
+                }
+                d.notes.push(format!("write(2) fails with {}", last.errno.name()).into());
                 found.push(d);
             }
             Err(Rejection::Silent { errno, why }) => found.push(diag(

@@ -260,7 +260,7 @@ pub fn emit(
         Err(r) => Err(Problem {
             span: *fspan,
             message: match r.logged() {
-                Some(e) => format!("the kernel would reject `{line}`: {}", e.render().trim_end()),
+                Some(e) => format!("the kernel would reject `{line}`: {}", e.first().render().trim_end()),
                 None => format!("the kernel would reject `{line}` ({r:?})"),
             },
         }),

@@ -52,6 +52,10 @@ pub struct Kernel {
     /// CRC-32 of the raw BTF, computed once: the key of what is cached from it.
     btf_crc: Option<u32>,
     text_symbols: OnceLock<Option<FunctionNames>>,
+    /// A folder's image left unread at open, read when code is first asked for.
+    image: OnceLock<Option<Result<Loaded<fevlint_load::elf::KernelElf>, String>>>,
+    /// The image's kprobe-relevant tables ([`crate::code::Sites`]).
+    sites: OnceLock<Option<crate::code::Sites>>,
     /// Things worth telling the user once (a missing piece, a deferred file that failed).
     pub notes: Vec<String>,
 }
@@ -190,6 +194,8 @@ impl Kernel {
             names: OnceLock::new(),
             btf_crc,
             text_symbols: OnceLock::new(),
+            image: OnceLock::new(),
+            sites: OnceLock::new(),
             notes,
         })
     }
@@ -313,6 +319,63 @@ impl Kernel {
                 Some(t)
             })
             .as_ref()
+    }
+
+    /// The kernel image (its code), when there is one: the image the kernel was opened
+    /// from, or a folder's image, read on first use (decompressing a vmlinuz costs about
+    /// 0.3 s). `None` without an image, or when it cannot be read ([`Self::image_error`]).
+    pub fn image(&self) -> Option<&fevlint_load::elf::KernelElf> {
+        if let Some(e) = &self.inputs.elf {
+            return Some(&e.value);
+        }
+        self.image_read()?.as_ref().ok().map(|e| &e.value)
+    }
+
+    /// Why the folder's image could not be read, once something needed it.
+    pub fn image_error(&self) -> Option<&str> {
+        self.image.get()?.as_ref()?.as_ref().err().map(String::as_str)
+    }
+
+    fn image_read(&self) -> Option<&Result<Loaded<fevlint_load::elf::KernelElf>, String>> {
+        self.image
+            .get_or_init(|| {
+                let p = self.inputs.deferred.image.as_deref()?;
+                Some(load::read_image(p, &fevlint_load::Limits::default()).map_err(|e| e.to_string()))
+            })
+            .as_ref()
+    }
+
+    /// The kernel's code for kprobe placement: the image, its tables and the symbol map
+    /// (all three needed). `None` when any is missing.
+    pub fn code(&self) -> Option<crate::code::Code<'_>> {
+        let elf = self.image()?;
+        let symbols = &self.symbols()?.value;
+        let sites = self
+            .sites
+            .get_or_init(|| {
+                // struct alt_instr gained a 16-bit `flags` in 6.3 (12 -> 14 bytes).
+                let release = self.config().and_then(|c| c.value.release().map(str::to_owned));
+                let v = release.as_deref().map(|r| {
+                    let mut it = r.split(|c: char| !c.is_ascii_digit()).map(|x| x.parse::<u32>().unwrap_or(0));
+                    (it.next().unwrap_or(0), it.next().unwrap_or(0))
+                });
+                let alt = match v {
+                    Some(v) if v >= (6, 3) => 14,
+                    Some(_) => 12,
+                    None => {
+                        let size = elf.section(".altinstructions").map_or(0, |s| s.size);
+                        if size % 14 == 0 && size % 12 != 0 {
+                            14
+                        } else {
+                            12
+                        }
+                    }
+                };
+                Some(crate::code::Sites::read(elf, symbols, alt))
+            })
+            .as_ref()?;
+        let blacklist = self.kprobe_blacklist().map(|b| &b.value);
+        Some(crate::code::Code { elf, symbols, sites, blacklist })
     }
 
     /// Traceable clones by base name (`finish_task_switch` → `finish_task_switch.isra.0`).

@@ -120,6 +120,9 @@ pub struct KernelInputs {
 /// Folder files left for later.
 #[derive(Clone, Debug, Default)]
 pub struct DeferredFiles {
+    /// The folder's image (vmlinux/vmlinuz), when its other files gave the rest: its
+    /// code is read when a question needs it (instruction boundaries).
+    pub image: Option<PathBuf>,
     pub config: Option<PathBuf>,
     pub filter_functions: Option<PathBuf>,
     pub kprobe_blacklist: Option<PathBuf>,
@@ -203,6 +206,14 @@ pub fn read_symbols(d: &DeferredSymbols, limits: &Limits) -> Result<Loaded<Symbo
 /// be), unparsed.
 pub fn read_symbol_bytes(d: &DeferredSymbols, limits: &Limits) -> Result<Blob, LoadError> {
     read_text_bytes(&d.path, TextKind::Symbols, limits).map(|(bytes, _)| bytes)
+}
+
+/// Reads a kernel image (vmlinux, vmlinuz, compressed or not) left for later.
+pub fn read_image(path: &Path, limits: &Limits) -> Result<Loaded<KernelElf>, LoadError> {
+    let mut k = KernelInputs::default();
+    let opts = OpenOptions { limits: *limits, image: ImagePolicy::Always, defer_symbols: true };
+    read_image_or_btf(path, &opts, &mut k)?;
+    k.elf.ok_or_else(|| LoadError::Unrecognized { path: path.to_owned(), message: "not a kernel image".into() })
 }
 
 /// The keyword for the running kernel.
@@ -610,10 +621,7 @@ fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
         match opts.image {
             ImagePolicy::Always => read_image_or_btf(&p, opts, &mut k)?,
             ImagePolicy::IfNeeded if needed => read_image_or_btf(&p, opts, &mut k)?,
-            _ => k.notes.push(format!(
-                "{} not read: the folder's other files already give BTF and the ftrace list",
-                p.display()
-            )),
+            _ => k.deferred.image = Some(p),
         }
     }
     k.compute_ftrace();

@@ -24,8 +24,11 @@ pub enum RegisterError {
     NotInsnBoundary,
     /// -ENOENT: BAD_PROBE_ADDR.
     NoSymbol,
-    /// Anything else (blacklisted, not text, ...): FAIL_REG_PROBE.
+    /// Anything else (blacklisted, not text, ...): FAIL_REG_PROBE, -EINVAL.
     Failed,
+    /// -EOPNOTSUPP from `prepare_emulation` (an `int3`, `iret`, far or memory-indirect
+    /// jump on 6.1): FAIL_REG_PROBE with that errno.
+    Unsupported,
 }
 
 /// A BTF type after `btf_type_skip_modifiers` (typedef, const, volatile, restrict skipped).

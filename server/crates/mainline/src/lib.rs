@@ -87,9 +87,17 @@ pub struct KernelError {
     /// Entries the same write logged before this one (the kernel logs twice on a few
     /// paths, e.g. `%reg` on an fprobe: BAD_VAR, then BAD_FETCH_ARG).
     pub earlier: Vec<ErrorId>,
+    /// The first entry of the same write when it logged more than one: `error_log` shows
+    /// it first, and it is the kernel's word for the error (`first()`).
+    pub first: Option<Box<KernelError>>,
 }
 
 impl KernelError {
+    /// The entry `error_log` shows first for this write (this one when it logged once).
+    pub fn first(&self) -> &KernelError {
+        self.first.as_deref().unwrap_or(self)
+    }
+
     /// The three lines `error_log` shows (without the timestamp).
     pub fn render(&self) -> String {
         format!(

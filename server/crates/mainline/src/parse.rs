@@ -213,6 +213,7 @@ impl<'a> Parser<'a> {
             byte,
             errno,
             earlier: self.logged.iter().map(|e| e.id).collect(),
+            first: self.logged.first().map(|e| Box::new(e.clone())),
         };
         self.logged.push(err.clone());
         Rejection::Logged(Box::new(err))
@@ -430,6 +431,7 @@ impl<'a> Parser<'a> {
                     crate::env::RegisterError::NotInsnBoundary => (ErrorId::BadInsnBndry, Errno::Eilseq),
                     crate::env::RegisterError::NoSymbol => (ErrorId::BadProbeAddr, Errno::Enoent),
                     crate::env::RegisterError::Failed => (ErrorId::FailRegProbe, Errno::Einval),
+                    crate::env::RegisterError::Unsupported => (ErrorId::FailRegProbe, Errno::Eopnotsupp),
                 };
                 return Err(self.log(0, id, errno));
             }
@@ -469,11 +471,15 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `number_of_same_symbols` (6.1) / `validate_probe_symbol` (6.12).
+    /// `number_of_same_symbols` (6.1) / `validate_probe_symbol` (6.12). `errno` is what
+    /// the write fails with: 6.1 returns -EADDRNOTAVAIL or -ENOENT itself, 6.12 logs the
+    /// same entries and leaves through `parse_error` (-EINVAL for both).
     fn check_symbol_count(&mut self, name: &str, span: Span, errno: Errno) -> PResult<()> {
         let plain = !name.contains(':');
+        let g612 = self.d.generation >= Generation::Linux6_12;
+        let not_unique = if g612 { errno } else { Errno::Eaddrnotavail };
         match self.env.symbol_count(name) {
-            Some(n) if n > 1 && plain => Err(self.log(0, ErrorId::NonUniqSymbol, Errno::Eaddrnotavail)),
+            Some(n) if n > 1 && plain => Err(self.log(0, ErrorId::NonUniqSymbol, not_unique)),
             Some(0) => Err(self.log(0, ErrorId::BadProbeAddr, errno)),
             Some(_) => Ok(()),
             None => {

@@ -243,6 +243,8 @@ pub struct FixtureKernel {
     pub ibt: bool,
     pub symbols: HashMap<String, u32>,
     pub ftrace: HashMap<String, u32>,
+    /// Lines of available_filter_functions (ftrace's records).
+    pub ftrace_records: u64,
     pub btf: Option<KernelBtf>,
 }
 
@@ -256,13 +258,21 @@ impl FixtureKernel {
             }
         }
         let mut ftrace = HashMap::new();
+        let mut ftrace_records = 0;
         for line in String::from_utf8_lossy(&read_zst(&d.join("available_filter_functions.zst"))).lines() {
             *ftrace.entry(line.trim().to_owned()).or_insert(0) += 1;
+            ftrace_records += 1;
         }
         let btf_path = d.join("vmlinux.btf.zst");
         let btf = btf_path.exists().then(|| KernelBtf::parse(&read_zst(&btf_path)));
         let config = String::from_utf8_lossy(&read_zst(&d.join("config.zst"))).into_owned();
-        FixtureKernel { ibt: config.lines().any(|l| l == "CONFIG_X86_KERNEL_IBT=y"), symbols, ftrace, btf }
+        FixtureKernel {
+            ibt: config.lines().any(|l| l == "CONFIG_X86_KERNEL_IBT=y"),
+            symbols,
+            ftrace,
+            ftrace_records,
+            btf,
+        }
     }
 }
 
@@ -297,8 +307,16 @@ impl Env for FixtureKernel {
     }
 
     fn ftrace_target(&self, symbol: &str) -> Option<bool> {
-        if symbol.contains(':') || symbol.contains('*') {
+        if symbol.contains('*') {
             return None;
+        }
+        // A leading digit is an index into ftrace's records (`add_rec_by_index`).
+        if symbol.starts_with(|c: char| c.is_ascii_digit()) {
+            let index = match symbol.strip_prefix("0x") {
+                Some(h) => u64::from_str_radix(h, 16).ok(),
+                None => symbol.parse().ok(),
+            };
+            return Some(index.is_some_and(|i| i >= 1 && i <= self.ftrace_records));
         }
         Some(self.ftrace.contains_key(symbol))
     }

@@ -1,0 +1,331 @@
+//! The kernel's code as `register_kprobe` sees it: where in a function of the image a
+//! kprobe may sit, decided the way the kernel decides it (`arch_adjust_kprobe_addr`,
+//! `check_kprobe_address_safe`, `arch_prepare_kprobe` with `can_probe` and
+//! `prepare_emulation`, in arch/x86/kernel/kprobes/core.c and kernel/kprobes.c of 6.1 and
+//! 6.12), from the image's bytes decoded with iced-x86 from the start of the symbol,
+//! as the kernel's own instruction decoder walks them.
+//!
+//! The image is the code as linked; the kernel rewrites some of it at boot according to
+//! the CPU (alternatives, retpolines, return thunks, paravirt calls) and to the number of
+//! CPUs (lock prefixes). An address strictly inside a rewritten region, or on a lock
+//! prefix, is answered "unknown", never guessed. What does not depend on the CPU: the
+//! ENDBR64 test reads the function's first four bytes, which the boot either keeps or
+//! seals to the 4-byte NOP `is_endbr()` still recognizes, on a CPU with IBT or without
+//! (Debian's GCC-built kernels have no FineIBT, the only rewrite that moves them).
+//!
+//! Invariant: every table is read with bounds checks; a malformed image yields fewer
+//! facts (and "unknown" answers), never a panic.
+
+use fevlint_load::elf::KernelElf;
+use fevlint_load::symbols::{KprobeBlacklist, SymbolTable, VirtAddr};
+use iced_x86::{Decoder, DecoderOptions};
+use std::collections::HashSet;
+
+/// The longest x86 instruction.
+const MAX_INSN: usize = 15;
+/// `CALL_INSN_SIZE`: a static call site's reserved bytes.
+const CALL_INSN_SIZE: u64 = 5;
+/// Decoding a function stops after this many bytes (the kernel walks any length; no
+/// kernel function is near it, and an unbounded walk over a bad symbol map is not useful).
+const MAX_WALK: u64 = 1 << 20;
+
+/// Why `register_kprobe` refuses an address, with the errno it returns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// -EILSEQ from `can_probe`: not at an instruction boundary (or, on 6.12, an INT/UD
+    /// instruction, or bytes the decoder rejects). `prev`/`next` are the nearest
+    /// boundaries around the address, as offsets from the symbol.
+    NotBoundary { prev: Option<u64>, next: Option<u64> },
+    /// -EINVAL from `check_kprobe_address_safe` or `__copy_instruction`.
+    Invalid(&'static str),
+    /// -EOPNOTSUPP from `prepare_emulation`: an instruction kprobes cannot single-step.
+    Unsupported(&'static str),
+}
+
+/// The answer for one probe point.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProbePoint {
+    /// Registered at `addr` (symbol + offset after the ENDBR adjustment).
+    Accepted {
+        addr: VirtAddr,
+    },
+    Refused(Refusal),
+    /// What only the booted kernel knows (a region rewritten at boot, a lock prefix).
+    Unknown(&'static str),
+}
+
+/// Which kernel's rules: 6.12's `can_probe` refuses INT/UD instructions itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rules {
+    pub refuses_exception_insns: bool,
+}
+
+/// Address tables the kernel consults when it places a kprobe, read from the image.
+#[derive(Debug, Default)]
+pub struct Sites {
+    /// `.smp_locks`: lock prefixes (`alternatives_text_reserved` on a one-CPU boot).
+    smp_locks: HashSet<u64>,
+    /// `__bug_table`: the `ud2` of each BUG/WARN (`find_bug`).
+    bugs: HashSet<u64>,
+    /// `__jump_table`: each jump label's code address (2 or 5 bytes reserved).
+    jump_labels: Vec<u64>,
+    /// `.static_call_sites`: each static call (5 bytes reserved).
+    static_calls: Vec<u64>,
+    /// Regions the boot may rewrite with other instructions: `[start, end)`, sorted.
+    patched: Vec<(u64, u64)>,
+    /// The ftrace call sites (`__mcount_loc`).
+    ftrace: HashSet<u64>,
+    /// `_stext.._etext` (`core_kernel_text` once the init text is freed).
+    text: (u64, u64),
+}
+
+/// The decoded image's code, its tables and its symbol map.
+pub struct Code<'k> {
+    pub(crate) elf: &'k KernelElf,
+    pub(crate) symbols: &'k SymbolTable,
+    pub(crate) sites: &'k Sites,
+    pub(crate) blacklist: Option<&'k KprobeBlacklist>,
+}
+
+/// `(void *)s + *s`: the s32 self-relative addresses of a table section.
+fn relative(elf: &KernelElf, name: &str, stride: usize, field: usize) -> Vec<u64> {
+    let Some(s) = elf.section(name) else { return Vec::new() };
+    let Some(bytes) = s.file_range.clone().and_then(|r| elf.data().get(r)) else { return Vec::new() };
+    let mut out = Vec::with_capacity(bytes.len() / stride.max(1));
+    for (i, e) in bytes.chunks_exact(stride).enumerate() {
+        let Some(raw) = e.get(field..field + 4) else { continue };
+        let disp = i64::from(i32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]]));
+        let at = s.addr.0.wrapping_add((i * stride + field) as u64);
+        out.push(at.wrapping_add_signed(disp));
+    }
+    out
+}
+
+impl Sites {
+    /// Reads the tables of `elf`; `alt_instr_size` is 12 before 6.3, 14 since (the
+    /// `flags` half-word).
+    pub fn read(elf: &KernelElf, symbols: &SymbolTable, alt_instr_size: usize) -> Sites {
+        let mut sites = Sites {
+            smp_locks: relative(elf, ".smp_locks", 4, 0).into_iter().collect(),
+            bugs: relative(elf, "__bug_table", 12, 0).into_iter().collect(),
+            jump_labels: relative(elf, "__jump_table", 16, 0),
+            static_calls: relative(elf, ".static_call_sites", 8, 0),
+            ..Sites::default()
+        };
+        let mut patched = Vec::new();
+        // struct alt_instr: s32 instr_offset, s32 repl_offset, cpuid[, flags], u8 instrlen.
+        if let Some(s) = elf.section(".altinstructions") {
+            if let Some(bytes) = s.file_range.clone().and_then(|r| elf.data().get(r)) {
+                let len_at = alt_instr_size - 2;
+                for (i, e) in bytes.chunks_exact(alt_instr_size).enumerate() {
+                    let disp = i64::from(i32::from_le_bytes([e[0], e[1], e[2], e[3]]));
+                    let start = s.addr.0.wrapping_add((i * alt_instr_size) as u64).wrapping_add_signed(disp);
+                    let len = u64::from(e[len_at]);
+                    if len > 0 {
+                        patched.push((start, start + len));
+                    }
+                }
+            }
+        }
+        // Retpoline and return-thunk sites: the instruction there is rewritten whole.
+        for name in [".retpoline_sites", ".return_sites"] {
+            for at in relative(elf, name, 4, 0) {
+                if let Some(len) = elf.read_virt(VirtAddr(at), MAX_INSN as u64).and_then(|b| insn_len(b, at)) {
+                    patched.push((at, at + len));
+                }
+            }
+        }
+        // 6.1's paravirt patch sites: struct paravirt_patch_site { u8 *instr; u8 type; u8 len; }.
+        if let Some(s) = elf.section(".parainstructions") {
+            if let Some(bytes) = s.file_range.clone().and_then(|r| elf.data().get(r)) {
+                for e in bytes.chunks_exact(16) {
+                    let start = u64::from_le_bytes([e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]]);
+                    patched.push((start, start + u64::from(e[9])));
+                }
+            }
+        }
+        patched.sort_unstable();
+        sites.patched = patched;
+        sites.jump_labels.sort_unstable();
+        sites.static_calls.sort_unstable();
+        if let Ok(f) = elf.ftrace_sites(Some(symbols)) {
+            sites.ftrace = f.sites.iter().map(|a| a.0).collect();
+        }
+        if let (Some(s), Some(e)) = (symbols.addr_of("_stext"), symbols.addr_of("_etext")) {
+            sites.text = (s.0, e.0);
+        }
+        sites
+    }
+
+    /// The rewritten region strictly containing `addr` (not starting at it).
+    fn inside_patched(&self, addr: u64) -> bool {
+        let i = self.patched.partition_point(|&(s, _)| s < addr);
+        // Regions starting below addr: the nearest few (they may nest or overlap).
+        self.patched[..i].iter().rev().take(8).any(|&(s, e)| s < addr && addr < e)
+    }
+}
+
+/// The length of the instruction at the start of `bytes` (at address `ip`).
+fn insn_len(bytes: &[u8], ip: u64) -> Option<u64> {
+    let mut d = Decoder::with_ip(64, bytes, ip, DecoderOptions::NONE);
+    let i = d.decode();
+    (!i.is_invalid()).then_some(i.len() as u64)
+}
+
+/// `is_endbr()`: ENDBR64, ENDBR32, or the seal's `osp nopl (%rax)`.
+pub fn is_endbr(first: &[u8]) -> bool {
+    matches!(first, [0xf3, 0x0f, 0x1e, 0xfa | 0xfb, ..] | [0x66, 0x0f, 0x1f, 0x00, ..])
+}
+
+impl Code<'_> {
+    /// The code bytes at `addr`, up to `len`, clipped to the section holding them.
+    fn bytes(&self, addr: u64, len: u64) -> Option<&[u8]> {
+        let mut n = len;
+        while n > 0 {
+            if let Some(b) = self.elf.read_virt(VirtAddr(addr), n) {
+                return Some(b);
+            }
+            n /= 2;
+        }
+        None
+    }
+
+    /// The start of the symbol `kallsyms_lookup_size_offset` finds for `addr`, and its name.
+    fn containing(&self, addr: u64) -> Option<(u64, &str)> {
+        let s = self.symbols.lookup_with(VirtAddr(addr), |s| s.is_text())?;
+        Some((s.addr.0, s.name))
+    }
+
+    /// Whether the function at `start` begins with ENDBR64 (or its seal).
+    pub fn starts_with_endbr(&self, start: VirtAddr) -> Option<bool> {
+        Some(is_endbr(self.bytes(start.0, 4)?))
+    }
+
+    /// The instruction starts of the symbol at `start`, up to and including `until`
+    /// (or the first past it); `Err(at)` when the decoder rejects the bytes at `at`.
+    pub fn boundaries(&self, start: u64, until: u64) -> Result<Vec<u64>, u64> {
+        let mut out = Vec::new();
+        let mut at = start;
+        while at <= until && at - start < MAX_WALK {
+            out.push(at);
+            let b = self.bytes(at, MAX_INSN as u64).ok_or(at)?;
+            at += insn_len(b, at).ok_or(at)?;
+        }
+        out.push(at);
+        Ok(out)
+    }
+
+    /// `kprobe_on_func_entry(NULL, symbol, offset)` for the symbol at `start`.
+    pub fn on_func_entry(&self, start: VirtAddr, offset: u64) -> Option<bool> {
+        let endbr = self.starts_with_endbr(start)?;
+        Some(offset == 0 || (endbr && offset == 4))
+    }
+
+    /// `register_kprobe` for `symbol_addr + offset`.
+    pub fn register(&self, symbol_addr: VirtAddr, offset: u64, rules: Rules) -> ProbePoint {
+        let Some(addr) = symbol_addr.0.checked_add(offset) else {
+            return ProbePoint::Refused(Refusal::Invalid("address overflow"));
+        };
+        // _kprobe_addr: re-split on the symbol kallsyms finds, then arch_adjust_kprobe_addr.
+        let Some((start, name)) = self.containing(addr) else {
+            return ProbePoint::Unknown("no symbol holds the address");
+        };
+        let mut off = addr - start;
+        match self.starts_with_endbr(VirtAddr(start)) {
+            Some(true) if off == 0 => off = 4,
+            Some(_) => {}
+            None => return ProbePoint::Unknown("no code bytes for the function"),
+        }
+        let addr = start + off;
+        let sites = self.sites;
+        // check_kprobe_address_safe.
+        let ftrace = sites.ftrace.contains(&addr);
+        if sites.text.1 > 0 && !(sites.text.0..sites.text.1).contains(&addr) {
+            return ProbePoint::Refused(Refusal::Invalid("not in the kernel's text"));
+        }
+        if self.blacklist.is_some_and(|b| b.covering(VirtAddr(addr)).next().is_some()) {
+            return ProbePoint::Refused(Refusal::Invalid("on the kprobe blacklist"));
+        }
+        let near = |v: &[u64], width: &dyn Fn(u64) -> u64| {
+            let i = v.partition_point(|&s| s <= addr);
+            v[..i].iter().rev().take(4).any(|&s| addr < s + width(s))
+        };
+        let jump_size = |s: u64| self.bytes(s, MAX_INSN as u64).and_then(|b| insn_len(b, s)).unwrap_or(5);
+        if near(&sites.jump_labels, &jump_size) {
+            return ProbePoint::Refused(Refusal::Invalid("a jump label's code"));
+        }
+        if near(&sites.static_calls, &|_| CALL_INSN_SIZE) {
+            return ProbePoint::Refused(Refusal::Invalid("a static call site"));
+        }
+        if sites.bugs.contains(&addr) {
+            return ProbePoint::Refused(Refusal::Invalid("a BUG/WARN site"));
+        }
+        if name.starts_with("__pfx_") || name.starts_with("__cfi_") {
+            return ProbePoint::Refused(Refusal::Invalid("a function's padding"));
+        }
+        if ftrace {
+            // arch_prepare_kprobe_ftrace: the ftrace call site, no decoding.
+            return ProbePoint::Accepted { addr: VirtAddr(addr) };
+        }
+        if sites.inside_patched(addr) {
+            return ProbePoint::Unknown("inside code the kernel rewrites at boot for its CPU");
+        }
+        if sites.smp_locks.contains(&addr) {
+            return ProbePoint::Unknown("a lock prefix (refused when the kernel boots on one CPU)");
+        }
+        // can_probe: decode from the symbol's start.
+        let walk = match self.boundaries(start, addr) {
+            Ok(w) => w,
+            Err(_) => return ProbePoint::Refused(Refusal::NotBoundary { prev: None, next: None }),
+        };
+        if !walk.contains(&addr) {
+            let prev = walk.iter().rev().find(|&&a| a < addr).map(|a| a - start);
+            let next = walk.iter().find(|&&a| a > addr).map(|a| a - start);
+            return ProbePoint::Refused(Refusal::NotBoundary { prev, next });
+        }
+        let Some(bytes) = self.bytes(addr, MAX_INSN as u64) else {
+            return ProbePoint::Unknown("no code bytes at the address");
+        };
+        let mut d = Decoder::with_ip(64, bytes, addr, DecoderOptions::NONE);
+        let insn = d.decode();
+        if insn.is_invalid() {
+            return match rules.refuses_exception_insns {
+                true => ProbePoint::Refused(Refusal::NotBoundary { prev: None, next: None }),
+                false => ProbePoint::Refused(Refusal::Invalid("the instruction cannot be decoded")),
+            };
+        }
+        let b = &bytes[..insn.len()];
+        // Past the legacy and REX prefixes: the opcode bytes and ModRM.
+        let p = b
+            .iter()
+            .position(|&x| {
+                !matches!(x, 0x26 | 0x2e | 0x36 | 0x3e | 0x64 | 0x65 | 0x66 | 0x67 | 0xf0 | 0xf2 | 0xf3 | 0x40..=0x4f)
+            })
+            .unwrap_or(0);
+        let (op, op2, modrm) = (b[p], b.get(p + 1).copied().unwrap_or(0), b.get(p + 2).copied().unwrap_or(0));
+        let exception = matches!(op, 0xcc | 0xcd | 0xce | 0xf1) || (op == 0x0f && matches!(op2, 0xff | 0xb9 | 0x0b));
+        if exception && rules.refuses_exception_insns {
+            return ProbePoint::Refused(Refusal::NotBoundary { prev: None, next: None });
+        }
+        // prepare_emulation.
+        let unsupported = match op {
+            0x9a | 0xea => Some("a far call or jump"),
+            0xcc => Some("an `int3`"),
+            0xcf => Some("an `iret`"),
+            0x0f if op2 == 0x01 && (modrm >> 3) & 7 == 0 && modrm >> 6 == 3 => Some("a `vmcall`-class instruction"),
+            0xff => {
+                let m = op2;
+                match (m >> 3) & 7 {
+                    3 | 5 => Some("a far indirect call or jump"),
+                    2 | 4 if m >> 6 != 3 => Some("an indirect call or jump through memory"),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some(why) = unsupported {
+            return ProbePoint::Refused(Refusal::Unsupported(why));
+        }
+        ProbePoint::Accepted { addr: VirtAddr(addr) }
+    }
+}
