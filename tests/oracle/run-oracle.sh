@@ -44,13 +44,15 @@
 #   --tsv               machine format: DEF/KMSG/EVENT/TRACE rows, tab-separated
 #   --raw               print trace header lines ('#') too
 #   --keep DIR          keep initramfs, console and result logs in DIR
+#   --quick             verdicts only: no dmesg per line, no events enabled (the
+#                       trigger still runs; its output is in DIR/result.log with --keep)
 # exit: 0 done, 2 guest did not finish (see console log), 1 usage/setup error.
 set -euo pipefail
 
 die() { echo "run-oracle: $*" >&2; exit 1; }
 TRIGGER='cat /proc/version; ls /; head -c 64 /init >/dev/null'
 ALLPIDS=0 DUMP= DUMP_ALSO=() GSTOP= GCOND= GFILE= PAGING=false FWKO= ACCEL= CPU= KASLR=0 MEM=512M APPEND= TMO=300
-TSV=0 RAW=0 KEEP= QEMU=qemu-system-x86_64 BB=
+TSV=0 RAW=0 KEEP= QEMU=qemu-system-x86_64 BB= QUICK=0
 while [ $# -gt 0 ]; do
   case $1 in
     -t|--trigger) TRIGGER=$2; shift 2;;
@@ -71,7 +73,8 @@ while [ $# -gt 0 ]; do
     --tsv) TSV=1; shift;;
     --raw) RAW=1; shift;;
     --keep) KEEP=$2; shift 2;;
-    -h|--help) sed -n '2,37p' "$0"; exit 0;;
+    --quick) QUICK=1; shift;;
+    -h|--help) sed -n '2,49p' "$0"; exit 0;;
     --) shift; break;;
     -*) die "unknown option $1";;
     *) break;;
@@ -156,7 +159,7 @@ if [ -n "$FWKO" ] && [ -n "$DUMP" ]; then
     *) cp "$FWKO" "$R/qemu_fw_cfg.ko";;
   esac
 fi
-echo "ALLPIDS=$ALLPIDS DUMP=${DUMP:+1}" > "$R/config"
+echo "ALLPIDS=$ALLPIDS DUMP=${DUMP:+1} QUICK=$QUICK" > "$R/config"
 cat > "$R/init" <<'EOF'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -188,10 +191,12 @@ while IFS= read -r line || [ -n "$line" ]; do
   if [ $? = 0 ]; then o DEF $n ACCEPT; else o DEF $n REJECT; sed "s/^/@@O ERRNO $n /" /tmp/e >&3; fi
   cat $T/error_log > /tmp/l
   if [ -s /tmp/l ]; then sed "s/^/@@O LOG $n /" /tmp/l >&3; echo > $T/error_log; fi
+  [ "$QUICK" = 1 ] && continue
   dmesg -c 2>/dev/null | grep -vE 'clocksource|tsc: |random: ' > /tmp/k; [ -s /tmp/k ] && sed "s/^/@@O KMSG $n /" /tmp/k >&3
 done < /defs
 cat $EV > /tmp/evs
 sed 's/^/@@O REG /' /tmp/evs >&3
+[ "$QUICK" = 1 ] && : > /tmp/evs
 while read -r d rest; do
   ge=${d#*:}
   case $ge in */*) ;; *) ge=kprobes/$ge;; esac
@@ -325,7 +330,7 @@ awk -v defs="$DEFS" -v tsv="$TSV" -v raw="$RAW" -v accel="$ACCEL" \
     -v tinit="$T_INITRD" -v tboot="$T_BOOT" -v tdump="$T_DUMP" -v dump="$DUMP" '
 BEGIN {
   while ((getline l < defs) > 0) D[++nd] = l
-  n = split("EINVAL=Invalid argument|ENOENT=No such file or directory|EEXIST=File exists|EBUSY=Device or resource busy|EILSEQ=Invalid or incomplete multibyte or wide character|E2BIG=Argument list too long|ENOMEM=Cannot allocate memory|ERANGE=Numerical result out of range|EFAULT=Bad address|EPERM=Operation not permitted|ENOSYS=Function not implemented|EOPNOTSUPP=Operation not supported|ENOSPC=No space left on device|ENODEV=No such device|EACCES=Permission denied", a, "|")
+  n = split("EINVAL=Invalid argument|ENOENT=No such file or directory|EEXIST=File exists|EBUSY=Device or resource busy|EILSEQ=Invalid or incomplete multibyte or wide character|E2BIG=Argument list too long|ENOMEM=Cannot allocate memory|ERANGE=Numerical result out of range|EFAULT=Bad address|EPERM=Operation not permitted|ENOSYS=Function not implemented|EOPNOTSUPP=Operation not supported|ENOSPC=No space left on device|ENODEV=No such device|EACCES=Permission denied|EADDRNOTAVAIL=Cannot assign requested address", a, "|")
   for (i = 1; i <= n; i++) { split(a[i], kv, "="); ERRN[kv[2]] = kv[1] }
 }
 function flush(  m, msg, pos, cmdoff) {

@@ -159,3 +159,13 @@ fn debian_6_12_117_agrees_on_the_generated_corpus() {
         include_str!("oracle/generated-verdicts-6.12.117.tsv"),
     );
 }
+
+#[test]
+fn debian_6_1_192_agrees_on_the_generated_corpus() {
+    run_corpus(
+        &Dialect::debian_6_1_192(),
+        "6.1.0-56-amd64",
+        GENERATED,
+        include_str!("oracle/generated-verdicts-6.1.192.tsv"),
+    );
+}
