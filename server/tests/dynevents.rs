@@ -113,6 +113,11 @@ fn the_kernel_model_answers_the_generated_corpus_as_debian_6_1_192_did() {
     agrees_on("6.1.0-56-amd64", "generated-corpus.txt", "generated-verdicts-6.1.192.tsv");
 }
 
+#[test]
+fn the_kernel_model_answers_the_generated_corpus_as_debian_6_1_170_did() {
+    agrees_on("6.1.0-47-amd64", "generated-corpus.txt", "generated-verdicts-6.1.170.tsv");
+}
+
 /// Written for Debian 6.1 from its BTF: `f_flags` +64, `f_mode` +68, `f_op` +40 then
 /// `llseek` +8, `f_path.dentry` +24 then `d_name.name` +40.
 const WRITTEN_FOR_6_1: &str = "p:drift/read61 vfs_read flags=+64($arg1):x32 mode=+68($arg1):x32 \

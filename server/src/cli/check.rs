@@ -61,6 +61,11 @@ pub struct CheckArgs {
     /// mistyped path must not pass as "checked 0 files").
     #[arg(long)]
     allow_empty: bool,
+    /// Where kprobes on a function's entry sit (`*.dynevents`): `image` reads the
+    /// function's first bytes from the kernel's image (default, or `endbr` of
+    /// fevlint.toml); `present`/`absent` assume ENDBR64 on every function or none.
+    #[arg(long, value_enum, value_name = "HOW")]
+    endbr: Option<super::Endbr>,
 }
 
 pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
@@ -143,7 +148,8 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
             // The mainline dialect: the kernel's own parser per kernel, then the checks
             // it does not make (fevlint_check::dynevents).
             let text = String::from_utf8_lossy(&bytes).into_owned();
-            let mut diagnostics = fevlint_check::dynevents::check(&text, &kernel_refs);
+            let endbr = args.endbr.map(super::Endbr::model).or(config.and_then(|c| c.endbr)).unwrap_or_default();
+            let mut diagnostics = fevlint_check::dynevents::check_with(&text, &kernel_refs, endbr);
             if let Some(l) = &lock {
                 let locked = l.probes_for(&name);
                 fevlint_check::dynevents::apply_lock(&text, &locked, &l.kernel.name, &kernel_refs, &mut diagnostics);

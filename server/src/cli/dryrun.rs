@@ -49,6 +49,12 @@ pub struct DryRunArgs {
     /// (`vfs_read: (vfs_read+0x4/0x370) mode=0x40a800d name="version"`).
     #[arg(long, conflicts_with = "show_format")]
     pub emitted: bool,
+    /// With `--emitted`: where the kprobe on a function's entry sits, so which
+    /// `func+0x…` the trace line shows. `image` (default) reads the function's first
+    /// bytes from the kernel's image (`+0x4` past ENDBR64, else `+0x0`); `present` and
+    /// `absent` assume ENDBR64 on every function of an IBT kernel, or on none.
+    #[arg(long, value_enum, value_name = "HOW", default_value = "image")]
+    pub endbr: super::Endbr,
     #[arg(long, value_enum, default_value = "human")]
     pub format: Format,
     /// Scripts: files, directories (searched recursively), or `-` for stdin.
@@ -78,7 +84,7 @@ pub fn run(args: &DryRunArgs) -> anyhow::Result<ExitCode> {
     let mut out = String::new();
     let mut json = Vec::new();
     let mut rejected = 0;
-    let mainline = if args.emitted { Some(Mainline::new(&kernel)?) } else { None };
+    let mainline = if args.emitted { Some(Mainline::new(&kernel, args.endbr.model())?) } else { None };
     // Event names as `emit` gives them: unique across the scripts.
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for script in &scripts {
@@ -177,15 +183,14 @@ pub fn run(args: &DryRunArgs) -> anyhow::Result<ExitCode> {
 struct Mainline<'k> {
     kernel: &'k Kernel,
     dialect: fevlint_mainline::Dialect,
-    /// The probe sits 4 bytes in, past ENDBR64, on an IBT kernel (`arch_adjust_kprobe_addr`).
-    entry_offset: u64,
+    /// Whether the probe sits past ENDBR64 (`arch_adjust_kprobe_addr`).
+    endbr: fevlint_check::dynevents::Endbr,
 }
 
 impl<'k> Mainline<'k> {
-    fn new(kernel: &'k Kernel) -> anyhow::Result<Mainline<'k>> {
+    fn new(kernel: &'k Kernel, endbr: fevlint_check::dynevents::Endbr) -> anyhow::Result<Mainline<'k>> {
         let dialect = fevlint_check::dynevents::dialect_for(kernel).map_err(anyhow::Error::msg)?;
-        let ibt = kernel.config().is_some_and(|c| c.value.is_enabled("X86_KERNEL_IBT"));
-        Ok(Mainline { kernel, dialect, entry_offset: if ibt { 4 } else { 0 } })
+        Ok(Mainline { kernel, dialect, endbr })
     }
 
     fn line(
@@ -197,15 +202,18 @@ impl<'k> Mainline<'k> {
         event: &Event,
         core: &Core,
     ) -> anyhow::Result<String> {
-        let env = fevlint_check::dynevents::KernelEnv::new(self.kernel, &self.dialect);
+        let env = fevlint_check::dynevents::KernelEnv::new(self.kernel, &self.dialect).with_endbr(self.endbr);
         let emitted = emit::emit(parsed, target, &self.dialect, &env, name, emit::Flavor::Kprobe, &[])
             .map_err(|p| anyhow::anyhow!("{}", p.message))?;
         let Ok(fevlint_mainline::Line::Probe(probe)) = fevlint_mainline::check_line(&self.dialect, &emitted.line)
         else {
             anyhow::bail!("the emitted line `{}` does not parse", emitted.line);
         };
-        let at =
-            frame.function_address.map(|ip| core.symbol_at(ip + self.entry_offset)).unwrap_or_else(|| "?".to_owned());
+        let function = parsed.function.as_ref().map_or("", |(f, _)| f.as_str());
+        let at = frame
+            .function_address
+            .map(|ip| core.symbol_at(ip + env.entry_offset(function)))
+            .unwrap_or_else(|| "?".to_owned());
         let mut line = format!("{}: ({at})", probe.event);
         for (arg, value) in probe.args.iter().zip(&event.fields) {
             let ty = match &arg.ty {

@@ -33,6 +33,10 @@ pub struct EmitArgs {
     pub kernels: Vec<PathBuf>,
     #[arg(long, value_enum, default_value = "auto")]
     pub flavor: Flavor,
+    /// Where kprobes on a function's entry sit: `image` (default) reads the function's
+    /// first bytes from the kernel's image; `present`/`absent` assume ENDBR64 or not.
+    #[arg(long, value_enum, value_name = "HOW", default_value = "image")]
+    pub endbr: super::Endbr,
     /// Scripts: files, directories (searched recursively), or `-` for stdin.
     #[arg(required = true, value_name = "PATHS")]
     pub paths: Vec<PathBuf>,
@@ -65,7 +69,7 @@ pub fn run(args: &EmitArgs) -> anyhow::Result<ExitCode> {
         Flavor::Auto if fprobe_ok => emit::Flavor::Fprobe,
         Flavor::Auto => emit::Flavor::Kprobe,
     };
-    let env = fevlint_check::dynevents::KernelEnv::new(&kernel, &dialect);
+    let env = fevlint_check::dynevents::KernelEnv::new(&kernel, &dialect).with_endbr(args.endbr.model());
     let mut parser = fevlint_syntax::Parser::new();
     // Event names are unique across the scripts: they go to one `kprobe_events`.
     let mut seen: HashMap<String, usize> = HashMap::new();

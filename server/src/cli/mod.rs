@@ -95,6 +95,29 @@ pub enum Arch {
     X86_32,
 }
 
+/// Where a kprobe on a function's entry sits, past ENDBR64 or not
+/// (`fevlint_check::dynevents::Endbr`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Endbr {
+    /// Read each function's first bytes from the kernel's image (default; without an
+    /// image, assume ENDBR64 on CONFIG_X86_KERNEL_IBT kernels and say so).
+    Image,
+    /// Every function of an IBT kernel starts with ENDBR64.
+    Present,
+    /// No function starts with ENDBR64.
+    Absent,
+}
+
+impl Endbr {
+    pub fn model(self) -> fevlint_check::dynevents::Endbr {
+        match self {
+            Endbr::Image => fevlint_check::dynevents::Endbr::Image,
+            Endbr::Present => fevlint_check::dynevents::Endbr::Present,
+            Endbr::Absent => fevlint_check::dynevents::Endbr::Absent,
+        }
+    }
+}
+
 /// Exit status: 0 clean, 1 an error-severity diagnostic, 2 usage or IO error.
 pub const EXIT_FINDINGS: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;

@@ -30,6 +30,8 @@ pub struct Config {
     pub severity: Vec<(&'static str, Severity)>,
     /// Architecture for checks without a kernel.
     pub arch: Option<Arch>,
+    /// The ENDBR64 assumption for kprobe placement (`endbr = "image"`, the default).
+    pub endbr: Option<crate::dynevents::Endbr>,
 }
 
 /// Why a config file cannot be used. Displays with the file, and line and column when
@@ -57,6 +59,7 @@ struct RawConfig {
     #[serde(default)]
     severity: BTreeMap<String, Spanned<String>>,
     arch: Option<Spanned<String>>,
+    endbr: Option<Spanned<String>>,
 }
 
 impl Config {
@@ -121,7 +124,14 @@ impl Config {
             None => None,
             Some(a) => Some(parse_arch(a.get_ref()).map_err(|m| invalid(Some(a.span()), format!("`arch`: {m}")))?),
         };
-        Ok(Config { path: path.to_owned(), kernels, select, ignore, severity, arch })
+        let endbr = match &raw.endbr {
+            None => None,
+            Some(e) => Some(
+                crate::dynevents::Endbr::parse(e.get_ref())
+                    .map_err(|m| invalid(Some(e.span()), format!("`endbr`: {m}")))?,
+            ),
+        };
+        Ok(Config { path: path.to_owned(), kernels, select, ignore, severity, arch, endbr })
     }
 
     /// The rule selection and severities this config asks for.

@@ -113,6 +113,18 @@ pub enum Endbr {
     Absent,
 }
 
+impl Endbr {
+    /// `image`, `present` or `absent` (the `--endbr` and `endbr =` spellings).
+    pub fn parse(s: &str) -> Result<Endbr, String> {
+        match s {
+            "image" => Ok(Endbr::Image),
+            "present" => Ok(Endbr::Present),
+            "absent" => Ok(Endbr::Absent),
+            _ => Err(format!("unknown value `{s}` (expected `image`, `present` or `absent`)")),
+        }
+    }
+}
+
 /// fevlint-kernel behind the parser's questions. "Don't know" is `None`, never a guess.
 pub struct KernelEnv<'k> {
     kernel: &'k Kernel,
@@ -185,6 +197,31 @@ impl<'k> KernelEnv<'k> {
         let (start, end) = (map.addr_of("_stext")?.0, map.addr_of("_end")?.0);
         let addr = map.first(symbol)?.addr.0.checked_add(offset)?;
         Some((start..=end).contains(&addr))
+    }
+
+    /// Why the kernel's code could not settle a question about `symbol+offset`.
+    pub fn why_unknown(&self, symbol: &str, offset: u64) -> String {
+        match self.endbr {
+            Endbr::Present | Endbr::Absent if offset == 4 => {
+                return "`--endbr` says to assume it, not to read it".to_owned();
+            }
+            _ => {}
+        }
+        if self.kernel.symbols().is_none() {
+            return "the kernel has no symbol map".to_owned();
+        }
+        if self.kernel.image().is_none() {
+            return match self.kernel.image_error() {
+                Some(e) => format!("its image cannot be read ({e})"),
+                None => {
+                    "no image of the kernel's code (give a folder with its vmlinuz, or `debian:VERSION`)".to_owned()
+                }
+            };
+        }
+        match self.probe_point(symbol, offset) {
+            Some(fevlint_kernel::code::ProbePoint::Unknown(why)) => why.to_owned(),
+            _ => "the kernel's code does not say".to_owned(),
+        }
     }
 
     /// `register_kprobe` at `symbol+offset` from the image's code, when there is one.
@@ -410,6 +447,11 @@ impl Btf for KernelBtf<'_> {
 /// Every kernel's findings on a `*.dynevents` text, spans in the file. Without a
 /// kernel, the 6.12.117 dialect's parser alone.
 pub fn check(text: &str, kernels: &[&Kernel]) -> Vec<Diagnostic> {
+    check_with(text, kernels, Endbr::default())
+}
+
+/// [`check`] with an ENDBR64 assumption other than the default.
+pub fn check_with(text: &str, kernels: &[&Kernel], endbr: Endbr) -> Vec<Diagnostic> {
     let mut per_kernel: Vec<(Option<String>, Vec<Diagnostic>)> = Vec::new();
     let mut walks: Vec<(String, Vec<Walked>)> = Vec::new();
     if kernels.is_empty() {
@@ -433,8 +475,17 @@ pub fn check(text: &str, kernels: &[&Kernel]) -> Vec<Diagnostic> {
                 continue;
             }
         };
-        let env = KernelEnv::new(k, &dialect);
+        let env = KernelEnv::new(k, &dialect).with_endbr(endbr);
         let (mut found, probes) = parse_findings(text, &dialect, &env);
+        for (start, probe) in &probes {
+            found.extend(unsettled(&env, probe, *start));
+        }
+        for d in found.iter_mut().filter(|d| d.message.ends_with("not an instruction boundary")) {
+            if let Some(help) = nearest_boundaries(&env, &text[d.span.start..d.span.end]) {
+                let on = if kernels.len() > 1 { format!(" on {}", k.name) } else { String::new() };
+                d.notes.push(format!("help{on}: {help}").into());
+            }
+        }
         let mut walked = Vec::new();
         for (start, probe) in &probes {
             walked.extend(meaning(k, probe, *start, &mut found));
@@ -455,6 +506,54 @@ pub fn check(text: &str, kernels: &[&Kernel]) -> Vec<Diagnostic> {
     out
 }
 
+/// The instruction starts around a refused `SYM+OFF` (the place word).
+fn nearest_boundaries(env: &KernelEnv<'_>, place: &str) -> Option<String> {
+    let (symbol, offset) = place.split_once('+')?;
+    let offset = kstrtoul(offset)?;
+    let fevlint_kernel::code::ProbePoint::Refused(fevlint_kernel::code::Refusal::NotBoundary { prev, next }) =
+        env.probe_point(symbol, offset)?
+    else {
+        return None;
+    };
+    let at = |o: u64| format!("`{symbol}+{o}`");
+    match (prev, next) {
+        (Some(p), Some(n)) => Some(format!("instructions start at {} and {}", at(p), at(n))),
+        (Some(p), None) => Some(format!("an instruction starts at {}", at(p))),
+        (None, Some(n)) => Some(format!("an instruction starts at {}", at(n))),
+        (None, None) => None,
+    }
+}
+
+/// What the kernel decides from its code and the model could not settle (no image, or
+/// code the boot rewrites): an info diagnostic, as the parser's assumption.
+fn unsettled(env: &KernelEnv<'_>, probe: &Probe, start: usize) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for a in &probe.assumptions {
+        let (span, message) = match a {
+            fevlint_mainline::Assumption::Registers { symbol: Some(s), offset, span } if *offset != 0 => (
+                span,
+                format!("not checked: whether the kernel can probe `{s}+{offset}`: {}", env.why_unknown(s, *offset)),
+            ),
+            fevlint_mainline::Assumption::FunctionEntry { name, offset: 4, span, .. } => (
+                span,
+                format!(
+                    "not checked: whether `{name}` starts with ENDBR64 (then `+4` is its entry): {}",
+                    env.why_unknown(name, 4)
+                ),
+            ),
+            _ => continue,
+        };
+        out.push(diag(
+            "S001",
+            "syntax-error",
+            Severity::Info,
+            Span::new(start + span.start, start + span.end),
+            message,
+        ));
+    }
+    out
+}
+
 /// A diagnostic every kernel gave alike is reported once, without a kernel name.
 fn merge(per_kernel: Vec<(Option<String>, Vec<Diagnostic>)>) -> Vec<Diagnostic> {
     let n = per_kernel.len();
@@ -467,6 +566,14 @@ fn merge(per_kernel: Vec<(Option<String>, Vec<Diagnostic>)>) -> Vec<Diagnostic> 
             if !out.iter().any(|o| same(o) && o.kernel.is_none()) {
                 let mut one = d.clone();
                 one.kernel = None;
+                // Notes that differ per kernel (each names its kernel) are all kept.
+                for o in all.iter().filter(|o| same(o)) {
+                    for note in &o.notes {
+                        if !one.notes.contains(note) {
+                            one.notes.push(note.clone());
+                        }
+                    }
+                }
                 out.push(one);
             }
         } else {

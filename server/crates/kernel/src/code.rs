@@ -73,6 +73,10 @@ pub struct Sites {
     static_calls: Vec<u64>,
     /// Regions the boot may rewrite with other instructions: `[start, end)`, sorted.
     patched: Vec<(u64, u64)>,
+    /// The return-thunk sites among them (`jmp __x86_return_thunk`), which the boot
+    /// either keeps or rewrites to `ret; int3; int3; …`: inside one, no instruction
+    /// starts but an INT3.
+    returns: HashSet<u64>,
     /// The ftrace call sites (`__mcount_loc`).
     ftrace: HashSet<u64>,
     /// `_stext.._etext` (`core_kernel_text` once the init text is freed).
@@ -87,16 +91,37 @@ pub struct Code<'k> {
     pub(crate) blacklist: Option<&'k KprobeBlacklist>,
 }
 
-/// `(void *)s + *s`: the s32 self-relative addresses of a table section.
-fn relative(elf: &KernelElf, name: &str, stride: usize, field: usize) -> Vec<u64> {
-    let Some(s) = elf.section(name) else { return Vec::new() };
-    let Some(bytes) = s.file_range.clone().and_then(|r| elf.data().get(r)) else { return Vec::new() };
+/// A table the linker script brackets with `start`/`end` symbols (`__start___jump_table`
+/// lies inside `.data`), else the section of its own called `section`: its address and
+/// bytes.
+fn table<'e>(elf: &'e KernelElf, symbols: &SymbolTable, (start, end, section): Table) -> Option<(u64, &'e [u8])> {
+    if let (Some(s), Some(e)) = (symbols.addr_of(start), symbols.addr_of(end)) {
+        if e.0 >= s.0 {
+            return Some((s.0, elf.read_virt(s, e.0 - s.0)?));
+        }
+    }
+    let s = elf.section(section)?;
+    Some((s.addr.0, elf.data().get(s.file_range.clone()?)?))
+}
+
+/// Start symbol, end symbol, section name.
+type Table = (&'static str, &'static str, &'static str);
+const SMP_LOCKS: Table = ("__smp_locks", "__smp_locks_end", ".smp_locks");
+const BUGS: Table = ("__start___bug_table", "__stop___bug_table", "__bug_table");
+const JUMP_LABELS: Table = ("__start___jump_table", "__stop___jump_table", "__jump_table");
+const STATIC_CALLS: Table = ("__start_static_call_sites", "__stop_static_call_sites", ".static_call_sites");
+const ALTERNATIVES: Table = ("__alt_instructions", "__alt_instructions_end", ".altinstructions");
+const RETPOLINES: Table = ("__retpoline_sites", "__retpoline_sites_end", ".retpoline_sites");
+const RETURNS: Table = ("__return_sites", "__return_sites_end", ".return_sites");
+const PARAVIRT: Table = ("__parainstructions", "__parainstructions_end", ".parainstructions");
+
+/// `(void *)s + *s`: the s32 self-relative addresses of a table's entries.
+fn relative(elf: &KernelElf, symbols: &SymbolTable, t: Table, stride: usize) -> Vec<u64> {
+    let Some((base, bytes)) = table(elf, symbols, t) else { return Vec::new() };
     let mut out = Vec::with_capacity(bytes.len() / stride.max(1));
     for (i, e) in bytes.chunks_exact(stride).enumerate() {
-        let Some(raw) = e.get(field..field + 4) else { continue };
-        let disp = i64::from(i32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]]));
-        let at = s.addr.0.wrapping_add((i * stride + field) as u64);
-        out.push(at.wrapping_add_signed(disp));
+        let disp = i64::from(i32::from_le_bytes([e[0], e[1], e[2], e[3]]));
+        out.push(base.wrapping_add((i * stride) as u64).wrapping_add_signed(disp));
     }
     out
 }
@@ -106,42 +131,44 @@ impl Sites {
     /// `flags` half-word).
     pub fn read(elf: &KernelElf, symbols: &SymbolTable, alt_instr_size: usize) -> Sites {
         let mut sites = Sites {
-            smp_locks: relative(elf, ".smp_locks", 4, 0).into_iter().collect(),
-            bugs: relative(elf, "__bug_table", 12, 0).into_iter().collect(),
-            jump_labels: relative(elf, "__jump_table", 16, 0),
-            static_calls: relative(elf, ".static_call_sites", 8, 0),
+            smp_locks: relative(elf, symbols, SMP_LOCKS, 4).into_iter().collect(),
+            // struct bug_entry: s32 bug_addr_disp, s32 file_disp, u16 line, u16 flags.
+            bugs: relative(elf, symbols, BUGS, 12).into_iter().collect(),
+            // struct jump_entry: s32 code, s32 target, long key.
+            jump_labels: relative(elf, symbols, JUMP_LABELS, 16),
+            // struct static_call_site: s32 addr, s32 key.
+            static_calls: relative(elf, symbols, STATIC_CALLS, 8),
             ..Sites::default()
         };
         let mut patched = Vec::new();
         // struct alt_instr: s32 instr_offset, s32 repl_offset, cpuid[, flags], u8 instrlen.
-        if let Some(s) = elf.section(".altinstructions") {
-            if let Some(bytes) = s.file_range.clone().and_then(|r| elf.data().get(r)) {
-                let len_at = alt_instr_size - 2;
-                for (i, e) in bytes.chunks_exact(alt_instr_size).enumerate() {
-                    let disp = i64::from(i32::from_le_bytes([e[0], e[1], e[2], e[3]]));
-                    let start = s.addr.0.wrapping_add((i * alt_instr_size) as u64).wrapping_add_signed(disp);
-                    let len = u64::from(e[len_at]);
-                    if len > 0 {
-                        patched.push((start, start + len));
-                    }
+        if let Some((base, bytes)) = table(elf, symbols, ALTERNATIVES) {
+            let len_at = alt_instr_size - 2;
+            for (i, e) in bytes.chunks_exact(alt_instr_size).enumerate() {
+                let disp = i64::from(i32::from_le_bytes([e[0], e[1], e[2], e[3]]));
+                let start = base.wrapping_add((i * alt_instr_size) as u64).wrapping_add_signed(disp);
+                let len = u64::from(e[len_at]);
+                if len > 0 {
+                    patched.push((start, start + len));
                 }
             }
         }
         // Retpoline and return-thunk sites: the instruction there is rewritten whole.
-        for name in [".retpoline_sites", ".return_sites"] {
-            for at in relative(elf, name, 4, 0) {
+        for t in [RETPOLINES, RETURNS] {
+            for at in relative(elf, symbols, t, 4) {
                 if let Some(len) = elf.read_virt(VirtAddr(at), MAX_INSN as u64).and_then(|b| insn_len(b, at)) {
                     patched.push((at, at + len));
+                    if t == RETURNS {
+                        sites.returns.insert(at);
+                    }
                 }
             }
         }
         // 6.1's paravirt patch sites: struct paravirt_patch_site { u8 *instr; u8 type; u8 len; }.
-        if let Some(s) = elf.section(".parainstructions") {
-            if let Some(bytes) = s.file_range.clone().and_then(|r| elf.data().get(r)) {
-                for e in bytes.chunks_exact(16) {
-                    let start = u64::from_le_bytes([e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]]);
-                    patched.push((start, start + u64::from(e[9])));
-                }
+        if let Some((_, bytes)) = table(elf, symbols, PARAVIRT) {
+            for e in bytes.chunks_exact(16) {
+                let start = u64::from_le_bytes([e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]]);
+                patched.push((start, start.saturating_add(u64::from(e[9]))));
             }
         }
         patched.sort_unstable();
@@ -157,11 +184,11 @@ impl Sites {
         sites
     }
 
-    /// The rewritten region strictly containing `addr` (not starting at it).
-    fn inside_patched(&self, addr: u64) -> bool {
+    /// The rewritten regions strictly containing `addr` (not starting at it).
+    fn inside_patched(&self, addr: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
         let i = self.patched.partition_point(|&(s, _)| s < addr);
         // Regions starting below addr: the nearest few (they may nest or overlap).
-        self.patched[..i].iter().rev().take(8).any(|&(s, e)| s < addr && addr < e)
+        self.patched[..i].iter().rev().take(8).copied().filter(move |&(s, e)| s < addr && addr < e)
     }
 }
 
@@ -267,7 +294,13 @@ impl Code<'_> {
             // arch_prepare_kprobe_ftrace: the ftrace call site, no decoding.
             return ProbePoint::Accepted { addr: VirtAddr(addr) };
         }
-        if sites.inside_patched(addr) {
+        let mut inside = sites.inside_patched(addr).peekable();
+        if inside.peek().is_some() {
+            // A return thunk's tail is its jump's bytes or INT3s: 6.12's can_probe
+            // refuses both.
+            if rules.refuses_exception_insns && inside.all(|(s, _)| sites.returns.contains(&s)) {
+                return ProbePoint::Refused(Refusal::NotBoundary { prev: None, next: None });
+            }
             return ProbePoint::Unknown("inside code the kernel rewrites at boot for its CPU");
         }
         if sites.smp_locks.contains(&addr) {
@@ -307,10 +340,16 @@ impl Code<'_> {
         if exception && rules.refuses_exception_insns {
             return ProbePoint::Refused(Refusal::NotBoundary { prev: None, next: None });
         }
+        // __copy_instruction: an INT3 (another subsystem's breakpoint), the emulate
+        // prefix (`ud2` + "xen"/"kvm"), what masks exceptions (`mov` to %ss, `pop %ss`).
+        let emulate_prefix =
+            bytes.starts_with(&[0x0f, 0x0b, b'x', b'e', b'n']) || bytes.starts_with(&[0x0f, 0x0b, b'k', b'v', b'm']);
+        if op == 0xcc || emulate_prefix || op == 0x17 || (op == 0x8e && (op2 >> 3) & 7 == 2) {
+            return ProbePoint::Refused(Refusal::Invalid("an instruction kprobes cannot copy"));
+        }
         // prepare_emulation.
         let unsupported = match op {
             0x9a | 0xea => Some("a far call or jump"),
-            0xcc => Some("an `int3`"),
             0xcf => Some("an `iret`"),
             0x0f if op2 == 0x01 && (modrm >> 3) & 7 == 0 && modrm >> 6 == 3 => Some("a `vmcall`-class instruction"),
             0xff => {

@@ -26,8 +26,8 @@ pub enum RegisterError {
     NoSymbol,
     /// Anything else (blacklisted, not text, ...): FAIL_REG_PROBE, -EINVAL.
     Failed,
-    /// -EOPNOTSUPP from `prepare_emulation` (an `int3`, `iret`, far or memory-indirect
-    /// jump on 6.1): FAIL_REG_PROBE with that errno.
+    /// -EOPNOTSUPP from `prepare_emulation` (an `iret`, a far or memory-indirect call or
+    /// jump): FAIL_REG_PROBE with that errno.
     Unsupported,
 }
 

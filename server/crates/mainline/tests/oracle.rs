@@ -169,3 +169,13 @@ fn debian_6_1_192_agrees_on_the_generated_corpus() {
         include_str!("oracle/generated-verdicts-6.1.192.tsv"),
     );
 }
+
+#[test]
+fn debian_6_1_170_agrees_on_the_generated_corpus() {
+    run_corpus(
+        &Dialect::debian_6_1_170(),
+        "6.1.0-47-amd64",
+        GENERATED,
+        include_str!("oracle/generated-verdicts-6.1.170.tsv"),
+    );
+}
