@@ -82,10 +82,9 @@ struct Verdict {
 /// Boots `image` with `defs` (quick mode), returns the verdicts by line and the
 /// trigger's output.
 fn boot(image: &Path, defs: &str, trigger: &str, name: &str) -> (Vec<Verdict>, String) {
-    for tool in ["qemu-system-x86_64", "busybox", "cpio"] {
-        let ok =
-            Command::new("sh").args(["-c", &format!("command -v {tool}")]).output().is_ok_and(|o| o.status.success());
-        assert!(ok, "`{tool}` is needed: run scripts/install-test-deps.sh");
+    for (tool, package) in [("qemu-system-x86_64", "qemu-system-x86"), ("busybox", "busybox-static"), ("cpio", "cpio")]
+    {
+        fevlint_testkit::require_tool(tool, package);
     }
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("kprobe-points-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -122,8 +121,7 @@ fn boot(image: &Path, defs: &str, trigger: &str, name: &str) -> (Vec<Verdict>, S
 }
 
 fn real_kernel_agrees(folder: &str) {
-    if std::env::var_os("FEVLINT_REAL_TOOLS").is_none() {
-        eprintln!("skipped: set FEVLINT_REAL_TOOLS=1");
+    if !fevlint_testkit::real_tools("QEMU and Debian's kernels") {
         return;
     }
     let k = Kernel::open(&fixture(folder)).expect("fixture kernel");
