@@ -69,3 +69,30 @@ fn the_matrix_says_where_each_definition_is_clean() {
     assert_eq!(html.matches("<tr><td class=\"def\"").count(), 20);
     assert!(html.contains("title=\"T405: "), "findings in the cells' titles");
 }
+
+/// A bpftrace script gives a row per probe: the Debian tool `biolatency.bt` kprobes
+/// `blk_account_io_start` and `__blk_account_io_start` in one probe; 6.1.0-56 has neither
+/// (K210 for each), 6.12 only the first (K210 for the second); its BEGIN/END rows are
+/// clean everywhere.
+#[test]
+fn bpftrace_scripts_get_a_row_per_probe() {
+    let out = Command::new(env!("CARGO_BIN_EXE_fevlint"))
+        .args(["matrix", "-k", "fixtures/kernels/6.1.0-56-amd64", "-k", "fixtures/kernels/6.12.117+deb12-amd64"])
+        .args(["--format", "json", "fixtures/bpftrace/debian-0.17-tools/biolatency.bt"])
+        .current_dir(root())
+        .output()
+        .expect("fevlint matrix");
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let rows = v["definitions"].as_array().expect("rows");
+    let row = |text: &str| rows.iter().find(|r| r["text"] == text).unwrap_or_else(|| panic!("no row {text}: {v}"));
+    assert_eq!(rows.len(), 4, "{v}");
+    for clean in ["BEGIN", "END"] {
+        assert!(row(clean)["cells"].as_array().expect("cells").iter().all(|c| c.as_array().is_some_and(Vec::is_empty)));
+    }
+    let start = row("kprobe:blk_account_io_start, kprobe:__blk_account_io_start");
+    assert_eq!(start["line"], 19);
+    for cell in start["cells"].as_array().expect("cells") {
+        assert!(cell.as_array().expect("cell").iter().all(|f| f["code"] == "K210"), "{cell}");
+    }
+}

@@ -3,9 +3,10 @@
 //! publish from CI. Each kernel is checked on its own (no drift baseline): a cell is that
 //! kernel's errors and warnings on that line. A compiled BPF object (or a binary that
 //! embeds some) gives a row per program: what that kernel says about the program or the
-//! whole object (CO-RE, attach point, externs, arguments).
+//! whole object (CO-RE, attach point, externs, arguments). A bpftrace script gives a row
+//! per probe: what that kernel says about its attach points and accesses.
 
-use super::check::{is_dynevents, read_script_text, script_paths};
+use super::check::{collect, is_dynevents, read_script_text, Input};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use fevlint_check::analysis;
@@ -32,7 +33,7 @@ pub struct MatrixArgs {
     /// Write the report here (atomically) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Scripts (`*.fev`, `*.dynevents`) or folders.
+    /// Scripts (`*.fev`, `*.dynevents`, `*.bt`), BPF objects or folders.
     #[arg(default_value = ".")]
     paths: Vec<PathBuf>,
     /// Succeed when the paths hold no script (by default no script is an error).
@@ -69,7 +70,8 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     let mut rows = Vec::new();
     let bpf_kernels: Vec<fevlint_check::bpf::BpfKernel> =
         kernels.iter().map(fevlint_check::bpf::BpfKernel::new).collect();
-    for path in script_paths(&args.paths, args.allow_empty)? {
+    for input in collect(&args.paths, args.allow_empty)? {
+        let Input::File(path) = input else { anyhow::bail!("`-` (standard input) has no rows: name the files") };
         let name = path.display().to_string();
         let bytes = fevlint_load::fsio::read_limited(&path, fevlint_load::fsio::MAX_SCRIPT_BYTES)?;
         if bytes.starts_with(b"\x7fELF") {
@@ -77,6 +79,10 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
             continue;
         }
         let text = read_script_text(&path)?;
+        if fevlint_check::bpftrace::is_bpftrace(&name) {
+            rows.extend(bpftrace_rows(&name, &text, &kernels));
+            continue;
+        }
         let mainline = is_dynevents(&name);
         // Per kernel, the findings of the whole file.
         let per_kernel: Vec<Vec<Diagnostic>> = kernels
@@ -133,6 +139,38 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     }
     let clean_everywhere = matrix.definitions.iter().all(|r| r.cells.iter().all(Vec::is_empty));
     Ok(if clean_everywhere { ExitCode::SUCCESS } else { ExitCode::from(super::EXIT_FINDINGS) })
+}
+
+/// One row per probe of a bpftrace script: per kernel, checked on its own, the errors
+/// and warnings inside the probe (its attach points, predicate and body); a syntax
+/// error bpftrace stops at is a row of its own.
+fn bpftrace_rows(name: &str, text: &str, kernels: &[Kernel]) -> Vec<Row> {
+    let probes = fevlint_check::bpftrace::probes(text);
+    let per_kernel: Vec<Vec<Diagnostic>> = kernels.iter().map(|k| fevlint_check::bpftrace::check(text, &[k])).collect();
+    let line_of = |at: usize| text[..at.min(text.len())].matches('\n').count() + 1;
+    let cell = |ds: &[Diagnostic], inside: &dyn Fn(usize) -> bool| -> Vec<Finding> {
+        ds.iter()
+            .filter(|d| inside(d.span.start))
+            .filter(|d| matches!(d.severity, Severity::Error | Severity::Warning))
+            .map(|d| Finding { code: d.code, severity: d.severity.as_str(), message: d.message.to_string() })
+            .collect()
+    };
+    let mut rows = Vec::new();
+    let within = |span: &fevlint_syntax::Span, at: usize| span.start <= at && at < span.end.max(span.start + 1);
+    for (span, raw) in &probes {
+        let inside = |at: usize| within(span, at);
+        let cells = per_kernel.iter().map(|ds| cell(ds, &inside)).collect();
+        rows.push(Row { file: name.to_owned(), line: line_of(span.start), text: raw.join(", "), cells });
+    }
+    // Findings outside every probe (a syntax error, a definition): one row for them.
+    let outside = |at: usize| !probes.iter().any(|(span, _)| within(span, at));
+    let rest: Vec<Vec<Finding>> = per_kernel.iter().map(|ds| cell(ds, &outside)).collect();
+    if rest.iter().any(|c| !c.is_empty()) {
+        let at = per_kernel.iter().flatten().map(|d| d.span.start).filter(|&a| outside(a)).min().unwrap_or(0);
+        let line = text.lines().nth(line_of(at) - 1).unwrap_or("").trim().to_owned();
+        rows.push(Row { file: name.to_owned(), line: line_of(at), text: line, cells: rest });
+    }
+    rows
 }
 
 /// One row per program of the object(s) in `bytes`: per kernel, checked on its own, the

@@ -32,6 +32,22 @@ pub fn attach_point_count(text: &str) -> usize {
     fevlint_bpftrace::parse(text).program.probes.iter().map(|p| p.attach_points.len()).sum()
 }
 
+/// Each probe of a script the grammar accepted: its span (first attach point to closing
+/// brace) and its attach points as written (for per-probe reports such as `fevlint
+/// matrix`).
+pub fn probes(text: &str) -> Vec<(fevlint_syntax::Span, Vec<String>)> {
+    let parse = fevlint_bpftrace::parse(text);
+    parse
+        .program
+        .probes
+        .iter()
+        .map(|p| {
+            let raw = p.attach_points.iter().map(|a| a.raw.clone()).collect();
+            (fevlint_syntax::Span::new(p.span.start, p.span.end), raw)
+        })
+        .collect()
+}
+
 /// A bpftrace script's findings on every kernel given (the first is the drift baseline),
 /// sorted, with suppressions applied.
 pub fn check(text: &str, kernels: &[&Kernel]) -> Vec<Diagnostic> {
