@@ -157,11 +157,13 @@ def flood(binary):
     edits = 10_000
     try:
         for v in range(2, edits + 2):
+            # Each edit changes the findings (`xvfs_read` on the second line repeats nothing):
+            # an edit that leaves them as they were is not published at all.
             if v % 2 == 0:
-                change = {"range": {"start": {"line": 0, "character": 18}, "end": {"line": 0, "character": 18}},
-                          "text": " "}
+                change = {"range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 0}},
+                          "text": "x"}
             else:
-                change = {"range": {"start": {"line": 0, "character": 18}, "end": {"line": 0, "character": 19}},
+                change = {"range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 1}},
                           "text": ""}
             s.notify("textDocument/didChange",
                      {"textDocument": {"uri": uri, "version": v}, "contentChanges": [change]})

@@ -140,6 +140,7 @@ fn read_body(r: &mut impl BufRead) -> Vec<u8> {
 #[derive(serde::Deserialize)]
 struct Incoming<'a> {
     method: Option<String>,
+    id: Option<i64>,
     #[serde(borrow)]
     params: Option<&'a serde_json::value::RawValue>,
 }
@@ -200,6 +201,8 @@ struct Server {
     version: i64,
     /// The diagnostics of the last publish.
     last: Vec<Diag>,
+    /// The id of the last barrier request (see [`Server::edit`]).
+    barrier: i64,
 }
 
 impl Server {
@@ -214,8 +217,15 @@ impl Server {
             .expect("start fevlint lsp");
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut s =
-            Server { child, stdin, stdout, uri: "file:///bench/big.fev".to_owned(), version: 1, last: Vec::new() };
+        let mut s = Server {
+            child,
+            stdin,
+            stdout,
+            uri: "file:///bench/big.fev".to_owned(),
+            version: 1,
+            last: Vec::new(),
+            barrier: 1_000,
+        };
         s.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {"capabilities": {}, "initializationOptions": options}}));
         read(&mut s.stdout);
@@ -260,7 +270,10 @@ impl Server {
         (parsed - t, found)
     }
 
-    /// Sends one change and times it to the kernel publish of its version.
+    /// Sends one change and times it to the kernel publish of its version. An edit that
+    /// leaves the findings as they were is not published: a request the server does not
+    /// know, sent after the edit, is answered after any publish of it, and then ends the
+    /// wait.
     fn edit(&mut self, range: [u64; 4], text: &str) -> Duration {
         self.version += 1;
         let uri = self.uri.clone();
@@ -269,9 +282,26 @@ impl Server {
         let t = Instant::now();
         self.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange",
             "params": {"textDocument": {"uri": uri, "version": self.version}, "contentChanges": [change]}}));
-        let (found, parsed) = self.wait_publish(1);
-        self.last = found;
-        parsed - t
+        self.barrier += 1;
+        let barrier = self.barrier;
+        self.send(json!({"jsonrpc": "2.0", "id": barrier, "method": "fevlint/benchBarrier"}));
+        let mut done = None;
+        loop {
+            let body = read_body(&mut self.stdout);
+            let m: Incoming = serde_json::from_slice(&body).expect("a JSON-RPC message");
+            if m.method.is_none() && m.id == Some(barrier) {
+                return done.unwrap_or_else(|| t.elapsed());
+            }
+            let (Some("textDocument/publishDiagnostics"), Some(params)) = (m.method.as_deref(), m.params) else {
+                continue;
+            };
+            let p: PublishParams = serde_json::from_str(params.get()).expect("publishDiagnostics params");
+            let parsed = Instant::now();
+            if p.version == Some(self.version) && p.uri == self.uri {
+                self.last = p.diagnostics;
+                done = Some(parsed - t);
+            }
+        }
     }
 
     fn status(&self, key: &str) -> String {

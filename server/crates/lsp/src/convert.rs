@@ -118,51 +118,118 @@ pub fn publish_body<'d>(
     related_information: bool,
     label_kernel: bool,
 ) -> serde_json::Result<Vec<u8>> {
-    use std::io::Write;
-    let mut out = Vec::with_capacity(1 << 12);
-    let mut message = String::new();
-    let mut hrefs: HashMap<&str, Option<lsp::Uri>> = HashMap::new();
-    let range = |out: &mut Vec<u8>, r: lsp::Range| {
-        let _ = write!(
-            out,
-            r#"{{"start":{{"line":{},"character":{}}},"end":{{"line":{},"character":{}}}}}"#,
-            r.start.line, r.start.character, r.end.line, r.end.character
-        );
-    };
-    out.extend_from_slice(br#"{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":"#);
-    serde_json::to_writer(&mut out, uri.as_str())?;
-    out.extend_from_slice(br#","diagnostics":["#);
+    let mut items = Vec::with_capacity(1 << 12);
+    items.push(b'[');
+    let mut w = Writer::new(uri, docs, related_information, label_kernel);
     for (i, d) in diagnostics.into_iter().enumerate() {
         if i > 0 {
-            out.push(b',');
+            items.push(b',');
         }
-        let r = at.range(d.span);
+        w.write(&mut items, at.range(d.span), d, &mut |out, line| itoa(out, line))?;
+    }
+    items.push(b']');
+    publish_frame_body(uri, version, &items)
+}
+
+/// A `publishDiagnostics` body around `items`, the JSON array of the diagnostics.
+pub fn publish_frame_body(uri: &lsp::Uri, version: Option<i32>, items: &[u8]) -> serde_json::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(items.len() + 256);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":"#);
+    serde_json::to_writer(&mut out, uri.as_str())?;
+    out.extend_from_slice(br#","diagnostics":"#);
+    out.extend_from_slice(items);
+    if let Some(v) = version {
+        itoa_str(&mut out, r#","version":"#, i64::from(v));
+    }
+    out.extend_from_slice(b"}}");
+    Ok(out)
+}
+
+/// Writes a number in decimal.
+pub fn itoa(out: &mut Vec<u8>, n: u32) {
+    let mut buf = [0u8; 10];
+    let mut i = buf.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
+fn itoa_str(out: &mut Vec<u8>, before: &str, n: i64) {
+    use std::io::Write;
+    let _ = write!(out, "{before}{n}");
+}
+
+/// Writes diagnostics as the protocol's JSON; line numbers go through a callback, so that
+/// a line's findings can be kept encoded with their line left open (see `encoded`).
+pub struct Writer<'a> {
+    uri: &'a lsp::Uri,
+    docs: &'a RuleDocs,
+    related_information: bool,
+    label_kernel: bool,
+    message: String,
+    hrefs: HashMap<&'static str, Option<lsp::Uri>>,
+}
+
+impl<'a> Writer<'a> {
+    pub fn new(uri: &'a lsp::Uri, docs: &'a RuleDocs, related_information: bool, label_kernel: bool) -> Writer<'a> {
+        Writer { uri, docs, related_information, label_kernel, message: String::new(), hrefs: HashMap::new() }
+    }
+
+    /// One diagnostic at `r`; `line` writes each line number of a range.
+    pub fn write(
+        &mut self,
+        out: &mut Vec<u8>,
+        r: lsp::Range,
+        d: &Diagnostic,
+        line: &mut dyn FnMut(&mut Vec<u8>, u32),
+    ) -> serde_json::Result<()> {
+        let range = |out: &mut Vec<u8>, line: &mut dyn FnMut(&mut Vec<u8>, u32)| {
+            out.extend_from_slice(br#"{"start":{"line":"#);
+            line(out, r.start.line);
+            out.extend_from_slice(br#","character":"#);
+            itoa(out, r.start.character);
+            out.extend_from_slice(br#"},"end":{"line":"#);
+            line(out, r.end.line);
+            out.extend_from_slice(br#","character":"#);
+            itoa(out, r.end.character);
+            out.extend_from_slice(b"}}");
+        };
         out.extend_from_slice(br#"{"range":"#);
-        range(&mut out, r);
-        let _ = write!(out, r#","severity":{}"#, severity_number(d.severity));
+        range(out, line);
+        out.extend_from_slice(br#","severity":"#);
+        itoa(out, severity_number(d.severity));
         out.extend_from_slice(br#","code":"#);
-        serde_json::to_writer(&mut out, d.code)?;
-        if let Some(href) = hrefs.entry(d.code).or_insert_with(|| docs.href(d.code)) {
+        serde_json::to_writer(&mut *out, d.code)?;
+        let docs = self.docs;
+        if let Some(href) = self.hrefs.entry(d.code).or_insert_with(|| docs.href(d.code)) {
             out.extend_from_slice(br#","codeDescription":{"href":"#);
-            serde_json::to_writer(&mut out, href.as_str())?;
+            serde_json::to_writer(&mut *out, href.as_str())?;
             out.push(b'}');
         }
         out.extend_from_slice(br#","source":"fevlint","message":"#);
+        let message = &mut self.message;
         message.clear();
         message.push_str(&d.message);
-        if let Some(k) = d.kernel.as_deref().filter(|k| label_kernel && !d.message.contains(k)) {
+        if let Some(k) = d.kernel.as_deref().filter(|k| self.label_kernel && !d.message.contains(k)) {
             message.push_str(" (on ");
             message.push_str(k);
             message.push(')');
         }
-        let related = related_information && !d.notes.is_empty();
+        let related = self.related_information && !d.notes.is_empty();
         if !related {
             for n in &d.notes {
                 message.push('\n');
                 message.push_str(n);
             }
         }
-        serde_json::to_writer(&mut out, &message)?;
+        serde_json::to_writer(&mut *out, &*message)?;
         if related {
             out.extend_from_slice(br#","relatedInformation":["#);
             for (j, n) in d.notes.iter().enumerate() {
@@ -170,26 +237,21 @@ pub fn publish_body<'d>(
                     out.push(b',');
                 }
                 out.extend_from_slice(br#"{"location":{"uri":"#);
-                serde_json::to_writer(&mut out, uri.as_str())?;
+                serde_json::to_writer(&mut *out, self.uri.as_str())?;
                 out.extend_from_slice(br#","range":"#);
-                range(&mut out, r);
+                range(out, line);
                 out.extend_from_slice(br#"},"message":"#);
-                serde_json::to_writer(&mut out, &**n)?;
+                serde_json::to_writer(&mut *out, &**n)?;
                 out.push(b'}');
             }
             out.push(b']');
         }
         out.push(b'}');
+        Ok(())
     }
-    out.push(b']');
-    if let Some(v) = version {
-        let _ = write!(out, r#","version":{v}"#);
-    }
-    out.extend_from_slice(b"}}");
-    Ok(out)
 }
 
-fn severity_number(s: Severity) -> i32 {
+fn severity_number(s: Severity) -> u32 {
     match s {
         Severity::Error => 1,
         Severity::Warning => 2,
@@ -286,7 +348,7 @@ pub fn legend() -> lsp::SemanticTokensLegend {
 }
 
 /// (token type index, modifier bits) in [`legend`].
-fn token_type(kind: fevlint_ide::HighlightKind) -> (u32, u32) {
+pub fn token_type(kind: fevlint_ide::HighlightKind) -> (u32, u32) {
     match kind {
         fevlint_ide::HighlightKind::Comment => (0, 0),
         fevlint_ide::HighlightKind::Function => (1, 0),

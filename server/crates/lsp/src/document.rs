@@ -6,6 +6,7 @@
 //! request reads it (diagnostics never do). Reparsing a flat 50,000-line tree costs tens
 //! of milliseconds even when incremental, since its root is rebuilt.
 
+use super::encoded::{self, Chunk, Encoded};
 use super::position;
 use crate::config::Settings;
 use fevlint_check::diagnostic::Diagnostic;
@@ -31,9 +32,9 @@ pub struct Document {
     /// [`Document::refresh_tree`]). Cheap to clone for a kernel check running off the lock.
     pub parse: Parse,
     tree_stale: bool,
-    /// Syntax diagnostics of `version`, after the `ignore` setting (suppression comments
-    /// are applied when publishing, over these and the kernel's together).
-    pub diagnostics: Vec<Diagnostic>,
+    /// A mainline or bpftrace document's diagnostics from its own parser (a `*.fev`
+    /// document keeps its findings per line: [`Document::diagnostics`]).
+    dialect: Vec<Diagnostic>,
     /// The per-line rules' findings of each line, parallel to `parse.lines`, spans from
     /// the line's start: an edit re-runs them on the lines it touched only.
     line_findings: Vec<Vec<Diagnostic>>,
@@ -44,9 +45,27 @@ pub struct Document {
     event_keys: Vec<Option<u64>>,
     event_counts: std::collections::HashMap<u64, u32>,
     repeated: usize,
-    /// Kernel diagnostics of `version`, once the debounced check has run. With per-line
-    /// kernel findings, an edit keeps those of the lines it did not touch here at once.
-    pub kernel_diagnostics: Option<Vec<Diagnostic>>,
+    /// The whole-file rules' findings (N101, N104) of each line, parallel to
+    /// `parse.lines`, spans from the line's start.
+    whole_lines: Vec<Vec<Diagnostic>>,
+    /// Each line's diagnostics as they go out, parallel to `parse.lines` (see
+    /// [`encoded`]): a line whose findings change is marked stale and encoded again.
+    encoded: Vec<Encoded>,
+    /// The `resultId` of the last publish: a publish of the same findings is skipped.
+    pub published: Option<u64>,
+    /// The client pulls this document's diagnostics (`textDocument/diagnostic`): they
+    /// are no longer pushed.
+    pub pulled: bool,
+    /// The `resultId` of the last pull's answer.
+    pub pulled_id: Option<u64>,
+    /// Each line's semantic tokens, parallel to `parse.lines`, `None` until asked for
+    /// (and after an edit of the line): see [`Document::semantic_tokens`].
+    line_tokens: Vec<Option<Box<[Token]>>>,
+    /// The last semantic tokens sent whole, for `full/delta`: (result id, data).
+    pub sent_tokens: Option<(u64, Vec<u32>)>,
+    /// Kernel diagnostics of `version` from a check of the whole text (mainline,
+    /// bpftrace, or a kernel check that does not read lines), once it has run.
+    kernel_whole: Option<Vec<Diagnostic>>,
     /// The kernel findings of each line (spans from the line's start) for the loaded
     /// kernels `KernelLines::kernels`, when the kernel check reads one line at a time;
     /// `None` for a line an edit touched and that is not checked again yet.
@@ -94,12 +113,19 @@ impl Document {
             text,
             parse,
             tree_stale: false,
-            diagnostics: Vec::new(),
+            dialect: Vec::new(),
             line_findings: Vec::new(),
             event_keys: Vec::new(),
             event_counts: std::collections::HashMap::new(),
             repeated: 0,
-            kernel_diagnostics: None,
+            whole_lines: Vec::new(),
+            encoded: Vec::new(),
+            published: None,
+            line_tokens: Vec::new(),
+            sent_tokens: None,
+            pulled: false,
+            pulled_id: None,
+            kernel_whole: None,
             kernel_lines: None,
             settings,
             mainline,
@@ -147,6 +173,16 @@ impl Document {
                     for k in self.event_keys.splice(at..end, keys).flatten() {
                         count_event(&mut self.event_counts, &mut self.repeated, k, false);
                     }
+                    let n = reread.new.len();
+                    let at = reread.new.start.min(self.encoded.len());
+                    let end = (at + reread.removed).min(self.encoded.len());
+                    self.encoded.splice(at..end, std::iter::repeat_with(|| Encoded::Stale).take(n));
+                    let at = reread.new.start.min(self.whole_lines.len());
+                    let end = (at + reread.removed).min(self.whole_lines.len());
+                    self.whole_lines.splice(at..end, std::iter::repeat_with(Vec::new).take(n));
+                    let at = reread.new.start.min(self.line_tokens.len());
+                    let end = (at + reread.removed).min(self.line_tokens.len());
+                    self.line_tokens.splice(at..end, std::iter::repeat_with(|| None).take(n));
                     if let Some(k) = &mut self.kernel_lines {
                         let at = reread.new.start.min(k.lines.len());
                         let end = (at + reread.removed).min(k.lines.len());
@@ -214,6 +250,10 @@ impl Document {
 
     fn check_all_lines(&mut self) {
         self.line_findings = line_findings(&self.text, &self.parse.lines, self.settings.target, self.mainline);
+        let n = self.parse.lines.len();
+        self.encoded = std::iter::repeat_with(|| Encoded::Stale).take(n).collect();
+        self.whole_lines = vec![Vec::new(); n];
+        self.line_tokens = std::iter::repeat_with(|| None).take(n).collect();
         self.event_keys = self.parse.lines.iter().map(fevlint_check::analysis::event_key).collect();
         self.event_counts.clear();
         self.repeated = 0;
@@ -222,43 +262,126 @@ impl Document {
         }
     }
 
-    /// The syntax diagnostics: each line's findings, then the rules that read the whole
-    /// file (duplicate events, unknown codes in suppressions).
+    /// The syntax diagnostics: each line's findings are kept as edits come; the rules
+    /// that read the whole file (duplicate events) run again, and the lines whose
+    /// findings they changed are marked for encoding.
     fn check(&mut self) {
-        let mut diagnostics = if self.bpftrace {
-            // bpftrace's parser alone until the kernels' check replaces these.
-            fevlint_check::bpftrace::check(&self.text, &[])
-        } else if self.mainline {
-            // The parser alone until the kernels' check replaces these (per kernel).
-            fevlint_check::dynevents::check(&self.text, &[])
-        } else {
-            let mut all: Vec<Diagnostic> = Vec::new();
-            for (line, found) in self.parse.lines.iter().zip(&self.line_findings) {
-                all.extend(found.iter().map(|d| {
-                    let mut d = d.clone();
-                    d.span.shift(line.line.span.start as isize);
-                    d
-                }));
+        // A check of the whole text is for the version it read.
+        self.kernel_whole = None;
+        if self.mainline {
+            let mut found = if self.bpftrace {
+                // bpftrace's parser alone until the kernels' check replaces these.
+                fevlint_check::bpftrace::check(&self.text, &[])
+            } else {
+                // The parser alone until the kernels' check replaces these (per kernel).
+                fevlint_check::dynevents::check(&self.text, &[])
+            };
+            found.retain(|d| !self.ignored(d.code));
+            self.dialect = found;
+            return;
+        }
+        let mut whole = fevlint_check::analysis::check_whole_file(
+            &self.text,
+            &self.parse.lines,
+            self.settings.target,
+            self.repeated > 0,
+        );
+        whole.sort_by_key(|d| d.span.start);
+        let lines = &self.parse.lines;
+        let n = lines.len().min(self.whole_lines.len()).min(self.encoded.len());
+        let mut next = whole.into_iter().peekable();
+        for i in 0..n {
+            let end = if i + 1 == n { usize::MAX } else { lines[i].line.span.end };
+            let start = lines[i].line.span.start;
+            let mut group = Vec::new();
+            while let Some(mut d) = next.next_if(|d| d.span.start <= end) {
+                d.span.shift(-(start as isize));
+                group.push(d);
             }
-            all.extend(fevlint_check::analysis::check_whole_file(
-                &self.text,
-                &self.parse.lines,
-                self.settings.target,
-                self.repeated > 0,
-            ));
-            fevlint_check::rules::sort(&mut all);
-            all
-        };
-        diagnostics.retain(|d| !self.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(d.code)));
-        self.diagnostics = diagnostics;
-        self.kernel_diagnostics = self.kernel_lines.as_ref().map(|k| self.flatten(&k.lines));
+            if group != self.whole_lines[i] {
+                self.whole_lines[i] = group;
+                self.encoded[i] = Encoded::Stale;
+            }
+        }
     }
 
+    fn ignored(&self, code: &str) -> bool {
+        self.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(code))
+    }
+
+    /// The syntax diagnostics of this version, after the `ignore` setting, in order.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        if self.mainline {
+            return self.dialect.clone();
+        }
+        let mut all = self.flatten(self.line_findings.iter().zip(&self.whole_lines).map(|(a, b)| a.iter().chain(b)));
+        all.retain(|d| !self.ignored(d.code));
+        fevlint_check::rules::sort(&mut all);
+        all
+    }
+
+    /// The kernel diagnostics of this version, once a kernel check ran (with per-line
+    /// kernel findings, an edit keeps those of the lines it did not touch at once).
+    pub fn kernel_diagnostics(&self) -> Option<Vec<Diagnostic>> {
+        match &self.kernel_lines {
+            Some(k) => {
+                let mut flat = self.flatten(k.lines.iter().map(|l| l.iter().flatten()));
+                fevlint_check::rules::sort(&mut flat);
+                Some(flat)
+            }
+            None => self.kernel_whole.clone(),
+        }
+    }
+
+    /// Sets the kernel diagnostics of a check of the whole text.
+    pub fn set_kernel_whole(&mut self, found: Vec<Diagnostic>) {
+        self.kernel_lines = None;
+        self.kernel_whole = Some(found);
+        self.encoded.iter_mut().for_each(|e| *e = Encoded::Stale);
+    }
+
+    /// Whether [`Document::report`] can copy the lines' encoded findings: a `*.fev`
+    /// document whose kernel findings (if any) are kept per line and that has no
+    /// suppression comment (those are decided over the whole file).
+    pub fn encodes_lines(&self) -> bool {
+        !self.mainline && self.kernel_whole.is_none() && !self.text.contains("fevlint:")
+    }
+
+    /// Encodes the stale lines, writes the JSON array of every line's diagnostics to
+    /// `out` and returns its hash (the `resultId`). Only when [`Document::encodes_lines`].
+    pub fn report(&mut self, w: &mut crate::convert::Writer<'_>, out: &mut Vec<u8>) -> u64 {
+        let mut encoded = std::mem::take(&mut self.encoded);
+        encoded.resize_with(self.parse.lines.len(), Encoded::default);
+        {
+            let at = self.positions();
+            let mut found: Vec<Diagnostic> = Vec::new();
+            for (i, e) in encoded.iter_mut().enumerate() {
+                if !matches!(e, Encoded::Stale) {
+                    continue;
+                }
+                let Some(line) = self.parse.lines.get(i) else { continue };
+                found.clear();
+                let kernel = self.kernel_lines.as_ref().and_then(|k| k.lines.get(i)).into_iter().flatten().flatten();
+                let syntax = self.line_findings.get(i).into_iter().flatten();
+                let whole = self.whole_lines.get(i).into_iter().flatten();
+                for d in syntax.chain(whole).chain(kernel).filter(|d| !self.ignored(d.code)) {
+                    let mut d = d.clone();
+                    d.span.shift(line.line.span.start as isize);
+                    found.push(d);
+                }
+                found.sort_by(fevlint_check::rules::order);
+                let refs: Vec<&Diagnostic> = found.iter().collect();
+                *e = Chunk::encode(w, &at, line.number, &refs);
+            }
+        }
+        self.encoded = encoded;
+        encoded::report(out, self.encoded.iter())
+    }
     /// Absolute diagnostics from per-line ones (lines not checked yet have none).
-    fn flatten(&self, lines: &[Option<Vec<Diagnostic>>]) -> Vec<Diagnostic> {
+    fn flatten<'a, L: IntoIterator<Item = &'a Diagnostic>>(&self, lines: impl Iterator<Item = L>) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         for (line, found) in self.parse.lines.iter().zip(lines) {
-            out.extend(found.iter().flatten().map(|d| {
+            out.extend(found.into_iter().map(|d| {
                 let mut d = d.clone();
                 d.span.shift(line.line.span.start as isize);
                 d
@@ -267,10 +390,49 @@ impl Document {
         out
     }
 
+    /// The semantic tokens of the lines `lines` (all of them for `0..usize::MAX`), encoded
+    /// as the protocol wants them (relative to the previous token, from the document's
+    /// start). Each line's tokens come from a parse of that line alone (the grammar ends
+    /// a definition at its line's end), kept until the line is edited: a request after an
+    /// edit highlights the edited lines, not the document. `None` for a text with a
+    /// carriage return, whose lines the protocol may count otherwise (the caller
+    /// highlights the whole tree then).
+    pub fn semantic_tokens(&mut self, lines: std::ops::Range<usize>) -> Option<Vec<u32>> {
+        if self.mainline || self.text.contains('\r') {
+            return None;
+        }
+        let n = self.parse.lines.len();
+        self.line_tokens.resize_with(n, || None);
+        let lines = lines.start.min(n)..lines.end.min(n);
+        let mut data = Vec::new();
+        let (mut last_line, mut last_start) = (0u32, 0u32);
+        for i in lines {
+            let Some(line) = self.parse.lines.get(i) else { break };
+            let tokens = match &self.line_tokens[i] {
+                Some(t) => t,
+                None => {
+                    let text = line.line.span.text(&self.text);
+                    let found = line_tokens(&mut self.parser, text, self.settings.target, self.encoding);
+                    self.line_tokens[i].insert(found)
+                }
+            };
+            let number = line.number;
+            for &[start, length, kind, modifiers] in tokens.iter() {
+                let delta_line = number - last_line;
+                let delta_start = if delta_line == 0 { start - last_start } else { start };
+                data.extend_from_slice(&[delta_line, delta_start, length, kind, modifiers]);
+                (last_line, last_start) = (number, start);
+            }
+        }
+        Some(data)
+    }
+
     /// Whether the kernel findings are complete for this version.
     pub fn kernel_complete(&self) -> bool {
-        self.kernel_diagnostics.is_some()
-            && self.kernel_lines.as_ref().is_none_or(|k| k.lines.iter().all(Option::is_some))
+        match &self.kernel_lines {
+            Some(k) => k.lines.iter().all(Option::is_some),
+            None => self.kernel_whole.is_some(),
+        }
     }
 
     /// The lines whose kernel findings an edit left to do, when the findings of the
@@ -286,11 +448,18 @@ impl Document {
         let n = self.parse.lines.len();
         let mut k = match self.kernel_lines.take() {
             Some(k) if k.kernels == kernels && k.lines.len() == n => k,
-            _ => KernelLines { kernels: kernels.to_vec(), lines: vec![None; n] },
+            _ => {
+                self.encoded.iter_mut().for_each(|e| *e = Encoded::Stale);
+                KernelLines { kernels: kernels.to_vec(), lines: vec![None; n] }
+            }
         };
+        self.kernel_whole = None;
         for &i in checked {
             if let Some(slot) = k.lines.get_mut(i) {
                 *slot = Some(Vec::new());
+            }
+            if let Some(e) = self.encoded.get_mut(i) {
+                *e = Encoded::Stale;
             }
         }
         let lines = &self.parse.lines;
@@ -301,11 +470,39 @@ impl Document {
             d.span.shift(-(line.line.span.start as isize));
             list.push(d);
         }
-        let mut flat = self.flatten(&k.lines);
-        fevlint_check::rules::sort(&mut flat);
-        self.kernel_diagnostics = Some(flat);
         self.kernel_lines = Some(k);
     }
+}
+
+/// A semantic token of a line: its start and length (in the client's encoding, from the
+/// line's start), its type and modifiers in the legend.
+type Token = [u32; 4];
+
+/// The semantic tokens of one line's text, from a parse of that line alone.
+fn line_tokens(
+    parser: &mut Parser,
+    text: &str,
+    target: fevlint_syntax::Target,
+    encoding: position::Encoding,
+) -> Box<[Token]> {
+    if text.trim().is_empty() {
+        return Box::new([]);
+    }
+    let parse = parser.parse(text, target, None);
+    let mut out = Vec::new();
+    for h in fevlint_ide::highlights(&parse, text) {
+        let (Some(before), Some(token)) = (text.get(..h.span.start), text.get(h.span.start..h.span.end)) else {
+            continue;
+        };
+        let length = encoding.width(token);
+        if length == 0 {
+            continue;
+        }
+        let (kind, modifiers) = crate::convert::token_type(h.kind);
+        let start = u32::try_from(encoding.width(before)).unwrap_or(u32::MAX);
+        out.push([start, u32::try_from(length).unwrap_or(u32::MAX), kind, modifiers]);
+    }
+    out.into()
 }
 
 /// The per-line rules' findings on `lines`, one list per line, spans from the line's
@@ -357,7 +554,7 @@ mod tests {
     #[test]
     fn several_changes_apply_in_order_and_the_tree_matches_a_fresh_parse() {
         let mut doc = Document::new("ip_rcv(x64 skb, x86 dev)\n".to_owned(), 1, Settings::default());
-        assert_eq!(doc.diagnostics.len(), 1);
+        assert_eq!(doc.diagnostics().len(), 1);
         doc.apply(2, &[change(0, 16, 0, 19, "x64"), change(0, 0, 0, 0, "# é😀\n"), change(9, 9, 99, 0, "\nf(")]);
         assert_eq!(doc.text, "# é😀\nip_rcv(x64 skb, x64 dev)\n\nf(");
         assert_eq!(doc.rope.to_string(), doc.text);
@@ -365,7 +562,7 @@ mod tests {
         doc.refresh_tree();
         assert_eq!(doc.parse.tree.root_node().to_sexp(), fresh.tree.root_node().to_sexp());
         assert_eq!(doc.parse.lines, fresh.lines);
-        let codes: Vec<_> = doc.diagnostics.iter().map(|d| d.code).collect();
+        let codes: Vec<_> = doc.diagnostics().iter().map(|d| d.code).collect();
         assert_eq!(codes, ["S001"], "only the half-typed `f(` is left");
         assert_eq!(doc.version, 2);
     }
@@ -411,7 +608,41 @@ mod tests {
             let fresh = fevlint_syntax::parse(&doc.text);
             assert_eq!(doc.parse.lines, fresh.lines, "version {version}: {:?}", doc.text);
             let want = fevlint_check::analysis::check_parse(&fresh, &doc.text);
-            assert_eq!(format!("{:?}", doc.diagnostics), format!("{want:?}"), "version {version}: {:?}", doc.text);
+            assert_eq!(format!("{:?}", doc.diagnostics()), format!("{want:?}"), "version {version}: {:?}", doc.text);
+            // The lines' encoded findings, copied, are the JSON of the fresh check's.
+            let uri: tower_lsp_server::ls_types::Uri = "file:///t/a.fev".parse().expect("uri");
+            let docs = crate::convert::RuleDocs::default();
+            let mut w = crate::convert::Writer::new(&uri, &docs, true, false);
+            let mut got = Vec::new();
+            let id = doc.report(&mut w, &mut got);
+            let rope = Rope::from_str(&doc.text);
+            let at = position::Positions::new(position::Text::new(&rope, doc.encoding), &doc.text, &fresh.lines);
+            let mut items = vec![b'['];
+            for (i, d) in want.iter().enumerate() {
+                if i > 0 {
+                    items.push(b',');
+                }
+                w.write(&mut items, at.range(d.span), d, &mut |o, l| crate::convert::itoa(o, l)).expect("json");
+            }
+            items.push(b']');
+            assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&items), "version {version}");
+            let mut again = Vec::new();
+            assert_eq!(doc.report(&mut w, &mut again), id, "the same findings, the same result id");
+            // The tokens kept per line are the whole tree's, where the tree has no error (on a
+            // broken line its error recovery may run into the next line; the kernel, and
+            // the tokens kept per line, read each line alone).
+            if !doc.text.contains('\r') && !fresh.tree.root_node().has_error() {
+                let whole = crate::convert::semantic_tokens(
+                    position::Text::new(&rope, doc.encoding),
+                    &fevlint_ide::highlights(&fresh, &doc.text),
+                );
+                let flat: Vec<u32> = whole
+                    .data
+                    .iter()
+                    .flat_map(|t| [t.delta_line, t.delta_start, t.length, t.token_type, t.token_modifiers_bitset])
+                    .collect();
+                assert_eq!(doc.semantic_tokens(0..usize::MAX), Some(flat), "version {version}: {:?}", doc.text);
+            }
             // The event counts kept through the edits are a fresh count's.
             let keys: Vec<Option<u64>> = fresh.lines.iter().map(fevlint_check::analysis::event_key).collect();
             assert_eq!(doc.event_keys, keys, "version {version}");

@@ -4,20 +4,24 @@
 //! - `transport`: stdio framing that survives malformed input, in front of tower-lsp-server
 //! - `position`: the one place where (line, UTF-16 unit) meets byte offsets
 //! - `document`: rope + text + tree + diagnostics, incremental edits and reparses
+//! - `encoded`: each line's diagnostics kept as the JSON they go out as
 //! - `config`: `fevlint.toml`, `initializationOptions`, `didChangeConfiguration`
 //! - `kernels`: the configured kernels, loaded in the background, shared, reloaded
 //! - `cores`: the configured core dump, and its dry-run values as inlay hints
 //! - `convert`: diagnostics, hovers, completions, symbols, tokens to LSP types
+//! - `workspace`: the workspace's scripts on disk, checked and reported
 //! - `server`: the handlers
 
 pub mod config;
 mod convert;
 pub mod cores;
 mod document;
+mod encoded;
 pub mod kernels;
 pub mod position;
 mod server;
 pub mod transport;
+mod workspace;
 
 pub use server::{
     capabilities, Backend, KernelCheck, KernelRules, KERNEL_DEBOUNCE, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_LINES,
@@ -41,12 +45,14 @@ where
     let flag = Arc::clone(&shutdown);
     let (frames_tx, frames_rx) = mpsc::unbounded_channel();
     let direct = frames_tx.downgrade();
-    let (service, socket) = LspService::new(move |client| Backend::new(client, kernel, flag, direct));
+    let raw = transport::Raw::default();
+    let results = raw.clone();
+    let (service, socket) = LspService::new(move |client| Backend::new(client, kernel, flag, direct, results));
 
     let (server_in, feed) = tokio::io::duplex(1 << 16);
     let (server_out, drain) = tokio::io::duplex(1 << 16);
     let writer = tokio::spawn(transport::write_frames(output, frames_rx));
-    let out = tokio::spawn(transport::pump_output(drain, frames_tx.clone()));
+    let out = tokio::spawn(transport::pump_output(drain, frames_tx.clone(), raw));
     let input_task = tokio::spawn(transport::pump_input(input, feed, frames_tx));
 
     Server::new(server_in, server_out, socket).serve(service).await;

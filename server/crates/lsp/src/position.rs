@@ -56,7 +56,7 @@ impl Encoding {
     }
 
     /// The width of `s` in this encoding.
-    fn width(self, s: &str) -> usize {
+    pub fn width(self, s: &str) -> usize {
         match self {
             _ if s.is_ascii() => s.len(),
             Encoding::Utf8 => s.len(),

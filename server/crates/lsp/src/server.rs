@@ -16,6 +16,7 @@ use super::cores::{self, Cores};
 use super::document::Document;
 use super::kernels::{self, Kernels, Load};
 use super::position;
+use super::workspace::{self, Dialect, Workspace};
 use fevlint_check::diagnostic::Diagnostic;
 use fevlint_kernel::Kernel;
 use fevlint_syntax::{LineParse, Parse, Target};
@@ -205,10 +206,19 @@ struct State {
     watch: bool,
     /// The client takes `workspace/inlayHint/refresh`.
     inlay_refresh: bool,
+    /// The client takes `workspace/diagnostic/refresh`.
+    diagnostic_refresh: bool,
     /// What positions count, negotiated at `initialize`.
     encoding: position::Encoding,
     /// Kernel paths with a registered file watcher.
     watched: HashSet<std::path::PathBuf>,
+    /// The workspace folders.
+    roots: Vec<PathBuf>,
+    /// The kernels the workspace's scripts on disk name (loaded as the open documents').
+    workspace_kernels: Vec<PathBuf>,
+    /// The client pulls the workspace's diagnostics (`workspace/diagnostic`): the
+    /// scripts on disk are no longer pushed.
+    workspace_pulled: bool,
 }
 
 struct Inner {
@@ -229,6 +239,43 @@ struct Inner {
     /// there (see [`Inner::publish`]). Weak: the queue closes, and the writer
     /// ends, when the transport's own senders are gone.
     frames: tokio::sync::mpsc::WeakUnboundedSender<crate::transport::Out>,
+    /// Large results written by the handlers themselves (see [`crate::transport::Raw`]).
+    raw: crate::transport::Raw,
+    /// The workspace's scripts on disk. Invariant: taken after `state` when both are held.
+    workspace: Mutex<Workspace>,
+    /// Woken when the workspace's scripts all have a report.
+    settled: tokio::sync::Notify,
+}
+
+/// A script on disk checked: its report and hash, or why there is none.
+type Checked = std::result::Result<serde_json::Result<(Vec<u8>, u64)>, String>;
+
+/// A script on disk to check, with what it is checked with.
+#[derive(Clone)]
+struct WorkspaceJob {
+    path: PathBuf,
+    uri: Uri,
+    dialect: Dialect,
+    settings: Settings,
+    kernels: Vec<Arc<Kernel>>,
+}
+
+impl WorkspaceJob {
+    /// Reads and checks the script: its report and `resultId` hash (an unreadable or
+    /// oversized file has none).
+    fn run(&self, docs: &RuleDocs, related: bool, encoding: position::Encoding) -> serde_json::Result<(Vec<u8>, u64)> {
+        let text = match std::fs::metadata(&self.path) {
+            Ok(m) if m.len() <= MAX_DOCUMENT_BYTES as u64 => match std::fs::read(&self.path) {
+                Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                Err(_) => String::new(),
+            },
+            _ => String::new(),
+        };
+        let refs: Vec<&Kernel> = self.kernels.iter().map(|k| k.as_ref()).collect();
+        let found = workspace::check(self.dialect, &text, self.settings.target, &self.settings.ignore, &refs);
+        let mut w = convert::Writer::new(&self.uri, docs, related, self.settings.kernels.len() > 1);
+        workspace::encode(&mut w, &text, encoding, &found)
+    }
 }
 
 pub struct Backend(Arc<Inner>);
@@ -481,56 +528,95 @@ impl Inner {
         self.send_publish(uri, body.to_string().as_bytes());
     }
 
-    /// Publishes the diagnostics of `version`, unless the document moved on.
+    /// Publishes the diagnostics of `version`, unless the document moved on or its
+    /// findings are the ones last published.
     async fn publish(&self, uri: Uri, version: i32) {
         let _order = self.publish.lock().await;
         let body = {
-            let state = self.lock();
-            let Some(doc) = state.docs.get(&uri) else { return };
+            let mut state = self.lock();
+            let State { docs, rule_docs, related_information, diagnostic_refresh, .. } = &mut *state;
+            let diagnostic_refresh = *diagnostic_refresh;
+            let Some(doc) = docs.get_mut(&uri) else { return };
             if doc.version != version {
                 return;
             }
-            // A mainline document's kernel check runs the kernel's parser per kernel: it
-            // replaces the kernel-less parse's findings.
-            let syntax = if doc.mainline && doc.kernel_diagnostics.is_some() { &[][..] } else { &doc.diagnostics[..] };
-            let all = syntax.iter().chain(doc.kernel_diagnostics.iter().flatten());
-            let several = doc.settings.kernels.len() > 1;
-            let at = doc.positions();
-            guarded(|| {
-                let convert = |found: &mut dyn Iterator<Item = &Diagnostic>| {
-                    let docs = &state.rule_docs;
-                    convert::publish_body(&at, &uri, Some(version), found, docs, state.related_information, several)
-                };
-                // Suppression comments drop what they name, as in `fevlint check`.
-                if !doc.mainline && doc.text.contains("fevlint:") {
-                    let found: Vec<&Diagnostic> = all.collect();
-                    let kernel_ran = doc.kernel_complete() && !doc.settings.kernels.is_empty();
-                    let ignored = |code: &str| doc.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(code));
-                    let ran = |code: &str| {
-                        fevlint_check::rules::by_code(code)
-                            .is_some_and(|r| !ignored(r.code) && (!r.needs_kernel() || kernel_ran))
-                    };
-                    let all_ran = fevlint_check::rules::REGISTRY.iter().all(|r| ran(r.code));
-                    // As `fevlint check`: what they drop goes, N103 joins, then sorted.
-                    let (keep, added) = fevlint_check::analysis::suppression_verdicts(&doc.text, &found, &ran, all_ran);
-                    let mut kept: Vec<&Diagnostic> = found
-                        .into_iter()
-                        .zip(keep)
-                        .filter_map(|(d, keep)| keep.then_some(d))
-                        .chain(&added)
-                        .filter(|d| !ignored(d.code))
-                        .collect();
-                    kept.sort_by(|a, b| fevlint_check::rules::order(a, b));
-                    return convert(&mut kept.into_iter());
+            match guarded(|| report(doc, &uri, rule_docs, *related_information)) {
+                Ok(Ok((_, id))) if doc.pulled => {
+                    // The client pulls: it is told to ask again when what it has is old.
+                    if doc.pulled_id != Some(id) && diagnostic_refresh {
+                        Err(None)
+                    } else {
+                        return;
+                    }
                 }
-                convert(&mut all.into_iter())
-            })
+                Ok(Ok((items, id))) => {
+                    if doc.published == Some(id) {
+                        return;
+                    }
+                    doc.published = Some(id);
+                    Ok(convert::publish_frame_body(&uri, Some(version), &items))
+                }
+                Ok(Err(e)) => Ok(Err(e)),
+                Err(p) => Err(Some(p)),
+            }
         };
         match body {
             Ok(Ok(body)) => self.send_publish(&uri, &body),
             Ok(Err(e)) => self.log(MessageType::ERROR, format!("serializing diagnostics failed: {e}")).await,
-            Err(p) => self.log(MessageType::ERROR, format!("converting diagnostics failed: {p}")).await,
+            Err(None) => self.refresh_diagnostics(),
+            Err(Some(p)) => self.log(MessageType::ERROR, format!("converting diagnostics failed: {p}")).await,
         }
+    }
+
+    /// Asks the client to pull diagnostics again (`workspace/diagnostic/refresh`), off the
+    /// caller's path.
+    fn refresh_diagnostics(&self) {
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            let _ = tokio::time::timeout(Duration::from_secs(5), client.workspace_diagnostic_refresh()).await;
+        });
+    }
+
+    /// A pull report of an open document (`textDocument/diagnostic`): "unchanged" when
+    /// its findings are those of `previous`, else the full report, written from the
+    /// encoded findings (see [`crate::transport::Raw`]). A document pulled once is no
+    /// longer pushed; what was pushed for it is cleared.
+    fn pull(&self, uri: &Uri, previous: Option<&str>) -> std::result::Result<DocumentDiagnosticReportResult, String> {
+        let mut state = self.lock();
+        let State { docs, rule_docs, related_information, .. } = &mut *state;
+        let Some(doc) = docs.get_mut(uri) else {
+            return Ok(full_report(Some(String::new()), Vec::new()));
+        };
+        let (items, id) = match guarded(|| report(doc, uri, rule_docs, *related_information)) {
+            Ok(Ok(r)) => r,
+            Ok(Err(e)) => return Err(format!("serializing diagnostics failed: {e}")),
+            Err(p) => return Err(format!("converting diagnostics failed: {p}")),
+        };
+        let first = !std::mem::replace(&mut doc.pulled, true);
+        doc.pulled_id = Some(id);
+        let result_id = format!("{id:016x}");
+        if first && doc.published.is_some() {
+            // What was pushed stays in the client's other collection until cleared.
+            doc.published = None;
+            if let Ok(body) = convert::publish_frame_body(uri, None, b"[]") {
+                self.send_publish(uri, &body);
+            }
+        }
+        if previous == Some(result_id.as_str()) {
+            return Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Unchanged(
+                RelatedUnchangedDocumentDiagnosticReport {
+                    related_documents: None,
+                    unchanged_document_diagnostic_report: UnchangedDocumentDiagnosticReport { result_id },
+                },
+            )));
+        }
+        let mut body = Vec::with_capacity(items.len() + 64);
+        body.extend_from_slice(br#"{"kind":"full","resultId":""#);
+        body.extend_from_slice(result_id.as_bytes());
+        body.extend_from_slice(br#"","items":"#);
+        body.extend_from_slice(&items);
+        body.push(b'}');
+        Ok(full_report(Some(self.raw.put(body)), Vec::new()))
     }
 
     /// Re-checks against the kernels the lines an edit touched, at once, when the other
@@ -608,7 +694,7 @@ impl Inner {
                         let every: Vec<usize> = (0..doc.parse.lines.len()).collect();
                         doc.set_kernel_findings(&ids, &every, found);
                     } else {
-                        doc.kernel_diagnostics = Some(found);
+                        doc.set_kernel_whole(found);
                     }
                     Ok(())
                 }
@@ -625,6 +711,7 @@ impl Inner {
     /// Every kernel path an open document names.
     fn kernel_paths(state: &State) -> Vec<std::path::PathBuf> {
         let mut paths: Vec<_> = state.docs.values().flat_map(|d| d.settings.kernels.iter().cloned()).collect();
+        paths.extend(state.workspace_kernels.iter().cloned());
         paths.sort();
         paths.dedup();
         paths
@@ -717,6 +804,16 @@ impl Inner {
                 inner.schedule_kernel(uri, version);
             }
             inner.send_status(&uris).await;
+            // The scripts on disk that name it are checked (again) with it.
+            {
+                let mut ws = inner.workspace();
+                for f in ws.files.values_mut() {
+                    if f.kernels.iter().any(|p| kernels::key(p) == load.key) {
+                        f.stale = true;
+                    }
+                }
+            }
+            inner.check_workspace();
             if refresh {
                 let _ = inner.client.inlay_hint_refresh().await;
             }
@@ -803,6 +900,296 @@ impl Inner {
         }
     }
 
+    fn workspace(&self) -> MutexGuard<'_, Workspace> {
+        self.workspace.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Finds the workspace's scripts (off the async threads), then checks them.
+    fn scan_workspace(self: &Arc<Self>) {
+        let roots = self.lock().roots.clone();
+        let inner = Arc::clone(self);
+        tokio::spawn(async move {
+            let found = tokio::task::spawn_blocking(move || workspace::scan(&roots)).await.unwrap_or_default();
+            {
+                let mut ws = inner.workspace();
+                for path in found {
+                    ws.files.entry(path).or_default().stale = true;
+                }
+                ws.scanned = true;
+            }
+            inner.check_workspace();
+        });
+    }
+
+    /// Checks the workspace's stale scripts on disk whose kernels are loaded, in the
+    /// background, two at a time; pushes their diagnostics to a client that does not
+    /// pull, or asks a pulling client to pull again. Open documents are reported from
+    /// their text, not from disk.
+    fn check_workspace(self: &Arc<Self>) {
+        let inner = Arc::clone(self);
+        tokio::spawn(async move {
+            loop {
+                let (jobs, sync) = inner.workspace_jobs();
+                if sync {
+                    inner.sync_kernels(false);
+                }
+                if jobs.is_empty() {
+                    break;
+                }
+                let (docs, related, encoding) = {
+                    let state = inner.lock();
+                    (state.rule_docs.clone(), state.related_information, state.encoding)
+                };
+                let half = jobs.len().div_ceil(2);
+                let mut parts = Vec::new();
+                for part in jobs.chunks(half.max(1)) {
+                    let part = part.to_vec();
+                    let docs = docs.clone();
+                    parts.push(tokio::task::spawn_blocking(move || {
+                        part.into_iter()
+                            .map(|job| {
+                                let result = guarded(|| job.run(&docs, related, encoding));
+                                (job.path, result)
+                            })
+                            .collect::<Vec<_>>()
+                    }));
+                }
+                let mut done = Vec::new();
+                for p in parts {
+                    done.extend(p.await.unwrap_or_default());
+                }
+                inner.workspace_results(done).await;
+            }
+            let settled = inner.workspace().settled();
+            if settled {
+                inner.settled.notify_waiters();
+            }
+        });
+    }
+
+    /// The next scripts to check (at most a batch), and whether the kernels they name
+    /// must be loaded first.
+    fn workspace_jobs(&self) -> (Vec<WorkspaceJob>, bool) {
+        let state = self.lock();
+        let mut ws = self.workspace();
+        let mut jobs = Vec::new();
+        let mut sync = false;
+        let mut names = Vec::new();
+        for (path, f) in ws.files.iter_mut() {
+            if !f.stale || f.running || jobs.len() >= 64 {
+                continue;
+            }
+            let Some(uri) = Uri::from_file_path(path) else { continue };
+            let Some(dialect) = Dialect::of(path) else { continue };
+            if state.docs.contains_key(&uri) || state.large.contains_key(&uri) {
+                // Reported from the open text; checked from disk again when closed.
+                f.stale = false;
+                f.items.get_or_insert_with(|| b"[]".to_vec());
+                continue;
+            }
+            let (settings, _) = Inner::settings_for(&state, &uri);
+            if f.kernels != settings.kernels {
+                f.kernels = settings.kernels.clone();
+                sync = true;
+            }
+            names.extend(settings.kernels.iter().cloned());
+            let available = self.kernels().available(&settings.kernels);
+            if available.waiting {
+                sync = true;
+                continue; // checked when its kernels have loaded
+            }
+            f.stale = false;
+            f.running = true;
+            jobs.push(WorkspaceJob { path: path.clone(), uri, dialect, settings, kernels: available.kernels });
+        }
+        drop(ws);
+        drop(state);
+        if sync {
+            let mut state = self.lock();
+            let ws = self.workspace();
+            let mut all: Vec<PathBuf> = ws.files.values().flat_map(|f| f.kernels.iter().cloned()).collect();
+            all.sort();
+            all.dedup();
+            state.workspace_kernels = all;
+        }
+        (jobs, sync)
+    }
+
+    /// Stores the reports of checked scripts; pushes them or asks for a pull.
+    async fn workspace_results(&self, done: Vec<(PathBuf, Checked)>) {
+        let pulled = self.lock().workspace_pulled;
+        let refresh = self.lock().diagnostic_refresh;
+        let mut pushes = Vec::new();
+        let mut failures = Vec::new();
+        let mut changed = false;
+        {
+            let mut ws = self.workspace();
+            for (path, result) in done {
+                let Some(f) = ws.files.get_mut(&path) else { continue };
+                f.running = false;
+                let (items, id) = match result {
+                    Ok(Ok(r)) => r,
+                    Ok(Err(e)) => {
+                        failures.push(format!("{}: serializing diagnostics failed: {e}", path.display()));
+                        (b"[]".to_vec(), 0)
+                    }
+                    Err(p) => {
+                        failures.push(format!("checking {} failed: {p}", path.display()));
+                        (b"[]".to_vec(), 0)
+                    }
+                };
+                if f.items.is_some() && f.id == id {
+                    continue;
+                }
+                changed = true;
+                f.id = id;
+                if !pulled && (items.len() > 2 || f.pushed) {
+                    f.pushed = items.len() > 2;
+                    if let Some(uri) = Uri::from_file_path(&path) {
+                        pushes.push((uri, items.clone()));
+                    }
+                }
+                f.items = Some(items);
+            }
+        }
+        for (uri, items) in pushes {
+            if let Ok(body) = convert::publish_frame_body(&uri, None, &items) {
+                self.send_publish(&uri, &body);
+            }
+        }
+        for f in failures {
+            self.log(MessageType::ERROR, f).await;
+        }
+        if pulled && refresh && changed {
+            self.refresh_diagnostics();
+        }
+    }
+
+    /// The `workspace/diagnostic` report: every script of the workspace, open or on
+    /// disk, once all have been checked; "unchanged" for those whose findings are those
+    /// of `previous`.
+    async fn workspace_report(self: &Arc<Self>, previous: &[PreviousResultId]) -> std::result::Result<String, String> {
+        let pushed: Vec<Uri> = {
+            let mut state = self.lock();
+            state.workspace_pulled = true;
+            let mut ws = self.workspace();
+            ws.files
+                .iter_mut()
+                .filter_map(|(p, f)| std::mem::take(&mut f.pushed).then_some(p))
+                .filter_map(Uri::from_file_path)
+                .collect()
+        };
+        for uri in pushed {
+            if let Ok(body) = convert::publish_frame_body(&uri, None, b"[]") {
+                self.send_publish(&uri, &body);
+            }
+        }
+        // The first report waits for the scripts' checks (bounded).
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let wait = self.settled.notified();
+            if self.workspace().settled() || tokio::time::Instant::now() >= deadline {
+                break;
+            }
+            let _ = tokio::time::timeout_at(deadline, wait).await;
+        }
+        let previous: HashMap<&str, &str> = previous.iter().map(|p| (p.uri.as_str(), p.value.as_str())).collect();
+        let mut out = Vec::with_capacity(1 << 16);
+        out.extend_from_slice(br#"{"items":["#);
+        let mut first = true;
+        let mut item = |out: &mut Vec<u8>, uri: &Uri, version: Option<i32>, id: u64, items: &[u8]| {
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            let result_id = format!("{id:016x}");
+            let unchanged = previous.get(uri.as_str()) == Some(&result_id.as_str());
+            out.extend_from_slice(if unchanged {
+                br#"{"kind":"unchanged","uri":"#
+            } else {
+                br#"{"kind":"full","uri":"#
+            });
+            let _ = serde_json::to_writer(&mut *out, uri.as_str());
+            out.extend_from_slice(br#","version":"#);
+            match version {
+                Some(v) => out.extend_from_slice(v.to_string().as_bytes()),
+                None => out.extend_from_slice(b"null"),
+            }
+            out.extend_from_slice(br#","resultId":""#);
+            out.extend_from_slice(result_id.as_bytes());
+            out.push(b'"');
+            if !unchanged {
+                out.extend_from_slice(br#","items":"#);
+                out.extend_from_slice(items);
+            }
+            out.push(b'}');
+        };
+        let mut state = self.lock();
+        let State { docs, rule_docs, related_information, .. } = &mut *state;
+        let mut open = HashSet::new();
+        for (uri, doc) in docs.iter_mut() {
+            let (items, id) = match guarded(|| report(doc, uri, rule_docs, *related_information)) {
+                Ok(Ok(r)) => r,
+                Ok(Err(e)) => return Err(format!("serializing diagnostics failed: {e}")),
+                Err(p) => return Err(format!("converting diagnostics failed: {p}")),
+            };
+            item(&mut out, uri, Some(doc.version), id, &items);
+            open.insert(uri.clone());
+        }
+        let ws = self.workspace();
+        for (path, f) in &ws.files {
+            let (Some(uri), Some(items)) = (Uri::from_file_path(path), &f.items) else { continue };
+            if !open.contains(&uri) {
+                item(&mut out, &uri, None, f.id, items);
+            }
+        }
+        out.extend_from_slice(b"]}");
+        Ok(self.raw.put(out))
+    }
+
+    /// Runs `f` on an open document without bringing its tree up to date (for answers
+    /// kept per line); `None` for a document not open.
+    async fn with_doc<R>(
+        &self,
+        what: &str,
+        uri: &Uri,
+        f: impl FnOnce(&mut Document) -> Option<R>,
+    ) -> Result<Option<R>> {
+        let result = {
+            let mut state = self.lock();
+            match state.docs.get_mut(uri) {
+                Some(doc) => guarded(|| f(doc)),
+                None => Ok(None),
+            }
+        };
+        match result {
+            Ok(r) => Ok(r),
+            Err(p) => {
+                self.log(MessageType::ERROR, format!("{what} failed: {p}")).await;
+                Err(Error::internal_error())
+            }
+        }
+    }
+
+    /// Keeps `data` as the document's last full semantic tokens and writes the response
+    /// (see [`crate::transport::Raw`]); the placeholder token.
+    fn sent_tokens(&self, doc: &mut Document, data: Vec<u32>) -> String {
+        let id = self.serial.fetch_add(1, Ordering::SeqCst);
+        let mut body = Vec::with_capacity(data.len() * 3 + 32);
+        body.extend_from_slice(br#"{"resultId":""#);
+        convert::itoa(&mut body, id as u32);
+        body.extend_from_slice(br#"","data":["#);
+        for (i, n) in data.iter().enumerate() {
+            if i > 0 {
+                body.push(b',');
+            }
+            convert::itoa(&mut body, *n);
+        }
+        body.extend_from_slice(b"]}");
+        doc.sent_tokens = Some((u64::from(id as u32), data));
+        self.raw.put(body)
+    }
+
     /// Runs a read-only request on an open document with its loaded kernels; unopened
     /// documents answer `R::default()`.
     async fn request<R: Default>(
@@ -850,6 +1237,7 @@ impl Backend {
         kernel: Option<Arc<dyn KernelCheck>>,
         shutdown: Arc<AtomicBool>,
         frames: tokio::sync::mpsc::WeakUnboundedSender<crate::transport::Out>,
+        raw: crate::transport::Raw,
     ) -> Backend {
         Backend(Arc::new(Inner {
             client,
@@ -862,8 +1250,76 @@ impl Backend {
             shutdown,
             serial: std::sync::atomic::AtomicU64::new(0),
             frames,
+            raw,
+            workspace: Mutex::new(Workspace::default()),
+            settled: tokio::sync::Notify::new(),
         }))
     }
+}
+
+/// The JSON array of a document's diagnostics as they go out (kernel findings and
+/// suppression comments applied), and its `resultId` hash. A `*.fev` document without
+/// suppression comments copies its lines' encoded findings ([`Document::report`]);
+/// others are converted whole.
+fn report(
+    doc: &mut Document,
+    uri: &Uri,
+    docs: &RuleDocs,
+    related_information: bool,
+) -> serde_json::Result<(Vec<u8>, u64)> {
+    let several = doc.settings.kernels.len() > 1;
+    let mut w = convert::Writer::new(uri, docs, related_information, several);
+    let mut items = Vec::with_capacity(1 << 12);
+    // The kernels' findings arriving is news even when there are none: a client waiting
+    // for them gets that publish.
+    let complete = if doc.kernel_complete() { 0x9e37_79b9_7f4a_7c15 } else { 0 };
+    if doc.encodes_lines() {
+        let id = doc.report(&mut w, &mut items);
+        return Ok((items, id ^ complete));
+    }
+    let kernel = doc.kernel_diagnostics();
+    // A mainline document's kernel check runs the kernel's parser per kernel: it
+    // replaces the kernel-less parse's findings.
+    let syntax = if doc.mainline && kernel.is_some() { Vec::new() } else { doc.diagnostics() };
+    let mut all: Vec<&Diagnostic> = syntax.iter().chain(kernel.iter().flatten()).collect();
+    let added;
+    // Suppression comments drop what they name, as in `fevlint check`.
+    if !doc.mainline && doc.text.contains("fevlint:") {
+        let kernel_ran = doc.kernel_complete() && !doc.settings.kernels.is_empty();
+        let ignored = |code: &str| doc.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(code));
+        let ran = |code: &str| {
+            fevlint_check::rules::by_code(code).is_some_and(|r| !ignored(r.code) && (!r.needs_kernel() || kernel_ran))
+        };
+        let all_ran = fevlint_check::rules::REGISTRY.iter().all(|r| ran(r.code));
+        // As `fevlint check`: what they drop goes, N103 joins, then sorted.
+        let (keep, new) = fevlint_check::analysis::suppression_verdicts(&doc.text, &all, &ran, all_ran);
+        added = new;
+        all = all.into_iter().zip(keep).filter_map(|(d, keep)| keep.then_some(d)).chain(&added).collect();
+        all.retain(|d| !ignored(d.code));
+    }
+    all.sort_by(|a, b| fevlint_check::rules::order(a, b));
+    let at = doc.positions();
+    items.push(b'[');
+    for (i, d) in all.into_iter().enumerate() {
+        if i > 0 {
+            items.push(b',');
+        }
+        w.write(&mut items, at.range(d.span), d, &mut |out, line| convert::itoa(out, line))?;
+    }
+    items.push(b']');
+    let id = crate::encoded::hash_bytes(&items);
+    Ok((items, id ^ complete))
+}
+
+/// A full document report (`items` are left to the raw result when `result_id` names one).
+fn full_report(
+    result_id: Option<String>,
+    items: Vec<tower_lsp_server::ls_types::Diagnostic>,
+) -> DocumentDiagnosticReportResult {
+    DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
+        related_documents: None,
+        full_document_diagnostic_report: FullDocumentDiagnosticReport { result_id, items },
+    }))
 }
 
 /// Quick fixes of a mainline document: each offset whose member moved between the first
@@ -944,19 +1400,73 @@ pub fn capabilities() -> ServerCapabilities {
         semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
             SemanticTokensOptions {
                 legend: convert::legend(),
-                full: Some(SemanticTokensFullOptions::Bool(true)),
-                range: None,
+                full: Some(SemanticTokensFullOptions::Delta { delta: Some(true) }),
+                range: Some(true),
                 ..Default::default()
             },
         )),
         document_formatting_provider: Some(OneOf::Left(true)),
         inlay_hint_provider: Some(OneOf::Left(true)),
+        // Pull diagnostics for the clients that ask (LSP 3.17); the others get pushes.
+        diagnostic_provider: Some(DiagnosticServerCapabilities::Options(DiagnosticOptions {
+            identifier: Some("fevlint".to_owned()),
+            inter_file_dependencies: false,
+            workspace_diagnostics: true,
+            work_done_progress_options: WorkDoneProgressOptions::default(),
+        })),
         code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
             code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
             ..Default::default()
         })),
         ..Default::default()
     }
+}
+
+impl Backend {
+    /// Semantic tokens from the whole tree (a text with carriage returns), of the lines
+    /// `range` covers when given.
+    async fn whole_tokens(&self, uri: &Uri, range: Option<Range>) -> Result<Option<SemanticTokensResult>> {
+        self.0
+            .request("semanticTokens", uri, |_, doc, _| {
+                let mut highlights = fevlint_ide::highlights(&doc.parse, &doc.text);
+                if let Some(r) = range {
+                    let span =
+                        doc.at().span(Range::new(Position::new(r.start.line, 0), Position::new(r.end.line + 1, 0)));
+                    highlights.retain(|h| h.span.start >= span.start && h.span.start < span.end.max(span.start + 1));
+                }
+                Some(SemanticTokensResult::Tokens(convert::semantic_tokens(doc.at(), &highlights)))
+            })
+            .await
+    }
+}
+
+/// The one edit from `old` to `new` (their common start and end kept), none when equal.
+fn token_edit(old: &[u32], new: &[u32]) -> Option<SemanticTokensEdit> {
+    // Whole tokens only (five numbers each).
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count() / 5 * 5;
+    let room = old.len().min(new.len()) - prefix;
+    let suffix = old.iter().rev().zip(new.iter().rev()).take(room).take_while(|(a, b)| a == b).count() / 5 * 5;
+    if prefix == old.len() && prefix == new.len() {
+        return None;
+    }
+    Some(SemanticTokensEdit {
+        start: prefix as u32,
+        delete_count: (old.len() - prefix - suffix) as u32,
+        data: Some(tokens_of(&new[prefix..new.len() - suffix])),
+    })
+}
+
+/// Encoded numbers as the protocol type's tokens.
+fn tokens_of(data: &[u32]) -> Vec<SemanticToken> {
+    data.chunks_exact(5)
+        .map(|t| SemanticToken {
+            delta_line: t[0],
+            delta_start: t[1],
+            length: t[2],
+            token_type: t[3],
+            token_modifiers_bitset: t[4],
+        })
+        .collect()
 }
 
 impl LanguageServer for Backend {
@@ -977,7 +1487,8 @@ impl LanguageServer for Backend {
                 .and_then(|t| t.publish_diagnostics.as_ref())
                 .and_then(|p| p.related_information)
                 .unwrap_or(false);
-            state.rule_docs = RuleDocs::find(&roots(&params));
+            state.roots = roots(&params);
+            state.rule_docs = RuleDocs::find(&state.roots);
             let caps = &params.capabilities;
             state.encoding =
                 position::Encoding::negotiate(caps.general.as_ref().and_then(|g| g.position_encodings.as_deref()));
@@ -987,6 +1498,12 @@ impl LanguageServer for Backend {
                 .as_ref()
                 .and_then(|w| w.did_change_watched_files.as_ref())
                 .and_then(|d| d.dynamic_registration)
+                .unwrap_or(false);
+            state.diagnostic_refresh = caps
+                .workspace
+                .as_ref()
+                .and_then(|w| w.diagnostics.as_ref())
+                .and_then(|d| d.refresh_support)
                 .unwrap_or(false);
             state.inlay_refresh = caps
                 .workspace
@@ -1012,8 +1529,11 @@ impl LanguageServer for Backend {
     async fn initialized(&self, _: InitializedParams) {
         let watch = self.0.lock().watch;
         if watch {
-            self.0.register_watchers(vec![format!("**/{}", config::FILE_NAME)]).await;
+            let mut globs = vec![format!("**/{}", config::FILE_NAME)];
+            globs.extend(workspace::GLOBS.iter().map(|g| (*g).to_owned()));
+            self.0.register_watchers(globs).await;
         }
+        self.0.scan_workspace();
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -1091,11 +1611,15 @@ impl LanguageServer for Backend {
             }
         }
         // Ok((kernel findings complete, a failure to log)), or the document is not open.
+        let mut pulled = false;
         let outcome = {
             let mut state = self.0.lock();
             match state.docs.get_mut(&uri) {
                 None => Err(format!("didChange for a document not open: {}", uri.as_str())),
-                Some(doc) => match guarded(|| doc.apply(version, &params.content_changes)) {
+                Some(doc) => match guarded(|| {
+                    pulled = doc.pulled;
+                    doc.apply(version, &params.content_changes)
+                }) {
                     Ok(()) => match guarded(|| self.0.recheck_lines(doc)) {
                         Ok(complete) => Ok((complete, None)),
                         Err(p) => Ok((false, Some(format!("re-checking the edited lines failed: {p}")))),
@@ -1124,7 +1648,10 @@ impl LanguageServer for Backend {
                 complete
             }
         };
-        self.0.publish(uri.clone(), version).await;
+        // A client that pulls asks after its edit.
+        if !pulled {
+            self.0.publish(uri.clone(), version).await;
+        }
         if !complete {
             self.0.schedule_kernel(uri, version);
         }
@@ -1138,6 +1665,9 @@ impl LanguageServer for Backend {
             state.docs.remove(&params.text_document.uri).is_some() || large
         };
         self.0.forget_fixed_problems();
+        let on_disk = params.text_document.uri.to_file_path().map(|p| p.into_owned());
+        let in_workspace =
+            on_disk.is_some_and(|p| self.0.workspace().files.get_mut(&p).map(|f| f.stale = true).is_some());
         if removed {
             // An empty publish clears the closed document's diagnostics.
             let uri = params.text_document.uri;
@@ -1148,6 +1678,9 @@ impl LanguageServer for Backend {
                 Ok(body) => self.0.send_publish(&uri, &body),
                 Err(e) => self.0.log(MessageType::ERROR, format!("serializing diagnostics failed: {e}")).await,
             }
+        }
+        if in_workspace {
+            self.0.check_workspace();
         }
     }
 
@@ -1169,6 +1702,35 @@ impl LanguageServer for Backend {
         let loads = self.0.kernels().touched(&changed);
         for load in loads {
             self.0.start_load(load);
+        }
+        // Scripts on disk: checked again, or forgotten when deleted.
+        let mut gone = Vec::new();
+        let mut scripts = false;
+        {
+            let roots = self.0.lock().roots.clone();
+            let mut ws = self.0.workspace();
+            for c in &params.changes {
+                let Some(path) = c.uri.to_file_path().map(|p| p.into_owned()) else { continue };
+                if Dialect::of(&path).is_none() || !roots.iter().any(|r| path.starts_with(r)) {
+                    continue;
+                }
+                scripts = true;
+                if c.typ == FileChangeType::DELETED {
+                    if ws.files.remove(&path).is_some_and(|f| f.pushed) {
+                        gone.push(c.uri.clone());
+                    }
+                } else if ws.files.len() < workspace::MAX_FILES || ws.files.contains_key(&path) {
+                    ws.files.entry(path).or_default().stale = true;
+                }
+            }
+        }
+        for uri in gone {
+            if let Ok(body) = convert::publish_frame_body(&uri, None, b"[]") {
+                self.0.send_publish(&uri, &body);
+            }
+        }
+        if scripts {
+            self.0.check_workspace();
         }
         if changed.iter().any(|p| p.file_name().is_some_and(|n| n == config::FILE_NAME)) {
             self.0.reconfigure(Vec::new()).await;
@@ -1238,12 +1800,64 @@ impl LanguageServer for Backend {
     }
 
     async fn semantic_tokens_full(&self, params: SemanticTokensParams) -> Result<Option<SemanticTokensResult>> {
-        self.0
-            .request("semanticTokens", &params.text_document.uri, |_, doc, _| {
-                let highlights = fevlint_ide::highlights(&doc.parse, &doc.text);
-                Some(SemanticTokensResult::Tokens(convert::semantic_tokens(doc.at(), &highlights)))
-            })
-            .await
+        let uri = &params.text_document.uri;
+        let raw = self.0.with_doc("semanticTokens", uri, |doc| {
+            let data = doc.semantic_tokens(0..usize::MAX)?;
+            Some(self.0.sent_tokens(doc, data))
+        });
+        match raw.await? {
+            Some(token) => {
+                Ok(Some(SemanticTokensResult::Tokens(SemanticTokens { result_id: Some(token), data: vec![] })))
+            }
+            None => self.whole_tokens(uri, None).await,
+        }
+    }
+
+    async fn semantic_tokens_full_delta(
+        &self,
+        params: SemanticTokensDeltaParams,
+    ) -> Result<Option<SemanticTokensFullDeltaResult>> {
+        let uri = &params.text_document.uri;
+        let previous = params.previous_result_id;
+        let answer = self.0.with_doc("semanticTokens/full/delta", uri, |doc| {
+            let data = doc.semantic_tokens(0..usize::MAX)?;
+            let old = doc.sent_tokens.take().filter(|(id, _)| format!("{id}") == previous);
+            let Some((_, old)) = old else { return Some(Err(self.0.sent_tokens(doc, data))) };
+            let id = self.0.serial.fetch_add(1, Ordering::SeqCst);
+            let edit = token_edit(&old, &data);
+            doc.sent_tokens = Some((id, data));
+            Some(Ok(SemanticTokensDelta { result_id: Some(id.to_string()), edits: edit.into_iter().collect() }))
+        });
+        match answer.await? {
+            Some(Ok(delta)) => Ok(Some(SemanticTokensFullDeltaResult::TokensDelta(delta))),
+            Some(Err(token)) => {
+                Ok(Some(SemanticTokensFullDeltaResult::Tokens(SemanticTokens { result_id: Some(token), data: vec![] })))
+            }
+            None => Ok(self.whole_tokens(uri, None).await?.map(|t| match t {
+                SemanticTokensResult::Tokens(t) => SemanticTokensFullDeltaResult::Tokens(t),
+                SemanticTokensResult::Partial(p) => SemanticTokensFullDeltaResult::PartialTokensDelta {
+                    edits: vec![SemanticTokensEdit { start: 0, delete_count: 0, data: Some(p.data) }],
+                },
+            })),
+        }
+    }
+
+    async fn semantic_tokens_range(
+        &self,
+        params: SemanticTokensRangeParams,
+    ) -> Result<Option<SemanticTokensRangeResult>> {
+        let uri = &params.text_document.uri;
+        let (from, to) = (params.range.start.line as usize, params.range.end.line as usize);
+        let data = self.0.with_doc("semanticTokens/range", uri, |doc| doc.semantic_tokens(from..to.saturating_add(1)));
+        match data.await? {
+            Some(data) => {
+                Ok(Some(SemanticTokensRangeResult::Tokens(SemanticTokens { result_id: None, data: tokens_of(&data) })))
+            }
+            None => Ok(self.whole_tokens(uri, Some(params.range)).await?.map(|t| match t {
+                SemanticTokensResult::Tokens(t) => SemanticTokensRangeResult::Tokens(t),
+                SemanticTokensResult::Partial(p) => SemanticTokensRangeResult::Partial(p),
+            })),
+        }
     }
 
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
@@ -1271,7 +1885,7 @@ impl LanguageServer for Backend {
                     return mainline_fixes(doc, &uri, span, kernels);
                 }
                 let all: Vec<Diagnostic> =
-                    doc.diagnostics.iter().chain(doc.kernel_diagnostics.iter().flatten()).cloned().collect();
+                    doc.diagnostics().into_iter().chain(doc.kernel_diagnostics().into_iter().flatten()).collect();
                 let several = doc.settings.kernels.len() > 1;
                 let actions: Vec<CodeActionOrCommand> =
                     fevlint_ide::fixes_with(&doc.parse, &doc.text, &all, span, kernels)
@@ -1304,6 +1918,32 @@ impl LanguageServer for Backend {
                 (!actions.is_empty()).then_some(actions)
             })
             .await
+    }
+
+    async fn diagnostic(&self, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
+        match self.0.pull(&params.text_document.uri, params.previous_result_id.as_deref()) {
+            Ok(r) => Ok(r),
+            Err(e) => {
+                self.0.log(MessageType::ERROR, format!("textDocument/diagnostic: {e}")).await;
+                Err(Error::internal_error())
+            }
+        }
+    }
+
+    async fn workspace_diagnostic(&self, params: WorkspaceDiagnosticParams) -> Result<WorkspaceDiagnosticReportResult> {
+        match self.0.workspace_report(&params.previous_result_ids).await {
+            Ok(token) => Ok(WorkspaceDiagnosticReportResult::Report(WorkspaceDiagnosticReport {
+                items: vec![WorkspaceDocumentDiagnosticReport::Unchanged(WorkspaceUnchangedDocumentDiagnosticReport {
+                    uri: "file:///fevlint-raw".parse().map_err(|_| Error::internal_error())?,
+                    version: None,
+                    unchanged_document_diagnostic_report: UnchangedDocumentDiagnosticReport { result_id: token },
+                })],
+            })),
+            Err(e) => {
+                self.0.log(MessageType::ERROR, format!("workspace/diagnostic: {e}")).await;
+                Err(Error::internal_error())
+            }
+        }
     }
 
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {

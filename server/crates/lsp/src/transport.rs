@@ -196,10 +196,63 @@ where
     let _ = server.shutdown().await;
 }
 
-/// Cuts the server's output into frames for the writer.
-pub async fn pump_output<R: AsyncRead + Unpin>(output: R, frames: mpsc::UnboundedSender<Out>) {
+/// Results the server wrote itself, by token: a handler whose answer is large (a pull
+/// report of thousands of diagnostics) writes its JSON straight from the encoded
+/// findings and answers tower-lsp-server with a placeholder naming the token (in its
+/// `resultId`, [`RAW_MARK`]); [`pump_output`] puts the JSON in its place. tower-lsp-server
+/// would otherwise build a `serde_json::Value` tree of every diagnostic and serialize it.
+#[derive(Clone, Debug, Default)]
+pub struct Raw(std::sync::Arc<std::sync::Mutex<std::collections::HashMap<u64, Vec<u8>>>>);
+
+/// What a placeholder result's `resultId` starts with.
+pub const RAW_MARK: &str = "fevlint-raw:";
+
+impl Raw {
+    /// Keeps `result` (a JSON value) under a new token, returned as the placeholder's
+    /// `resultId`.
+    pub fn put(&self, result: Vec<u8>) -> String {
+        let mut map = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        map.insert(n, result);
+        format!("{RAW_MARK}{n}")
+    }
+
+    /// The response `body` with a placeholder's result replaced by the JSON kept for it.
+    fn resolve(&self, body: Vec<u8>) -> Vec<u8> {
+        if body.len() > 512 || find(&body, RAW_MARK.as_bytes()).is_none() {
+            return body;
+        }
+        let Some(at) = find(&body, RAW_MARK.as_bytes()) else { return body };
+        let digits: String =
+            body[at + RAW_MARK.len()..].iter().take_while(|b| b.is_ascii_digit()).map(|&b| b as char).collect();
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&body) else { return body };
+        if v.get("result").is_none() {
+            return body;
+        }
+        let Some(result) = digits
+            .parse()
+            .ok()
+            .and_then(|n: u64| self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&n))
+        else {
+            return body;
+        };
+        let mut out = Vec::with_capacity(result.len() + 64);
+        out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        out.extend_from_slice(v["id"].to_string().as_bytes());
+        out.extend_from_slice(br#","result":"#);
+        out.extend_from_slice(&result);
+        out.push(b'}');
+        out
+    }
+}
+
+/// Cuts the server's output into frames for the writer (placeholders resolved, see
+/// [`Raw`]).
+pub async fn pump_output<R: AsyncRead + Unpin>(output: R, frames: mpsc::UnboundedSender<Out>, raw: Raw) {
     let mut output = BufReader::new(output);
     while let Ok(Frame::Body(body)) = read_frame(&mut output).await {
+        let body = raw.resolve(body);
         if frames.send(Out::new(frame(&body))).is_err() {
             break;
         }

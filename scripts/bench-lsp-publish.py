@@ -1,0 +1,374 @@
+#!/usr/bin/env python3
+"""Edit -> complete diagnostics, measured by a client outside the server's code (issue 26).
+
+  scripts/bench-lsp-publish.py [BINARY] [push|pull|workspace|all] [LINES ...]
+
+BINARY defaults to target/release/fevlint. Each case starts `BINARY lsp` over pipes with
+the 6.12.117 fixture kernel configured (kernel rules on, `FEVLINT_KERNEL_DEBOUNCE_MS=0`,
+a private cache directory) and opens a generated script: one definition per traceable
+6.12 function, `x64 a0` each (`name(x64 a0)`, names from the kernel's ftrace list in its
+order), LINES lines (default 5,000 and 50,000). Such a script draws thousands of findings
+(T401, A302, K203, N101), as a generated or long-lived script does.
+
+- push: a client without pull diagnostics. 300 edits at random places (a character typed,
+  then deleted), each one `didChange` timed to the complete `publishDiagnostics` of its
+  version: "read" when its last byte has been read, "parsed" when `json.loads` has turned
+  it into objects (what a client library does next). An edit that leaves the findings as
+  they were gets no publish; a request the server does not know, sent right after the
+  edit, tells the client so (its error reply comes after any publish of the edit).
+- pull: a client with `textDocument.diagnostic`: the same edits, each followed by a
+  `textDocument/diagnostic` with the previous `resultId`, timed to its parsed answer;
+  then the same request again with nothing changed (it must answer "unchanged").
+- workspace: a folder of 500 scripts (the same kind, 100 lines each) under a
+  `fevlint.toml` naming 4 kernels, no document open: `workspace/diagnostic` timed to the
+  first full report; then one file is opened and edited, and a second `workspace/diagnostic`
+  with the previous result ids must report only that file in full.
+
+Memory: the server's peak (VmHWM) and its resident size after the edits, and per finding
+the difference between this script's resident size and a control script's (the same lines
+with `x64 a0` replaced by `)` so that they draw no finding... see `control()`), divided by
+the findings.
+"""
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KERNELS = os.path.join(ROOT, "fixtures", "kernels")
+K612 = os.path.join(KERNELS, "6.12.117+deb12-amd64")
+EDITS = 300
+
+
+def frame(msg):
+    body = json.dumps(msg).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def traceable_names():
+    raw = subprocess.run(["zstd", "-dc", os.path.join(K612, "available_filter_functions.zst")],
+                         check=True, capture_output=True).stdout.decode()
+    seen, out = set(), []
+    for line in raw.splitlines():
+        name = line.split()[0] if line.split() else ""
+        if not name or "." in name or name in seen:
+            continue
+        seen.add(name)
+        out.append(name)
+    return out
+
+
+def script(lines, names, params="x64 a0"):
+    return "".join(f"{names[i % len(names)]}({params})\n" for i in range(lines))
+
+
+class Server:
+    def __init__(self, binary, cache):
+        env = dict(os.environ, FEVLINT_CACHE_DIR=cache, FEVLINT_KERNEL_DEBOUNCE_MS="0")
+        self.proc = subprocess.Popen([binary, "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, env=env, bufsize=0)
+        self.out = self.proc.stdout
+        self.next_id = 1
+        self.pending = []
+
+    def status(self, key):
+        try:
+            with open(f"/proc/{self.proc.pid}/status") as f:
+                for line in f:
+                    if line.startswith(key + ":"):
+                        return int(line.split()[1])
+        except OSError:
+            pass
+        return 0
+
+    def send(self, msg):
+        self.proc.stdin.write(frame(msg))
+
+    def notify(self, method, params):
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def ask(self, method, params):
+        i = self.next_id
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": i, "method": method, "params": params})
+        return i
+
+    def read_raw(self):
+        """One message's body, when its last byte has been read."""
+        length = None
+        while True:
+            line = self.out.readline()
+            if not line:
+                raise EOFError("the server closed its output")
+            line = line.strip()
+            if not line:
+                if length is None:
+                    continue
+                break
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        body = b""
+        while len(body) < length:
+            chunk = self.out.read(length - len(body))
+            if not chunk:
+                raise EOFError("the server closed its output")
+            body += chunk
+        return body
+
+    def read(self):
+        m = json.loads(self.read_raw())
+        if "method" in m and "id" in m:
+            self.send({"jsonrpc": "2.0", "id": m["id"], "result": None})
+        return m
+
+    def answer(self, i):
+        while True:
+            m = self.read()
+            if m.get("id") == i and "method" not in m:
+                return m
+
+    def initialize(self, capabilities, options=None, folders=None):
+        params = {"capabilities": capabilities, "initializationOptions": options or {}}
+        if folders:
+            params["workspaceFolders"] = [{"uri": "file://" + f, "name": os.path.basename(f)} for f in folders]
+            params["rootUri"] = "file://" + folders[0]
+        self.answer(self.ask("initialize", params))
+        self.notify("initialized", {})
+
+    def stop(self):
+        try:
+            self.answer(self.ask("shutdown", None))
+            self.notify("exit", None)
+            self.proc.stdin.close()
+            self.proc.wait(timeout=10)
+        except (EOFError, BrokenPipeError, subprocess.TimeoutExpired):
+            self.proc.kill()
+
+
+def pct(times, p):
+    s = sorted(times)
+    return s[round((len(s) - 1) * p)] * 1e3
+
+
+def summary(times):
+    return f"p50 {pct(times, 0.5):6.2f} ms  p99 {pct(times, 0.99):6.2f} ms  max {max(times) * 1e3:6.2f} ms"
+
+
+def kernel_ready(m):
+    return m.get("method") == "fevlint/status" and all(k.get("state") != "loading" for k in m["params"]["kernels"])
+
+
+def open_and_settle(s, uri, text, pull):
+    """Opens `text`; returns its findings once the kernel's are in (and the server is quiet)."""
+    s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": text}})
+    # The kernel loads in the background; its end re-checks the document.
+    while True:
+        m = s.read()
+        if kernel_ready(m) and m["params"]["uri"] == uri:
+            break
+    # The whole check after the load publishes (push) or is ready for a pull: a barrier.
+    if pull:
+        while True:
+            r = s.answer(s.ask("textDocument/diagnostic", {"textDocument": {"uri": uri}}))["result"]
+            codes = [d["code"] for d in r.get("items", [])]
+            if any(c[0] in "KTA" for c in codes):
+                return r
+            time.sleep(0.05)
+    last = None
+    while True:
+        m = s.read()
+        if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri:
+            last = m["params"]
+            if any(d["code"][0] in "KTA" for d in last["diagnostics"]):
+                return last
+
+
+def edits(lines, seed=0x2545F491):
+    """(line, character, text, end character) pairs: a character typed, then deleted."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < EDITS:
+        line = rng.randrange(len(lines))
+        ch = rng.randrange(len(lines[line]) + 1)
+        out.append((line, ch, ch, "x"))
+        out.append((line, ch, ch + 1, ""))
+    return out
+
+
+def change(uri, version, line, c0, c1, text):
+    return {"textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"range": {"start": {"line": line, "character": c0},
+                                          "end": {"line": line, "character": c1}}, "text": text}]}
+
+
+def push(binary, n, names, cache):
+    text = script(n, names)
+    lines = text.splitlines()
+    s = Server(binary, cache)
+    s.initialize({}, {"kernels": [K612]})
+    uri = "file:///bench/generated.fev"
+    opened = open_and_settle(s, uri, text, False)
+    found = len(opened["diagnostics"])
+    read_t, parsed_t, sizes, skipped = [], [], [], 0
+    version = 1
+    for (line, c0, c1, t) in edits(lines):
+        version += 1
+        start = time.perf_counter()
+        s.notify("textDocument/didChange", change(uri, version, line, c0, c1, t))
+        barrier = s.ask("$/fevlint/bench-barrier", {})
+        while True:
+            raw = s.read_raw()
+            got = time.perf_counter()
+            if b'"textDocument/publishDiagnostics"' in raw[:120]:
+                m = json.loads(raw)
+                done = time.perf_counter()
+                if m["params"].get("version") == version:
+                    read_t.append(got - start)
+                    parsed_t.append(done - start)
+                    sizes.append(len(raw))
+                    s.answer(barrier)
+                    break
+            else:
+                m = json.loads(raw)
+                if m.get("id") == barrier:
+                    skipped += 1
+                    read_t.append(got - start)
+                    parsed_t.append(got - start)
+                    break
+    rss, hwm = s.status("VmRSS"), s.status("VmHWM")
+    s.stop()
+    size = sum(sizes) / len(sizes) / 1024 if sizes else 0
+    print(f"push {n} lines, {found} findings: edit -> publish read {summary(read_t)}")
+    print(f"  parsed by json.loads {summary(parsed_t)}; {len(sizes)} publishes of {size:.0f} KB on average, "
+          f"{skipped} edits left the findings unchanged (no publish)")
+    print(f"  server RSS after the edits {rss / 1024:.0f} MB, peak {hwm / 1024:.0f} MB")
+    return found, rss
+
+
+def control_rss(binary, n, names, cache):
+    """The resident size after opening the same number of lines that draw no finding
+    (`# name(x64 a0)`: comments, the same bytes but two)."""
+    text = "".join(f"#{line[1:]}\n" for line in script(n, names).splitlines())
+    s = Server(binary, cache)
+    s.initialize({}, {"kernels": [K612]})
+    uri = "file:///bench/control.fev"
+    s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": text}})
+    while True:
+        m = s.read()
+        if kernel_ready(m):
+            break
+    time.sleep(1.0)
+    rss = s.status("VmRSS")
+    s.stop()
+    return rss
+
+
+def pull(binary, n, names, cache):
+    text = script(n, names)
+    lines = text.splitlines()
+    s = Server(binary, cache)
+    caps = {"textDocument": {"diagnostic": {"dynamicRegistration": False, "relatedDocumentSupport": False}}}
+    s.initialize(caps, {"kernels": [K612]})
+    uri = "file:///bench/generated.fev"
+    report = open_and_settle(s, uri, text, True)
+    found = len(report["items"])
+    result_id = report.get("resultId")
+    times, unchanged = [], []
+    version = 1
+    pushed = 0
+    for (line, c0, c1, t) in edits(lines):
+        version += 1
+        start = time.perf_counter()
+        s.notify("textDocument/didChange", change(uri, version, line, c0, c1, t))
+        i = s.ask("textDocument/diagnostic", {"textDocument": {"uri": uri}, "previousResultId": result_id})
+        while True:
+            m = s.read()
+            if m.get("method") == "textDocument/publishDiagnostics":
+                pushed += 1
+            if m.get("id") == i:
+                break
+        times.append(time.perf_counter() - start)
+        r = m["result"]
+        result_id = r.get("resultId", result_id)
+        start = time.perf_counter()
+        again = s.answer(s.ask("textDocument/diagnostic", {"textDocument": {"uri": uri},
+                                                           "previousResultId": result_id}))["result"]
+        unchanged.append(time.perf_counter() - start)
+        assert again["kind"] == "unchanged", again["kind"]
+    s.stop()
+    print(f"pull {n} lines, {found} findings: edit -> full report parsed {summary(times)}")
+    print(f"  the same request again (\"unchanged\") {summary(unchanged)}; {pushed} publishes pushed besides")
+
+
+def workspace(binary, names, cache, files=500, per_file=100):
+    root = tempfile.mkdtemp(prefix="fevlint-ws-")
+    kernels = ["6.12.117+deb12-amd64", "6.1.0-47-amd64", "6.1.0-56-amd64", "6.18.44-fc-v769"]
+    with open(os.path.join(root, "fevlint.toml"), "w") as f:
+        f.write("kernels = [" + ", ".join(json.dumps(os.path.join(KERNELS, k)) for k in kernels) + "]\n")
+    for i in range(files):
+        sub = os.path.join(root, f"tools{i % 10}")
+        os.makedirs(sub, exist_ok=True)
+        chunk = [names[(i * per_file + j) % len(names)] for j in range(per_file)]
+        with open(os.path.join(sub, f"s{i}.fev"), "w") as f:
+            f.write("".join(f"{n}(x64 a0)\n" for n in chunk))
+    s = Server(binary, cache)
+    caps = {"textDocument": {"diagnostic": {"dynamicRegistration": False}},
+            "workspace": {"diagnostics": {"refreshSupport": False}}}
+    s.initialize(caps, {}, [root])
+    start = time.perf_counter()
+    r = s.answer(s.ask("workspace/diagnostic", {"previousResultIds": []}))["result"]
+    first = time.perf_counter() - start
+    items = r["items"]
+    full = [x for x in items if x["kind"] == "full"]
+    findings = sum(len(x["items"]) for x in full)
+    print(f"workspace: {files} scripts x {len(kernels)} kernels: first workspace/diagnostic {first:.2f} s, "
+          f"{len(full)} full reports, {findings} findings")
+    ids = [{"uri": x["uri"], "value": x["resultId"]} for x in items if x.get("resultId")]
+    path = os.path.join(root, "tools3", "s3.fev")
+    uri = "file://" + path
+    with open(path) as f:
+        text = f.read()
+    s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": text}})
+    s.notify("textDocument/didChange", change(uri, 2, 0, 0, 0, "x"))
+    start = time.perf_counter()
+    r = s.answer(s.ask("workspace/diagnostic", {"previousResultIds": ids}))["result"]
+    second = time.perf_counter() - start
+    items = r["items"]
+    resent = [x["uri"] for x in items if x["kind"] == "full"]
+    print(f"  after an edit to one file: {second * 1e3:.1f} ms, {len(resent)} full report(s) "
+          f"({', '.join(os.path.basename(u) for u in resent)}), {len(items) - len(resent)} unchanged")
+    s.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def main():
+    args = sys.argv[1:]
+    cases = ("push", "pull", "workspace", "all")
+    binary = args.pop(0) if args and args[0] not in cases and not args[0].isdigit() else "target/release/fevlint"
+    which = args.pop(0) if args and args[0] in cases else "all"
+    sizes = [int(a) for a in args] or [5_000, 50_000]
+    names = traceable_names()
+    cache = tempfile.mkdtemp(prefix="fevlint-bench-publish-")
+    try:
+        for n in sizes:
+            if which in ("push", "all"):
+                found, rss = push(binary, n, names, cache)
+                base = control_rss(binary, n, names, cache)
+                if found:
+                    print(f"  memory per finding: ({rss} - {base} KB control) / {found} = "
+                          f"{(rss - base) * 1024 / found:.0f} B")
+            if which in ("pull", "all"):
+                pull(binary, n, names, cache)
+        if which in ("workspace", "all"):
+            workspace(binary, names, cache)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+//! Diagnostics in the form they go out in. Each line's findings are kept as the
+//! protocol's JSON with their line numbers left open (a [`Chunk`]): an edit re-encodes
+//! the lines it touched, and a publish or a pull report copies the other lines' bytes and
+//! writes their line numbers in. A hash over the lines' chunks is the report's
+//! `resultId`, and tells when the findings did not change (no publish then).
+
+use crate::convert::{itoa, Writer};
+use crate::position::Positions;
+use fevlint_check::diagnostic::Diagnostic;
+use std::hash::{Hash, Hasher};
+
+/// The encoded diagnostics of one line.
+#[derive(Debug)]
+pub struct Chunk {
+    /// The diagnostics' JSON objects, comma-separated, without their line numbers.
+    bytes: Box<[u8]>,
+    /// Where each line number goes: (offset into `bytes`, lines after the chunk's own).
+    holes: Box<[(u32, u32)]>,
+    /// A hash of `bytes` and `holes`.
+    hash: u64,
+}
+
+/// A line's state in the encoded form.
+#[derive(Debug, Default)]
+pub enum Encoded {
+    /// To encode again (the line was edited, or its findings changed).
+    #[default]
+    Stale,
+    /// No diagnostics.
+    Empty,
+    Chunk(Box<Chunk>),
+}
+
+impl Chunk {
+    /// Encodes the diagnostics `found` (absolute spans, in order) of line `line`.
+    pub fn encode(w: &mut Writer<'_>, at: &Positions<'_>, line: u32, found: &[&Diagnostic]) -> Encoded {
+        if found.is_empty() {
+            return Encoded::Empty;
+        }
+        let mut bytes = Vec::with_capacity(256 * found.len());
+        let mut holes = Vec::new();
+        for (i, d) in found.iter().enumerate() {
+            if i > 0 {
+                bytes.push(b',');
+            }
+            let range = at.range(d.span);
+            let mut hole = |out: &mut Vec<u8>, l: u32| {
+                holes.push((out.len() as u32, l.saturating_sub(line)));
+            };
+            // Only string escapes can fail (never, for `str`): such a finding is left out.
+            let mark = bytes.len();
+            if w.write(&mut bytes, range, d, &mut hole).is_err() {
+                bytes.truncate(mark);
+            }
+        }
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        bytes.hash(&mut h);
+        holes.hash(&mut h);
+        Encoded::Chunk(Box::new(Chunk { bytes: bytes.into(), holes: holes.into(), hash: h.finish() }))
+    }
+
+    /// Appends the chunk with its line numbers counted from `line`.
+    pub fn write_to(&self, out: &mut Vec<u8>, line: u32) {
+        let mut from = 0;
+        for &(at, delta) in self.holes.iter() {
+            out.extend_from_slice(&self.bytes[from..at as usize]);
+            itoa(out, line + delta);
+            from = at as usize;
+        }
+        out.extend_from_slice(&self.bytes[from..]);
+    }
+}
+
+/// Writes the JSON array of the chunks of `lines` (in line order), and returns the
+/// report's hash (its `resultId`).
+pub fn report<'a>(out: &mut Vec<u8>, lines: impl Iterator<Item = &'a Encoded>) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    out.push(b'[');
+    let mut first = true;
+    for (i, e) in lines.enumerate() {
+        let Encoded::Chunk(c) = e else { continue };
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        let line = u32::try_from(i).unwrap_or(u32::MAX);
+        c.write_to(out, line);
+        (line, c.hash).hash(&mut h);
+    }
+    out.push(b']');
+    h.finish()
+}
+
+/// The hash of an encoded array written otherwise (a document checked whole).
+pub fn hash_bytes(items: &[u8]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    items.hash(&mut h);
+    h.finish()
+}
