@@ -261,7 +261,10 @@ async def test_kernel_diagnostics_and_progress(client: LanguageClient):
     caps = client_capabilities(client.editor).workspace.did_change_watched_files
     globs = [w["globPattern"] for r in client.registrations for w in r.register_options["watchers"]]
     if caps and caps.dynamic_registration:
-        assert globs[0] == "**/fevlint.toml" and globs[1].endswith("6.12.117+deb12-amd64/**"), globs
+        # fevlint.toml, the workspace's scripts of every dialect, then the kernel.
+        assert globs[:6] == ["**/fevlint.toml", "**/*.fev", "**/*.dynevents", "**/*.bt", "**/kprobe_events",
+                             "**/dynamic_events"], globs
+        assert globs[6].endswith("6.12.117+deb12-amd64/**"), globs
     else:
         assert globs == []
 

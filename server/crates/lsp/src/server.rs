@@ -108,6 +108,10 @@ fn kernel_ids(kernels: &[Arc<Kernel>]) -> Vec<usize> {
     kernels.iter().map(|k| Arc::as_ptr(k) as usize).collect()
 }
 
+/// How long the workspace's scripts on disk wait for their first check when the client
+/// does not ask for them first.
+const WORKSPACE_DELAY: Duration = Duration::from_secs(1);
+
 /// How long the document must be still before kernel checks run.
 pub const KERNEL_DEBOUNCE: Duration = Duration::from_millis(300);
 
@@ -245,6 +249,8 @@ struct Inner {
     workspace: Mutex<Workspace>,
     /// Woken when the workspace's scripts all have a report.
     settled: tokio::sync::Notify,
+    /// Woken by the first `workspace/diagnostic`: the scripts on disk are checked now.
+    wanted: tokio::sync::Notify,
 }
 
 /// A script on disk checked: its report and hash, or why there is none.
@@ -904,7 +910,9 @@ impl Inner {
         self.workspace.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Finds the workspace's scripts (off the async threads), then checks them.
+    /// Finds the workspace's scripts (off the async threads), then checks them: at once
+    /// when the client asks for them (`workspace/diagnostic`), else after
+    /// [`WORKSPACE_DELAY`], so that the documents opened with the editor come first.
     fn scan_workspace(self: &Arc<Self>) {
         let roots = self.lock().roots.clone();
         let inner = Arc::clone(self);
@@ -917,6 +925,7 @@ impl Inner {
                 }
                 ws.scanned = true;
             }
+            let _ = tokio::time::timeout(WORKSPACE_DELAY, inner.wanted.notified()).await;
             inner.check_workspace();
         });
     }
@@ -1070,6 +1079,7 @@ impl Inner {
     /// of `previous`.
     async fn workspace_report(self: &Arc<Self>, previous: &[PreviousResultId]) -> std::result::Result<String, String> {
         let pushed: Vec<Uri> = {
+            self.wanted.notify_one();
             let mut state = self.lock();
             state.workspace_pulled = true;
             let mut ws = self.workspace();
@@ -1253,6 +1263,7 @@ impl Backend {
             raw,
             workspace: Mutex::new(Workspace::default()),
             settled: tokio::sync::Notify::new(),
+            wanted: tokio::sync::Notify::new(),
         }))
     }
 }
