@@ -371,3 +371,27 @@ fn the_dialect_comes_from_the_image_when_it_is_loaded() {
     assert_eq!(d.readme, fevlint_mainline::readmes::DEBIAN_6_12_117_AMD64);
     assert!(d.fprobe && d.btf_args);
 }
+
+/// Hover on a kprobe's `SYM+OFF`: where the probe sits on each kernel and the
+/// instruction starts around it, read from each fixture's image.
+#[test]
+fn hover_on_a_probe_place_shows_the_instructions_around_it() {
+    let (k61, k612) = (
+        Kernel::open(&fixture("6.1.0-56-amd64")).expect("6.1"),
+        Kernel::open(&fixture("6.12.117+deb12-amd64")).expect("6.12"),
+    );
+    let text = "p:demo/a vfs_read+3\np:demo/e do_sys_openat2\np:demo/v vfs_read\n";
+    let (span, md) = dynevents::describe_at(text, 12, &[&k61, &k612]).expect("hover on the place");
+    eprintln!("{md}");
+    assert_eq!(&text[span.start..span.end], "vfs_read+3");
+    assert!(md.contains("**`vfs_read+3`** on 6.12.117+deb12-amd64: is refused: not an instruction boundary"), "{md}");
+    assert!(md.contains("- instructions start at +0, +4, +9, +11"), "{md}");
+    assert!(md.contains("- instructions start at +0, +5, "), "{md}");
+    let at = text.find("do_sys_openat2").expect("line 2") + 3;
+    let (_, md) = dynevents::describe_at(text, at, &[&k612]).expect("hover on the entry");
+    assert!(md.contains("sits at `do_sys_openat2+0x0`"), "{md}");
+    let at = text.rfind("vfs_read").expect("line 3") + 3;
+    let (_, md) = dynevents::describe_at(text, at, &[&k61, &k612]).expect("hover on the entry");
+    assert!(md.contains("on 6.12.117+deb12-amd64: sits at `vfs_read+0x4` (past its ENDBR64)"), "{md}");
+    assert!(md.contains("on 6.1.0-56-amd64: sits at `vfs_read+0x0`"), "{md}");
+}

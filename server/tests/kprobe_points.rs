@@ -14,7 +14,10 @@
 //! change for these kernels: nothing (see `fevlint_kernel::code`).
 //!
 //! Needs FEVLINT_REAL_TOOLS=1, qemu-system-x86, busybox-static, cpio. Cost on this
-//! 2-core machine (TCG): about 1,000 writes per kernel, 2-4 minutes for both.
+//! 2-core machine (TCG, shared with other jobs): 1,800 writes per kernel, 3 min for one
+//! kernel, 4.3 min for both run side by side. Last run: 6.12.117 1,797 of 1,800 lines
+//! decided (1,309 refusals), 3 unknown, 0 disagreements; 6.1.192 1,769 decided (1,265
+//! refusals), 31 unknown, 0 disagreements; 40 of 40 entries placed on each.
 
 use fevlint_check::dynevents::{self, KernelEnv};
 use fevlint_kernel::Kernel;

@@ -224,6 +224,18 @@ impl<'k> KernelEnv<'k> {
         }
     }
 
+    /// The instruction starts of `symbol` from its start to a little past `offset`
+    /// (offsets from the symbol), from the image's code.
+    pub fn instruction_starts(&self, symbol: &str, offset: u64) -> Option<Vec<u64>> {
+        let addr = self.kernel.symbols()?.value.first(symbol)?.addr.0;
+        let code = self.kernel.code()?;
+        let starts = code.boundaries(addr, addr.checked_add(offset)?.checked_add(12)?).ok()?;
+        let near: Vec<u64> = starts.iter().map(|a| a - addr).collect();
+        // The last few before the offset and the first few after it.
+        let i = near.partition_point(|&o| o <= offset);
+        Some(near[i.saturating_sub(4)..(i + 3).min(near.len())].to_vec())
+    }
+
     /// `register_kprobe` at `symbol+offset` from the image's code, when there is one.
     pub fn probe_point(&self, symbol: &str, offset: u64) -> Option<fevlint_kernel::code::ProbePoint> {
         let addr = self.kernel.symbols()?.value.first(symbol)?.addr;
@@ -1267,6 +1279,9 @@ fn walk_all(text: &str, kernel: &Kernel) -> Vec<Walked> {
 /// What the argument at `offset` reads on each kernel, for a hover: its span and a
 /// Markdown text.
 pub fn describe_at(text: &str, offset: usize, kernels: &[&Kernel]) -> Option<(Span, String)> {
+    if let Some(place) = describe_place(text, offset, kernels) {
+        return Some(place);
+    }
     let mut span = None;
     let mut out = String::new();
     for k in kernels {
@@ -1288,6 +1303,56 @@ pub fn describe_at(text: &str, offset: usize, kernels: &[&Kernel]) -> Option<(Sp
         out.push('\n');
     }
     Some((span?, out.trim_end().to_owned()))
+}
+
+/// On a kprobe's `SYM+OFF`: where the probe sits on each kernel, and the instruction
+/// starts around it (what `register_kprobe` accepts), from the kernel's code.
+fn describe_place(text: &str, offset: usize, kernels: &[&Kernel]) -> Option<(Span, String)> {
+    use fevlint_kernel::code::{ProbePoint, Refusal};
+    let (_, probes) = parse_findings(text, &Dialect::debian_6_12_117(), &fevlint_mainline::NoKernel);
+    let (start, probe) = probes.iter().find(|(start, p)| match &p.place {
+        fevlint_mainline::Place::Symbol { span, .. } => start + span.start <= offset && offset <= start + span.end,
+        _ => false,
+    })?;
+    let fevlint_mainline::Place::Symbol { name, offset: off, span, module: None } = &probe.place else {
+        return None;
+    };
+    if !matches!(probe.kind, ProbeKind::Kprobe | ProbeKind::Kretprobe) {
+        return None;
+    }
+    let mut out = String::new();
+    for k in kernels {
+        let Ok(dialect) = dialect_for(k) else { continue };
+        let env = KernelEnv::new(k, &dialect);
+        let place = if *off == 0 {
+            let entry = env.entry_offset(name);
+            let why = match env.starts_with_endbr(name) {
+                Some((true, true)) => " (past its ENDBR64)",
+                Some((true, false)) => " (past the ENDBR64 assumed there: no image of the code)",
+                _ => "",
+            };
+            format!("sits at `{name}+{entry:#x}`{why}")
+        } else {
+            match env.probe_point(name, *off) {
+                Some(ProbePoint::Accepted { .. }) => "is accepted: an instruction starts there".to_owned(),
+                Some(ProbePoint::Refused(Refusal::NotBoundary { .. })) => {
+                    "is refused: not an instruction boundary".to_owned()
+                }
+                Some(ProbePoint::Refused(Refusal::Invalid(why) | Refusal::Unsupported(why))) => {
+                    format!("is refused: {why}")
+                }
+                Some(ProbePoint::Unknown(why)) => format!("is not known: {why}"),
+                None => format!("is not known: {}", env.why_unknown(name, *off)),
+            }
+        };
+        let _ = writeln!(out, "**`{name}+{off}`** on {}: {place}\n", k.name);
+        if let Some(starts) = env.instruction_starts(name, *off) {
+            let list: Vec<String> =
+                starts.iter().map(|o| if o == off { format!("**+{o}**") } else { format!("+{o}") }).collect();
+            let _ = writeln!(out, "- instructions start at {}\n", list.join(", "));
+        }
+    }
+    (!out.is_empty()).then(|| (Span::new(start + span.start, start + span.end), out.trim_end().to_owned()))
 }
 
 /// What each member-reading argument of `text` reads on `kernel`, for `fevlint lock`.
