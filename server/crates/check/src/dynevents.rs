@@ -1072,15 +1072,43 @@ fn meaning(kernel: &Kernel, probe: &Probe, start: usize, found: &mut Vec<Diagnos
 /// tracepoint's (its stub's without the leading `void *__data`, as the kernel hides it).
 fn named_params(kernel: &Kernel, probe: &Probe) -> Option<fevlint_types::model::Prototype> {
     let fevlint_mainline::Place::Symbol { name, module: None, .. } = &probe.place else { return None };
-    if probe.kind == ProbeKind::Tprobe {
-        let mut proto = kernel.function(&format!("__probestub_{name}")).ok()?.prototypes.into_iter().next()?.proto;
+    place_prototype(kernel, probe.kind == ProbeKind::Tprobe, name)
+}
+
+/// The prototype the arguments of a probe on `place` are named after: the function's,
+/// or for a tracepoint (`tracepoint`) its stub's (`__probestub_<tp>`, which names the
+/// parameters the `btf_trace_<tp>` typedef leaves unnamed) without `void *__data`.
+pub fn place_prototype(kernel: &Kernel, tracepoint: bool, place: &str) -> Option<fevlint_types::model::Prototype> {
+    if tracepoint {
+        let mut proto = kernel.function(&format!("__probestub_{place}")).ok()?.prototypes.into_iter().next()?.proto;
         if proto.params.is_empty() {
             return None;
         }
         proto.params.remove(0);
         return Some(proto);
     }
-    Some(kernel.function(name).ok()?.prototypes.into_iter().next()?.proto)
+    Some(kernel.function(place).ok()?.prototypes.into_iter().next()?.proto)
+}
+
+/// The type a BTF path written on `place` reaches (`file->f_path.` before a member is
+/// typed), for completion: `base` is a parameter name or `$retval`, `fields` the steps
+/// after it (`true` for `->`). `None` where BTF does not settle it.
+pub fn path_type(
+    kernel: &Kernel,
+    tracepoint: bool,
+    place: &str,
+    base: &str,
+    fields: &[(bool, String)],
+) -> Option<TypeRef> {
+    let types = kernel.types()?;
+    let proto = place_prototype(kernel, tracepoint, place)?;
+    let start =
+        if base == "$retval" { proto.ret? } else { proto.params.iter().find(|p| p.name.as_deref() == Some(base))?.ty };
+    let fields: Vec<fevlint_mainline::Field> = fields
+        .iter()
+        .map(|(arrow, name)| fevlint_mainline::Field { name: name.clone(), arrow: *arrow, span: 0..0 })
+        .collect();
+    walk_named(types, start, base, &fields).map(|(ty, _, _)| ty)
 }
 
 /// The type a BTF-named argument reaches (`file->f_path.dentry`): the parameter (or
@@ -1095,8 +1123,18 @@ fn btf_base(
     fields: &[fevlint_mainline::Field],
 ) -> Option<(TypeRef, String, Vec<NamedStep>)> {
     let proto = named_params(kernel, probe)?;
-    let mut ty =
+    let ty =
         if base == "$retval" { proto.ret? } else { proto.params.iter().find(|p| p.name.as_deref() == Some(base))?.ty };
+    walk_named(types, ty, base, fields)
+}
+
+/// Each member of `fields` by name from `ty`, as `parse_btf_field` walks them.
+fn walk_named(
+    types: &dyn TypeSource,
+    mut ty: TypeRef,
+    base: &str,
+    fields: &[fevlint_mainline::Field],
+) -> Option<(TypeRef, String, Vec<NamedStep>)> {
     let mut expr = base.to_owned();
     let mut named = Vec::new();
     for f in fields.iter().take(MAX_DEREFS) {

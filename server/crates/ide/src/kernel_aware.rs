@@ -480,7 +480,7 @@ pub fn completions(parse: &Parse, text: &str, offset: usize, kernels: &[&Kernel]
     let replace = Span::new(start, offset);
     let typed = &text[start..offset];
     let result = match context(parse, text, start) {
-        Some(Context::Function) => Ok(functions(kernels, typed, replace)),
+        Some(Context::Function) => Ok(function_completions(kernels, typed, replace)),
         Some(Context::FieldName { parsed }) => field_names(kernels, &parsed, replace),
         Some(Context::Offset { parsed }) => offsets(kernels, &parsed, typed, replace, parse.target),
         Some(Context::Index { parsed }) => index(kernels, &parsed, replace, parse.target),
@@ -507,7 +507,7 @@ pub fn fuzzy_rank(name: &str, typed: &str) -> Option<u8> {
     t.bytes().all(|c| it.any(|n| n == c)).then_some(3)
 }
 
-fn functions(kernels: &[&Kernel], typed: &str, replace: Span) -> Vec<Completion> {
+pub(crate) fn function_completions(kernels: &[&Kernel], typed: &str, replace: Span) -> Vec<Completion> {
     // (rank, not traceable, length, name): exact prefixes first, traceable first.
     let mut found: Vec<(u8, bool, usize, &str)> = Vec::new();
     let mut seen = std::collections::HashSet::new();

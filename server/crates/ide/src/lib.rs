@@ -12,6 +12,7 @@ mod format;
 mod highlight;
 mod hover;
 mod kernel_aware;
+mod mainline;
 mod outline;
 
 pub use complete::{completions, completions_with};
@@ -21,6 +22,11 @@ pub use highlight::{highlights, Highlight, HighlightKind};
 pub use hover::{hover, hover_with, Hover};
 pub use kernel_aware::{fuzzy_rank, inlay_hints, members, InlayHint, MemberInfo, FUNCTION_LIMIT};
 pub use outline::{comment_folds, symbols, Symbol, SymbolKind};
+
+/// Completion and hover for the mainline dialect (`*.dynevents`).
+pub mod dynevents {
+    pub use crate::mainline::{completions, place_hover};
+}
 
 use fevlint_syntax::Span;
 

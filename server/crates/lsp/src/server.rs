@@ -1216,8 +1216,8 @@ impl Inner {
             let state = &*state;
             let Some(doc) = state.docs.get(uri) else { return Ok(R::default()) };
             // The `*.fev` features read the function-event parse: a mainline document
-            // has its own hover and fixes only.
-            if doc.mainline && !matches!(what, "hover" | "codeAction") {
+            // has its own hover, completion and fixes only.
+            if doc.mainline && !matches!(what, "hover" | "codeAction" | "completion") {
                 return Ok(R::default());
             }
             let kernels = self.kernels_of(&doc.settings);
@@ -1403,7 +1403,9 @@ pub fn capabilities() -> ServerCapabilities {
         })),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         completion_provider: Some(CompletionOptions {
-            trigger_characters: Some(["(", ",", "|", "+", "["].map(str::to_owned).to_vec()),
+            // `%`, `$`, `:`, `>` and `.` for the mainline dialect (registers, variables, types,
+            // members after `->`).
+            trigger_characters: Some(["(", ",", "|", "+", "[", "%", "$", ":", ">", "."].map(str::to_owned).to_vec()),
             ..Default::default()
         }),
         document_symbol_provider: Some(OneOf::Left(true)),
@@ -1758,7 +1760,11 @@ impl LanguageServer for Backend {
                     return Some(convert::hover(doc.at(), fevlint_ide::Hover { span: text.0, markdown: text.1 }));
                 }
                 if doc.mainline {
-                    let text = fevlint_check::dynevents::describe_at(&doc.text, offset, kernels)?;
+                    let Some(text) = fevlint_check::dynevents::describe_at(&doc.text, offset, kernels) else {
+                        // The place: its prototype on each kernel.
+                        let h = fevlint_ide::dynevents::place_hover(&doc.text, offset, kernels)?;
+                        return Some(convert::hover(doc.at(), h));
+                    };
                     return Some(convert::hover(doc.at(), fevlint_ide::Hover { span: text.0, markdown: text.1 }));
                 }
                 fevlint_ide::hover_with(&doc.parse, &doc.text, offset, kernels).map(|h| convert::hover(doc.at(), h))
@@ -1770,8 +1776,15 @@ impl LanguageServer for Backend {
         let p = params.text_document_position;
         self.0
             .request("completion", &p.text_document.uri, |_, doc, kernels| {
+                if doc.bpftrace {
+                    return None;
+                }
                 let offset = doc.at().offset(p.position);
-                let found = fevlint_ide::completions_with(&doc.parse, &doc.text, offset, kernels);
+                let found = if doc.mainline {
+                    fevlint_ide::dynevents::completions(&doc.text, offset, kernels)
+                } else {
+                    fevlint_ide::completions_with(&doc.parse, &doc.text, offset, kernels)
+                };
                 // Function names are cut at a limit: the client asks again as the word grows.
                 let incomplete = found.iter().any(|c| c.kind == fevlint_ide::CompletionKind::Function);
                 let items: Vec<CompletionItem> = found.into_iter().map(|c| convert::completion(doc.at(), c)).collect();
