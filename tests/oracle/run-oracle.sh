@@ -36,6 +36,12 @@
 #   --kaslr             keep KASLR (default: boot with nokaslr)
 #   --qemu BIN          the QEMU system emulator (default qemu-system-x86_64;
 #                       qemu-system-i386 for a 32-bit kernel, whose gdb stub is i386)
+#   --prelude FILE      shell sourced in the guest before the definitions are written
+#                       (with T=tracefs; it may rewrite /defs, e.g. to keep the
+#                       definitions of functions a first workload called)
+#   --extra DIR         copy DIR into the initramfs as /extra (files a prelude reads)
+#   --trace-awk FILE    print the trace through this awk program (e.g. to keep the first
+#                       lines of each event of a large trace)
 #   --busybox BIN       a static busybox for the guest (default: the host's; an i386
 #                       kernel without IA32 emulation of x86_64 needs an i386 one)
 #   -m, --mem SIZE      guest RAM (default 512M)
@@ -52,7 +58,7 @@ set -euo pipefail
 die() { echo "run-oracle: $*" >&2; exit 1; }
 TRIGGER='cat /proc/version; ls /; head -c 64 /init >/dev/null'
 ALLPIDS=0 DUMP= DUMP_ALSO=() GSTOP= GCOND= GFILE= PAGING=false FWKO= ACCEL= CPU= KASLR=0 MEM=512M APPEND= TMO=300
-TSV=0 RAW=0 KEEP= QEMU=qemu-system-x86_64 BB= QUICK=0
+TSV=0 RAW=0 KEEP= QEMU=qemu-system-x86_64 BB= QUICK=0 PRELUDE= TRACE_AWK= EXTRA=
 while [ $# -gt 0 ]; do
   case $1 in
     -t|--trigger) TRIGGER=$2; shift 2;;
@@ -67,6 +73,9 @@ while [ $# -gt 0 ]; do
     --kaslr) KASLR=1; shift;;
     --qemu) QEMU=$2; shift 2;;
     --busybox) BB=$2; shift 2;;
+    --prelude) PRELUDE=$2; shift 2;;
+    --trace-awk) TRACE_AWK=$2; shift 2;;
+    --extra) EXTRA=$2; shift 2;;
     -m|--mem) MEM=$2; shift 2;;
     --append) APPEND=$2; shift 2;;
     --timeout) TMO=$2; shift 2;;
@@ -74,7 +83,7 @@ while [ $# -gt 0 ]; do
     --raw) RAW=1; shift;;
     --keep) KEEP=$2; shift 2;;
     --quick) QUICK=1; shift;;
-    -h|--help) sed -n '2,49p' "$0"; exit 0;;
+    -h|--help) sed -n '2,55p' "$0"; exit 0;;
     --) shift; break;;
     -*) die "unknown option $1";;
     *) break;;
@@ -149,6 +158,9 @@ mkdir -p "$R"/{bin,dev,proc,sys,tmp}
 cp "$BB" "$R/bin/busybox"
 cp "$DEFS" "$R/defs"
 printf '%s\n' "$TRIGGER" > "$R/trigger"
+if [ -n "$PRELUDE" ]; then cp "$PRELUDE" "$R/prelude"; else : > "$R/prelude"; fi
+[ -z "$EXTRA" ] || cp -r "$EXTRA" "$R/extra"
+if [ -n "$TRACE_AWK" ]; then cp "$TRACE_AWK" "$R/trace.awk"; else echo '{ print }' > "$R/trace.awk"; fi
 [ "$FWKO" != none ] || FWKO=
 [ -z "$DUMP" ] || [ -n "$FWKO" ] || echo "run-oracle: no qemu_fw_cfg.ko found (--fwcfg-ko): the dump will lack the VMCOREINFO note" >&2
 if [ -n "$FWKO" ] && [ -n "$DUMP" ]; then
@@ -178,6 +190,7 @@ EV=$T/dynamic_events; [ -e $EV ] || EV=$T/kprobe_events
 [ -e $EV ] || { o FATAL "no dynamic_events/kprobe_events in $T"; o END; poweroff -f; }
 o FILE "${EV##*/}"
 echo 0 > $T/tracing_on
+. /prelude
 echo > $T/error_log
 dmesg -c >/dev/null 2>&1
 n=0
@@ -214,7 +227,7 @@ echo 0 > $T/tracing_on
 o TRIGGER_RC $rc
 sed 's/^/@@O TOUT /' /tmp/trig.out >&3
 o TRACE_BEGIN
-cat $T/trace >&3
+awk -f /trace.awk $T/trace >&3
 o TRACE_END
 if [ "$DUMP" = 1 ]; then o PAUSE; sleep 100000; fi
 o END
@@ -357,6 +370,7 @@ function flush(  m, msg, pos, cmdoff) {
 /^@@O FILE / { file = $3; if (!tsv) printf "# kernel %s, %s, accel=%s\n", kver, file, accel; next }
 /^@@O FWCFG / { fw = substr($0, 11); next }
 /^@@O FATAL / { print "FATAL " substr($0, 11); next }
+/^@@O NOTE / { print (tsv ? "NOTE\t" : "# ") substr($0, 10); next }
 /^@@O DEF / { flush(); cur = $3; V[cur] = $4; next }
 /^@@O ERRNO / { x = $0; sub(/^@@O ERRNO [0-9]+ /, "", x); sub(/^sh: (write error: )?/, "", x); E[$3] = (x in ERRN) ? ERRN[x] : x; next }
 /^@@O LOG / { x = $0; sub(/^@@O LOG [0-9]+ /, "", x); if (cur != $3) { flush(); cur = $3; V[cur] = "ACCEPT" } L[$3, ++nl[$3]] = x; next }
