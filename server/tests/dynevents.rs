@@ -395,3 +395,29 @@ fn hover_on_a_probe_place_shows_the_instructions_around_it() {
     assert!(md.contains("on 6.12.117+deb12-amd64: sits at `vfs_read+0x4` (past its ENDBR64)"), "{md}");
     assert!(md.contains("on 6.1.0-56-amd64: sits at `vfs_read+0x0`"), "{md}");
 }
+
+/// Where a probe on a function's entry sits, from the function's own first bytes: 6.12's
+/// `do_sys_openat2` (static, never address-taken) has no ENDBR64, so `dry-run --emitted`
+/// prints `+0x0` there, as the real kernel records; `--endbr present` assumes one.
+#[test]
+fn the_entry_offset_comes_from_the_functions_bytes_unless_assumed() {
+    use fevlint_check::dynevents::Endbr;
+    let k = Kernel::open(&fixture("6.12.117+deb12-amd64")).expect("6.12");
+    let d = dynevents::dialect_for(&k).expect("dialect");
+    let env = KernelEnv::new(&k, &d);
+    assert_eq!((env.entry_offset("do_sys_openat2"), env.entry_offset("vfs_read")), (0, 4));
+    let present = KernelEnv::new(&k, &d).with_endbr(Endbr::Present);
+    assert_eq!((present.entry_offset("do_sys_openat2"), present.entry_offset("vfs_read")), (4, 4));
+    let absent = KernelEnv::new(&k, &d).with_endbr(Endbr::Absent);
+    assert_eq!((absent.entry_offset("do_sys_openat2"), absent.entry_offset("vfs_read")), (0, 0));
+    // `r SYM+4` is a return probe on the entry only past an ENDBR64.
+    let dir = temp("endbr");
+    std::fs::write(dir.join("r.dynevents"), "r:demo/d do_sys_openat2+4\n").expect("script");
+    let k612 = fixture("6.12.117+deb12-amd64");
+    let k612 = k612.to_str().unwrap_or_default();
+    let (out, _, code) = fevlint(&["check", "--kernel", k612, "r.dynevents"], &dir);
+    assert!(out.contains("Retprobe address must be an function entry") && code == Some(1), "{out}");
+    let (out, _, code) = fevlint(&["check", "--kernel", k612, "--endbr", "present", "r.dynevents"], &dir);
+    assert!(!out.contains("error[") && code == Some(0), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -148,6 +148,7 @@ impl<'k> KernelEnv<'k> {
         let ibt = kernel.config().is_none_or(|c| c.value.is_enabled("X86_KERNEL_IBT"));
         let rules = fevlint_kernel::code::Rules {
             refuses_exception_insns: dialect.generation >= fevlint_mainline::Generation::Linux6_12,
+            endbr: None,
         };
         KernelEnv { kernel, btf, ibt, endbr: Endbr::Image, rules }
     }
@@ -155,6 +156,11 @@ impl<'k> KernelEnv<'k> {
     /// The ENDBR64 assumption (`--endbr`).
     pub fn with_endbr(mut self, endbr: Endbr) -> KernelEnv<'k> {
         self.endbr = endbr;
+        self.rules.endbr = match endbr {
+            Endbr::Image => None,
+            Endbr::Present => Some(self.ibt),
+            Endbr::Absent => Some(false),
+        };
         self
     }
 

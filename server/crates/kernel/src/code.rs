@@ -54,10 +54,12 @@ pub enum ProbePoint {
     Unknown(&'static str),
 }
 
-/// Which kernel's rules: 6.12's `can_probe` refuses INT/UD instructions itself.
+/// Which kernel's rules: 6.12's `can_probe` refuses INT/UD instructions itself. And
+/// whether functions start with ENDBR64 as their bytes say (`None`) or as assumed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rules {
     pub refuses_exception_insns: bool,
+    pub endbr: Option<bool>,
 }
 
 /// Address tables the kernel consults when it places a kprobe, read from the image.
@@ -258,7 +260,14 @@ impl Code<'_> {
             return ProbePoint::Unknown("no symbol holds the address");
         };
         let mut off = addr - start;
-        match self.starts_with_endbr(VirtAddr(start)) {
+        // An assumed ENDBR64 (or none): the entry is where the assumption puts it, not
+        // where the bytes would.
+        if let Some(endbr) = rules.endbr {
+            if off == 0 || (endbr && off == 4) {
+                return ProbePoint::Accepted { addr: VirtAddr(start + if endbr { 4 } else { 0 }) };
+            }
+        }
+        match rules.endbr.or_else(|| self.starts_with_endbr(VirtAddr(start))) {
             Some(true) if off == 0 => off = 4,
             Some(_) => {}
             None => return ProbePoint::Unknown("no code bytes for the function"),
