@@ -235,3 +235,49 @@ fn trace_event_systems_from_available_events() {
         ["K212 warning: `tracepoint:block*:sched_*` matches nothing in 6.12.117+deb12-amd64"]
     );
 }
+
+/// Completion from the text before the cursor, on both Debian kernels: probe kinds,
+/// traceable functions, trace systems and events (`available_events`), `args` fields of a
+/// tracepoint and of a kfunc, and members of typed chains, with where each exists.
+#[test]
+fn completion_of_probes_fields_and_members() {
+    use fevlint_check::bpftrace_complete::{complete_at, BtItemKind};
+    let at = |text: &str| {
+        let offset = text.find('|').expect("cursor");
+        let text = text.replace('|', "");
+        let (items, _) = complete_at(&text, offset, &[k61(), k612()]);
+        items
+    };
+    let labels = |items: &[fevlint_check::bpftrace_complete::BtItem]| -> Vec<String> {
+        items.iter().map(|i| i.label.clone()).collect()
+    };
+    let kinds = at("kp|");
+    assert_eq!(labels(&kinds), ["kprobe"]);
+    assert_eq!(kinds[0].kind, BtItemKind::ProbeKind);
+    let f = at("kprobe:vfs_rea|");
+    assert!(labels(&f).contains(&"vfs_read".to_owned()), "{f:?}");
+    assert!(f.iter().find(|i| i.label == "vfs_read").is_some_and(|i| i.detail == "on every kernel"));
+    assert_eq!(f[0].replace, fevlint_syntax::Span::new(7, 14));
+    // swap_readpage is gone from 6.12.
+    let s = at("BEGIN { }\nkprobe:swap_readp|");
+    let sr = s.iter().find(|i| i.label == "swap_readpage").expect("swap_readpage");
+    assert_eq!(sr.detail, "only on 6.1.0-56-amd64");
+    assert!(labels(&at("tracepoint:sch|")).contains(&"sched".to_owned()));
+    assert!(labels(&at("t:sched:sched_swi|")).contains(&"sched_switch".to_owned()));
+    let fields = at("tracepoint:sched:sched_switch { @[args->prev_|] = count(); }");
+    assert_eq!(labels(&fields), ["prev_comm", "prev_pid", "prev_prio", "prev_state"]);
+    assert_eq!(fields[0].kind, BtItemKind::Field);
+    let params = at("kfunc:vfs_read { @[args.|");
+    assert_eq!(labels(&params), ["buf", "count", "file", "pos"]);
+    let members = at("kfunc:vfs_read { @[args->file->f_po|");
+    assert_eq!(labels(&members), ["f_pos", "f_pos_lock"], "{members:?}");
+    let through = at("kprobe:tcp_connect {\n  $sk = (struct sock *)arg0;\n  @[$sk->__sk_common.skc_da|");
+    assert_eq!(labels(&through), ["skc_daddr"], "{through:?}");
+    assert_eq!(through[0].detail, "__be32");
+    let tp = at("tracepoint:mmap_lock:mmap_lock_start_locking { @[args->mm->mmap_ba|");
+    assert_eq!(labels(&tp), ["mmap_base"]);
+    // Nothing to say inside a string, or on a value fevlint cannot type.
+    assert!(at("tracepoint:sched:sched_switch { printf(\"args->|\"); }").is_empty());
+    assert!(at("tracepoint:sched:sched_switch { // args->|").is_empty());
+    assert!(at("kprobe:vfs_read { @[arg0->|").is_empty());
+}

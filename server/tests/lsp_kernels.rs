@@ -329,8 +329,8 @@ async fn a_dynevents_document_gets_the_kernels_verdicts_drift_hover_and_fixes() 
 }
 
 /// A `*.bt` document: bpftrace's parser at once, then each kernel's probe and access
-/// findings with the drift between them, and a hover with the probe's prototype per
-/// kernel.
+/// findings with the drift between them, a hover with the probe's prototype per kernel,
+/// and completion of a tracepoint's fields.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bpftrace_document_gets_syntax_kernel_findings_drift_and_hover() {
     let dir = temp_dir("bpftrace");
@@ -365,6 +365,21 @@ async fn a_bpftrace_document_gets_syntax_kernel_findings_drift_and_hover() {
         .await;
     let shown = hover["contents"]["value"].as_str().unwrap_or_default().to_owned();
     assert!(shown.contains("on 6.12.117+deb12-amd64: `ssize_t vfs_read(struct file *file"), "{shown}");
+    // Completion of the tracepoint's fields after `args->prev_` (line 1, column 45).
+    let list = c
+        .request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 45}}),
+        )
+        .await;
+    let labels: Vec<&str> = list["items"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{list:#}"))
+        .iter()
+        .filter_map(|i| i["label"].as_str())
+        .collect();
+    assert_eq!(labels, ["prev_comm", "prev_pid", "prev_prio", "prev_state"], "{list:#}");
+    assert_eq!(list["items"][0]["textEdit"]["range"]["start"], json!({"line": 1, "character": 40}), "{list:#}");
     c.finish().await;
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -9,6 +9,7 @@
 pub mod analysis;
 pub mod bpf;
 pub mod bpftrace;
+pub mod bpftrace_complete;
 pub mod bpftrace_facts;
 pub mod config;
 pub mod diagnostic;

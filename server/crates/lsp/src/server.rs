@@ -1367,6 +1367,40 @@ fn mainline_fixes(
     (!actions.is_empty()).then_some(actions)
 }
 
+/// Completions in a bpftrace script (probe kinds, functions, trace systems and events,
+/// `args` fields, members), as the editor's completion items.
+fn bpftrace_completions(doc: &Document, offset: usize, kernels: &[&Kernel]) -> Option<CompletionResponse> {
+    use fevlint_check::bpftrace_complete::{complete_at, BtItemKind, MAX_FUNCTIONS};
+    let (found, _) = complete_at(&doc.text, offset, kernels);
+    let cut = found.iter().filter(|c| c.kind == BtItemKind::Function).count() >= MAX_FUNCTIONS;
+    let items: Vec<CompletionItem> = found
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let kind = match c.kind {
+                BtItemKind::ProbeKind | BtItemKind::System => fevlint_ide::CompletionKind::Keyword,
+                BtItemKind::Function | BtItemKind::Event => fevlint_ide::CompletionKind::Function,
+                BtItemKind::Field => fevlint_ide::CompletionKind::Parameter,
+                BtItemKind::Member => fevlint_ide::CompletionKind::Member,
+            };
+            let item = fevlint_ide::Completion {
+                insert: c.label.clone(),
+                filter: c.label.clone(),
+                label: c.label,
+                kind,
+                detail: c.detail,
+                documentation: String::new(),
+                replace: c.replace,
+                rank: u32::try_from(i).unwrap_or(u32::MAX),
+                preferred: false,
+                deprecated: false,
+            };
+            convert::completion(doc.at(), item)
+        })
+        .collect();
+    (!items.is_empty()).then_some(CompletionResponse::List(CompletionList { is_incomplete: cut, items }))
+}
+
 /// Whether a document is a bpftrace script: the `bpftrace` language or a `*.bt` file.
 fn is_bpftrace(uri: &Uri, language: &str) -> bool {
     language == "bpftrace" || uri.path().as_str().ends_with(".bt")
@@ -1404,7 +1438,7 @@ pub fn capabilities() -> ServerCapabilities {
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         completion_provider: Some(CompletionOptions {
             // `%`, `$`, `:`, `>` and `.` for the mainline dialect (registers, variables, types,
-            // members after `->`).
+            // members after `->`) and bpftrace (`kprobe:`, `args->`, `.`).
             trigger_characters: Some(["(", ",", "|", "+", "[", "%", "$", ":", ">", "."].map(str::to_owned).to_vec()),
             ..Default::default()
         }),
@@ -1776,10 +1810,10 @@ impl LanguageServer for Backend {
         let p = params.text_document_position;
         self.0
             .request("completion", &p.text_document.uri, |_, doc, kernels| {
-                if doc.bpftrace {
-                    return None;
-                }
                 let offset = doc.at().offset(p.position);
+                if doc.bpftrace {
+                    return bpftrace_completions(doc, offset, kernels);
+                }
                 let found = if doc.mainline {
                     fevlint_ide::dynevents::completions(&doc.text, offset, kernels)
                 } else {
