@@ -440,7 +440,8 @@ async fn after_each_edit_the_editor_shows_what_fevlint_check_says() {
         json!({"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": text}}),
     )
     .await;
-    c.wait("kernel publish", |v| is_publish(v, 1, |c| c.iter().any(|x| x.starts_with('K')))).await;
+    let mut last_publish =
+        c.wait("kernel publish", |v| is_publish(v, 1, |c| c.iter().any(|x| x.starts_with('K')))).await;
     let pieces = ["x", "", "\n", "vfs_write(x64 file, u32 count)\n", "tcp_sendmsg(x64 sk+24[0])", ")", "# c\n"];
     let mut state = 0x2545_f491_4f6c_dd1d_u64;
     let mut next = move || {
@@ -465,7 +466,16 @@ async fn after_each_edit_the_editor_shows_what_fevlint_check_says() {
             json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}),
         )
         .await;
-        let publish = c.wait("publish", |v| is_publish(v, version, |_| true)).await;
+        // An edit that leaves the findings as they were is not published: the reply to a
+        // request sent after it comes after any publish of it (the edited lines are
+        // re-checked against the kernel at once), so the last publish seen then is current.
+        c.request("fevlint/noSuchMethod", json!({})).await;
+        let latest = c.seen.iter().rposition(|v| v["method"] == "textDocument/publishDiagnostics");
+        if let Some(i) = latest {
+            last_publish = c.seen.remove(i);
+            c.seen.clear();
+        }
+        let publish = last_publish.clone();
         if version % 10 != 0 && version != 2 {
             continue;
         }

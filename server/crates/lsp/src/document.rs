@@ -61,6 +61,8 @@ pub struct Document {
     /// Each line's semantic tokens, parallel to `parse.lines`, `None` until asked for
     /// (and after an edit of the line): see [`Document::semantic_tokens`].
     line_tokens: Vec<Option<Box<[Token]>>>,
+    /// Each line's outline symbols as they go out, parallel to `parse.lines`.
+    line_symbols: Vec<Encoded>,
     /// The last semantic tokens sent whole, for `full/delta`: (result id, data).
     pub sent_tokens: Option<(u64, Vec<u32>)>,
     /// Kernel diagnostics of `version` from a check of the whole text (mainline,
@@ -122,6 +124,7 @@ impl Document {
             encoded: Vec::new(),
             published: None,
             line_tokens: Vec::new(),
+            line_symbols: Vec::new(),
             sent_tokens: None,
             pulled: false,
             pulled_id: None,
@@ -183,6 +186,9 @@ impl Document {
                     let at = reread.new.start.min(self.line_tokens.len());
                     let end = (at + reread.removed).min(self.line_tokens.len());
                     self.line_tokens.splice(at..end, std::iter::repeat_with(|| None).take(n));
+                    let at = reread.new.start.min(self.line_symbols.len());
+                    let end = (at + reread.removed).min(self.line_symbols.len());
+                    self.line_symbols.splice(at..end, std::iter::repeat_with(|| Encoded::Stale).take(n));
                     if let Some(k) = &mut self.kernel_lines {
                         let at = reread.new.start.min(k.lines.len());
                         let end = (at + reread.removed).min(k.lines.len());
@@ -254,6 +260,7 @@ impl Document {
         self.encoded = std::iter::repeat_with(|| Encoded::Stale).take(n).collect();
         self.whole_lines = vec![Vec::new(); n];
         self.line_tokens = std::iter::repeat_with(|| None).take(n).collect();
+        self.line_symbols = std::iter::repeat_with(|| Encoded::Stale).take(n).collect();
         self.event_keys = self.parse.lines.iter().map(fevlint_check::analysis::event_key).collect();
         self.event_counts.clear();
         self.repeated = 0;
@@ -427,6 +434,59 @@ impl Document {
         Some(data)
     }
 
+    /// The outline (`textDocument/documentSymbol`) as the JSON array of its symbols, kept
+    /// per line as the tokens are ([`Document::semantic_tokens`]). `None` when the
+    /// caller must read the whole tree (a mainline document, carriage returns).
+    pub fn symbols_json(&mut self) -> Option<Vec<u8>> {
+        if self.mainline || self.text.contains('\r') {
+            return None;
+        }
+        let n = self.parse.lines.len();
+        self.line_symbols.resize_with(n, Encoded::default);
+        for (i, slot) in self.line_symbols.iter_mut().enumerate() {
+            if !matches!(slot, Encoded::Stale) {
+                continue;
+            }
+            let Some(line) = self.parse.lines.get(i) else { break };
+            let text = line.line.span.text(&self.text);
+            *slot = if line.parsed.is_none() {
+                Encoded::Empty // blank or comment-only: no definition
+            } else {
+                let parse = self.parser.parse(text, self.settings.target, None);
+                encoded::symbols(&fevlint_ide::symbols(&parse, text), text, self.encoding)
+            };
+        }
+        let mut out = Vec::new();
+        encoded::report(&mut out, self.line_symbols.iter());
+        Some(out)
+    }
+
+    /// Runs of two or more comment-only lines, as (first, last) line numbers: what
+    /// `fevlint_ide::comment_folds` finds, from the lines kept.
+    pub fn folds(&self) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        let mut run: Option<(u32, u32)> = None;
+        for l in self.parse.lines.iter() {
+            let comment_only =
+                l.line.comment.is_some() && l.line.code.text(&self.text).bytes().all(fevlint_syntax::lex::is_space);
+            run = match (run, comment_only) {
+                (Some((a, _)), true) => Some((a, l.number)),
+                (None, true) => Some((l.number, l.number)),
+                (Some((a, b)), false) => {
+                    if b > a {
+                        out.push((a, b));
+                    }
+                    None
+                }
+                (None, false) => None,
+            };
+        }
+        if let Some((a, b)) = run.filter(|(a, b)| b > a) {
+            out.push((a, b));
+        }
+        out
+    }
+
     /// Whether the kernel findings are complete for this version.
     pub fn kernel_complete(&self) -> bool {
         match &self.kernel_lines {
@@ -591,6 +651,7 @@ mod tests {
             state ^= state << 17;
             state as usize
         };
+        let mut compared = 0;
         for version in 2..1_500 {
             let lines: Vec<&str> = doc.text.split('\n').collect();
             let l0 = next() % lines.len();
@@ -628,10 +689,12 @@ mod tests {
             assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&items), "version {version}");
             let mut again = Vec::new();
             assert_eq!(doc.report(&mut w, &mut again), id, "the same findings, the same result id");
+            assert_eq!(doc.folds(), fevlint_ide::comment_folds(&doc.text), "version {version}");
             // The tokens kept per line are the whole tree's, where the tree has no error (on a
             // broken line its error recovery may run into the next line; the kernel, and
             // the tokens kept per line, read each line alone).
             if !doc.text.contains('\r') && !fresh.tree.root_node().has_error() {
+                compared += 1;
                 let whole = crate::convert::semantic_tokens(
                     position::Text::new(&rope, doc.encoding),
                     &fevlint_ide::highlights(&fresh, &doc.text),
@@ -642,6 +705,14 @@ mod tests {
                     .flat_map(|t| [t.delta_line, t.delta_start, t.length, t.token_type, t.token_modifiers_bitset])
                     .collect();
                 assert_eq!(doc.semantic_tokens(0..usize::MAX), Some(flat), "version {version}: {:?}", doc.text);
+                let want: Vec<serde_json::Value> = fevlint_ide::symbols(&fresh, &doc.text)
+                    .into_iter()
+                    .map(|s| serde_json::to_value(crate::convert::symbol(position::Text::new(&rope, doc.encoding), s)))
+                    .collect::<Result<_, _>>()
+                    .expect("json");
+                let got: serde_json::Value =
+                    serde_json::from_slice(&doc.symbols_json().expect("symbols")).expect("json");
+                assert_eq!(got, serde_json::Value::Array(want), "version {version}: {:?}", doc.text);
             }
             // The event counts kept through the edits are a fresh count's.
             let keys: Vec<Option<u64>> = fresh.lines.iter().map(fevlint_check::analysis::event_key).collect();
@@ -654,6 +725,66 @@ mod tests {
                 let all = doc.text.split('\n').count() as u32;
                 doc.apply(version, &[change(0, 0, all, 0, "")]);
             }
+        }
+        assert!(compared > 10, "{compared} versions without a syntax error");
+    }
+
+    /// Whole lines replaced, inserted and deleted at random in a script without syntax
+    /// errors: the tokens, symbols and folds kept per line are the whole tree's.
+    #[test]
+    fn the_outline_and_tokens_kept_per_line_are_the_whole_trees() {
+        let pieces = [
+            "vfs_read(x64 file, u32 count+8[0])",
+            "# a comment",
+            "# another",
+            "",
+            "ip_rcv(x64 skb, x64 dev) # trailing é😀",
+            "do_IRQ(int counter+8=0xffffffff82354c18)",
+            "tcp_sendmsg(u64 sk, char c[4], x32 len+8, symbol f+16[0])",
+            "f()",
+        ];
+        let mut doc = Document::new(
+            "f()
+# c
+"
+            .to_owned(),
+            1,
+            Settings::default(),
+        );
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as usize
+        };
+        for version in 2..400 {
+            let lines = doc.text.split('\n').count();
+            let l0 = next() % lines;
+            let l1 = (l0 + next() % 2).min(lines - 1);
+            let piece = pieces[next() % pieces.len()];
+            let text = if next() % 3 == 0 { format!("{piece}\n") } else { piece.to_owned() };
+            let end = doc.text.split('\n').nth(l1).map_or(0, |l| l.encode_utf16().count()) as u32;
+            doc.apply(version, &[change(l0 as u32, 0, l1 as u32, end, &text)]);
+            let fresh = fevlint_syntax::parse(&doc.text);
+            assert!(!fresh.tree.root_node().has_error(), "{:?}", doc.text);
+            let rope = Rope::from_str(&doc.text);
+            let at = position::Text::new(&rope, doc.encoding);
+            let whole = crate::convert::semantic_tokens(at, &fevlint_ide::highlights(&fresh, &doc.text));
+            let flat: Vec<u32> = whole
+                .data
+                .iter()
+                .flat_map(|t| [t.delta_line, t.delta_start, t.length, t.token_type, t.token_modifiers_bitset])
+                .collect();
+            assert_eq!(doc.semantic_tokens(0..usize::MAX), Some(flat), "version {version}: {:?}", doc.text);
+            let want: Vec<serde_json::Value> = fevlint_ide::symbols(&fresh, &doc.text)
+                .into_iter()
+                .map(|s| serde_json::to_value(crate::convert::symbol(at, s)))
+                .collect::<Result<_, _>>()
+                .expect("json");
+            let got: serde_json::Value = serde_json::from_slice(&doc.symbols_json().expect("symbols")).expect("json");
+            assert_eq!(got, serde_json::Value::Array(want), "version {version}: {:?}", doc.text);
+            assert_eq!(doc.folds(), fevlint_ide::comment_folds(&doc.text), "version {version}");
         }
     }
 }

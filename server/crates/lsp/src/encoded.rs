@@ -97,3 +97,69 @@ pub fn hash_bytes(items: &[u8]) -> u64 {
     items.hash(&mut h);
     h.finish()
 }
+
+/// The outline symbols of one line as the protocol's `DocumentSymbol` JSON (the same
+/// fields as the protocol type serialises), their line numbers left open. `text` is the
+/// line's text, the symbols' spans are from its start.
+pub fn symbols(symbols: &[fevlint_ide::Symbol], text: &str, encoding: crate::position::Encoding) -> Encoded {
+    if symbols.is_empty() {
+        return Encoded::Empty;
+    }
+    let mut bytes = Vec::with_capacity(128 * symbols.len());
+    let mut holes = Vec::new();
+    for (i, s) in symbols.iter().enumerate() {
+        if i > 0 {
+            bytes.push(b',');
+        }
+        write_symbol(&mut bytes, &mut holes, s, text, encoding);
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut h);
+    Encoded::Chunk(Box::new(Chunk { bytes: bytes.into(), holes: holes.into(), hash: h.finish() }))
+}
+
+fn write_symbol(
+    out: &mut Vec<u8>,
+    holes: &mut Vec<(u32, u32)>,
+    s: &fevlint_ide::Symbol,
+    text: &str,
+    encoding: crate::position::Encoding,
+) {
+    let character = |offset: usize| encoding.width(text.get(..offset.min(text.len())).unwrap_or(text)) as u32;
+    let mut range = |out: &mut Vec<u8>, span: fevlint_syntax::Span| {
+        out.extend_from_slice(br#"{"start":{"line":"#);
+        holes.push((out.len() as u32, 0));
+        out.extend_from_slice(br#","character":"#);
+        itoa(out, character(span.start));
+        out.extend_from_slice(br#"},"end":{"line":"#);
+        holes.push((out.len() as u32, 0));
+        out.extend_from_slice(br#","character":"#);
+        itoa(out, character(span.end));
+        out.extend_from_slice(b"}}");
+    };
+    out.extend_from_slice(br#"{"name":"#);
+    let _ = serde_json::to_writer(&mut *out, &s.name);
+    if !s.detail.is_empty() {
+        out.extend_from_slice(br#","detail":"#);
+        let _ = serde_json::to_writer(&mut *out, &s.detail);
+    }
+    out.extend_from_slice(match s.kind {
+        fevlint_ide::SymbolKind::Definition => br#","kind":12"#,
+        fevlint_ide::SymbolKind::Field => br#","kind":8"#,
+    });
+    out.extend_from_slice(br#","range":"#);
+    range(out, s.span);
+    out.extend_from_slice(br#","selectionRange":"#);
+    range(out, s.selection);
+    if !s.children.is_empty() {
+        out.extend_from_slice(br#","children":["#);
+        for (i, c) in s.children.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_symbol(out, holes, c, text, encoding);
+        }
+        out.push(b']');
+    }
+    out.push(b'}');
+}

@@ -1211,8 +1211,10 @@ impl Inner {
         let result = {
             let mut state = self.lock();
             let Some(doc) = state.docs.get_mut(uri) else { return Ok(R::default()) };
-            // Edits leave the tree behind (diagnostics do not read it): requests read it.
-            let refreshed = guarded(|| doc.refresh_tree());
+            // Edits leave the tree behind (diagnostics do not read it): requests read it,
+            // but inlay hints, which read the lines (reparsing the tree of a 50,000-line
+            // script costs tens of milliseconds, after every edit).
+            let refreshed = if what == "inlayHint" { Ok(()) } else { guarded(|| doc.refresh_tree()) };
             let state = &*state;
             let Some(doc) = state.docs.get(uri) else { return Ok(R::default()) };
             // The `*.fev` features read the function-event parse: a mainline document
@@ -1829,8 +1831,25 @@ impl LanguageServer for Backend {
     }
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
+        let uri = &params.text_document.uri;
+        let kept = self.0.with_doc("documentSymbol", uri, |doc| doc.symbols_json().map(|json| self.0.raw.put(json)));
+        if let Some(token) = kept.await? {
+            // A placeholder the transport replaces with the JSON kept per line.
+            #[allow(deprecated)] // `DocumentSymbol::deprecated` must be named to build the struct.
+            let placeholder = DocumentSymbol {
+                name: token,
+                detail: None,
+                kind: SymbolKind::FUNCTION,
+                tags: None,
+                deprecated: None,
+                range: Range::default(),
+                selection_range: Range::default(),
+                children: None,
+            };
+            return Ok(Some(DocumentSymbolResponse::Nested(vec![placeholder])));
+        }
         self.0
-            .request("documentSymbol", &params.text_document.uri, |_, doc, _| {
+            .request("documentSymbol", uri, |_, doc, _| {
                 let symbols = fevlint_ide::symbols(&doc.parse, &doc.text);
                 Some(DocumentSymbolResponse::Nested(
                     symbols.into_iter().map(|s| convert::symbol(doc.at(), s)).collect(),
@@ -1841,9 +1860,12 @@ impl LanguageServer for Backend {
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
         self.0
-            .request("foldingRange", &params.text_document.uri, |_, doc, _| {
+            .with_doc("foldingRange", &params.text_document.uri, |doc| {
+                if doc.mainline {
+                    return None;
+                }
                 Some(
-                    fevlint_ide::comment_folds(&doc.text)
+                    doc.folds()
                         .into_iter()
                         .map(|(start_line, end_line)| FoldingRange {
                             start_line,
