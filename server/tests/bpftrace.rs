@@ -281,3 +281,27 @@ fn completion_of_probes_fields_and_members() {
     assert!(at("tracepoint:sched:sched_switch { // args->|").is_empty());
     assert!(at("kprobe:vfs_read { @[arg0->|").is_empty());
 }
+
+/// Quick fixes from the findings' help: the kernel's rename (preferred), similar names,
+/// and the event's own system; applying the rename and the system fix leaves nothing.
+#[test]
+fn fixes_rename_functions_and_move_tracepoints_to_their_system() {
+    let apply = |text: &str, f: &fevlint_check::bpftrace::BtFix| {
+        format!("{}{}{}", &text[..f.span.start], f.replacement, &text[f.span.end..])
+    };
+    let text = "kprobe:__alloc_pages { @ = count(); }\n";
+    let fixes = fevlint_check::bpftrace::fixes(text, &check(text, &[k61(), k612()]));
+    let fix = fixes.iter().find(|f| f.preferred).expect("a computed rename");
+    assert_eq!(fix.title, "Rename to `__alloc_pages_noprof`");
+    assert_eq!(findings(&apply(text, fix), &[k612()]), Vec::<String>::new());
+    let text = "kprobe:swap_readpage { @ = count(); }\n";
+    let fixes = fevlint_check::bpftrace::fixes(text, &check(text, &[k61(), k612()]));
+    assert!(fixes.iter().any(|f| f.title == "Rename to `swap_read_page`" && !f.preferred), "{fixes:?}");
+    let text = "tracepoint:block:sched_switch { @[args->prev_pid] = count(); }\n";
+    let fixes = fevlint_check::bpftrace::fixes(text, &check(text, &[k612()]));
+    assert_eq!(fixes.len(), 1, "{fixes:?}");
+    assert_eq!(fixes[0].title, "Use `tracepoint:sched:sched_switch`");
+    assert!(fixes[0].preferred);
+    assert_eq!(apply(text, &fixes[0]), "tracepoint:sched:sched_switch { @[args->prev_pid] = count(); }\n");
+    assert_eq!(findings(&apply(text, &fixes[0]), &[k61(), k612()]), Vec::<String>::new());
+}

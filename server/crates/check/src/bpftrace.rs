@@ -75,6 +75,75 @@ pub fn check(text: &str, kernels: &[&Kernel]) -> Vec<Diagnostic> {
     out
 }
 
+/// A quick fix of one bpftrace finding: replace `span` with `replacement`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BtFix {
+    /// The index of the diagnostic it fixes in the list given.
+    pub diagnostic: usize,
+    pub title: String,
+    pub span: fevlint_syntax::Span,
+    pub replacement: String,
+    /// A computed fix (the kernel's rename, the event's own system) rather than a guess
+    /// among similar names.
+    pub preferred: bool,
+}
+
+/// The fixes the findings' `help:` notes carry, as edits: D510's rename on the newer
+/// kernel (preferred) or its similar names, K210's similar function names, and K210's
+/// system of a tracepoint listed under another one (preferred: the event exists there).
+pub fn fixes(text: &str, diagnostics: &[Diagnostic]) -> Vec<BtFix> {
+    let parse = fevlint_bpftrace::parse(text);
+    let names = |note: &str| -> Vec<String> { note.split('`').skip(1).step_by(2).map(str::to_owned).collect() };
+    let mut out = Vec::new();
+    for (i, d) in diagnostics.iter().enumerate() {
+        if d.code != "D510" && d.code != "K210" {
+            continue;
+        }
+        let Some(ap) = parse
+            .program
+            .probes
+            .iter()
+            .flat_map(|p| &p.attach_points)
+            .find(|a| a.func_span.start == d.span.start && a.func_span.end == d.span.end)
+        else {
+            continue;
+        };
+        for note in d.notes.iter() {
+            let Some(help) = note.strip_prefix("help: ") else { continue };
+            if help.contains("is an event of another system") {
+                // `tracepoint:SYS:EVENT`: the system part is replaced.
+                let Some(pos) = ap.parts.iter().position(|p| *p == ap.target) else { continue };
+                let Some(span) = ap.part_spans.get(pos) else { continue };
+                if text.get(span.start..span.end) != Some(ap.target.as_str()) {
+                    continue;
+                }
+                for full in names(help).iter().skip(1) {
+                    let Some(system) = full.split(':').nth(1) else { continue };
+                    out.push(BtFix {
+                        diagnostic: i,
+                        title: format!("Use `{full}`"),
+                        span: fevlint_syntax::Span::new(span.start, span.end),
+                        replacement: system.to_owned(),
+                        preferred: true,
+                    });
+                }
+            } else if help.starts_with("on ") || help.starts_with("similar names") {
+                let preferred = help.starts_with("on ");
+                for name in names(help) {
+                    out.push(BtFix {
+                        diagnostic: i,
+                        title: format!("Rename to `{name}`"),
+                        span: d.span,
+                        replacement: name,
+                        preferred,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Hover text at `offset`: for an attach point's function or event, what it is on each
 /// kernel (the prototype, the tracepoint's fields, or that it is missing); for
 /// `args->f`, the field's type on each kernel. `(span, markdown)`.

@@ -1369,6 +1369,37 @@ fn mainline_fixes(
     (!actions.is_empty()).then_some(actions)
 }
 
+/// Quick fixes in a bpftrace script: the renames and systems the findings' help names,
+/// for the findings at `span`.
+fn bpftrace_fixes(
+    doc: &Document,
+    uri: &Uri,
+    span: fevlint_syntax::Span,
+    kernels: &[&Kernel],
+) -> Option<Vec<CodeActionOrCommand>> {
+    let diagnostics = fevlint_check::bpftrace::check(&doc.text, kernels);
+    let mut seen = HashSet::new();
+    let actions: Vec<CodeActionOrCommand> = fevlint_check::bpftrace::fixes(&doc.text, &diagnostics)
+        .into_iter()
+        .filter(|f| f.span.end >= span.start && f.span.start <= span.end)
+        .filter(|f| seen.insert((f.span.start, f.replacement.clone())))
+        .map(|f| {
+            let edit = TextEdit { range: doc.at().range(f.span), new_text: f.replacement };
+            CodeActionOrCommand::CodeAction(CodeAction {
+                title: f.title,
+                kind: Some(CodeActionKind::QUICKFIX),
+                edit: Some(WorkspaceEdit {
+                    changes: Some(HashMap::from([(uri.clone(), vec![edit])])),
+                    ..Default::default()
+                }),
+                is_preferred: Some(f.preferred),
+                ..Default::default()
+            })
+        })
+        .collect();
+    (!actions.is_empty()).then_some(actions)
+}
+
 /// Completions in a bpftrace script (probe kinds, functions, trace systems and events,
 /// `args` fields, members), as the editor's completion items.
 fn bpftrace_completions(doc: &Document, offset: usize, kernels: &[&Kernel]) -> Option<CompletionResponse> {
@@ -1959,7 +1990,7 @@ impl LanguageServer for Backend {
             .request("codeAction", &uri, |state, doc, kernels| {
                 let span = doc.at().span(params.range);
                 if doc.bpftrace {
-                    return None;
+                    return bpftrace_fixes(doc, &uri, span, kernels);
                 }
                 if doc.mainline {
                     return mainline_fixes(doc, &uri, span, kernels);
