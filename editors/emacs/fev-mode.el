@@ -166,7 +166,21 @@ Checked by fevlint, as `fev-mode' scripts are."
   (setq-local indent-tabs-mode nil))
 
 ;;;###autoload
+(define-derived-mode fev-bpftrace-mode prog-mode "bpftrace"
+  "Major mode for bpftrace scripts (*.bt), checked by fevlint against kernels.
+Only comments and the language server; a bpftrace mode can replace it."
+  (setq-local comment-start "// ")
+  (setq-local comment-start-skip "\\(?://+\\|/\\*+\\)[ \t]*")
+  (setq-local comment-end "")
+  (modify-syntax-entry ?/ ". 124b" (syntax-table))
+  (modify-syntax-entry ?* ". 23" (syntax-table))
+  (modify-syntax-entry ?\n "> b" (syntax-table))
+  (setq-local indent-tabs-mode nil))
+
+;;;###autoload
 (add-to-list 'auto-mode-alist '("\\.fev\\'" . fev-mode))
+;;;###autoload
+(add-to-list 'auto-mode-alist '("\\.bt\\'" . fev-bpftrace-mode))
 ;;;###autoload
 (add-to-list 'auto-mode-alist '("\\.dynevents\\'" . dynevents-mode))
 ;;;###autoload
@@ -176,7 +190,9 @@ Checked by fevlint, as `fev-mode' scripts are."
   (defvar eglot-server-programs)
   ;; Eglot names the language after the mode: `fev' and `dynevents', as the server expects.
   (add-to-list 'eglot-server-programs '(fev-mode . fev-mode-eglot-contact))
-  (add-to-list 'eglot-server-programs '(dynevents-mode . fev-mode-eglot-contact)))
+  (add-to-list 'eglot-server-programs '(dynevents-mode . fev-mode-eglot-contact))
+  ;; The server knows a bpftrace script by its `.bt' name (Eglot sends `fev-bpftrace').
+  (add-to-list 'eglot-server-programs '(fev-bpftrace-mode . fev-mode-eglot-contact)))
 
 (provide 'fev-mode)
 ;;; fev-mode.el ends here

@@ -15,6 +15,15 @@ hook global BufCreate .*([.]dynevents|/kprobe_events|/dynamic_events) %{
     set-option buffer filetype dynevents
 }
 
+# bpftrace scripts (*.bt): `//` comments and the same language server.
+hook global BufCreate .*[.]bt %{
+    set-option buffer filetype bpftrace
+}
+
+hook global WinSetOption filetype=bpftrace %{
+    set-option window comment_line '//'
+}
+
 hook global WinSetOption filetype=dynevents %{
     set-option window comment_line '#'
 }
@@ -28,7 +37,7 @@ hook global WinSetOption filetype=fev %{
 
 # kak-lsp: the language server (kak-lsp 17+ reads `lsp_servers`; without kak-lsp the
 # option does not exist and this does nothing).
-hook -group fev-lsp global BufSetOption filetype=(fev|dynevents) %{
+hook -group fev-lsp global BufSetOption filetype=(fev|dynevents|bpftrace) %{
     try %{
         set-option buffer lsp_servers %{
             [fevlint]

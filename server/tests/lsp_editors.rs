@@ -80,6 +80,20 @@ fn neovim_with_the_plugin_on_the_runtimepath() {
     assert!(output.contains("\"failures\":[]"), "Neovim test report:\n{output}");
 }
 
+/// A `*.bt` file in Neovim 0.11: the `bpftrace` filetype from the plugin's ftdetect and
+/// fevlint's diagnostics for it.
+#[test]
+fn neovim_checks_bpftrace_scripts() {
+    if !fevlint_testkit::real_tools("Neovim 0.11") {
+        return;
+    }
+    let mut cmd = Command::new(nvim());
+    cmd.args(["--headless", "--clean", "--cmd", "set rtp^=editors/nvim", "-l", "tests/editors/nvim_bt_test.lua"])
+        .env("XDG_STATE_HOME", std::env::temp_dir().join("fevlint-nvim-state"));
+    let (ok, output) = run(cmd, Duration::from_secs(60));
+    assert!(ok && output.contains("\"failures\":[]"), "Neovim .bt test failed:\n{output}");
+}
+
 /// Debian 12's apt Neovim is 0.7, too old for `vim.lsp.enable`: the plugin says so (once,
 /// when a script opens) instead of skipping itself silently.
 #[test]
@@ -202,8 +216,8 @@ fn kakoune_loads_fev_kak() {
 }
 
 /// Helix is not packaged for Debian 12, so its configuration is read here: each language
-/// the server checks (`fev`, `dynevents`) is a language served by `fevlint lsp` for its
-/// file extension.
+/// the server checks (`fev`, `dynevents`, `bpftrace`) is a language served by `fevlint
+/// lsp` for its file extension.
 #[test]
 fn helix_languages_use_the_server_for_both_dialects() {
     let text = std::fs::read_to_string(root().join("editors/helix/languages.toml")).expect("languages.toml");
@@ -215,7 +229,7 @@ fn helix_languages_use_the_server_for_both_dialects() {
         Some(vec!["lsp"])
     );
     let languages = config["language"].as_array().expect("[[language]]");
-    for (name, extension) in [("fev", "fev"), ("dynevents", "dynevents")] {
+    for (name, extension) in [("fev", "fev"), ("dynevents", "dynevents"), ("bpftrace", "bt")] {
         let l = languages.iter().find(|l| l["name"].as_str() == Some(name)).unwrap_or_else(|| panic!("no {name}"));
         let types: Vec<&str> = l["file-types"].as_array().into_iter().flatten().filter_map(|t| t.as_str()).collect();
         assert!(types.contains(&extension), "{name}: {types:?}");

@@ -1,8 +1,9 @@
 -- *.fev files are function-event scripts; *.dynevents files and the tracefs files
--- (kprobe_events, dynamic_events) hold the mainline dialect. fevlint checks both.
+-- (kprobe_events, dynamic_events) hold the mainline dialect; *.bt files are bpftrace
+-- scripts (Neovim's own name for them). fevlint checks all three.
 if vim.fn.has('nvim-0.8') == 1 then
   vim.filetype.add({
-    extension = { fev = 'fev', dynevents = 'dynevents' },
+    extension = { fev = 'fev', dynevents = 'dynevents', bt = 'bpftrace' },
     filename = { kprobe_events = 'dynevents', dynamic_events = 'dynevents' },
   })
 else
@@ -11,5 +12,6 @@ else
   vim.cmd([[
     autocmd BufRead,BufNewFile *.fev setfiletype fev
     autocmd BufRead,BufNewFile *.dynevents,kprobe_events,dynamic_events setfiletype dynevents
+    autocmd BufRead,BufNewFile *.bt setfiletype bpftrace
   ]])
 end

@@ -4,6 +4,6 @@
 ---@type vim.lsp.Config
 return {
   cmd = { vim.env.FEVLINT or 'fevlint', 'lsp' },
-  filetypes = { 'fev', 'dynevents' },
+  filetypes = { 'fev', 'dynevents', 'bpftrace' },
   root_markers = { 'fevlint.toml', '.git' },
 }

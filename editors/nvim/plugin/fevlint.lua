@@ -9,5 +9,5 @@ else
     vim.notify('fevlint: the language server needs Neovim 0.11 or later; this is ' .. version
       .. ': no diagnostics (see editors/nvim/README.md for how to get 0.11)', vim.log.levels.WARN)
   end
-  vim.cmd('autocmd FileType fev,dynevents ++once lua _G.fevlint_too_old()')
+  vim.cmd('autocmd FileType fev,dynevents,bpftrace ++once lua _G.fevlint_too_old()')
 end

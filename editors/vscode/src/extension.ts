@@ -88,8 +88,8 @@ async function startServer(): Promise<void> {
     debug: { command, args: ['lsp'], transport: TransportKind.stdio },
   };
   const clientOptions: LanguageClientOptions = {
-    // Both dialects the server checks: `*.fev` and the mainline `*.dynevents`.
-    documentSelector: ['fev', 'dynevents'].flatMap((language) => [
+    // The languages the server checks: `*.fev`, the mainline `*.dynevents`, bpftrace `*.bt`.
+    documentSelector: ['fev', 'dynevents', 'bpftrace'].flatMap((language) => [
       { scheme: 'file', language },
       { scheme: 'untitled', language },
     ]),
