@@ -17,6 +17,15 @@ cd "$work"
 corpus=$here/tests/oracle/mainline-corpus.txt
 record() { # version kernel description
   local v=$1 k=$2 desc=$3
+  # The generated corpus (oracle/generate-corpus.py): 3910 writes, 8-10 min a kernel.
+  "$here/oracle/run-oracle.sh" --tsv --timeout 1500 "$k" "$here/tests/oracle/generated-corpus.txt" > "raw-gen-$v.tsv"
+  {
+    echo "# Real kernel verdicts for tests/oracle/generated-corpus.txt (oracle/generate-corpus.py), one write per line to dynamic_events, in order."
+    echo "# Kernel: $desc"
+    echo "# Made by: oracle/run-oracle.sh --tsv KERNEL tests/oracle/generated-corpus.txt | grep -a -E '^(DEF|EVENT)'"
+    echo "# Columns: DEF line verdict definition message caret errno (caret = offset in the kernel's Command: echo)"
+    grep -a -E '^(DEF|EVENT)' "raw-gen-$v.tsv"
+  } > "$here/tests/oracle/generated-verdicts-$v.tsv"
   "$here/oracle/run-oracle.sh" --tsv "$k" "$corpus" > "raw-$v.tsv"
   {
     echo "# Real kernel verdicts for tests/oracle/mainline-corpus.txt, one write per line to dynamic_events, in order."
