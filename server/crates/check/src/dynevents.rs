@@ -233,6 +233,9 @@ impl<'k> KernelEnv<'k> {
     /// The instruction starts of `symbol` from its start to a little past `offset`
     /// (offsets from the symbol), from the image's code.
     pub fn instruction_starts(&self, symbol: &str, offset: u64) -> Option<Vec<u64>> {
+        if offset > 1 << 16 {
+            return None;
+        }
         let addr = self.kernel.symbols()?.value.first(symbol)?.addr.0;
         let code = self.kernel.code()?;
         let starts = code.boundaries(addr, addr.checked_add(offset)?.checked_add(12)?).ok()?;

@@ -231,11 +231,15 @@ impl Code<'_> {
     }
 
     /// The instruction starts of the symbol at `start`, up to and including `until`
-    /// (or the first past it); `Err(at)` when the decoder rejects the bytes at `at`.
+    /// (or the first past it); `Err(at)` when the decoder rejects the bytes at `at`, or
+    /// `until` lies more than [`MAX_WALK`] bytes in.
     pub fn boundaries(&self, start: u64, until: u64) -> Result<Vec<u64>, u64> {
+        if until.saturating_sub(start) >= MAX_WALK {
+            return Err(start);
+        }
         let mut out = Vec::new();
         let mut at = start;
-        while at <= until && at - start < MAX_WALK {
+        while at <= until {
             out.push(at);
             let b = self.bytes(at, MAX_INSN as u64).ok_or(at)?;
             at += insn_len(b, at).ok_or(at)?;
@@ -316,6 +320,9 @@ impl Code<'_> {
             return ProbePoint::Unknown("a lock prefix (refused when the kernel boots on one CPU)");
         }
         // can_probe: decode from the symbol's start.
+        if addr - start >= MAX_WALK {
+            return ProbePoint::Unknown("too far into the symbol to decode");
+        }
         let walk = match self.boundaries(start, addr) {
             Ok(w) => w,
             Err(_) => return ProbePoint::Refused(Refusal::NotBoundary { prev: None, next: None }),
@@ -375,5 +382,33 @@ impl Code<'_> {
             return ProbePoint::Refused(Refusal::Unsupported(why));
         }
         ProbePoint::Accepted { addr: VirtAddr(addr) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endbr_and_its_seal_are_both_endbr() {
+        assert!(is_endbr(&[0xf3, 0x0f, 0x1e, 0xfa])); // endbr64
+        assert!(is_endbr(&[0xf3, 0x0f, 0x1e, 0xfb])); // endbr32
+        assert!(is_endbr(&[0x66, 0x0f, 0x1f, 0x00])); // the seal: osp nopl (%rax)
+        assert!(!is_endbr(&[0xe8, 0x5b, 0xfd, 0xc3])); // call __fentry__
+        assert!(!is_endbr(&[0xf3, 0x0f]));
+    }
+
+    #[test]
+    fn lengths_as_the_kernel_decoder_walks_them() {
+        // vfs_read on 6.12: endbr64, call __fentry__, push %r15, push %rbp.
+        let code = [0xf3, 0x0f, 0x1e, 0xfa, 0xe8, 0xa7, 0xc7, 0xc3, 0xff, 0x41, 0x57, 0x55];
+        let mut at = 0;
+        let mut starts = Vec::new();
+        while at < code.len() {
+            starts.push(at);
+            at += insn_len(&code[at..], 0xffff_ffff_8145_7340 + at as u64).expect("decodes") as usize;
+        }
+        assert_eq!(starts, [0, 4, 9, 11]);
+        assert_eq!(insn_len(&[0x0f], 0), None, "a cut instruction is not one");
     }
 }
