@@ -113,23 +113,51 @@ impl Lock {
         Ok(lock)
     }
 
-    /// Writes atomically (a temporary file renamed over the target).
+    /// Writes atomically (a temporary file renamed over the target), sorted by file and
+    /// line. Streamed: each definition's TOML goes to the file as it is made, in the
+    /// order of a sorted list of references, so writing costs no copy of the lock and no
+    /// document-sized string (40,000 definitions, 29.7 MB: 1,655 ms with a clone, the
+    /// whole text and a copy of it with the header; see the `lock_write_cost` example).
     pub fn write(&self, path: &Path) -> Result<(), LockError> {
+        use std::io::Write;
         let p = path.display().to_string();
-        let mut sorted = self.clone();
-        sorted.definitions.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
-        sorted.probes.sort_by(|a, b| (&a.file, a.line, &a.arg).cmp(&(&b.file, b.line, &b.arg)));
-        let text = sorted.to_toml().map_err(|e| LockError::Parse { path: p.clone(), message: e.to_string() })?;
+        let mut definitions: Vec<&LockedDefinition> = self.definitions.iter().collect();
+        definitions.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        let mut probes: Vec<&LockedProbeArg> = self.probes.iter().collect();
+        probes.sort_by(|a, b| (&a.file, a.line, &a.arg).cmp(&(&b.file, b.line, &b.arg)));
         let header = "# fevlint.lock: what each definition meant when it was locked. Written by `fevlint lock`.\n";
-        crate::write_atomic(path, format!("{header}{text}").as_bytes())
-            .map_err(|error| LockError::Write { path: p, error })
+        fevlint_load::fsio::write_atomic_with(path, |f| {
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
+            w.write_all(header.as_bytes())?;
+            self.write_toml(&definitions, &probes, &mut w)?;
+            w.flush()
+        })
+        .map_err(|error| LockError::Write { path: p, error })
     }
 
-    /// The lock as TOML, the same text as `toml::to_string(self)`, but built one
-    /// definition at a time: the toml serializer's cost grows with the square of the
-    /// document's tables (each inserted into one string), 8.6 s for 40,000 definitions;
-    /// this is linear.
+    /// The lock as TOML, the same text as `toml::to_string(self)` (see [`Lock::write_toml`]).
     pub fn to_toml(&self) -> Result<String, toml::ser::Error> {
+        let definitions: Vec<&LockedDefinition> = self.definitions.iter().collect();
+        let probes: Vec<&LockedProbeArg> = self.probes.iter().collect();
+        let mut out = Vec::new();
+        if let Err(e) = self.write_toml(&definitions, &probes, &mut out) {
+            // Writing into memory fails only where the serializer did.
+            return Err(<toml::ser::Error as serde::ser::Error>::custom(e));
+        }
+        Ok(String::from_utf8(out).unwrap_or_default())
+    }
+
+    /// Writes this lock's head and the given definitions and probes (in that order) as
+    /// TOML, the same text as `toml::to_string` of a lock holding them, but one definition
+    /// at a time: the toml serializer's cost grows with the square of the document's
+    /// tables (each inserted into one string), 8.6 s for 40,000 definitions; this is
+    /// linear. A serializer error comes back as an `io::Error` of kind `Other`.
+    pub fn write_toml(
+        &self,
+        definitions: &[&LockedDefinition],
+        probes: &[&LockedProbeArg],
+        out: &mut impl std::io::Write,
+    ) -> std::io::Result<()> {
         #[derive(Serialize)]
         struct Head<'a> {
             version: u32,
@@ -143,19 +171,27 @@ impl Lock {
         struct Probe<'a> {
             probe: [&'a LockedProbeArg; 1],
         }
-        if self.definitions.is_empty() && self.probes.is_empty() {
-            return toml::to_string(self); // `definition = []`
+        let toml = |r: Result<String, toml::ser::Error>| r.map_err(std::io::Error::other);
+        if definitions.is_empty() && probes.is_empty() {
+            // `definition = []`
+            let empty = Lock {
+                version: self.version,
+                kernel: self.kernel.clone(),
+                definitions: Vec::new(),
+                probes: Vec::new(),
+            };
+            return out.write_all(toml(toml::to_string(&empty))?.as_bytes());
         }
-        let mut out = toml::to_string(&Head { version: self.version, kernel: &self.kernel })?;
-        for d in &self.definitions {
-            out.push('\n');
-            out.push_str(&toml::to_string(&One { definition: [d] })?);
+        out.write_all(toml(toml::to_string(&Head { version: self.version, kernel: &self.kernel }))?.as_bytes())?;
+        for d in definitions {
+            out.write_all(b"\n")?;
+            out.write_all(toml(toml::to_string(&One { definition: [*d] }))?.as_bytes())?;
         }
-        for p in &self.probes {
-            out.push('\n');
-            out.push_str(&toml::to_string(&Probe { probe: [p] })?);
+        for p in probes {
+            out.write_all(b"\n")?;
+            out.write_all(toml(toml::to_string(&Probe { probe: [*p] }))?.as_bytes())?;
         }
-        Ok(out)
+        Ok(())
     }
 
     /// The mainline arguments recorded for one file.
@@ -255,5 +291,26 @@ type = "s64"
         assert_eq!(whole, LOCK);
         let empty = Lock { definitions: Vec::new(), ..lock };
         assert_eq!(empty.to_toml().expect("toml"), toml::to_string(&empty).expect("toml"));
+    }
+
+    /// `write` streams the same bytes as the header and `toml::to_string` of the sorted
+    /// lock (what it wrote when it built the whole text).
+    #[test]
+    fn the_streamed_file_is_the_sorted_document() {
+        let mut lock = Lock::parse(Path::new("fevlint.lock"), LOCK).expect("parse");
+        lock.definitions.reverse();
+        let dir = std::env::temp_dir().join(format!("fevlint-lock-write-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("fevlint.lock");
+        lock.write(&path).expect("write");
+        let written = std::fs::read_to_string(&path).expect("read");
+        lock.definitions.reverse();
+        let header = "# fevlint.lock: what each definition meant when it was locked. Written by `fevlint lock`.\n";
+        assert_eq!(written, format!("{header}{}", toml::to_string(&lock).expect("toml")));
+        let empty = Lock { definitions: Vec::new(), ..lock };
+        empty.write(&path).expect("write");
+        let written = std::fs::read_to_string(&path).expect("read");
+        assert_eq!(written, format!("{header}{}", toml::to_string(&empty).expect("toml")));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
