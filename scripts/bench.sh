@@ -12,8 +12,8 @@
 #                               # dump bench if the test dumps are (cargo test -p
 #                               # fevlint-memory --test kernel_dumps)
 #   FEVLINT_BENCH_RUNS=5 scripts/bench.sh    # fewer runs per row
-#   scripts/bench.sh --quick    # every row once or twice on the debug build (no release
-#                               # build, about a minute): .ci/run runs it so that the
+#   scripts/bench.sh --quick    # every row once on the debug build, no warm-up (no release
+#                               # build; a few minutes): .ci/run runs it so that the
 #                               # script cannot break silently; its figures are not
 #                               # for the README (report: target/bench-quick/REPORT.md)
 set -euo pipefail
@@ -25,7 +25,7 @@ command -v zstd >/dev/null || { echo "bench: zstd is needed to give pahole the r
 target=$(cargo metadata --format-version 1 --no-deps --locked | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 if [ $quick = 1 ]; then
     profile=dev; bin=$target/debug/fevlint; out=$PWD/target/bench-quick
-    export FEVLINT_BENCH_RUNS=${FEVLINT_BENCH_RUNS:-2} FEVLINT_BENCH_QUICK=1
+    export FEVLINT_BENCH_RUNS=${FEVLINT_BENCH_RUNS:-1} FEVLINT_BENCH_QUICK=1
 else
     profile=release; bin=$target/release/fevlint; out=$PWD/target/bench
 fi
