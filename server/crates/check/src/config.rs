@@ -273,4 +273,14 @@ mod tests {
         assert_eq!(c.severity, [("N102", Severity::Error)]);
         assert_eq!(c.settings().severity("N102", Severity::Warning), Severity::Error);
     }
+
+    #[test]
+    fn endbr_is_one_of_three() {
+        let p = Path::new("/p/fevlint.toml");
+        let c = Config::parse(p, "endbr = \"present\"\n").expect("valid");
+        assert_eq!(c.endbr, Some(crate::dynevents::Endbr::Present));
+        assert_eq!(Config::parse(p, "").expect("valid").endbr, None);
+        let e = Config::parse(p, "endbr = \"cpu\"\n").expect_err("invalid").to_string();
+        assert_eq!(e, "/p/fevlint.toml:1:9: `endbr`: unknown value `cpu` (expected `image`, `present` or `absent`)");
+    }
 }
