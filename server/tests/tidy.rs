@@ -374,3 +374,50 @@ fn no_placeholder_hosts_anywhere() {
     found.retain(|f| !f.contains("server/tests/formats.rs"));
     assert!(found.is_empty(), "placeholder hosts:\n{}", found.join("\n"));
 }
+
+/// The string literals of `line` that are exactly a rule code (`"T401"`).
+fn rule_code_literals(line: &str) -> Vec<&str> {
+    let b = line.as_bytes();
+    (0..b.len().saturating_sub(5))
+        .filter(|&i| {
+            b[i] == b'"'
+                && b"SNKATDXB".contains(&b[i + 1])
+                && b[i + 2..i + 5].iter().all(u8::is_ascii_digit)
+                && b[i + 5] == b'"'
+                && (i == 0 || b[i - 1] != b'\\')
+        })
+        .map(|i| &line[i + 1..i + 5])
+        .collect()
+}
+
+/// A rule owns its code: code elsewhere names a rule by its constant (`rules::T407`,
+/// `d.is(&rules::T407)`), never by its code as a string, so renaming or renumbering a
+/// rule is one edit that the compiler checks. Test modules (`#[cfg(test)]` onwards) may
+/// write codes as a user's `fevlint.toml` does.
+#[test]
+fn rule_codes_are_string_literals_only_in_their_rule() {
+    let rules_dir = Path::new("crates/check/src/rules");
+    let mut found = Vec::new();
+    for root in roots() {
+        let mut files = Vec::new();
+        sources(&root, &mut files);
+        for (path, text) in files {
+            if Path::new(&path).strip_prefix(env!("CARGO_MANIFEST_DIR")).is_ok_and(|p| p.starts_with(rules_dir)) {
+                continue;
+            }
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for (n, line) in code.lines().enumerate().filter(|(_, l)| !l.trim_start().starts_with("//")) {
+                for c in rule_code_literals(line) {
+                    found.push(format!("{path}:{}: \"{c}\": name the rule by its constant (`rules::{c}`)", n + 1));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "rule codes as strings outside rules/:\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_rule_code_search_sees_literals_and_not_other_strings() {
+    assert_eq!(rule_code_literals(r#"if d.code == "T407" || x == "S001" {"#), ["T407", "S001"]);
+    assert!(rule_code_literals(r#"format!("ignore[T407]"), "T4071", "Q123", "T40""#).is_empty());
+}

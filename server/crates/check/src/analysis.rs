@@ -62,15 +62,10 @@ pub fn check(parser: &mut Parser, bytes: Vec<u8>, options: &Options<'_>) -> (Str
     let mut found = Vec::new();
     if let Some(at) = bad_utf8 {
         let end = crate::render::char_span(&text, Span::new(at, at + 1)).end;
-        found.push(Diagnostic {
-            code: "S000",
-            name: "not-utf8",
-            severity: Severity::Warning,
-            span: Span::new(at, end),
-            message: format!("the file is not valid UTF-8 from byte {at}").into(),
-            notes: vec!["fevlint shows invalid bytes as U+FFFD; the kernel would see the raw bytes".to_owned().into()],
-            kernel: None,
-        });
+        found.push(
+            Diagnostic::new(&rules::S000, Span::new(at, end), format!("the file is not valid UTF-8 from byte {at}"))
+                .note("fevlint shows invalid bytes as U+FFFD; the kernel would see the raw bytes"),
+        );
     }
     let diagnostics = analyse(parser, &text, target, kernels, settings, found, lock);
     (text, diagnostics)
@@ -237,7 +232,7 @@ pub fn per_line_rule(rule: &rules::Rule) -> bool {
 }
 
 fn whole_file_rule(rule: &rules::Rule) -> bool {
-    matches!(rule.code, "N101" | "N104")
+    std::ptr::eq(rule, &rules::N101) || std::ptr::eq(rule, &rules::N104)
 }
 
 /// The per-line file rules ([`per_line_rule`]) on some lines of `text`.
@@ -254,7 +249,7 @@ pub fn check_whole_file(
     target: Target,
     repeats: bool,
 ) -> Vec<Diagnostic> {
-    let selected = |r: &rules::Rule| whole_file_rule(r) && (repeats || r.code != "N101");
+    let selected = |r: &rules::Rule| whole_file_rule(r) && (repeats || !std::ptr::eq(r, &rules::N101));
     rules::check_selected(&Context::new(text, lines, target, None), true, &selected)
 }
 

@@ -57,6 +57,11 @@ impl Diagnostic {
         }
     }
 
+    /// Whether this is a finding of `rule` (`d.is(&rules::T407)`).
+    pub fn is(&self, rule: &impl Origin) -> bool {
+        self.code == rule.code()
+    }
+
     /// (A shared `Arc<str>` is kept as is: a rule that repeats a note thousands of times
     /// stores it once.)
     pub fn note(mut self, note: impl Into<Arc<str>>) -> Diagnostic {

@@ -15,6 +15,7 @@
 //! kernel data can decide is left alone (a false positive costs more than a miss).
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{self, Rule};
 use fevlint_kernel::Kernel;
 use fevlint_mainline::{
     Btf, BtfKind, BtfMember, BtfProto, Dialect, Env, Fetch, FuncEntry, KernelVersion, Line, Probe, ProbeKind,
@@ -483,15 +484,8 @@ pub fn check_with(text: &str, kernels: &[&Kernel], endbr: Endbr) -> Vec<Diagnost
         let dialect = match dialect_for(k) {
             Ok(d) => d,
             Err(e) => {
-                let d = Diagnostic {
-                    code: "S001",
-                    name: "syntax-error",
-                    severity: Severity::Info,
-                    span: Span::new(0, 0),
-                    message: format!("not checked against {}: {e}", k.name).into(),
-                    notes: Vec::new(),
-                    kernel: Some(k.name.clone().into()),
-                };
+                let mut d = syntax(Severity::Info, Span::new(0, 0), format!("not checked against {}: {e}", k.name));
+                d.kernel = Some(k.name.clone().into());
                 per_kernel.push((Some(k.name.clone()), vec![d]));
                 continue;
             }
@@ -606,12 +600,14 @@ fn merge(per_kernel: Vec<(Option<String>, Vec<Diagnostic>)>) -> Vec<Diagnostic> 
 
 /// A finding under the `*.fev` rule of the same meaning (its registered name and
 /// severity, so `fevlint.toml` severities and selections apply alike).
-fn diag(code: &'static str, name: &'static str, severity: Severity, span: Span, message: String) -> Diagnostic {
-    let (name, severity) = match crate::rules::by_code(code) {
-        Some(rule) if code != "S001" => (rule.name, rule.severity),
-        _ => (name, severity),
-    };
-    Diagnostic { code, name, severity, span, message: message.into(), notes: Vec::new(), kernel: None }
+fn diag(rule: &Rule, span: Span, message: String) -> Diagnostic {
+    Diagnostic::new(rule, span, message)
+}
+
+/// The parser's verdict on a line, as S001 with the verdict's own severity (a line the
+/// transcription does not model is only information).
+fn syntax(severity: Severity, span: Span, message: String) -> Diagnostic {
+    Diagnostic { severity, ..Diagnostic::new(&rules::S001, span, message) }
 }
 
 /// The parser's verdict per line: rejections as diagnostics, accepted probes with
@@ -631,9 +627,7 @@ fn parse_findings(text: &str, dialect: &Dialect, env: &dyn Env) -> (Vec<Diagnost
                 let at = fl.start + e.byte.min(line_len);
                 let word_end = text[at..].find(|c: char| c.is_whitespace()).map_or(text.len(), |i| at + i).max(at + 1);
                 let end = word_end.min(fl.start + line_len.max(1)).max(at);
-                let mut d = diag(
-                    "S001",
-                    "syntax-error",
+                let mut d = syntax(
                     Severity::Error,
                     Span::new(at, end.max(at)),
                     format!("the kernel rejects this line: {}", e.message),
@@ -645,16 +639,12 @@ fn parse_findings(text: &str, dialect: &Dialect, env: &dyn Env) -> (Vec<Diagnost
                 d.notes.push(format!("write(2) fails with {}", last.errno.name()).into());
                 found.push(d);
             }
-            Err(Rejection::Silent { errno, why }) => found.push(diag(
-                "S001",
-                "syntax-error",
+            Err(Rejection::Silent { errno, why }) => found.push(syntax(
                 Severity::Error,
                 Span::new(fl.start, fl.start + line_len),
                 format!("the kernel rejects this line with {} and no error_log entry: {why}", errno.name()),
             )),
-            Err(Rejection::Unmodelled { what }) => found.push(diag(
-                "S001",
-                "syntax-error",
+            Err(Rejection::Unmodelled { what }) => found.push(syntax(
                 Severity::Info,
                 Span::new(fl.start, fl.start + line_len),
                 format!("not checked: {what}"),
@@ -735,11 +725,7 @@ fn base_param(
         Some(None) if !info.proto.variadic => {
             let in_regs = holds.iter().flatten().count();
             found.push(
-                diag(
-                    "A302",
-                    "slot-beyond-parameters",
-                    Severity::Warning,
-                    arg_span,
+                diag(&rules::A302, arg_span,
                     format!(
                         "`{written}` reads a register with no argument in it: `{function}` has {in_regs} parameter{} in registers",
                         if in_regs == 1 { "" } else { "s" }
@@ -756,11 +742,7 @@ fn base_param(
             let nth = (slot - holds.len()) as u64;
             let on_stack = locs.iter().any(|l| matches!(l.loc, abi::Loc::Stack { offset } if offset / width == nth));
             if !on_stack && locs.iter().all(|l| !matches!(l.loc, abi::Loc::Unknown)) {
-                found.push(diag(
-                    "A302",
-                    "slot-beyond-parameters",
-                    Severity::Warning,
-                    arg_span,
+                found.push(diag(&rules::A302, arg_span,
                     format!(
                         "`{written}` reads the stack (`$stack{}`), but `{function}` has {} parameter{}, none passed there",
                         nth + 1,
@@ -788,7 +770,7 @@ struct Reading {
 impl Reading {
     /// Nothing wrong (a read through a container, T407, is an assumption, not an error).
     fn fits(&self) -> bool {
-        self.found.iter().all(|d| d.code == "T407")
+        self.found.iter().all(|d| d.is(&rules::T407))
     }
 }
 
@@ -828,9 +810,7 @@ impl ArgWalk<'_> {
             }
             let name = layout::type_name(types, ty).unwrap_or_default();
             r.found.push(diag(
-                "T405",
-                "deref-non-pointer",
-                Severity::Warning,
+                &rules::T405,
                 span,
                 format!("`+{offset}(…)` dereferences `{}`, which is a `{name}`, not a pointer", r.expr),
             ));
@@ -932,11 +912,7 @@ impl ArgWalk<'_> {
                 // it at offset 0 (`tcp_sk(sk)`): the fev rule T407's finding.
                 let container_name = layout::type_name(types, container).unwrap_or_default();
                 r.found.push(
-                    diag(
-                        "T407",
-                        "via-container",
-                        Severity::Warning,
-                        span,
+                    diag(&rules::T407, span,
                         format!(
                             "offset {offset} is past the end of `{struct_name}` ({} bytes): `{}` of `{container_name}`, which embeds it",
                             c.size,
@@ -961,9 +937,7 @@ impl ArgWalk<'_> {
                 let mty = layout::type_name(types, m.ty).unwrap_or_default();
                 r.found.push(
                     diag(
-                        "T404",
-                        "offset-not-member",
-                        Severity::Warning,
+                        &rules::T404,
                         span,
                         format!(
                             "offset {offset} lands {delta} byte{} into `{}` ({mty}, at {}) of `{struct_name}`",
@@ -981,13 +955,7 @@ impl ArgWalk<'_> {
                 } else {
                     format!("in padding of `{struct_name}`")
                 };
-                r.found.push(diag(
-                    "T404",
-                    "offset-not-member",
-                    Severity::Warning,
-                    span,
-                    format!("offset {offset} is {why}"),
-                ));
+                r.found.push(diag(&rules::T404, span, format!("offset {offset} is {why}")));
             }
         }
         r
@@ -995,7 +963,8 @@ impl ArgWalk<'_> {
 
     /// After the last dereference: whether the `:TYPE` fits the member reached.
     fn finish(&self, i: usize, ty: TypeRef, mut r: Reading) -> Reading {
-        if i + 1 != self.chain.len() || !r.found.iter().all(|d| d.code == "T407") || r.steps.len() != self.chain.len() {
+        if i + 1 != self.chain.len() || !r.found.iter().all(|d| d.is(&rules::T407)) || r.steps.len() != self.chain.len()
+        {
             return r;
         }
         if let (Some(t), Some(span)) = (&self.arg.ty, self.type_span()) {
@@ -1208,11 +1177,7 @@ fn type_fits(
                 Type::Array { element, .. } if one_byte(*element) => {}
                 t if in_byte_array(expr, t) => {}
                 Type::Pointer { target } if one_byte(*target) => found.push(
-                    diag(
-                        "T402",
-                        "string-not-char-pointer",
-                        Severity::Warning,
-                        span,
+                    diag(&rules::T402, span,
                         format!(
                             "`:{}` reads the characters stored at `{expr}`, which is a `{name}`: the pointer's own bytes, not its string",
                             t.name
@@ -1220,11 +1185,7 @@ fn type_fits(
                     )
                     .note("help: dereference it once more: `+0(…)` around this argument's fetch"),
                 ),
-                _ => found.push(diag(
-                    "T402",
-                    "string-not-char-pointer",
-                    Severity::Warning,
-                    span,
+                _ => found.push(diag(&rules::T402, span,
                     format!("`:{}` reads the characters stored at `{expr}`, which is a `{name}`, not a `char` array", t.name),
                 )),
             }
@@ -1232,9 +1193,7 @@ fn type_fits(
         "symbol" if !matches!(resolved, Type::Pointer { .. }) => {
             if size.is_some_and(|s| s != 8) {
                 found.push(diag(
-                    "T403",
-                    "symbol-not-pointer",
-                    Severity::Warning,
+                    &rules::T403,
                     span,
                     format!("`:symbol` prints an address, but `{expr}` is a `{name}` of {} bytes", size.unwrap_or(0)),
                 ));
@@ -1250,9 +1209,7 @@ fn type_fits(
                     || in_byte_array(expr, &resolved);
                 if bits / 8 != size && !aggregate {
                     found.push(diag(
-                        "T401",
-                        "size-mismatch",
-                        Severity::Warning,
+                        &rules::T401,
                         span,
                         format!("`:{other}` records {} bytes, but `{expr}` is a `{name}` of {size} bytes", bits / 8),
                     ));
@@ -1494,9 +1451,7 @@ pub fn lock_drift(
                 None => format!("`{}.{}` is gone from {}", m.container, m.member, new.name),
             };
             let mut d = diag(
-                "D505",
-                "lock-mismatch",
-                Severity::Warning,
+                &rules::D505,
                 m.span,
                 format!(
                     "offset {} read `{}.{}` when locked on {locked_on}, but reads {reads} of `{}` on {}",
@@ -1583,9 +1538,7 @@ fn drift(kernels: &[&Kernel], walks: &[(String, Vec<Walked>)], found: &mut Vec<D
             };
             // Through `diag`: the rule's registered severity (an error, as in `*.fev`).
             let mut d = diag(
-                "D503",
-                "member-moved",
-                Severity::Error,
+                &rules::D503,
                 m.span,
                 format!(
                     "offset {} reads `{}.{}` on {first_kernel} but {reads} of `{}` on {}",

@@ -20,7 +20,7 @@ pub fn fixes_with(parse: &Parse, text: &str, diagnostics: &[Diagnostic], range: 
         if !touches {
             continue;
         }
-        if d.code == "S003" {
+        if d.is(&fevlint_check::rules::S003) {
             s003(parse, text, d, i, &mut out);
         }
         out.extend(crate::kernel_aware::fixes(parse, text, d, i, kernels));

@@ -10,6 +10,7 @@
 
 use crate::{Completion, CompletionKind, Edit, Fix};
 use fevlint_check::diagnostic::Diagnostic;
+use fevlint_check::rules;
 use fevlint_check::rules::resolve::{self, MeaningKind};
 use fevlint_kernel::{Kernel, Trace};
 use fevlint_syntax::lex::is_word_byte;
@@ -772,17 +773,16 @@ fn short(name: &str) -> &str {
 /// T404 moves the offset to the enclosing or a nearby member's start.
 pub fn fixes(parse: &Parse, text: &str, d: &Diagnostic, index: usize, kernels: &[&Kernel]) -> Vec<Fix> {
     let mut out = Vec::new();
-    match d.code {
-        "T406" => t406(parse, d, index, &mut out),
-        "K201" => k201(d, index, &mut out),
-        "T404" => {
-            let k: Vec<&Kernel> =
-                kernels.iter().copied().filter(|k| d.kernel.as_ref().is_none_or(|n| **n == *k.name)).collect();
-            if let Some(k) = k.first() {
-                let _ = t404(parse, text, d, index, k, &mut out);
-            }
+    if d.is(&rules::T406) {
+        t406(parse, d, index, &mut out);
+    } else if d.is(&rules::K201) {
+        k201(d, index, &mut out);
+    } else if d.is(&rules::T404) {
+        let k: Vec<&Kernel> =
+            kernels.iter().copied().filter(|k| d.kernel.as_ref().is_none_or(|n| **n == *k.name)).collect();
+        if let Some(k) = k.first() {
+            let _ = t404(parse, text, d, index, k, &mut out);
         }
-        _ => {}
     }
     out
 }
@@ -916,7 +916,7 @@ mod tests {
         let text = "vfs_read(x64 file+41[0])\n";
         let p = parse(text);
         let diags = fevlint_check::analysis::check_parse_kernel(&p, text, &k);
-        let (i, d) = diags.iter().enumerate().find(|(_, d)| d.code == "T404").expect("T404");
+        let (i, d) = diags.iter().enumerate().find(|(_, d)| d.is(&fevlint_check::rules::T404)).expect("a T404 finding");
         let fixes = fixes(&p, text, d, i, &[&k]);
         let shown: Vec<(&str, &str)> = fixes.iter().map(|f| (f.title.as_str(), f.edits[0].text.as_str())).collect();
         assert_eq!(

@@ -401,21 +401,20 @@ mod tests {
         let rope = Rope::from_str(text);
         let lines = fevlint_syntax::Parser::new().lines(text, fevlint_syntax::Target::default());
         let at = position::Positions::new(position::Text::new(&rope, position::Encoding::Utf16), text, &lines);
-        let rule = |c: &str| fevlint_check::rules::by_code(c).expect("rule");
-        let mut labelled = Diagnostic::new(rule("K201"), Span::new(0, 8), "`vfs_read` is \"gone\"\ttab")
-            .note("help: é 😀")
-            .note("two");
+        use fevlint_check::rules::{K201, N101, S001, T401};
+        let mut labelled =
+            Diagnostic::new(&K201, Span::new(0, 8), "`vfs_read` is \"gone\"\ttab").note("help: é 😀").note("two");
         labelled.kernel = Some("6.12.117+deb12-amd64".into());
-        let mut named = Diagnostic::new(rule("T401"), Span::new(44, 47), "on 6.1.0-47-amd64 only");
+        let mut named = Diagnostic::new(&T401, Span::new(44, 47), "on 6.1.0-47-amd64 only");
         named.kernel = Some("6.1.0-47-amd64".into());
         let found = vec![
-            Diagnostic::new(rule("N101"), Span::new(39, 47), "`vfs_read` already has an event (line 1)")
+            Diagnostic::new(&N101, Span::new(39, 47), "`vfs_read` already has an event (line 1)")
                 .note("the kernel names events after the function")
                 .note("help: merge"),
             labelled,
             named,
-            Diagnostic::new(rule("S001"), Span::new(text.len(), text.len() + 9), "past the end"),
-            Diagnostic::new(rule("S001"), Span::new(22, 21), "reversed, inside `é`"),
+            Diagnostic::new(&S001, Span::new(text.len(), text.len() + 9), "past the end"),
+            Diagnostic::new(&S001, Span::new(22, 21), "reversed, inside `é`"),
         ];
         let uri: lsp::Uri = "file:///tmp/a%20b/%C3%A9.fev".parse().expect("uri");
         for docs in [RuleDocs::default(), RuleDocs::find(&[])] {

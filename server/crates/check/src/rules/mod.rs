@@ -228,6 +228,56 @@ impl Rule {
     }
 }
 
+/// Each rule by its constant, for code outside `rules/` that names one (a finding's
+/// rule is compared with [`Diagnostic::is`]): never by its code as a string.
+pub use a301_slot_not_parameter::RULE as A301;
+pub use a302_slot_beyond_parameters::RULE as A302;
+pub use a310_bt_arg_beyond_parameters::RULE as A310;
+pub use b601_relocation_fails::RULE as B601;
+pub use b602_guarded_relocation::RULE as B602;
+pub use b603_object_refused::RULE as B603;
+pub use b604_relocation_drift::RULE as B604;
+pub use b611_attach_point_missing::RULE as B611;
+pub use d501_function_gone::RULE as D501;
+pub use d502_signature_changed::RULE as D502;
+pub use d503_member_moved::RULE as D503;
+pub use d504_value_changed::RULE as D504;
+pub use d505_lock_mismatch::RULE as D505;
+pub use d510_bt_probe_drift::RULE as D510;
+pub use k201_unknown_function::RULE as K201;
+pub use k202_not_traceable::RULE as K202;
+pub use k203_ambiguous_function::RULE as K203;
+pub use k210_bt_probe_missing::RULE as K210;
+pub use k211_bt_not_attachable::RULE as K211;
+pub use k212_bt_wildcard_matches_nothing::RULE as K212;
+pub use k213_bt_wildcard_matches_many::RULE as K213;
+pub use n101_duplicate_event::RULE as N101;
+pub use n102_duplicate_field::RULE as N102;
+pub use n103_unused_suppression::RULE as N103;
+pub use n104_unknown_rule_in_suppression::RULE as N104;
+pub use s001_syntax_error::RULE as S001;
+pub use s002_too_many_slots::RULE as S002;
+pub use s003_ignored_offset::RULE as S003;
+pub use s004_line_too_long::RULE as S004;
+pub use s005_nul_byte::RULE as S005;
+pub use s006_uncounted_slot::RULE as S006;
+pub use s010_bt_syntax_error::RULE as S010;
+pub use t401_size_mismatch::RULE as T401;
+pub use t402_string_not_char_pointer::RULE as T402;
+pub use t403_symbol_not_pointer::RULE as T403;
+pub use t404_offset_not_member::RULE as T404;
+pub use t405_deref_non_pointer::RULE as T405;
+pub use t406_address_not_value::RULE as T406;
+pub use t407_via_container::RULE as T407;
+pub use t410_bt_unknown_args_field::RULE as T410;
+pub use t411_bt_unknown_member::RULE as T411;
+pub use t412_bt_str_not_string::RULE as T412;
+
+/// Not a rule: the finding for a file that is not valid UTF-8 (reported before any rule
+/// runs, and neither selectable nor documented).
+pub static S000: Rule =
+    Rule { code: "S000", name: "not-utf8", severity: Severity::Warning, doc: "", check: no_script_check };
+
 /// Every rule, sorted by code.
 pub static REGISTRY: &[&Rule] = &[
     &a301_slot_not_parameter::RULE,
