@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use crate::config::Settings;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Diagnostic;
 use crate::rules::{self, Context};
 use crate::suppress;
 use fevlint_kernel::Kernel;
@@ -204,17 +204,82 @@ fn analyse(
     kernel_found.extend(found.into_iter().flatten());
     repeats.expand(&mut kernel_found);
     out.extend(kernel_found);
-    let suppressions = suppress::parse(text);
-    if !suppressions.is_empty() {
-        let usage = suppress::apply(text, &suppressions, &mut out);
-        // Kernel rules ran only if there was a kernel: their silence proves nothing otherwise.
-        let ran =
-            |code: &str| rules::by_code(code).is_some_and(|r| enabled(r) && (!r.needs_kernel() || !kernels.is_empty()));
-        let all_ran = rules::REGISTRY.iter().all(|r| ran(r.code));
-        rules::n103_unused_suppression::report(&suppressions, &usage, &ran, all_ran, &mut out);
+    // Kernel rules ran only if there was a kernel: their silence proves nothing otherwise.
+    let ran = Ran { enabled: &|code| settings.enabled(code), kernel: !kernels.is_empty() };
+    let mut out = report(text, out, &ran);
+    for d in &mut out {
+        d.severity = settings.severity(d.code, d.severity);
     }
-    settings.apply(&mut out);
-    rules::sort(&mut out);
+    out
+}
+
+/// Which rules ran in a check, as an unused suppression (N103) is judged: a rule the
+/// settings enable, and a kernel rule only when a kernel check ran.
+pub struct Ran<'a> {
+    /// Whether the settings enable the rule of this code.
+    pub enabled: &'a dyn Fn(&str) -> bool,
+    /// Whether the kernel rules ran (a kernel was given and its check is complete).
+    pub kernel: bool,
+}
+
+impl Ran<'_> {
+    pub fn ran(&self, code: &str) -> bool {
+        rules::by_code(code).is_some_and(|r| (self.enabled)(r.code) && (!r.needs_kernel() || self.kernel))
+    }
+
+    /// Every rule ran (a bare `ignore` is judged only then).
+    pub fn all(&self) -> bool {
+        rules::REGISTRY.iter().all(|r| self.ran(r.code))
+    }
+}
+
+/// What a check of a `*.fev` script reports of what its rules found: the one place this
+/// is decided, for `fevlint check` ([`report`]) and the language server
+/// ([`report_refs`]). Suppression comments drop the findings they name; N103 reports
+/// each suppression that dropped nothing among the rules that [`Ran`]; findings of
+/// rules the settings do not enable go. Returns whether each of `found` is reported, and
+/// the N103 findings to add; [`rules::order`] is the order to report them in.
+pub fn verdicts<D: std::borrow::Borrow<Diagnostic>>(
+    text: &str,
+    found: &[D],
+    ran: &Ran<'_>,
+) -> (Vec<bool>, Vec<Diagnostic>) {
+    let suppressions = suppress::parse(text);
+    let (mut keep, usage) = suppress::decide(text, &suppressions, found);
+    let mut added = Vec::new();
+    if !suppressions.is_empty() {
+        rules::n103_unused_suppression::report(&suppressions, &usage, &|c| ran.ran(c), ran.all(), &mut added);
+    }
+    for (k, d) in keep.iter_mut().zip(found) {
+        *k = *k && (ran.enabled)(d.borrow().code);
+    }
+    added.retain(|d| (ran.enabled)(d.code));
+    (keep, added)
+}
+
+/// [`verdicts`] applied: the findings reported, in [`rules::order`].
+pub fn report(text: &str, mut found: Vec<Diagnostic>, ran: &Ran<'_>) -> Vec<Diagnostic> {
+    let (keep, added) = verdicts(text, &found, ran);
+    let mut keep = keep.into_iter();
+    found.retain(|_| keep.next().unwrap_or(true));
+    found.extend(added);
+    rules::sort(&mut found);
+    found
+}
+
+/// [`report`] without copying the findings (a language server publishes ten thousand):
+/// the N103 findings go to `added`, which the answer borrows.
+pub fn report_refs<'a>(
+    text: &str,
+    found: Vec<&'a Diagnostic>,
+    ran: &Ran<'_>,
+    added: &'a mut Vec<Diagnostic>,
+) -> Vec<&'a Diagnostic> {
+    let (keep, n103) = verdicts(text, &found, ran);
+    *added = n103;
+    let mut out: Vec<&Diagnostic> =
+        found.into_iter().zip(keep).filter_map(|(d, keep)| keep.then_some(d)).chain(added.iter()).collect();
+    out.sort_by(|a, b| rules::order(a, b));
     out
 }
 
@@ -260,34 +325,6 @@ pub fn event_key(line: &fevlint_syntax::LineParse) -> Option<u64> {
     use std::hash::{BuildHasher, BuildHasherDefault};
     let (name, _) = rules::n101_duplicate_event::event(line)?;
     Some(BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(name.as_str()))
-}
-
-/// Drops what the script's `fevlint: ignore` comments suppress, and reports (N103) the
-/// suppressions that dropped nothing among the rules `ran` says ran, as `fevlint check`
-/// does. `all_ran`: every rule ran (a bare `ignore` is judged only then).
-pub fn apply_suppressions(text: &str, out: &mut Vec<Diagnostic>, ran: &dyn Fn(&str) -> bool, all_ran: bool) {
-    let suppressions = suppress::parse(text);
-    if !suppressions.is_empty() {
-        let usage = suppress::apply(text, &suppressions, out);
-        rules::n103_unused_suppression::report(&suppressions, &usage, ran, all_ran, out);
-    }
-}
-
-/// [`apply_suppressions`] without copying the findings (a language server publishes ten
-/// thousand): whether each of `found` is kept, and the N103 findings to add.
-pub fn suppression_verdicts(
-    text: &str,
-    found: &[&Diagnostic],
-    ran: &dyn Fn(&str) -> bool,
-    all_ran: bool,
-) -> (Vec<bool>, Vec<Diagnostic>) {
-    let suppressions = suppress::parse(text);
-    let (keep, usage) = suppress::decide(text, &suppressions, found);
-    let mut added = Vec::new();
-    if !suppressions.is_empty() {
-        rules::n103_unused_suppression::report(&suppressions, &usage, ran, all_ran, &mut added);
-    }
-    (keep, added)
 }
 
 /// The kernel rules for a script already parsed, against one kernel (labelled with it).

@@ -1295,22 +1295,18 @@ fn report(
     // replaces the kernel-less parse's findings.
     let syntax = if doc.mainline && kernel.is_some() { Vec::new() } else { doc.diagnostics() };
     let mut all: Vec<&Diagnostic> = syntax.iter().chain(kernel.iter().flatten()).collect();
-    let added;
-    // Suppression comments drop what they name, as in `fevlint check`.
+    let mut added = Vec::new();
     if !doc.mainline && doc.text.contains("fevlint:") {
-        let kernel_ran = doc.kernel_complete() && !doc.settings.kernels.is_empty();
-        let ignored = |code: &str| doc.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(code));
-        let ran = |code: &str| {
-            fevlint_check::rules::by_code(code).is_some_and(|r| !ignored(r.code) && (!r.needs_kernel() || kernel_ran))
+        // Suppression comments drop what they name, as in `fevlint check`: by the same
+        // function, which also orders the findings.
+        let ran = fevlint_check::analysis::Ran {
+            enabled: &|code| !doc.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(code)),
+            kernel: doc.kernel_complete() && !doc.settings.kernels.is_empty(),
         };
-        let all_ran = fevlint_check::rules::REGISTRY.iter().all(|r| ran(r.code));
-        // As `fevlint check`: what they drop goes, N103 joins, then sorted.
-        let (keep, new) = fevlint_check::analysis::suppression_verdicts(&doc.text, &all, &ran, all_ran);
-        added = new;
-        all = all.into_iter().zip(keep).filter_map(|(d, keep)| keep.then_some(d)).chain(&added).collect();
-        all.retain(|d| !ignored(d.code));
+        all = fevlint_check::analysis::report_refs(&doc.text, all, &ran, &mut added);
+    } else {
+        all.sort_by(|a, b| fevlint_check::rules::order(a, b));
     }
-    all.sort_by(|a, b| fevlint_check::rules::order(a, b));
     let at = doc.positions();
     items.push(b'[');
     for (i, d) in all.into_iter().enumerate() {
