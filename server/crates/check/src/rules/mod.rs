@@ -238,6 +238,8 @@ pub use b602_guarded_relocation::RULE as B602;
 pub use b603_object_refused::RULE as B603;
 pub use b604_relocation_drift::RULE as B604;
 pub use b611_attach_point_missing::RULE as B611;
+pub use b612_ksym_missing::RULE as B612;
+pub use b613_tracing_argument_missing::RULE as B613;
 pub use d501_function_gone::RULE as D501;
 pub use d502_signature_changed::RULE as D502;
 pub use d503_member_moved::RULE as D503;
