@@ -1,7 +1,7 @@
 //! Evidence that drift reports are exactly right, beyond the caret corpus:
 //!
 //! - **fix round-trip**: a script written for 6.1.0-56 whose members moved in 6.12 is
-//!   rewritten with the `D503` fixes (from `rules::drift::compare`) until nothing moves;
+//!   rewritten with the `D503` fixes (from `fevlint_check::drift::compare`) until nothing moves;
 //!   the result must mean on 6.12 what the original meant on 6.1.0-56 (the same C
 //!   expression, size and signedness per field), and a lock of the original must find
 //!   no drift in it (`D505` silent), while it does find the original drifted.
@@ -12,9 +12,9 @@
 
 use fevlint_check::analysis::{check, Options};
 use fevlint_check::diagnostic::Diagnostic;
-use fevlint_check::rules::drift::{compare, Change, Edit};
-use fevlint_check::rules::meaning::{summarize, DefinitionMeaning};
-use fevlint_check::rules::resolve::resolve;
+use fevlint_check::drift::{compare, Change, Edit};
+use fevlint_check::meaning::{summarize, DefinitionMeaning};
+use fevlint_check::resolve::resolve;
 use fevlint_kernel::Kernel;
 use fevlint_syntax::{Parsed, Parser, Target};
 use std::collections::HashMap;

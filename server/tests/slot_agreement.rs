@@ -9,7 +9,7 @@
 //! - the lock's meanings (what drift compares) name the parameter of each slot.
 
 use fevlint_check::analysis::{check, target_for, Options};
-use fevlint_check::rules::resolve;
+use fevlint_check::resolve;
 use fevlint_kernel::Kernel;
 use fevlint_syntax::Parser;
 use std::collections::BTreeSet;
@@ -80,7 +80,7 @@ fn agree_on(kernel_name: &str) -> (usize, Vec<String>) {
             bad.push(format!("{name}: kernel fn says {by_fn:?}, check resolves {by_check:?}"));
         }
         // The lock's meanings (and so drift): the parameter each used slot holds.
-        let meaning = fevlint_check::rules::meaning::summarize(&k, parsed, &r, target);
+        let meaning = fevlint_check::meaning::summarize(&k, parsed, &r, target);
         let by_lock: Vec<Option<String>> = (0..slots)
             .map(|i| meaning.params.iter().find(|p| p.slot == i).map(|p| p.name.clone().unwrap_or_default()))
             .collect();

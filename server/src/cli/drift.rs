@@ -3,8 +3,8 @@
 
 use anyhow::{bail, Context as _};
 use fevlint_check::analysis;
+use fevlint_check::drift::{Change, Edit};
 use fevlint_check::lock::{Lock, LockedDefinition};
-use fevlint_check::rules::drift::{Change, Edit};
 use fevlint_check::rules::Baseline;
 use fevlint_kernel::Kernel;
 use std::path::PathBuf;
@@ -116,8 +116,7 @@ pub fn fix(args: &FixArgs) -> anyhow::Result<ExitCode> {
         let entries = lock.as_ref().map(|l| l.for_file(&name)).unwrap_or_default();
         // What each original line meant: on the old kernel, or as locked. Every round of
         // fixes is checked against this, so renames and moved members stay matched.
-        let mut by_line: Vec<Option<fevlint_check::rules::meaning::DefinitionMeaning>> =
-            vec![None; text.lines().count() + 1];
+        let mut by_line: Vec<Option<fevlint_check::meaning::DefinitionMeaning>> = vec![None; text.lines().count() + 1];
         let base_name = match (old, &lock) {
             (Some(k), _) => {
                 for (line, _, m) in analysis::meanings(&mut parser, &text, k) {

@@ -94,7 +94,7 @@ pub fn run(args: &EmitArgs) -> anyhow::Result<ExitCode> {
             *n += 1;
             let name = emit::event_name(function, (*n > 1).then_some(*n));
             let btf = match flavor {
-                emit::Flavor::Fprobe => fevlint_check::rules::resolve::resolve(&kernel, parsed, target)
+                emit::Flavor::Fprobe => fevlint_check::resolve::resolve(&kernel, parsed, target)
                     .ok()
                     .flatten()
                     .map(|r| emit::btf_fields(&r))

@@ -138,7 +138,7 @@ impl Repeats {
 pub use crate::rules::target_for;
 
 /// A lock's entries for one file, with the name of the kernel they were resolved on.
-pub type LockBaseline<'a> = Option<(&'a str, &'a [crate::rules::meaning::DefinitionMeaning])>;
+pub type LockBaseline<'a> = Option<(&'a str, &'a [crate::meaning::DefinitionMeaning])>;
 
 /// The enabled rules, then the suppression comments (and N103 for those that dropped
 /// nothing), then the severity overrides; sorted. `out` holds findings made before.
@@ -149,7 +149,7 @@ fn analyse(
     kernels: &[&Kernel],
     settings: &Settings,
     mut out: Vec<Diagnostic>,
-    lock: Option<(&str, &[crate::rules::meaning::DefinitionMeaning])>,
+    lock: Option<(&str, &[crate::meaning::DefinitionMeaning])>,
 ) -> Vec<Diagnostic> {
     let enabled = |r: &rules::Rule| settings.enabled(r.code);
     let target = kernels.first().map_or(target, |k| target_for(k));
@@ -174,7 +174,7 @@ fn analyse(
         (Some((first, rest)), None) => (Some(first), rest),
         _ => (None, kernels),
     };
-    let mut baseline: Vec<Option<rules::meaning::DefinitionMeaning>> = Vec::new();
+    let mut baseline: Vec<Option<crate::meaning::DefinitionMeaning>> = Vec::new();
     let mut kernel_found = Vec::new();
     if let Some(&k) = first {
         let cx = Context::new(text, lines_for(target_for(k)), target_for(k), Some(k));
@@ -183,7 +183,7 @@ fn analyse(
             baseline.resize(cx.lines.iter().map(|l| l.number as usize + 1).max().unwrap_or(0), None);
             for (l, p, r) in cx.resolved() {
                 if let Some(slot) = baseline.get_mut(l.number as usize) {
-                    *slot = Some(rules::meaning::summarize(k, p, r, cx.target));
+                    *slot = Some(crate::meaning::summarize(k, p, r, cx.target));
                 }
             }
         }
@@ -345,14 +345,14 @@ pub fn meanings(
     parser: &mut Parser,
     text: &str,
     kernel: &Kernel,
-) -> Vec<(u32, String, crate::rules::meaning::DefinitionMeaning)> {
+) -> Vec<(u32, String, crate::meaning::DefinitionMeaning)> {
     let target = target_for(kernel);
     let lines = parser.lines(text, target);
     let cx = Context::new(text, &lines, target, Some(kernel));
     cx.resolved()
         .map(|(l, p, r)| {
             let code = l.line.code.text(text).trim().to_owned();
-            (l.number, code, crate::rules::meaning::summarize(kernel, p, r, target))
+            (l.number, code, crate::meaning::summarize(kernel, p, r, target))
         })
         .collect()
 }
@@ -363,7 +363,7 @@ pub fn drift(
     text: &str,
     kernel: &Kernel,
     baseline: rules::Baseline<'_>,
-) -> Vec<(u32, Vec<crate::rules::drift::Change>)> {
+) -> Vec<(u32, Vec<crate::drift::Change>)> {
     let target = target_for(kernel);
     let lines = parser.lines(text, target);
     let cx = Context::new(text, &lines, target, Some(kernel)).with_baseline(baseline);

@@ -277,8 +277,8 @@ pub struct BtfField {
 /// The BTF expression of each field, from the checker's resolution: only values and
 /// strings followed to the end without a problem (an address, an array copy or anything
 /// the T rules question keeps its offset form).
-pub fn btf_fields(resolution: &crate::rules::resolve::Resolution) -> Vec<Option<BtfField>> {
-    use crate::rules::resolve::MeaningKind;
+pub fn btf_fields(resolution: &crate::resolve::Resolution) -> Vec<Option<BtfField>> {
+    use crate::resolve::MeaningKind;
     resolution
         .fields
         .iter()

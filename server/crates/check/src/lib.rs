@@ -13,10 +13,13 @@ pub mod bpftrace_complete;
 pub mod bpftrace_facts;
 pub mod config;
 pub mod diagnostic;
+pub mod drift;
 pub mod dynevents;
 pub mod emit;
 pub mod lock;
+pub mod meaning;
 pub mod render;
+pub mod resolve;
 pub mod rules;
 /// Suppression comments belong to the rules (N103 and N104 are about them).
 pub use rules::suppress;

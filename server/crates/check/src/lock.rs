@@ -2,7 +2,7 @@
 //! later check needs only the lock and the target kernel to find every definition whose
 //! meaning changed (D505). TOML, sorted by file and line, one table per definition.
 
-use crate::rules::meaning::DefinitionMeaning;
+use crate::meaning::DefinitionMeaning;
 use fevlint_kernel::Kernel;
 use serde::{Deserialize, Serialize};
 use std::path::Path;

@@ -4,14 +4,14 @@
 //! parameter names and member offsets, inlay hints naming the member each redirect
 //! reaches, and fixes that need a kernel (T406, K201, T404).
 //!
-//! Everything is computed from `rules::resolve` (what the checker sees) or, mid-typing,
+//! Everything is computed from `fevlint_check::resolve` (what the checker sees) or, mid-typing,
 //! from a small walk over the redirects written so far ([`walk_prefix`]), so hover,
 //! hints and the T rules agree.
 
 use crate::{Completion, CompletionKind, Edit, Fix};
 use fevlint_check::diagnostic::Diagnostic;
+use fevlint_check::resolve::{self, MeaningKind};
 use fevlint_check::rules;
-use fevlint_check::rules::resolve::{self, MeaningKind};
 use fevlint_kernel::{Kernel, Trace};
 use fevlint_syntax::lex::is_word_byte;
 use fevlint_syntax::machine::{self, fold_redirects, Atom, Field, Parsed, Source};

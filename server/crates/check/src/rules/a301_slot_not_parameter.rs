@@ -1,8 +1,8 @@
 //! A301 slot-not-parameter: slot k's register does not carry parameter k.
 
-use super::resolve::Problem;
 use super::{Context, Rule};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::resolve::Problem;
 
 pub static RULE: Rule = Rule {
     code: "A301",

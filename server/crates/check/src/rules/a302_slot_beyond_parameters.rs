@@ -1,8 +1,8 @@
 //! A302 slot-beyond-parameters: a slot past the function's last parameter.
 
-use super::resolve::Problem;
 use super::{Context, Rule};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::resolve::Problem;
 
 pub static RULE: Rule = Rule {
     code: "A302",

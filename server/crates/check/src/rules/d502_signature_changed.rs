@@ -1,8 +1,8 @@
 //! D502 signature-changed: compares a definition's meaning on the baseline kernel with the target.
 
-use super::drift::Change;
 use super::{Context, Rule};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::drift::Change;
 
 pub static RULE: Rule = Rule {
     code: "D502",
@@ -35,7 +35,7 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     super::report_drift(cx, out, |_, c, base, target| {
         let Change::Param { span, old, new } = c else { return None };
         // A slot is a register: it may hold part of a by-value struct (`bytes 8-15`).
-        let part = |p: &super::meaning::ParamMeaning| p.part.as_ref().map(|b| format!(", {b}")).unwrap_or_default();
+        let part = |p: &crate::meaning::ParamMeaning| p.part.as_ref().map(|b| format!(", {b}")).unwrap_or_default();
         let was = format!("`{}` ({}, {}{})", old.name.as_deref().unwrap_or("?"), old.ty, old.location, part(old));
         let msg = match new {
             Some(n) => format!(

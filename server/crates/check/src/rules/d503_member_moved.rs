@@ -1,8 +1,8 @@
 //! D503 member-moved: compares a definition's meaning on the baseline kernel with the target.
 
-use super::drift::Change;
 use super::{Context, Rule};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::drift::Change;
 
 pub static RULE: Rule = Rule {
     code: "D503",

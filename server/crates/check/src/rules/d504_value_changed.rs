@@ -1,8 +1,8 @@
 //! D504 value-changed: compares a definition's meaning on the baseline kernel with the target.
 
-use super::drift::Change;
 use super::{Context, Rule};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::drift::Change;
 
 pub static RULE: Rule = Rule {
     code: "D504",

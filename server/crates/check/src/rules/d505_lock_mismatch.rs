@@ -1,8 +1,8 @@
 //! D505 lock-mismatch: the meaning recorded in the lock differs from the target's.
 
-use super::drift::Change;
 use super::{Baseline, Context, Rule};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::drift::Change;
 
 pub static RULE: Rule = Rule {
     code: "D505",

@@ -10,9 +10,7 @@ use fevlint_kernel::Kernel;
 use fevlint_syntax::{LineParse, Parsed, Target};
 use std::sync::OnceLock;
 
-pub mod drift;
-pub mod meaning;
-pub mod resolve;
+use crate::{drift, meaning, resolve};
 pub mod suppress;
 
 mod a301_slot_not_parameter;

@@ -1,8 +1,8 @@
 //! T401 size-mismatch.
 
-use super::resolve::Problem;
 use super::{Context, Rule};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::resolve::Problem;
 
 pub static RULE: Rule = Rule {
     code: "T401",

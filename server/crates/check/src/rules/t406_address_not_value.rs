@@ -1,8 +1,8 @@
 //! T406 address-not-value.
 
-use super::resolve::Problem;
 use super::{Context, Rule};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::resolve::Problem;
 
 pub static RULE: Rule = Rule {
     code: "T406",

@@ -1,9 +1,9 @@
 //! T407 via-container: an offset past the end of the declared type, read as a member of
 //! a struct that embeds it.
 
-use super::resolve::Problem;
 use super::{Context, Rule};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::resolve::Problem;
 
 pub static RULE: Rule = Rule {
     code: "T407",

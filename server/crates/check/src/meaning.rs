@@ -2,7 +2,7 @@
 //! kernel and written to a lock file: the function's parameters at the used slots, and
 //! for each field the members its redirects reach and the value it records.
 
-use super::resolve::{MeaningKind, Resolution};
+use crate::resolve::{MeaningKind, Resolution};
 use fevlint_kernel::Kernel;
 use fevlint_syntax::machine::Parsed;
 use fevlint_syntax::Target;

@@ -1,7 +1,7 @@
 //! What changed in a definition's meaning between a baseline (an older kernel, or the
 //! lock) and a target kernel, and the edits that restore the baseline meaning.
 
-use super::meaning::{DefinitionMeaning, ParamMeaning, StepSummary};
+use crate::meaning::{DefinitionMeaning, ParamMeaning, StepSummary};
 use fevlint_kernel::Kernel;
 use fevlint_syntax::machine::{fold_redirects, Parsed, Redirect, Source};
 use fevlint_syntax::Span;
