@@ -24,7 +24,6 @@
 //! ```
 
 mod ast;
-mod cstr;
 mod dialect;
 mod env;
 mod errors;

@@ -6,12 +6,12 @@
 //! simulated slot by slot: `TOO_MANY_OPS` depends on exactly how many slots a chain uses.
 
 use crate::ast::*;
-use crate::cstr::*;
 use crate::dialect::{Dialect, Generation};
 use crate::env::{BtfKind, Env, FuncEntry};
 use crate::errors::ErrorId;
 use crate::registry::{Conflict, Registry};
 use crate::{Errno, KernelError, Rejection};
+use fevlint_kclib::*;
 
 const MAX_TRACE_ARGS: usize = 128;
 const MAX_ARGSTR_LEN: usize = 63;

@@ -13,38 +13,19 @@ pub const WRITE_BUFSIZE: usize = 4096;
 /// Longest line the kernel accepts (`WRITE_BUFSIZE - 2`: room for `\n` and NUL).
 pub const MAX_LINE_LEN: usize = WRITE_BUFSIZE - 2;
 
-const C: u8 = 0x20; // control
-const S: u8 = 0x08; // space
-const P: u8 = 0x10; // punctuation
-const D: u8 = 0x04; // digit
-const U: u8 = 0x01; // upper
-const L: u8 = 0x02; // lower
-
-/// `lib/ctype.c`'s table, reduced to the classes the parser uses.
-const fn class(b: u8) -> u8 {
-    match b {
-        b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ' | 0xa0 => S,
-        0..=31 | 127 | 128..=159 => C,
-        b'0'..=b'9' => D,
-        b'A'..=b'Z' | 192..=214 | 216..=222 => U,
-        b'a'..=b'z' | 223..=246 | 248..=255 => L,
-        _ => P,
-    }
-}
-
-/// The kernel's `isspace()`.
+/// The kernel's `isspace()` (`lib/ctype.c`: Latin-1, so 0xa0 is a space).
 pub const fn is_space(b: u8) -> bool {
-    class(b) & S != 0
+    fevlint_kclib::isspace(b)
 }
 
 /// The kernel's `isalpha()` (Latin-1 letters included).
 pub const fn is_alpha(b: u8) -> bool {
-    class(b) & (U | L) != 0
+    fevlint_kclib::isalpha(b)
 }
 
 /// The kernel's `isalnum()`.
 pub const fn is_alnum(b: u8) -> bool {
-    class(b) & (U | L | D) != 0
+    fevlint_kclib::isalnum(b)
 }
 
 /// A byte that `next_token()` keeps inside a run.
@@ -136,44 +117,8 @@ pub fn tokens(text: &str, code: Span, out: &mut Vec<Token>) {
 /// `0x` (any case of `x`) followed by a hex digit selects hex, a leading `0` octal,
 /// anything else decimal; the whole token must be consumed; overflow is an error.
 pub fn kstrtoul(token: &[u8], ulong_bits: u32) -> Option<u64> {
-    let mut s = token;
-    if let [b'+', rest @ ..] = s {
-        s = rest;
-    }
-    let base: u64 = match s {
-        [b'0', x, h, ..] if x | 0x20 == b'x' && h.is_ascii_hexdigit() => {
-            s = &s[2..];
-            16
-        }
-        [b'0', ..] => 8,
-        _ => 10,
-    };
-    let mut value: u64 = 0;
-    let mut used = 0usize;
-    for &c in s {
-        let lc = c | 0x20;
-        let digit = match c {
-            b'0'..=b'9' => u64::from(c - b'0'),
-            _ if (b'a'..=b'f').contains(&lc) => u64::from(lc - b'a' + 10),
-            _ => break,
-        };
-        if digit >= base {
-            break;
-        }
-        value = value.checked_mul(base)?.checked_add(digit)?;
-        used += 1;
-    }
-    if used == 0 {
-        return None;
-    }
-    let rest = &s[used..];
-    if !(rest.is_empty() || rest == b"\n") {
-        return None;
-    }
-    if ulong_bits < 64 && value >> ulong_bits != 0 {
-        return None;
-    }
-    Some(value)
+    let value = fevlint_kclib::kstrtoul(token, 0).ok()?;
+    (ulong_bits >= 64 || value >> ulong_bits == 0).then_some(value)
 }
 
 #[cfg(test)]

@@ -3,10 +3,12 @@
 //! (`kstrtoul`, `kstrtol`, `kstrtouint` with base 0 = C prefixes), `simple_strtoul`
 //! (stops at the first bad digit), and `lib/argv_split.c` (words split at `isspace`).
 //!
-//! Everything works on bytes: the kernel never decodes UTF-8 here.
+//! Everything works on bytes: the kernel never decodes UTF-8 here. One copy for both
+//! dialects' parsers: `fevlint-syntax` (function events) and `fevlint-mainline`
+//! (`kprobe_events`).
 
 /// Linux `_ctype[]` classes for one byte (`include/linux/ctype.h`, `lib/ctype.c`).
-fn class(c: u8) -> u8 {
+const fn class(c: u8) -> u8 {
     const U: u8 = 0x01; // upper
     const L: u8 = 0x02; // lower
     const D: u8 = 0x04; // digit
@@ -23,23 +25,23 @@ fn class(c: u8) -> u8 {
     }
 }
 
-pub fn isalpha(c: u8) -> bool {
+pub const fn isalpha(c: u8) -> bool {
     class(c) & 0x03 != 0
 }
 
-pub fn isdigit(c: u8) -> bool {
+pub const fn isdigit(c: u8) -> bool {
     c.is_ascii_digit()
 }
 
-pub fn isalnum(c: u8) -> bool {
+pub const fn isalnum(c: u8) -> bool {
     isalpha(c) || isdigit(c)
 }
 
-pub fn isspace(c: u8) -> bool {
+pub const fn isspace(c: u8) -> bool {
     class(c) & 0x20 != 0
 }
 
-fn isxdigit(c: u8) -> bool {
+const fn isxdigit(c: u8) -> bool {
     c.is_ascii_hexdigit()
 }
 
