@@ -558,13 +558,7 @@ fn unsettled(env: &KernelEnv<'_>, probe: &Probe, start: usize) -> Vec<Diagnostic
             ),
             _ => continue,
         };
-        out.push(diag(
-            "S001",
-            "syntax-error",
-            Severity::Info,
-            Span::new(start + span.start, start + span.end),
-            message,
-        ));
+        out.push(syntax(Severity::Info, Span::new(start + span.start, start + span.end), message));
     }
     out
 }
@@ -889,14 +883,12 @@ impl ArgWalk<'_> {
                 // filled as a `sockaddr_in6`): which one is the caller's to know.
                 r.found.push(
                     diag(
-                        "T407",
-                        "via-container",
-                        Severity::Warning,
+                        &rules::T407,
                         span,
                         format!(
                             "offset {offset} is past the end of `{struct_name}` ({} bytes): it fits {}",
                             c.size,
-                            crate::rules::resolve::extensions_list(types, &extensions)
+                            crate::resolve::extensions_list(types, &extensions)
                         ),
                     )
                     .note(format!(

@@ -272,6 +272,8 @@ pub use t407_via_container::RULE as T407;
 pub use t410_bt_unknown_args_field::RULE as T410;
 pub use t411_bt_unknown_member::RULE as T411;
 pub use t412_bt_str_not_string::RULE as T412;
+pub use t413_bt_retval_of_void::RULE as T413;
+pub use t414_bt_ctx_access_refused::RULE as T414;
 
 /// Not a rule: the finding for a file that is not valid UTF-8 (reported before any rule
 /// runs, and neither selectable nor documented).
