@@ -96,7 +96,7 @@ pub fn fixes(text: &str, diagnostics: &[Diagnostic]) -> Vec<BtFix> {
     let names = |note: &str| -> Vec<String> { note.split('`').skip(1).step_by(2).map(str::to_owned).collect() };
     let mut out = Vec::new();
     for (i, d) in diagnostics.iter().enumerate() {
-        if d.code != "D510" && d.code != "K210" {
+        if !d.is(&crate::rules::D510) && !d.is(&crate::rules::K210) {
             continue;
         }
         let Some(ap) = parse
