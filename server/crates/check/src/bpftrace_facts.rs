@@ -104,6 +104,9 @@ pub fn wildcard_match(pattern: &str, s: &str) -> bool {
 /// kernel image lists them.
 const DYNAMIC_CATEGORIES: &[&str] = &["kprobes", "uprobes", "synthetic", "eprobes", "fprobes", "tracepoints", "ftrace"];
 
+/// A wildcard expansion's key: functions (`true`) or events, the category, the pattern.
+type ExpansionKey = (bool, String, String);
+
 /// What fevlint knows about one kernel for bpftrace: its trace events and how to look
 /// up functions, tracepoint fields and types.
 pub struct KernelFacts<'a> {
@@ -116,6 +119,10 @@ pub struct KernelFacts<'a> {
     functions: std::sync::Mutex<HashMap<String, Option<FunctionFacts>>>,
     /// `tracepoint_layouts` by `category:name`: scripts repeat their tracepoints.
     fields: std::sync::Mutex<HashMap<String, Option<Vec<Vec<Field>>>>>,
+    /// `similar_functions` by name (a search of every function name each time).
+    similar: std::sync::Mutex<HashMap<String, Vec<String>>>,
+    /// Wildcard expansions by kind and pattern (each a pass over every name).
+    expansions: std::sync::Mutex<HashMap<ExpansionKey, Option<Vec<String>>>>,
 }
 
 impl<'a> KernelFacts<'a> {
@@ -150,12 +157,23 @@ impl<'a> KernelFacts<'a> {
             events_have_syscalls: syscalls,
             functions: Default::default(),
             fields: Default::default(),
+            similar: Default::default(),
+            expansions: Default::default(),
         }
     }
 
     pub fn function(&self, name: &str) -> Option<FunctionFacts> {
         let mut m = self.functions.lock().unwrap_or_else(|e| e.into_inner());
         m.entry(name.to_owned()).or_insert_with(|| self.kernel.function(name).ok()).clone()
+    }
+
+    /// The kernel's functions with names close to `name` (at most 3), remembered: a
+    /// script names a missing function once per probe.
+    pub fn similar_functions(&self, name: &str) -> Vec<String> {
+        let mut m = self.similar.lock().unwrap_or_else(|e| e.into_inner());
+        m.entry(name.to_owned())
+            .or_insert_with(|| self.kernel.similar_functions(name, 3).into_iter().map(str::to_owned).collect())
+            .clone()
     }
 
     pub fn modules(&self) -> bool {
@@ -201,6 +219,16 @@ impl<'a> KernelFacts<'a> {
     /// Event names matching a tracepoint wildcard (the category is not known here, so
     /// only what fits the `syscalls` rule is filtered).
     pub fn events_matching(&self, category: &str, pattern: &str) -> Option<Vec<String>> {
+        let key = (false, category.to_owned(), pattern.to_owned());
+        if let Some(v) = self.expansions.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return v.clone();
+        }
+        let v = self.events_matching_uncached(category, pattern);
+        self.expansions.lock().unwrap_or_else(|e| e.into_inner()).insert(key, v.clone());
+        v
+    }
+
+    fn events_matching_uncached(&self, category: &str, pattern: &str) -> Option<Vec<String>> {
         if DYNAMIC_CATEGORIES.iter().any(|d| wildcard_match(category, d)) {
             return None;
         }
@@ -247,6 +275,16 @@ impl<'a> KernelFacts<'a> {
     /// Traceable function names matching a kprobe/kfunc wildcard (bpftrace 0.17 expands
     /// them over `available_filter_functions`); `None` without that list.
     pub fn functions_matching(&self, pattern: &str) -> Option<Vec<String>> {
+        let key = (true, String::new(), pattern.to_owned());
+        if let Some(v) = self.expansions.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return v.clone();
+        }
+        let v = self.functions_matching_uncached(pattern);
+        self.expansions.lock().unwrap_or_else(|e| e.into_inner()).insert(key, v.clone());
+        v
+    }
+
+    fn functions_matching_uncached(&self, pattern: &str) -> Option<Vec<String>> {
         let ff = self.kernel.filter_functions()?;
         let mut v: Vec<String> =
             ff.value.iter().map(|(n, _)| n).filter(|n| wildcard_match(pattern, n)).map(str::to_owned).collect();

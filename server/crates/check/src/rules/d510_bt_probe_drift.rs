@@ -62,7 +62,10 @@ pub fn check(cx: &BtContext<'_>, out: &mut Vec<Diagnostic>) {
             if let Some(r) = renamed.iter().find(|r| f.and_then(|f| f.function(r)).is_some_and(|x| x.exists())) {
                 d = d.note(format!("help: on {}: `{r}`", k.name));
             } else {
-                let close: Vec<String> = k.similar_functions(&ap.func, 3).iter().map(|c| format!("`{c}`")).collect();
+                let close: Vec<String> = match f {
+                    Some(f) => f.similar_functions(&ap.func).iter().map(|c| format!("`{c}`")).collect(),
+                    None => k.similar_functions(&ap.func, 3).iter().map(|c| format!("`{c}`")).collect(),
+                };
                 if !close.is_empty() {
                     d = d.note(format!("help: similar names on {}: {}", k.name, close.join(", ")));
                 }

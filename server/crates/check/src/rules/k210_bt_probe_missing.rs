@@ -83,7 +83,7 @@ pub fn check(cx: &BtContext<'_>, out: &mut Vec<Diagnostic>) {
         let mut d =
             cx.diagnostic(&RULE, ap.func_span, format!("{kind} target {what} does not exist in {}", f.kernel.name));
         if ap.kind.is_some_and(|k| k.is_kernel_function()) {
-            let close: Vec<String> = f.kernel.similar_functions(&ap.func, 3).iter().map(|c| format!("`{c}`")).collect();
+            let close: Vec<String> = f.similar_functions(&ap.func).iter().map(|c| format!("`{c}`")).collect();
             if !close.is_empty() {
                 d = d.note(format!("help: similar names: {}", close.join(", ")));
             }
