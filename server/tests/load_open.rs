@@ -1,8 +1,6 @@
 //! `fevlint_kernel::open::open` on every fixture folder, single files, a BTFHub tarball, split
 //! module BTF and the running kernel.
 
-mod load_common;
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -10,7 +8,6 @@ use fevlint_kernel::open::{open, open_with, ArchSource, Container, ImagePolicy, 
 use fevlint_load::symbols::SymbolFormat;
 use fevlint_load::{Codec, Limits, LoadError};
 use fevlint_types::Arch;
-use load_common::{kernel_dir, kernel_file};
 
 fn tempdir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("fevlint-open-{tag}-{}", std::process::id()));
@@ -23,7 +20,7 @@ fn debian_amd64_folders() {
     for (kernel, btf_len, aff_lines, bl) in
         [("6.1.0-47-amd64", 4_350_808, 38_162, 425), ("6.1.0-56-amd64", 4_359_789, 38_252, 427)]
     {
-        let k = open(&kernel_dir(kernel)).unwrap_or_else(|e| panic!("{e}"));
+        let k = open(&fevlint_testkit::kernel_fixture(kernel)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(k.name, kernel);
         assert_eq!(k.arch, Some((Arch::X86_64, ArchSource::Config)));
         let btf = k.btf.as_ref().expect("btf");
@@ -44,7 +41,7 @@ fn debian_amd64_folders() {
 
 #[test]
 fn folder_6_12_skips_its_vmlinuz_unless_asked() {
-    let dir = kernel_dir("6.12.117+deb12-amd64");
+    let dir = fevlint_testkit::kernel_fixture("6.12.117+deb12-amd64");
     let k = open(&dir).expect("opens");
     assert!(k.elf.is_none());
     // Left for the questions that need code (instruction boundaries), not read at open.
@@ -64,7 +61,7 @@ fn folder_6_12_skips_its_vmlinuz_unless_asked() {
 
 #[test]
 fn i386_folder_has_no_btf() {
-    let k = open(&kernel_dir("6.1.0-50-686-pae")).expect("opens");
+    let k = open(&fevlint_testkit::kernel_fixture("6.1.0-50-686-pae")).expect("opens");
     assert!(k.btf.is_none());
     assert_eq!(k.arch, Some((Arch::X86_32, ArchSource::Config)));
     assert!(k.symbols.is_some() && k.filter_functions.is_some());
@@ -72,7 +69,7 @@ fn i386_folder_has_no_btf() {
 
 #[test]
 fn running_snapshot_folder_6_18() {
-    let k = open(&kernel_dir("6.18.44-fc-v769")).expect("opens");
+    let k = open(&fevlint_testkit::kernel_fixture("6.18.44-fc-v769")).expect("opens");
     assert_eq!(k.btf.as_ref().map(|b| b.value.len()), Some(5_519_912));
     let syms = k.symbols.as_ref().expect("kallsyms");
     assert_eq!(syms.value.format(), SymbolFormat::Kallsyms);
@@ -84,7 +81,7 @@ fn running_snapshot_folder_6_18() {
 
 #[test]
 fn single_files() {
-    let dir = kernel_dir("6.12.117+deb12-amd64");
+    let dir = fevlint_testkit::kernel_fixture("6.12.117+deb12-amd64");
     let k = open(&dir.join("vmlinuz")).expect("vmlinuz");
     assert_eq!(k.arch, Some((Arch::X86_64, ArchSource::ElfHeader)));
     assert_eq!(k.name, "vmlinuz (build-id 764949bbe8b7)");
@@ -98,7 +95,7 @@ fn single_files() {
 
     // Plain, uncompressed BTF and an uncompressed ELF vmlinux.
     let tmp = tempdir("single");
-    let (_, btf) = kernel_file("6.1.0-56-amd64", "vmlinux.btf");
+    let (_, btf) = fevlint_testkit::kernel_fixture_file("6.1.0-56-amd64", "vmlinux.btf");
     std::fs::write(tmp.join("vmlinux.btf"), &btf).expect("write");
     let k = open(&tmp.join("vmlinux.btf")).expect("raw btf");
     assert_eq!(k.btf.as_ref().map(|b| b.from.codec), Some(None));
@@ -108,7 +105,7 @@ fn single_files() {
 
 #[test]
 fn folder_with_image_and_system_map_computes_the_ftrace_list() {
-    let src = kernel_dir("6.12.117+deb12-amd64");
+    let src = fevlint_testkit::kernel_fixture("6.12.117+deb12-amd64");
     let tmp = tempdir("compute");
     for f in ["vmlinuz", "System.map.zst", "config.zst"] {
         std::fs::copy(src.join(f), tmp.join(f)).expect("copy");
@@ -125,7 +122,7 @@ fn folder_with_image_and_system_map_computes_the_ftrace_list() {
 
 #[test]
 fn btfhub_tarball_is_read_in_memory() {
-    let (_, btf) = kernel_file("6.1.0-56-amd64", "vmlinux.btf");
+    let (_, btf) = fevlint_testkit::kernel_fixture_file("6.1.0-56-amd64", "vmlinux.btf");
     let mut tar = tar::Builder::new(Vec::new());
     let mut h = tar::Header::new_gnu();
     h.set_size(btf.len() as u64);
@@ -156,11 +153,12 @@ fn btfhub_tarball_is_read_in_memory() {
 
 #[test]
 fn module_btf_on_top() {
-    let dir = kernel_dir("6.1.0-56-amd64");
+    let dir = fevlint_testkit::kernel_fixture("6.1.0-56-amd64");
     let mut k = open(&dir.join("vmlinux.btf.zst")).expect("opens");
     // Any BTF blob stands in for a module's split BTF here: what is checked is the
     // reading, not the split semantics (that is the BTF parser's).
-    k.add_module_btf(&kernel_dir("6.1.0-47-amd64").join("vmlinux.btf.zst"), &Limits::default()).expect("module btf");
+    k.add_module_btf(&fevlint_testkit::kernel_fixture("6.1.0-47-amd64").join("vmlinux.btf.zst"), &Limits::default())
+        .expect("module btf");
     assert_eq!(k.module_btf.len(), 1);
     assert_eq!(k.module_btf[0].from.codec, Some(Codec::Zstd));
     let err = k.add_module_btf(&dir.join("config.zst"), &Limits::default()).expect_err("not btf");

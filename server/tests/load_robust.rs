@@ -1,8 +1,6 @@
 //! Every reader on truncated, corrupted or lying inputs: an error naming the file and
 //! the offset, quickly, with no panic and no allocation sized by a claimed count.
 
-mod load_common;
-
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -10,7 +8,6 @@ use fevlint_kernel::open::{open_with, OpenOptions};
 use fevlint_load::bzimage::{extract_vmlinux, parse_header};
 use fevlint_load::decompress::decompress;
 use fevlint_load::{Codec, Limits, LoadError, Origin};
-use load_common::vmlinuz_612;
 
 const FAST: Duration = Duration::from_secs(10);
 
@@ -21,7 +18,7 @@ fn compressed(name: &str) -> Vec<u8> {
 
 /// A bzImage with the real 6.12 setup code and `payload` in place of its zstd payload.
 fn bzimage_with(payload: &[u8]) -> Vec<u8> {
-    let (_, real) = vmlinuz_612();
+    let (_, real) = fevlint_testkit::vmlinuz_612();
     let start = 21_196;
     let mut img = real[..start].to_vec();
     img.extend_from_slice(payload);
@@ -65,7 +62,7 @@ fn bzimage_payloads_in_every_codec() {
 
 #[test]
 fn truncated_bzimage_headers() {
-    let (path, data) = vmlinuz_612();
+    let (path, data) = fevlint_testkit::vmlinuz_612();
     for keep in [0, 0x100, 0x203, 0x250] {
         let err = parse_header(&data[..keep], &path).expect_err("truncated");
         assert!(matches!(err, LoadError::BzImage { .. }), "{keep}: {err}");
@@ -89,7 +86,7 @@ fn truncated_bzimage_headers() {
 
 #[test]
 fn corrupted_zstd_payload() {
-    let (path, mut data) = vmlinuz_612();
+    let (path, mut data) = fevlint_testkit::vmlinuz_612();
     let at = 21_196 + 5_000_000;
     for b in &mut data[at..at + 64] {
         *b ^= 0x5a;
@@ -106,7 +103,7 @@ fn corrupted_zstd_payload() {
 
 #[test]
 fn output_cap_on_the_real_vmlinuz() {
-    let (path, data) = vmlinuz_612();
+    let (path, data) = fevlint_testkit::vmlinuz_612();
     let t = Instant::now();
     let err = extract_vmlinux(&data, &path, &Limits { max_output: 8 << 20, ..Limits::default() }).expect_err("cap");
     assert!(t.elapsed() < FAST);

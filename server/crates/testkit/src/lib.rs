@@ -123,3 +123,18 @@ pub fn relayout(src: &Path, dst: &Path) {
     }
     out.flush().expect("flush");
 }
+
+/// A fixture kernel's `<file>.zst` (`System.map`, `vmlinux`, ...), decompressed: its path
+/// and bytes.
+pub fn kernel_fixture_file(release: &str, file: &str) -> (PathBuf, Vec<u8>) {
+    let path = kernel_fixture(release).join(format!("{file}.zst"));
+    let data = std::fs::File::open(&path).and_then(zstd::decode_all);
+    (path.clone(), data.unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+}
+
+/// The Debian 6.12.117 fixture's compressed image: its path and bytes.
+pub fn vmlinuz_612() -> (PathBuf, Vec<u8>) {
+    let path = kernel_fixture("6.12.117+deb12-amd64").join("vmlinuz");
+    let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (path, data)
+}

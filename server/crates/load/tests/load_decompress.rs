@@ -8,7 +8,7 @@ use fevlint_load::decompress::{decompress, decompress_auto, decompress_sized, de
 use fevlint_load::{Codec, Limits, LoadError, Origin};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/compressed").join(name)
+    fevlint_testkit::repo().join("fixtures/compressed").join(name)
 }
 
 fn read(name: &str) -> Vec<u8> {

@@ -1,8 +1,6 @@
 //! Text inputs (System.map, kallsyms, ftrace lists, kprobe blacklist, config) on the
 //! real fixture files, with the counts their SOURCE.md records.
 
-mod load_common;
-
 use std::path::Path;
 
 use fevlint_load::symbols::{
@@ -11,7 +9,6 @@ use fevlint_load::symbols::{
 };
 use fevlint_load::LoadError;
 use fevlint_types::Arch;
-use load_common::kernel_file;
 
 #[test]
 fn available_filter_functions_counts_match_source_md() {
@@ -23,7 +20,7 @@ fn available_filter_functions_counts_match_source_md() {
         ("6.1.0-50-686-pae", 35078, 305, 34528, 148),
     ];
     for (kernel, lines, invalid, distinct, repeated) in want {
-        let (path, text) = kernel_file(kernel, "available_filter_functions");
+        let (path, text) = fevlint_testkit::kernel_fixture_file(kernel, "available_filter_functions");
         let ff = FilterFunctions::parse(&text, &path).expect("parses");
         assert_eq!(ff.len() + ff.invalid_lines(), lines, "{kernel}");
         assert_eq!(ff.invalid_lines(), invalid, "{kernel}");
@@ -35,7 +32,7 @@ fn available_filter_functions_counts_match_source_md() {
         assert_eq!(rep, repeated, "{kernel}");
         assert!(ff.iter().all(|(_, m)| m.is_none()));
     }
-    let (path, text) = kernel_file("6.1.0-56-amd64", "available_filter_functions");
+    let (path, text) = fevlint_testkit::kernel_fixture_file("6.1.0-56-amd64", "available_filter_functions");
     let ff = FilterFunctions::parse(&text, &path).expect("parses");
     assert_eq!(ff.count("type_show"), 17);
     assert!(ff.contains("vfs_read"));
@@ -67,7 +64,7 @@ fn filter_functions_with_modules_and_errors() {
 
 #[test]
 fn system_map_lookups_on_6_1_0_56() {
-    let (path, text) = kernel_file("6.1.0-56-amd64", "System.map");
+    let (path, text) = fevlint_testkit::kernel_fixture_file("6.1.0-56-amd64", "System.map");
     let map = SymbolTable::parse_system_map(&text, &path).expect("parses");
     assert_eq!(map.format(), SymbolFormat::SystemMap);
     let lines = text.iter().filter(|&&b| b == b'\n').count();
@@ -92,11 +89,11 @@ fn system_map_lookups_on_6_1_0_56() {
 
 #[test]
 fn system_map_pfx_symbols_6_12_and_i386_width() {
-    let (path, text) = kernel_file("6.12.117+deb12-amd64", "System.map");
+    let (path, text) = fevlint_testkit::kernel_fixture_file("6.12.117+deb12-amd64", "System.map");
     let map = SymbolTable::parse_system_map(&text, &path).expect("parses");
     assert_eq!(map.iter().filter(|s| s.name.starts_with("__pfx_")).count(), 51656);
 
-    let (path, text) = kernel_file("6.1.0-50-686-pae", "System.map");
+    let (path, text) = fevlint_testkit::kernel_fixture_file("6.1.0-50-686-pae", "System.map");
     let map = SymbolTable::parse_system_map(&text, &path).expect("parses");
     let max = map.iter().map(|s| s.addr.0).max().expect("non-empty");
     assert!(max <= u64::from(u32::MAX), "{max:#x}");
@@ -104,7 +101,7 @@ fn system_map_pfx_symbols_6_12_and_i386_width() {
 
 #[test]
 fn kallsyms_6_18() {
-    let (path, text) = kernel_file("6.18.44-fc-v769", "kallsyms");
+    let (path, text) = fevlint_testkit::kernel_fixture_file("6.18.44-fc-v769", "kallsyms");
     let ks = SymbolTable::parse_kallsyms(&text, &path).expect("parses");
     assert_eq!(ks.len(), 122159);
     assert_eq!(ks.iter().filter(|s| s.name.starts_with("__pfx_")).count(), 57848);
@@ -141,12 +138,12 @@ fn kprobe_blacklists() {
     for (kernel, lines) in
         [("6.1.0-47-amd64", 425), ("6.1.0-56-amd64", 427), ("6.12.117+deb12-amd64", 723), ("6.1.0-50-686-pae", 247)]
     {
-        let (path, text) = kernel_file(kernel, "kprobe_blacklist");
+        let (path, text) = fevlint_testkit::kernel_fixture_file(kernel, "kprobe_blacklist");
         let bl = KprobeBlacklist::parse(&text, &path).expect("parses");
         assert_eq!(bl.len(), lines, "{kernel}");
         assert!(bl.entries().iter().all(|e| e.start < e.end), "{kernel}");
     }
-    let (path, text) = kernel_file("6.1.0-50-686-pae", "kprobe_blacklist");
+    let (path, text) = fevlint_testkit::kernel_fixture_file("6.1.0-50-686-pae", "kprobe_blacklist");
     let bl = KprobeBlacklist::parse(&text, &path).expect("parses");
     let thunk = bl.entries().iter().find(|e| e.name == "__x86_indirect_thunk_edi").expect("present");
     assert_eq!((thunk.start, thunk.end), (VirtAddr(0xc1933ee0), VirtAddr(0xc1da4000)));
@@ -158,7 +155,7 @@ fn kprobe_blacklists() {
 
 #[test]
 fn configs() {
-    let (path, text) = kernel_file("6.1.0-56-amd64", "config");
+    let (path, text) = fevlint_testkit::kernel_fixture_file("6.1.0-56-amd64", "config");
     let c = KernelConfig::parse(&text, &path).expect("parses");
     assert_eq!(c.get("CONFIG_DEBUG_INFO_BTF"), Some(&ConfigValue::Yes));
     assert_eq!(c.get("DEBUG_INFO_BTF"), Some(&ConfigValue::Yes));
@@ -166,16 +163,16 @@ fn configs() {
     assert_eq!(c.ftrace_max_offset(), 0);
     assert!(c.is_enabled("FUNCTION_TRACER"));
 
-    let (path, text) = kernel_file("6.1.0-50-686-pae", "config");
+    let (path, text) = fevlint_testkit::kernel_fixture_file("6.1.0-50-686-pae", "config");
     let c = KernelConfig::parse(&text, &path).expect("parses");
     assert_eq!(c.get("DEBUG_INFO_BTF"), Some(&ConfigValue::NotSet));
     assert_eq!(c.arch(), Some(Arch::X86_32));
 
-    let (path, text) = kernel_file("6.12.117+deb12-amd64", "config");
+    let (path, text) = fevlint_testkit::kernel_fixture_file("6.12.117+deb12-amd64", "config");
     let c = KernelConfig::parse(&text, &path).expect("parses");
     assert_eq!(c.ftrace_max_offset(), 4);
 
-    let (path, text) = kernel_file("6.18.44-fc-v769", "config");
+    let (path, text) = fevlint_testkit::kernel_fixture_file("6.18.44-fc-v769", "config");
     let c = KernelConfig::parse(&text, &path).expect("parses");
     assert_eq!(c.get("KPROBES"), Some(&ConfigValue::NotSet));
     assert!(matches!(c.get("LOCALVERSION"), Some(ConfigValue::Other(_))));
@@ -199,7 +196,7 @@ fn clone_and_syscall_names() {
 
 #[test]
 fn first_by_scan_and_by_name_order_agree() {
-    let (path, text) = kernel_file("6.1.0-56-amd64", "System.map");
+    let (path, text) = fevlint_testkit::kernel_fixture_file("6.1.0-56-amd64", "System.map");
     let scanned = SymbolTable::parse_system_map(&text, &path).expect("parses");
     let sorted = SymbolTable::parse_system_map(&text, &path).expect("parses");
     // Builds the name order of `sorted`; `scanned` never needs it below.

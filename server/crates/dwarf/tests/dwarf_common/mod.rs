@@ -10,7 +10,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/dwarf")
+    fevlint_testkit::repo().join("fixtures/dwarf")
 }
 
 /// A fresh directory under the target dir, removed and recreated.

@@ -1,8 +1,6 @@
 //! bzImage extraction and the ELF view, on the real 6.12 vmlinuz and on small
 //! binaries compiled here with gcc.
 
-mod load_common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -12,12 +10,11 @@ use fevlint_load::elf::{ftrace_function_names, KernelElf};
 use fevlint_load::symbols::{KernelConfig, SymbolTable};
 use fevlint_load::{Codec, Limits, LoadError};
 use fevlint_types::Arch;
-use load_common::{kernel_file, vmlinuz_612};
 
 const K612: &str = "6.12.117+deb12-amd64";
 
 fn vmlinux_612() -> (PathBuf, KernelElf) {
-    let (path, data) = vmlinuz_612();
+    let (path, data) = fevlint_testkit::vmlinuz_612();
     let (_, elf) = extract_vmlinux(&data, &path, &Limits::default()).expect("extracts");
     let elf = KernelElf::parse(Blob::from_vec(elf), &path).expect("parses");
     (path, elf)
@@ -25,7 +22,7 @@ fn vmlinux_612() -> (PathBuf, KernelElf) {
 
 #[test]
 fn bzimage_header_of_the_real_vmlinuz() {
-    let (path, data) = vmlinuz_612();
+    let (path, data) = fevlint_testkit::vmlinuz_612();
     let h = parse_header(&data, &path).expect("header");
     assert_eq!(h.protocol, (2, 15));
     assert_eq!(h.setup_sects, 39);
@@ -44,7 +41,7 @@ fn vmlinuz_extracts_to_the_vmlinux_with_btf_and_build_id() {
     assert_eq!(elf.build_id_hex().as_deref(), Some("764949bbe8b7a9241512fbf3b0d66d0ba34686a8"));
     let btf = elf.btf().expect(".BTF");
     assert_eq!(btf.len(), 4_918_287);
-    let (_, want) = kernel_file(K612, "vmlinux.btf");
+    let (_, want) = fevlint_testkit::kernel_fixture_file(K612, "vmlinux.btf");
     assert!(*btf == *want, ".BTF differs from vmlinux.btf");
     assert!(elf.symbols().is_none(), "the vmlinuz ELF is stripped");
     assert!(!elf.has_dwarf());
@@ -56,9 +53,9 @@ fn vmlinuz_extracts_to_the_vmlinux_with_btf_and_build_id() {
 #[test]
 fn ftrace_list_from_vmlinuz_and_system_map_equals_the_fixture() {
     let (_, elf) = vmlinux_612();
-    let (map_path, map) = kernel_file(K612, "System.map");
+    let (map_path, map) = fevlint_testkit::kernel_fixture_file(K612, "System.map");
     let map = SymbolTable::parse_system_map(&map, &map_path).expect("System.map");
-    let (cfg_path, cfg) = kernel_file(K612, "config");
+    let (cfg_path, cfg) = fevlint_testkit::kernel_fixture_file(K612, "config");
     let cfg = KernelConfig::parse(&cfg, &cfg_path).expect("config");
 
     let sites = elf.ftrace_sites(Some(&map)).expect("mcount table");
@@ -68,7 +65,7 @@ fn ftrace_list_from_vmlinuz_and_system_map_equals_the_fixture() {
     assert_eq!(sites.init_dropped, 2_399);
     let names = ftrace_function_names(&sites.sites, &map, Some(cfg.ftrace_max_offset()));
 
-    let (_, want) = kernel_file(K612, "available_filter_functions");
+    let (_, want) = fevlint_testkit::kernel_fixture_file(K612, "available_filter_functions");
     let want: Vec<&str> = std::str::from_utf8(&want).expect("utf8").lines().collect();
     assert_eq!(names.len(), want.len());
     let diffs: Vec<_> = names.iter().zip(&want).enumerate().filter(|(_, (a, b))| a != b).take(5).collect();
@@ -166,7 +163,7 @@ fn garbage_and_truncated_elves_are_errors() {
     assert_eq!(err.offset().map(|o| o.0), Some(0));
 
     // The real vmlinux cut in half: section headers (at the end) are gone.
-    let (path, data) = vmlinuz_612();
+    let (path, data) = fevlint_testkit::vmlinuz_612();
     let (_, elf) = extract_vmlinux(&data, &path, &Limits::default()).expect("extracts");
     let half = elf[..elf.len() / 2].to_vec();
     let err = KernelElf::parse(Blob::from_vec(half), &path).expect_err("truncated");
