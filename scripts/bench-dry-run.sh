@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The dry run against drgn, interleaved in one run, on the same real dump: Debian 6.12
 # under QEMU stopped by its gdb stub at the entry of `do_sys_openat2` (written by
-# `cargo test -p fevlint-memory --test kernel_dumps`), read with the fixture's kernel
+# `FEVLINT_REAL_TOOLS=1 cargo test -p fevlint-memory --test kernel_dumps`), read with the fixture's kernel
 # folder (fevlint) and the same kernel's `-dbg` vmlinux (drgn, which needs DWARF).
 #
 #   scripts/bench-dry-run.sh [ROUNDS]      # default 11 interleaved rounds
@@ -21,7 +21,7 @@ DUMP=target/tmp/kernel_dumps/nokaslr/gdbstop.core
 KERNEL=fixtures/kernels/6.12.117+deb12-amd64
 VENV=target/bench-venv
 
-[ -s "$DUMP" ] || cargo test --release -p fevlint-memory --test kernel_dumps >&2
+[ -s "$DUMP" ] || FEVLINT_REAL_TOOLS=1 cargo test --release -p fevlint-memory --test kernel_dumps >&2
 VMLINUX=$(FEVLINT_DBG_PACKAGE=linux-image-6.12.117+deb12-amd64-dbg scripts/fetch-dbg-vmlinux.sh | tail -1)
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 "$VENV/bin/python" -c 'import drgn' 2>/dev/null || "$VENV/bin/pip" install -q drgn >&2

@@ -9,8 +9,8 @@
 #
 #   scripts/bench.sh            # whole-process table, LSP bench; the DWARF bench if the -dbg
 #                               # vmlinux is there (scripts/fetch-dbg-vmlinux.sh), the core
-#                               # dump bench if the test dumps are (cargo test -p
-#                               # fevlint-memory --test kernel_dumps)
+#                               # dump bench if the test dumps are (FEVLINT_REAL_TOOLS=1
+#                               # cargo test -p fevlint-memory --test kernel_dumps)
 #   FEVLINT_BENCH_RUNS=5 scripts/bench.sh    # fewer runs per row
 #   scripts/bench.sh --quick    # every row once on the debug build, no warm-up (no release
 #                               # build; a few minutes): .ci/run runs it so that the
@@ -65,7 +65,7 @@ if [ $quick = 0 ] && [ -d "$target/tmp/kernel_dumps" ]; then
     FEVLINT_DRGN_PYTHON=$PWD/target/bench-venv-drgn/bin/python cargo bench --locked -p fevlint-memory --bench open 2>&1 \
         | filter | tee -a "$out/REPORT.md"
 elif [ $quick = 0 ]; then
-    echo "core dump bench skipped: no $target/tmp/kernel_dumps (cargo test -p fevlint-memory --test kernel_dumps)"
+    echo "core dump bench skipped: no $target/tmp/kernel_dumps (FEVLINT_REAL_TOOLS=1 cargo test -p fevlint-memory --test kernel_dumps)"
 fi
 rm -rf "$FEVLINT_CACHE_DIR"
 echo "report: $out/REPORT.md"
