@@ -76,6 +76,38 @@ def load():
     return " ".join(open("/proc/loadavg").read().split()[:3])
 
 
+def bpf_rows(scratch, kernels4, row):
+    """Compiled BPF objects (the tests' sources, built by clang against 6.1's vmlinux.h)
+    against four kernels, beside one `bpftool gen min_core_btf` run (one object, one
+    kernel: libbpf's own relocation of it)."""
+    btf61 = scratch / "6.1.btf"
+    btf61.write_bytes(subprocess.run(["zstd", "-dc", str(K / "6.1.0-56-amd64/vmlinux.btf.zst")], capture_output=True,
+                                     check=True).stdout)
+    h = subprocess.run(["bpftool", "btf", "dump", "file", str(btf61), "format", "c"], capture_output=True, check=True)
+    (scratch / "vmlinux.h").write_bytes(h.stdout)
+    sources = sorted((ROOT / "server/tests/bpf").glob("*.bpf.c")) + [ROOT / "server/crates/bpf/tests/judge/programs/moved.bpf.c"]
+    objs = []
+    for src in sources:
+        obj = scratch / src.name.replace(".c", ".o")
+        subprocess.run(["clang", "-g", "-O2", "-target", "bpf", "-D__TARGET_ARCH_x86", f"-I{scratch}", "-c", str(src),
+                        "-o", str(obj)], check=True)
+        objs.append(obj)
+    many = scratch / "objects"
+    many.mkdir()
+    for i in range(60):
+        shutil.copy(objs[i % len(objs)], many / f"o{i:02}.bpf.o")
+    drift = scratch / "drift.bpf.o"
+    r = interleaved({
+        "one": [str(FEV), "check", "--format", "json"] + kernels4 + [str(drift)],
+        "many": [str(FEV), "check", "--format", "json"] + kernels4 + [str(many)],
+        "bpftool": ["bpftool", "gen", "min_core_btf", str(scratch / "6.12.btf"), str(scratch / "min.btf"), str(drift)],
+    })
+    row("check one BPF object (drift.bpf.o) x 4 kernels", r["one"],
+        ("`bpftool gen min_core_btf` (1 object, 1 kernel)", r["bpftool"]), "target: well under one bpftool run")
+    row(f"check 60 BPF objects (copies of the {len(objs)} test objects) x 4 kernels", r["many"],
+        ("`bpftool gen min_core_btf` (1 object, 1 kernel)", r["bpftool"]), "target < 1 s")
+
+
 def main():
     scripts = OUT / "scripts"
     scratch = Path(tempfile.mkdtemp(prefix="fevlint-bench-"))
@@ -175,6 +207,7 @@ def main():
     r = interleaved({"bt": argv}, runs=1 if QUICK else 5)
     row(f"check a {bt_lines:,}-line bpftrace script (Debian's tools repeated) x 2 kernels with drift, one core",
         r["bt"], note=f"{rss(argv)}; target (100,000 lines) well under 1 s per kernel")
+    bpf_rows(scratch, kernels4, row)
     load_after = load()
     print(f"\nload after {load_after}")
     report = OUT / "REPORT.md"

@@ -110,7 +110,9 @@ fi
 
 # --- compiled BPF objects (server/crates/bpf): clang 14 compiles CO-RE programs, libbpf
 # (libbpf-dev: headers, libbpf.a) and bpftool judge their relocations; libelf/zlib link libbpf.a.
-BPF_PKGS=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev gcc zstd)
+# clang-15 emits bpf_core_type_matches() (libbpf_judge.rs); busybox-static, cpio and QEMU boot
+# the kernels that load the objects (server/tests/bpf_kernel.rs: a static loader, libc6-dev).
+BPF_PKGS=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev gcc zstd clang-15 libc6-dev busybox-static cpio qemu-system-x86)
 missing=()
 for p in "${BPF_PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -319,7 +319,7 @@ struct BpfSummary {
 /// source file the findings point at (line info), one per object without findings.
 fn check_bpf(inputs: Vec<BpfInput>, kernels: &Kernels, reports: &mut Vec<FileReport>) -> anyhow::Result<BpfSummary> {
     use fevlint_bpf::BpfObject;
-    use fevlint_check::analysis::check_objects;
+    use fevlint_check::analysis::check_objects_with;
     use fevlint_check::bpf::{place_finding, BpfKernel};
     let mut summary = BpfSummary::default();
     let first = reports.len();
@@ -337,6 +337,7 @@ fn check_bpf(inputs: Vec<BpfInput>, kernels: &Kernels, reports: &mut Vec<FileRep
         for k in bpf_kernels.iter().filter(|k| k.btf.is_none()) {
             eprintln!("note: kernel {}: no BTF: CO-RE relocations are not checked there", k.kernel.name);
         }
+        let targets = fevlint_check::analysis::bpf_targets(&bpf_kernels);
         for input in inputs {
             let objects: Vec<BpfObject> = match BpfObject::parse(input.name.clone(), input.bytes.clone()) {
                 Ok(o) => vec![o],
@@ -351,7 +352,7 @@ fn check_bpf(inputs: Vec<BpfInput>, kernels: &Kernels, reports: &mut Vec<FileRep
                         .collect::<Result<_, _>>()?
                 }
             };
-            let findings = check_objects(&objects, &bpf_kernels, &|_| true);
+            let findings = check_objects_with(&objects, &bpf_kernels, &targets, &|_| true);
             for (obj, found) in objects.iter().zip(findings) {
                 summary.objects += 1;
                 summary.programs += obj.programs.iter().filter(|p| p.def.is_some()).count();

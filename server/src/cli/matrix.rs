@@ -70,12 +70,13 @@ pub fn run(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     let mut rows = Vec::new();
     let bpf_kernels: Vec<fevlint_check::bpf::BpfKernel> =
         kernels.iter().map(fevlint_check::bpf::BpfKernel::new).collect();
+    let targets = analysis::bpf_targets(&bpf_kernels);
     for input in collect(&args.paths, args.allow_empty)? {
         let Input::File(path) = input else { anyhow::bail!("`-` (standard input) has no rows: name the files") };
         let name = path.display().to_string();
         let bytes = fevlint_load::fsio::read_limited(&path, fevlint_load::fsio::MAX_SCRIPT_BYTES)?;
         if bytes.starts_with(b"\x7fELF") {
-            rows.extend(object_rows(&name, bytes, &bpf_kernels)?);
+            rows.extend(object_rows(&name, bytes, &bpf_kernels, &targets)?);
             continue;
         }
         let text = read_script_text(&path)?;
@@ -175,7 +176,12 @@ fn bpftrace_rows(name: &str, text: &str, kernels: &[Kernel]) -> Vec<Row> {
 
 /// One row per program of the object(s) in `bytes`: per kernel, checked on its own, the
 /// errors and warnings about that program or the whole object.
-fn object_rows(name: &str, bytes: Vec<u8>, kernels: &[fevlint_check::bpf::BpfKernel]) -> anyhow::Result<Vec<Row>> {
+fn object_rows(
+    name: &str,
+    bytes: Vec<u8>,
+    kernels: &[fevlint_check::bpf::BpfKernel],
+    targets: &[Option<fevlint_bpf::core::Target>],
+) -> anyhow::Result<Vec<Row>> {
     use fevlint_bpf::BpfObject;
     let objects: Vec<BpfObject> = match BpfObject::parse(name, bytes.clone()) {
         Ok(o) => vec![o],
@@ -190,8 +196,13 @@ fn object_rows(name: &str, bytes: Vec<u8>, kernels: &[fevlint_check::bpf::BpfKer
                 .collect::<Result<_, _>>()?
         }
     };
-    let per_kernel: Vec<Vec<Vec<fevlint_check::bpf::BpfFinding>>> =
-        kernels.iter().map(|k| analysis::check_objects(&objects, std::slice::from_ref(k), &|_| true)).collect();
+    let per_kernel: Vec<Vec<Vec<fevlint_check::bpf::BpfFinding>>> = kernels
+        .iter()
+        .zip(targets)
+        .map(|(k, t)| {
+            analysis::check_objects_with(&objects, std::slice::from_ref(k), std::slice::from_ref(t), &|_| true)
+        })
+        .collect();
     let mut rows = Vec::new();
     for (i, object) in objects.iter().enumerate() {
         for p in object.programs.iter().filter(|p| p.def.is_some()) {

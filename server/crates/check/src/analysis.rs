@@ -493,8 +493,22 @@ pub fn check_objects(
     kernels: &[crate::bpf::BpfKernel<'_>],
     enabled: &dyn Fn(&crate::rules::Rule) -> bool,
 ) -> Vec<Vec<crate::bpf::BpfFinding>> {
-    let targets: Vec<Option<fevlint_bpf::core::Target>> =
-        kernels.iter().map(|k| k.btf.as_ref().map(fevlint_bpf::core::Target::new)).collect();
+    let targets = bpf_targets(kernels);
+    check_objects_with(objects, kernels, &targets, enabled)
+}
+
+/// Each kernel's BTF indexed for candidate searches (once per kernel, for all objects).
+pub fn bpf_targets<'k>(kernels: &'k [crate::bpf::BpfKernel<'_>]) -> Vec<Option<fevlint_bpf::core::Target<'k>>> {
+    kernels.iter().map(|k| k.btf.as_ref().map(fevlint_bpf::core::Target::new)).collect()
+}
+
+/// [`check_objects`] with the kernels' [`bpf_targets`] built by the caller.
+pub fn check_objects_with(
+    objects: &[fevlint_bpf::BpfObject],
+    kernels: &[crate::bpf::BpfKernel<'_>],
+    targets: &[Option<fevlint_bpf::core::Target<'_>>],
+    enabled: &dyn Fn(&crate::rules::Rule) -> bool,
+) -> Vec<Vec<crate::bpf::BpfFinding>> {
     objects
         .iter()
         .map(|object| {
@@ -502,7 +516,7 @@ pub fn check_objects(
                 object,
                 kernels: kernels
                     .iter()
-                    .zip(&targets)
+                    .zip(targets)
                     .map(|(k, t)| {
                         let resolutions = t.as_ref().map(|t| fevlint_bpf::resolve(object, t)).unwrap_or_default();
                         let dead = crate::bpf::dead_code(object, &resolutions);
