@@ -305,3 +305,24 @@ fn fixes_rename_functions_and_move_tracepoints_to_their_system() {
     assert_eq!(apply(text, &fixes[0]), "tracepoint:sched:sched_switch { @[args->prev_pid] = count(); }\n");
     assert_eq!(findings(&apply(text, &fixes[0]), &[k61(), k612()]), Vec::<String>::new());
 }
+
+/// Completion never panics: at every offset of every Debian tool (and of the tools cut at
+/// each offset, as a half-typed file is), with no kernel; at every 500th with the 6.12 kernel.
+#[test]
+fn completion_at_every_offset_of_the_debian_tools() {
+    use fevlint_check::bpftrace_complete::complete_at;
+    let dir = root().join("fixtures/bpftrace/debian-0.17-tools");
+    let mut calls = 0;
+    for e in std::fs::read_dir(&dir).expect("tools").flatten() {
+        let text = std::fs::read_to_string(e.path()).expect("read");
+        for at in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+            let _ = complete_at(&text, at, &[]);
+            let _ = complete_at(&text[..at], at, &[]);
+            if at % 500 == 0 {
+                let _ = complete_at(&text[..at], at, &[k612()]);
+            }
+            calls += 2;
+        }
+    }
+    assert!(calls > 50_000, "{calls}");
+}
