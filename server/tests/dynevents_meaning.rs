@@ -232,19 +232,44 @@ fn saved_registers_hold_pointers_and_narrower_arguments() {
     assert!(found.iter().any(|d| d.code == "T402"), "{}", show(text, &found));
 }
 
+/// The reverse of auditbeat's habit is the real mistake: a user fetch (`+u`, `:ustring`)
+/// of kernel memory, which the user accessors refuse (T408).
+const KERNEL_MEMORY: &str =
+    "p:u/kk __x64_sys_openat f=+u0x68(%di):x64 g=+0x68(%di):x64 r=+0($stack):ustring j=+u0(@jiffies):u64\n";
+
+#[test]
+fn user_fetches_of_kernel_memory_are_reported_with_their_fix() {
+    let k = kernel("6.12.117+deb12-amd64");
+    let found = dynevents::check(KERNEL_MEMORY, &[&k]);
+    let got: Vec<(&str, &str)> = found.iter().map(|d| (d.code, &KERNEL_MEMORY[d.span.start..d.span.end])).collect();
+    assert_eq!(got, [("T408", "u0x68"), ("T408", "ustring"), ("T408", "u0")], "{}", show(KERNEL_MEMORY, &found));
+    assert_eq!(
+        &*found[0].message,
+        "`+u…(…)` reads user memory, but `regs` (`struct pt_regs *`) points to the saved registers on the kernel stack; the kernel records 0"
+    );
+    assert_eq!(
+        &*found[1].message,
+        "`:ustring` reads user memory, but `$stack` is the kernel stack; the kernel records `(fault)`"
+    );
+    let whole = fevlint_syntax::Span::new(0, KERNEL_MEMORY.len());
+    let fixes = dynevents::user_fetch_fixes(KERNEL_MEMORY, whole, &[&k]);
+    let texts: Vec<&str> = fixes.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(texts, ["0x68", "string", "0"]);
+    // The user fetches of user memory and the kernel fetches of anything stay quiet.
+    let quiet = "p:u/ok do_sys_openat2 p=+0(%si):ustring c=+u0(%si):u8 k=+0(%dx):u64\n";
+    assert!(dynevents::check(quiet, &[&k]).is_empty());
+}
+
 // ---------------------------------------------------------------------------------
 // Under QEMU.
 
 fn real_tools() -> bool {
-    if std::env::var_os("FEVLINT_REAL_TOOLS").is_none() {
-        eprintln!("skipped: set FEVLINT_REAL_TOOLS=1");
+    if !fevlint_testkit::real_tools("QEMU and Debian's 6.12 image") {
         return false;
     }
     for (tool, package) in [("qemu-system-x86_64", "qemu-system-x86"), ("busybox", "busybox-static"), ("cpio", "cpio")]
     {
-        let ok =
-            Command::new("sh").args(["-c", &format!("command -v {tool}")]).output().is_ok_and(|o| o.status.success());
-        assert!(ok, "`{tool}` is needed: run scripts/install-test-deps.sh (apt-get install {package})");
+        fevlint_testkit::require_tool(tool, package);
     }
     true
 }
@@ -283,9 +308,9 @@ fn the_real_6_12_kernel_accepts_typed_tprobes_and_reads_user_memory_with_kernel_
                 p:u/u do_sys_openat2 path=+0(%si):ustring c=+u0(%si):u8\n\
                 p:u/sk __x64_sys_openat path=+0(+0x68(%di)):string c=+0(+0x68(%di)):u8\n\
                 p:u/su __x64_sys_openat path=+u0(+0x68(%di)):string c=+u0(+0x68(%di)):u8\n";
-    let defs = format!("{tprobes}{user}");
-    let found = dynevents::check(&defs, &[&k]);
-    assert!(found.is_empty(), "fevlint calls these clean: {}", show(&defs, &found));
+    let found = dynevents::check(&format!("{tprobes}{user}"), &[&k]);
+    assert!(found.is_empty(), "fevlint calls these clean: {}", show(&format!("{tprobes}{user}"), &found));
+    let defs = format!("{tprobes}{user}{KERNEL_MEMORY}");
 
     let dir = std::env::temp_dir().join(format!("fevlint-meaning-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
@@ -328,4 +353,10 @@ fn the_real_6_12_kernel_accepts_typed_tprobes_and_reads_user_memory_with_kernel_
         assert_eq!(get(kernel_fetch), get(user_fetch));
         assert!(get(kernel_fetch).contains(&("c".to_owned(), "47".to_owned())), "'/' is 47");
     }
+    // T408's claims: `+u` of the saved registers and of kernel data records 0 where the
+    // kernel fetch records the pointer, a `:ustring` of the kernel stack `(fault)`.
+    let kk = trace.iter().find(|l| l.contains(" kk: ")).map(|l| values(l)).expect("kk fired");
+    let get = |n: &str| kk.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str()).unwrap_or("missing");
+    assert_eq!((get("f"), get("r"), get("j")), ("0x0", "(fault)", "0"), "{kk:?}");
+    assert!(get("g").starts_with("0x7f"), "the filename pointer: {kk:?}");
 }

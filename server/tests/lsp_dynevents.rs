@@ -15,7 +15,7 @@ fn kernel(name: &str) -> PathBuf {
 }
 
 /// Each line is completed at its end.
-const LINES: [&str; 11] = [
+const LINES: [&str; 12] = [
     "f:fp/pos vfs_read pos=file->f_pos:u32",
     "f:x vfs_rea",
     "f:x vfs_read file->f_p",
@@ -27,6 +27,7 @@ const LINES: [&str; 11] = [
     "t:x pelt_cfs_tp cfs_rq->av",
     "t:x pelt_cfs_tp c",
     "t",
+    "p:u/kk __x64_sys_openat f=+u0x68(%di):x64",
 ];
 
 fn labels(v: &Value) -> Vec<(String, String)> {
@@ -113,6 +114,18 @@ async fn a_dynevents_document_completes_names_members_registers_types_and_hovers
         .await;
     let shown = hover["contents"]["value"].as_str().unwrap_or_default().to_owned();
     assert!(shown.contains("`file->f_pos`") && shown.contains("- `->f_pos` at +"), "{shown}");
+    // T408's quick fix: the kernel fetch.
+    let range = json!({"start": {"line": 11, "character": 27}, "end": {"line": 11, "character": 28}});
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": range, "context": {"diagnostics": []}}),
+        )
+        .await;
+    let edit = &actions[0]["edit"]["changes"][&uri][0];
+    assert_eq!(edit["newText"], "0x68", "{actions:#}");
+    assert_eq!(edit["range"]["start"], json!({"line": 11, "character": 27}), "{actions:#}");
+    assert_eq!(edit["range"]["end"], json!({"line": 11, "character": 32}), "{actions:#}");
     c.finish().await;
     let _ = std::fs::remove_dir_all(&dir);
 }

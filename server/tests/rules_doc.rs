@@ -68,6 +68,10 @@ fn codes(rule: &fevlint_check::rules::Rule, text: &str) -> Vec<&'static str> {
     if rule.code.starts_with('B') {
         return bpf_codes(text);
     }
+    if fevlint_check::rules::is_mainline(rule) {
+        // Mainline rules: the example as a `*.dynevents` file on 6.12.
+        return fevlint_check::dynevents::check(text, &[kernel()]).iter().map(|d| d.code).collect();
+    }
     let mut parser = Parser::new();
     let settings = fevlint_check::config::Settings::default();
     let diags = if fevlint_check::rules::is_bpftrace(rule) {

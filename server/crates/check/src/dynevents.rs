@@ -989,6 +989,7 @@ fn meaning(kernel: &Kernel, probe: &Probe, start: usize, found: &mut Vec<Diagnos
     };
     for arg in &probe.args {
         let shift = |s: &std::ops::Range<usize>| Span::new(start + s.start, start + s.end);
+        user_fetches(kernel, probe, arg, start, found);
         // Innermost first: the chain of dereferences down to the base.
         let mut chain = Vec::new();
         let mut f = &arg.fetch;
@@ -1036,6 +1037,96 @@ fn meaning(kernel: &Kernel, probe: &Probe, start: usize, found: &mut Vec<Diagnos
         });
     }
     out
+}
+
+/// The edits that fix T408 in `text` within `span`: drop the `u` of `+u…(` or of
+/// `:ustring` (the kernel fetch reads kernel memory, and user memory too on x86).
+pub fn user_fetch_fixes(text: &str, span: Span, kernels: &[&Kernel]) -> Vec<(Span, String)> {
+    let mut out: Vec<(Span, String)> = Vec::new();
+    for d in check(text, kernels).into_iter().filter(|d| d.code == "T408") {
+        if d.span.end < span.start || d.span.start > span.end || out.iter().any(|(s, _)| *s == d.span) {
+            continue;
+        }
+        if let Some(rest) = text.get(d.span.start..d.span.end).and_then(|w| w.strip_prefix('u')) {
+            out.push((d.span, rest.to_owned()));
+        }
+    }
+    out
+}
+
+/// Where `fetch`'s value points when that is certainly kernel memory: the kernel stack,
+/// a `struct pt_regs` (saved on the kernel stack), kernel data.
+fn kernel_memory(kernel: &Kernel, probe: &Probe, fetch: &Fetch) -> Option<String> {
+    let kernel_half = match kernel.arch {
+        Arch::X86_64 => 0xffff_8000_0000_0000u64,
+        Arch::X86_32 => 0xc000_0000,
+    };
+    match fetch {
+        Fetch::StackPointer => Some("`$stack` is the kernel stack".to_owned()),
+        Fetch::Register { name } if name == "sp" => Some("`%sp` is the kernel stack".to_owned()),
+        Fetch::Symbol { name } => Some(format!("`@{name}` is kernel data")),
+        Fetch::Address(a) if *a >= kernel_half => Some(format!("`@{a:#x}` is a kernel address")),
+        Fetch::Register { .. } | Fetch::Arg { .. } => {
+            let types = kernel.types()?;
+            let (ty, name) = base_param(kernel, probe, fetch, Span::new(0, 0), &mut Vec::new())?;
+            let Ok((_, Type::Pointer { target })) = layout::strip(types, ty) else { return None };
+            let Ok((_, Type::Struct(c))) = layout::strip(types, target) else { return None };
+            (c.name.as_deref() == Some("pt_regs"))
+                .then(|| format!("`{name}` (`struct pt_regs *`) points to the saved registers on the kernel stack"))
+        }
+        _ => None,
+    }
+}
+
+/// T408: user fetches (`+u…(`, `:ustring`) of memory that is certainly the kernel's,
+/// which the user accessors refuse (0 or `(fault)` on the real 6.12).
+fn user_fetches(
+    kernel: &Kernel,
+    probe: &Probe,
+    arg: &fevlint_mainline::Arg,
+    start: usize,
+    found: &mut Vec<Diagnostic>,
+) {
+    if !arg.verbatim {
+        return;
+    }
+    let shift = |s: &std::ops::Range<usize>| Span::new(start + s.start, start + s.end);
+    let mut f = &arg.fetch;
+    let mut outermost = true;
+    for _ in 0..=MAX_DEREFS {
+        let Fetch::Deref { offset, user, inner, offset_span } = f else { break };
+        let ustring = outermost && arg.ty.as_ref().is_some_and(|t| t.name == "ustring" && t.array.is_none());
+        if *user || ustring {
+            if let Some(why) = kernel_memory(kernel, probe, inner) {
+                let (what, records, span, help) = if *user {
+                    let digits = shift(offset_span);
+                    let u = Span::new(digits.start.saturating_sub(1), digits.end);
+                    let sign = if *offset < 0 { "-" } else { "+" };
+                    (
+                        format!("`{sign}u…(…)` reads user memory"),
+                        "0",
+                        u,
+                        "help: drop the `u` (a kernel fetch)".to_owned(),
+                    )
+                } else {
+                    let t = arg.ty.as_ref().map(|t| shift(&t.span)).unwrap_or_else(|| shift(&arg.span));
+                    ("`:ustring` reads user memory".to_owned(), "`(fault)`", t, "help: write `:string`".to_owned())
+                };
+                found.push(
+                    diag(
+                        "T408",
+                        "user-fetch-of-kernel-memory",
+                        Severity::Warning,
+                        span,
+                        format!("{what}, but {why}; the kernel records {records}"),
+                    )
+                    .note(help),
+                );
+            }
+        }
+        outermost = false;
+        f = inner;
+    }
 }
 
 /// The parameters a probe's BTF names and `$argN` stand for: the function's, or a

@@ -1341,6 +1341,20 @@ fn mainline_fixes(
 ) -> Option<Vec<CodeActionOrCommand>> {
     let (old, rest) = kernels.split_first()?;
     let mut actions = Vec::new();
+    // T408: a user fetch of kernel memory; the kernel fetch is what reads it.
+    for (at, text) in fevlint_check::dynevents::user_fetch_fixes(&doc.text, span, kernels) {
+        let edit = TextEdit { range: doc.at().range(at), new_text: text.clone() };
+        actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+            title: format!("Read kernel memory with a kernel fetch: `{text}`"),
+            kind: Some(CodeActionKind::QUICKFIX),
+            edit: Some(WorkspaceEdit {
+                changes: Some(HashMap::from([(uri.clone(), vec![edit])])),
+                ..Default::default()
+            }),
+            is_preferred: Some(true),
+            ..Default::default()
+        }));
+    }
     for new in rest {
         for m in fevlint_check::dynevents::moves(&doc.text, old, new) {
             let Some(offset) = m.new_offset else { continue };

@@ -54,6 +54,7 @@ mod t404_offset_not_member;
 mod t405_deref_non_pointer;
 mod t406_address_not_value;
 mod t407_via_container;
+mod t408_user_fetch_of_kernel_memory;
 mod t410_bt_unknown_args_field;
 mod t411_bt_unknown_member;
 mod t412_bt_str_not_string;
@@ -323,6 +324,7 @@ pub static REGISTRY: &[&Rule] = &[
     &t405_deref_non_pointer::RULE,
     &t406_address_not_value::RULE,
     &t407_via_container::RULE,
+    &t408_user_fetch_of_kernel_memory::RULE,
     &t410_bt_unknown_args_field::RULE,
     &t411_bt_unknown_member::RULE,
     &t412_bt_str_not_string::RULE,
@@ -353,6 +355,16 @@ pub static BT_RULES: &[(&Rule, BtCheck)] = &[
 /// Whether a rule is about bpftrace scripts (its examples are `bt` code).
 pub fn is_bpftrace(rule: &Rule) -> bool {
     BT_RULES.iter().any(|(r, _)| std::ptr::eq(*r, rule))
+}
+
+/// The rules only the mainline dialect (`*.dynevents`) has: `fevlint_check::dynevents`
+/// reports them; their `Rule::check` does nothing on function-event scripts, and their
+/// examples are `dynevents` lines.
+pub static MAINLINE_RULES: &[&Rule] = &[&t408_user_fetch_of_kernel_memory::RULE];
+
+/// Whether a rule is about the mainline dialect only (its examples are `dynevents` lines).
+pub fn is_mainline(rule: &Rule) -> bool {
+    MAINLINE_RULES.iter().any(|r| std::ptr::eq(*r, rule))
 }
 
 /// The `check` on function-event scripts of the rules that read other inputs (bpftrace
