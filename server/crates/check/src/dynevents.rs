@@ -1043,7 +1043,7 @@ fn meaning(kernel: &Kernel, probe: &Probe, start: usize, found: &mut Vec<Diagnos
 /// `:ustring` (the kernel fetch reads kernel memory, and user memory too on x86).
 pub fn user_fetch_fixes(text: &str, span: Span, kernels: &[&Kernel]) -> Vec<(Span, String)> {
     let mut out: Vec<(Span, String)> = Vec::new();
-    for d in check(text, kernels).into_iter().filter(|d| d.code == "T408") {
+    for d in check(text, kernels).into_iter().filter(|d| d.is(&rules::T408)) {
         if d.span.end < span.start || d.span.start > span.end || out.iter().any(|(s, _)| *s == d.span) {
             continue;
         }
@@ -1113,14 +1113,7 @@ fn user_fetches(
                     ("`:ustring` reads user memory".to_owned(), "`(fault)`", t, "help: write `:string`".to_owned())
                 };
                 found.push(
-                    diag(
-                        "T408",
-                        "user-fetch-of-kernel-memory",
-                        Severity::Warning,
-                        span,
-                        format!("{what}, but {why}; the kernel records {records}"),
-                    )
-                    .note(help),
+                    diag(&rules::T408, span, format!("{what}, but {why}; the kernel records {records}")).note(help),
                 );
             }
         }

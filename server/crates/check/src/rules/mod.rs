@@ -270,6 +270,7 @@ pub use t404_offset_not_member::RULE as T404;
 pub use t405_deref_non_pointer::RULE as T405;
 pub use t406_address_not_value::RULE as T406;
 pub use t407_via_container::RULE as T407;
+pub use t408_user_fetch_of_kernel_memory::RULE as T408;
 pub use t410_bt_unknown_args_field::RULE as T410;
 pub use t411_bt_unknown_member::RULE as T411;
 pub use t412_bt_str_not_string::RULE as T412;
