@@ -2,6 +2,7 @@
 """Edit -> complete diagnostics, measured by a client outside the server's code (issue 26).
 
   scripts/bench-lsp-publish.py [BINARY] [push|pull|workspace|all] [LINES ...]
+  FEVLINT_BENCH_EDITS=N   edits per case (default 300)
 
 BINARY defaults to target/release/fevlint. Each case starts `BINARY lsp` over pipes with
 the 6.12.117 fixture kernel configured (kernel rules on, `FEVLINT_KERNEL_DEBOUNCE_MS=0`,
@@ -26,7 +27,7 @@ order), LINES lines (default 5,000 and 50,000). Such a script draws thousands of
 
 Memory: the server's peak (VmHWM) and its resident size after the edits, and per finding
 the difference between this script's resident size and a control script's (the same lines
-with `x64 a0` replaced by `)` so that they draw no finding... see `control()`), divided by
+commented out, `#name(x64 a0)`: the same bytes, the kernel loaded, no finding), divided by
 the findings.
 """
 
@@ -42,7 +43,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = os.path.join(ROOT, "fixtures", "kernels")
 K612 = os.path.join(KERNELS, "6.12.117+deb12-amd64")
-EDITS = 300
+EDITS = int(os.environ.get("FEVLINT_BENCH_EDITS", "300"))
 
 
 def frame(msg):
@@ -51,20 +52,28 @@ def frame(msg):
 
 
 def traceable_names():
+    """The functions listed once in the 6.12 ftrace list (no `.`), in its order: what
+    `cargo bench --bench lsp`'s realistic script defines."""
     raw = subprocess.run(["zstd", "-dc", os.path.join(K612, "available_filter_functions.zst")],
                          check=True, capture_output=True).stdout.decode()
-    seen, out = set(), []
-    for line in raw.splitlines():
-        name = line.split()[0] if line.split() else ""
-        if not name or "." in name or name in seen:
-            continue
-        seen.add(name)
-        out.append(name)
-    return out
+    names = [line.split()[0] for line in raw.splitlines() if line.split()]
+    count = {}
+    for n in names:
+        count[n] = count.get(n, 0) + 1
+    return [n for n in names if "." not in n and count[n] == 1]
 
 
 def script(lines, names, params="x64 a0"):
-    return "".join(f"{names[i % len(names)]}({params})\n" for i in range(lines))
+    """As the bench's realistic script, each definition `name(x64 a0)`: a comment every
+    fifth line, then one definition per function (blank lines when they run out)."""
+    out, it = [], iter(names)
+    while len(out) < lines:
+        if len(out) % 5 == 4:
+            out.append(f"# group {len(out) // 5}")
+            continue
+        name = next(it, None)
+        out.append(f"{name}({params})" if name else "")
+    return "".join(line + "\n" for line in out)
 
 
 class Server:
@@ -72,7 +81,7 @@ class Server:
         env = dict(os.environ, FEVLINT_CACHE_DIR=cache, FEVLINT_KERNEL_DEBOUNCE_MS="0")
         self.proc = subprocess.Popen([binary, "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, env=env, bufsize=0)
-        self.out = self.proc.stdout
+        self.out = open(self.proc.stdout.fileno(), "rb", buffering=1 << 20, closefd=False)
         self.next_id = 1
         self.pending = []
 
@@ -98,11 +107,24 @@ class Server:
         self.send({"jsonrpc": "2.0", "id": i, "method": method, "params": params})
         return i
 
+    def cpu(self):
+        """The server's CPU time so far (user + system, seconds)."""
+        try:
+            with open(f"/proc/{self.proc.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return 0.0
+
     def read_raw(self):
-        """One message's body, when its last byte has been read."""
+        """One message's body, when its last byte has been read (`self.first`: when its
+        header's first byte had been)."""
         length = None
+        self.first = None
         while True:
             line = self.out.readline()
+            if self.first is None:
+                self.first = time.perf_counter()
             if not line:
                 raise EOFError("the server closed its output")
             line = line.strip()
@@ -112,13 +134,14 @@ class Server:
                 break
             if line.lower().startswith(b"content-length:"):
                 length = int(line.split(b":")[1])
-        body = b""
-        while len(body) < length:
-            chunk = self.out.read(length - len(body))
-            if not chunk:
+        body = bytearray(length)
+        view, got = memoryview(body), 0
+        while got < length:
+            n = self.out.readinto(view[got:])
+            if not n:
                 raise EOFError("the server closed its output")
-            body += chunk
-        return body
+            got += n
+        return bytes(body)
 
     def read(self):
         m = json.loads(self.read_raw())
@@ -164,28 +187,18 @@ def kernel_ready(m):
 
 
 def open_and_settle(s, uri, text, pull):
-    """Opens `text`; returns its findings once the kernel's are in (and the server is quiet)."""
+    """Opens `text`; returns its findings once the kernel's are in. The kernel loads in
+    the background and its end re-checks the document; until the client first pulls, the
+    document's findings are pushed (a pulling client then asks for the report)."""
     s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": text}})
-    # The kernel loads in the background; its end re-checks the document.
-    while True:
-        m = s.read()
-        if kernel_ready(m) and m["params"]["uri"] == uri:
-            break
-    # The whole check after the load publishes (push) or is ready for a pull: a barrier.
-    if pull:
-        while True:
-            r = s.answer(s.ask("textDocument/diagnostic", {"textDocument": {"uri": uri}}))["result"]
-            codes = [d["code"] for d in r.get("items", [])]
-            if any(c[0] in "KTA" for c in codes):
-                return r
-            time.sleep(0.05)
-    last = None
     while True:
         m = s.read()
         if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri:
-            last = m["params"]
-            if any(d["code"][0] in "KTA" for d in last["diagnostics"]):
-                return last
+            if any(d["code"][0] in "KTA" for d in m["params"]["diagnostics"]):
+                break
+    if not pull:
+        return m["params"]
+    return s.answer(s.ask("textDocument/diagnostic", {"textDocument": {"uri": uri}}))["result"]
 
 
 def edits(lines, seed=0x2545F491):
@@ -214,13 +227,14 @@ def push(binary, n, names, cache):
     uri = "file:///bench/generated.fev"
     opened = open_and_settle(s, uri, text, False)
     found = len(opened["diagnostics"])
-    read_t, parsed_t, sizes, skipped = [], [], [], 0
+    read_t, parsed_t, first_t, sizes, skipped = [], [], [], [], 0
     version = 1
+    cpu = s.cpu()
     for (line, c0, c1, t) in edits(lines):
         version += 1
         start = time.perf_counter()
         s.notify("textDocument/didChange", change(uri, version, line, c0, c1, t))
-        barrier = s.ask("$/fevlint/bench-barrier", {})
+        barrier = s.ask("fevlint/benchBarrier", {})
         while True:
             raw = s.read_raw()
             got = time.perf_counter()
@@ -228,6 +242,7 @@ def push(binary, n, names, cache):
                 m = json.loads(raw)
                 done = time.perf_counter()
                 if m["params"].get("version") == version:
+                    first_t.append(s.first - start)
                     read_t.append(got - start)
                     parsed_t.append(done - start)
                     sizes.append(len(raw))
@@ -240,10 +255,13 @@ def push(binary, n, names, cache):
                     read_t.append(got - start)
                     parsed_t.append(got - start)
                     break
+    cpu = (s.cpu() - cpu) / len(read_t)
     rss, hwm = s.status("VmRSS"), s.status("VmHWM")
     s.stop()
     size = sum(sizes) / len(sizes) / 1024 if sizes else 0
     print(f"push {n} lines, {found} findings: edit -> publish read {summary(read_t)}")
+    if first_t:
+        print(f"  its first byte {summary(first_t)}; server CPU per edit {cpu * 1e3:.1f} ms (10 ms ticks, mean)")
     print(f"  parsed by json.loads {summary(parsed_t)}; {len(sizes)} publishes of {size:.0f} KB on average, "
           f"{skipped} edits left the findings unchanged (no publish)")
     print(f"  server RSS after the edits {rss / 1024:.0f} MB, peak {hwm / 1024:.0f} MB")
@@ -251,21 +269,36 @@ def push(binary, n, names, cache):
 
 
 def control_rss(binary, n, names, cache):
-    """The resident size after opening the same number of lines that draw no finding
-    (`# name(x64 a0)`: comments, the same bytes but two)."""
-    text = "".join(f"#{line[1:]}\n" for line in script(n, names).splitlines())
+    """The resident size and findings of the control: the same functions without the
+    field (`name()`), so that the kernel is asked about the same functions and the
+    per-line caches hold the same lines, but next to no finding is made."""
+    text = script(n, names, params="")
     s = Server(binary, cache)
     s.initialize({}, {"kernels": [K612]})
     uri = "file:///bench/control.fev"
     s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": text}})
+    found = 0
     while True:
         m = s.read()
+        if m.get("method") == "textDocument/publishDiagnostics":
+            found = len(m["params"]["diagnostics"])
         if kernel_ready(m):
             break
-    time.sleep(1.0)
+    # The check after the load, then quiet.
+    deadline = time.monotonic() + 3.0
+    s.proc.stdout.flush()
+    while time.monotonic() < deadline:
+        i = s.ask("fevlint/benchBarrier", {})
+        while True:
+            m = s.read()
+            if m.get("method") == "textDocument/publishDiagnostics":
+                found = len(m["params"]["diagnostics"])
+            if m.get("id") == i:
+                break
+        time.sleep(0.2)
     rss = s.status("VmRSS")
     s.stop()
-    return rss
+    return rss, found
 
 
 def pull(binary, n, names, cache):
@@ -358,10 +391,10 @@ def main():
         for n in sizes:
             if which in ("push", "all"):
                 found, rss = push(binary, n, names, cache)
-                base = control_rss(binary, n, names, cache)
-                if found:
-                    print(f"  memory per finding: ({rss} - {base} KB control) / {found} = "
-                          f"{(rss - base) * 1024 / found:.0f} B")
+                base, base_found = control_rss(binary, n, names, cache)
+                if found > base_found:
+                    print(f"  memory per finding: ({rss} - {base} KB with `name()` lines, {base_found} findings) / "
+                          f"{found - base_found} = {(rss - base) * 1024 / (found - base_found):.0f} B")
             if which in ("pull", "all"):
                 pull(binary, n, names, cache)
         if which in ("workspace", "all"):

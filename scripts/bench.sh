@@ -45,6 +45,14 @@ export FEVLINT_CACHE_DIR; FEVLINT_CACHE_DIR=$(mktemp -d)
 lsp_args=()
 [ $quick = 0 ] || lsp_args=(-- 5000 realistic)
 cargo bench --profile $profile --locked -p fevlint --bench lsp "${lsp_args[@]}" 2>&1 | filter | tee -a "$out/REPORT.md"
+# Issue 26: edit -> complete publish and pull, by a Python client outside the server's
+# code; memory per finding; the workspace report over 500 scripts x 4 kernels.
+echo "## Language server, publish and pull (scripts/bench-lsp-publish.py)" | tee -a "$out/REPORT.md"
+if [ $quick = 1 ]; then
+    FEVLINT_BENCH_EDITS=20 python3 scripts/bench-lsp-publish.py "$bin" push 5000 2>&1 | tee -a "$out/REPORT.md"
+else
+    python3 scripts/bench-lsp-publish.py "$bin" all 2>&1 | tee -a "$out/REPORT.md"
+fi
 if [ $quick = 1 ]; then
     echo "DWARF and core dump benches: not in the quick mode"
 elif ls target/dbg-vmlinux/*.vmlinux >/dev/null 2>&1; then
