@@ -9,7 +9,7 @@ use fevlint_load::cache;
 use std::path::{Path, PathBuf};
 
 fn fixture(release: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels").join(release)
+    fevlint_testkit::kernel_fixture(release)
 }
 
 fn entries(dir: &Path, ext: &str) -> Vec<PathBuf> {

@@ -12,7 +12,7 @@ use fevlint_load::{Codec, Limits, LoadError, Origin};
 const FAST: Duration = Duration::from_secs(10);
 
 fn compressed(name: &str) -> Vec<u8> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/compressed").join(name);
+    let p = fevlint_testkit::repo().join("fixtures/compressed").join(name);
     std::fs::read(p).expect("fixture")
 }
 

@@ -5,18 +5,17 @@
 use fevlint_kernel::Kernel;
 use fevlint_load::kallsyms::kallsyms_text;
 use std::collections::HashMap;
-use std::path::Path;
 
 #[test]
 fn the_image_kallsyms_agree_with_system_map() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels/6.12.117+deb12-amd64");
+    let dir = fevlint_testkit::kernel_fixture("6.12.117+deb12-amd64");
     let k = Kernel::open(&dir.join("vmlinuz")).expect("vmlinuz");
     let elf = &k.inputs().elf.as_ref().expect("the payload ELF").value;
     let start = std::time::Instant::now();
     let text = kallsyms_text(elf, Some(true)).expect("kallsyms");
     eprintln!("decoded in {:?}", start.elapsed());
-    let raw = std::fs::read(dir.join("System.map.zst")).expect("System.map.zst");
-    let map = String::from_utf8(zstd::decode_all(raw.as_slice()).expect("zstd")).expect("utf-8");
+    let (_, raw) = fevlint_testkit::kernel_fixture_file("6.12.117+deb12-amd64", "System.map");
+    let map = String::from_utf8(raw).expect("utf-8");
     let by_name: HashMap<&str, Vec<u64>> = map.lines().fold(HashMap::new(), |mut m, l| {
         let mut it = l.split_whitespace();
         if let (Some(a), Some(_), Some(n)) = (it.next(), it.next(), it.next()) {

@@ -7,7 +7,7 @@
 
 use fevlint_kernel::Kernel;
 use fevlint_load::{blob::MMAP_THRESHOLD, bzimage, cache, Limits};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[test]
 fn a_vmlinux_truncated_under_a_live_kernel_does_not_crash() {
@@ -16,7 +16,7 @@ fn a_vmlinux_truncated_under_a_live_kernel_does_not_crash() {
     std::fs::create_dir_all(&dir).expect("dir");
     // No cache: the file itself is what the kernel reads (the private copy goes beside it).
     cache::set_dir(None);
-    let vmlinuz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernels/6.12.117+deb12-amd64/vmlinuz");
+    let vmlinuz = fevlint_testkit::kernel_fixture("6.12.117+deb12-amd64").join("vmlinuz");
     let image = std::fs::read(&vmlinuz).expect("vmlinuz");
     let (_, elf) = bzimage::extract_vmlinux(&image, &vmlinuz, &Limits::default()).expect("the payload");
     assert!(elf.len() as u64 >= MMAP_THRESHOLD, "{} bytes: too small to be mapped", elf.len());
