@@ -2,9 +2,10 @@
 //! the kernel does not have, or has with another type: libbpf refuses the whole object.
 
 use super::Rule;
+use crate::bpf::PerKernel;
 use crate::bpf::{BpfContext, BpfFinding};
 use crate::diagnostic::Severity;
-use fevlint_bpf::ksym::{self, ExternKind, KsymOutcome};
+use fevlint_bpf::ksym::{self, Extern, ExternKind, KsymOutcome};
 
 pub static RULE: Rule = Rule {
     code: "B612",
@@ -18,7 +19,9 @@ loads the object: a kfunc (`extern ... f(...) __ksym;`) needs a BTF function of 
 whose prototype is compatible (`bpf_core_types_are_compat`); a typed variable
 (`extern const struct rq runqueues __ksym;`) a BTF variable of a compatible type; a
 typeless one (`extern const void x __ksym;`) a symbol in the kernel's symbol map. A
-`__weak` extern the kernel lacks is left zero by libbpf: not reported. Only vmlinux's BTF
+`__weak` extern the kernel lacks is left zero by libbpf: reported only for a call of a
+missing weak kfunc the verifier reaches on that kernel (guards patched), which it refuses
+(`R0 !read_ok` after `call #0` on 6.1). Only vmlinux's BTF
 is searched (kfuncs of modules are not seen).
 
 ## Why is this bad?
@@ -82,6 +85,10 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
                     let Some(target) = pk.target else { continue };
                     match ksym::resolve(object, e, target) {
                         KsymOutcome::Refused { message } => message,
+                        KsymOutcome::WeakMissing if matches!(e.kind, ExternKind::Func { .. }) => {
+                            weak_calls(cx, pk, e, out);
+                            continue;
+                        }
                         _ => continue,
                     }
                 }
@@ -105,5 +112,39 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
             ));
             out.push(f);
         }
+    }
+}
+
+/// The calls of a missing `__weak` kfunc that the verifier reaches on this kernel: each
+/// refuses its program (libbpf leaves the call's id 0).
+fn weak_calls(cx: &BpfContext<'_>, pk: &PerKernel<'_>, e: &Extern<'_>, out: &mut Vec<BpfFinding>) {
+    let object = cx.object;
+    for (section, off) in &e.elf.uses {
+        let Some(p) = object.program_at(section, u64::from(*off)) else { continue };
+        if p.def.is_none() {
+            continue; // a subprogram: its callers are not followed
+        }
+        let Some(live) = fevlint_bpf::flow::reachable(object, p, &pk.resolutions) else { continue };
+        let at = (u64::from(*off).saturating_sub(p.offset) / 8) as usize;
+        if live.get(at) != Some(&true) {
+            continue;
+        }
+        let mut f = cx.finding(
+            &RULE,
+            Some(pk.kernel),
+            object.source(section, *off),
+            format!(
+                "weak kfunc `{}` is missing on {} and program `{}` calls it: the verifier refuses the program",
+                e.elf.name, pk.kernel.name, p.name
+            ),
+        );
+        f.program = Some(p.name.clone());
+        f.diagnostic =
+            f.diagnostic.note("libbpf leaves the call's kernel id 0: `call #0`, then `R0 !read_ok`").note(format!(
+                "help: call it only under a check that is false on {} (`bpf_core_type_exists()` of a type that \
+                 only kernels with the kfunc have)",
+                pk.kernel.name
+            ));
+        out.push(f);
     }
 }
