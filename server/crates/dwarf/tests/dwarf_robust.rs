@@ -2,15 +2,13 @@
 //! `.debug_info` / `.debug_abbrev` give `ModelError::Malformed` naming the file and a
 //! `.debug_info` offset.
 
-mod dwarf_common;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use dwarf_common::{compile_agree, scratch};
 use fevlint_dwarf::Dwarf;
 use fevlint_load::elf::KernelElf;
 use fevlint_load::Blob;
+use fevlint_testkit::dwarf::{compile_agree, scratch};
 use fevlint_types::layout::print_struct;
 use fevlint_types::model::{ModelError, TypeNamespace, TypeSource};
 

@@ -11,6 +11,8 @@
 //! kernels' `System.map`, running a command that must succeed, and re-laying a QEMU ELF
 //! dump for makedumpfile.
 
+pub mod dwarf;
+
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};

@@ -1,23 +1,21 @@
-//! Shared helpers for the DWARF tests: compile the C fixtures of `fixtures/dwarf/` with
+//! The DWARF tests' helpers (the reader's own, and its agreement with BTF): compile the C fixtures of `fixtures/dwarf/` with
 //! the system gcc into a fresh temporary directory, and add BTF with pahole.
 //!
 //! Missing tools fail the test with a message saying what to install; nothing is skipped.
-
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub fn fixtures() -> PathBuf {
-    fevlint_testkit::repo().join("fixtures/dwarf")
+    crate::repo().join("fixtures/dwarf")
 }
 
-/// A fresh directory under the target dir, removed and recreated.
+/// A fresh directory under the system's temporary directory, removed and recreated.
 pub fn scratch(tag: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "dwarf-{tag}-{}-{}",
+    let dir = std::env::temp_dir().join(format!(
+        "fevlint-dwarf-{tag}-{}-{}",
         std::process::id(),
         N.fetch_add(1, Ordering::Relaxed)
     ));

@@ -2,16 +2,14 @@
 //! through the DWARF reader and through the BTF that `pahole -J` makes from it, gives
 //! the same answers for every struct, union, typedef, enum and function.
 
-mod dwarf_common;
-
 use std::path::Path;
 use std::sync::Arc;
 
-use dwarf_common::{add_btf, compile_agree, scratch};
 use fevlint_btf::{Btf, BtfKind};
 use fevlint_dwarf::Dwarf;
 use fevlint_load::elf::KernelElf;
 use fevlint_load::Blob;
+use fevlint_testkit::dwarf::{add_btf, compile_agree, scratch};
 use fevlint_types::layout::{member_at, print_struct, resolve_member, type_name};
 use fevlint_types::model::{FunctionInfo, Type, TypeNamespace, TypeRef, TypeSource};
 
