@@ -314,8 +314,10 @@ mod tests {
 
     /// While the client does not read, a newer publish of a document replaces the queued
     /// one, and the other frames keep their order: whether the writer waits in a write
-    /// (a pipe) or in a flush (a buffered output, as tokio's stdout is).
-    #[tokio::test]
+    /// (a pipe) or in a flush (a buffered output, as tokio's stdout is). The clock is paused:
+    /// the test's sleep ends only once the writer waits with the channel empty, however
+    /// loaded the machine (a 50 ms wall-clock wait failed under load).
+    #[tokio::test(start_paused = true)]
     async fn a_queued_publish_is_replaced_by_a_newer_one() {
         // A pipe of 16 bytes: the writer waits on the first frame until the reader reads.
         let (client, server) = tokio::io::duplex(16);
@@ -340,7 +342,8 @@ mod tests {
                 tx.send(Out::new(frame(b"reply"))).expect("send");
             }
         }
-        // Let the writer take everything in while it is blocked.
+        // Let the writer take everything in while it is blocked (the paused clock advances
+        // only when no task can run).
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         drop(tx);
         let mut read = BufReader::new(client);
