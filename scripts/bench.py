@@ -177,7 +177,7 @@ def main():
     (lines / "codes.fev").write_text("# fevlint: ignore[" + "S001," * 20000 + "]\nvfs_read(x64 file)\n")
     argv = [str(FEV), "check", str(lines)]
     r = interleaved({"lines": argv})
-    row("check three pathological one-line scripts (40,000 `|`; 20,000 `#fevlint:ignore[`; "
+    row("check three pathological one-line scripts (40,000 pipes; 20,000 `#fevlint:ignore[`; "
         "20,000 codes in a suppression)", r["lines"], note=rss(argv))
     # The lock: 40,000 definitions (a function each from the 6.12 ftrace list) locked on
     # 6.12, the lock's TOML written one definition at a time.
