@@ -372,18 +372,6 @@ impl<'a> TypeWalker<'a> {
         }
     }
 
-    /// `expr->member` for a pointer base, `expr[i]` for elements.
-    fn member_expr(base: &str, path: &MemberPath) -> String {
-        let dotted = path.dotted();
-        if dotted.is_empty() {
-            format!("*{base}")
-        } else if dotted.starts_with('[') {
-            format!("{base}{dotted}")
-        } else {
-            format!("{base}->{dotted}")
-        }
-    }
-
     /// Whether member type `ty` of `container` suits a read that needs `fit`.
     fn fits(&self, container: TypeRef, ty: TypeRef, fit: Fit) -> Result<bool, ModelError> {
         Ok(match fit {
@@ -424,7 +412,7 @@ impl<'a> TypeWalker<'a> {
                     let past = self.through_container(obj, delta, want, span)?;
                     if let Past::Read(container, path) = past {
                         let cexpr = format!("(({} *){expr})", self.type_name(container));
-                        let member_expr = Self::member_expr(&cexpr, &path);
+                        let member_expr = path.through(&cexpr);
                         self.out.steps.push(Access {
                             span,
                             container: self.container_name(container),
@@ -567,7 +555,7 @@ impl<'a> TypeWalker<'a> {
                 }
             }
         };
-        let member_expr = Self::member_expr(expr, &path);
+        let member_expr = path.through(expr);
         self.out.steps.push(Access {
             span,
             container,
@@ -790,7 +778,7 @@ impl<'a> TypeWalker<'a> {
                 let member = layout::member_at(self.src, obj, delta)?
                     .into_iter()
                     .find(|p| p.place == Placement::Start)
-                    .map(|p| Self::member_expr(&expr, &p));
+                    .map(|p| p.through(&expr));
                 let shown = member.clone().unwrap_or_else(|| format!("(void *){expr} + {delta}"));
                 let span = self.out.steps.last().map_or(type_span, |s| s.span);
                 self.out.problems.push(Problem::AddressNotValue { span, expr: shown.clone(), member: member.clone() });
@@ -831,7 +819,7 @@ impl<'a> TypeWalker<'a> {
                                     _ if chars => self.is_char(p.ty)?,
                                     _ => true,
                                 };
-                                let e = Self::member_expr(expr, &p);
+                                let e = p.through(expr);
                                 let e = e.strip_suffix("[0]").map(str::to_owned).unwrap_or(e);
                                 (e, Some(p.ty), ok)
                             }

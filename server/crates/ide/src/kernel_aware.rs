@@ -281,17 +281,6 @@ pub fn slot_param(
     Ok(holds.get(slot as usize).cloned().flatten().and_then(|h| locs.get(h.param).cloned().map(|p| (p, h))))
 }
 
-fn member_expr(base: &str, path: &layout::MemberPath) -> String {
-    let dotted = path.dotted();
-    if dotted.is_empty() {
-        format!("*{base}")
-    } else if dotted.starts_with('[') {
-        format!("{base}{dotted}")
-    } else {
-        format!("{base}->{dotted}")
-    }
-}
-
 /// Follows `field`'s redirects as intermediate pointer loads (the field is still being
 /// typed, so every `[n]` written so far reads a pointer). `pairs` may be a prefix.
 pub fn walk_prefix(k: &Kernel, parsed: &Parsed, field: &Field, target: Target) -> Result<Walked, ModelError> {
@@ -323,7 +312,7 @@ pub fn walk_prefix(k: &Kernel, parsed: &Parsed, field: &Field, target: Target) -
         v = match v {
             Walked::Addr { obj, delta, expr } => match member_read(src, obj, delta, ptr)? {
                 Some(path) if matches!(layout::strip(src, path.ty)?.1, Type::Pointer { .. }) => {
-                    Walked::Val { ty: path.ty, expr: member_expr(&expr, &path) }
+                    Walked::Val { ty: path.ty, expr: path.through(&expr) }
                 }
                 _ => Walked::Lost,
             },
@@ -657,7 +646,7 @@ fn index(kernels: &[&Kernel], parsed: &Parsed, replace: Span, target: Target) ->
         let (ty, expr) = match walk_prefix(k, parsed, field, target)? {
             Walked::Val { ty, expr } => (ty, expr),
             Walked::Addr { obj, delta, expr } => match member_read(src, obj, delta, u64::from(target.ptr_size))? {
-                Some(path) => (path.ty, member_expr(&expr, &path)),
+                Some(path) => (path.ty, path.through(&expr)),
                 None => continue,
             },
             Walked::Lost => continue,

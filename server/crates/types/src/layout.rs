@@ -161,6 +161,19 @@ impl MemberPath {
     pub fn dotted(&self) -> String {
         self.names.join(".")
     }
+
+    /// The C expression that reads this member through the pointer `base`:
+    /// `base->f_path.dentry`, `base[3]` for an element, `*base` for the outer type itself.
+    pub fn through(&self, base: &str) -> String {
+        let dotted = self.dotted();
+        if dotted.is_empty() {
+            format!("*{base}")
+        } else if dotted.starts_with('[') {
+            format!("{base}{dotted}")
+        } else {
+            format!("{base}->{dotted}")
+        }
+    }
 }
 
 /// The members covering byte `offset` of composite `ty`, descending through nested and
