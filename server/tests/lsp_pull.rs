@@ -3,7 +3,8 @@
 //! pulled is no longer pushed; `workspace/diagnostic` reports every script of the
 //! workspace in every dialect with the findings `fevlint check` gives, re-sends only what
 //! changed, and follows the files on disk (`workspace/didChangeWatchedFiles`); a client
-//! that does not pull gets the scripts on disk pushed.
+//! that does not pull gets the scripts on disk pushed, and so does a client that pulls but
+//! cannot be asked to pull again.
 
 mod lsp_common;
 
@@ -215,5 +216,37 @@ async fn a_client_that_does_not_pull_gets_the_scripts_on_disk_pushed() {
         assert!(got["params"].get("version").is_none(), "no version for a file on disk: {got:#}");
     }
     c.finish().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Neovim 0.11 pulls after its own edits but declares no
+/// `workspace.diagnostics.refreshSupport`: findings that change later (a kernel that loads,
+/// a file changed on disk) would never reach it. The server offers it no pull, so it takes
+/// pushes; a client that can be asked again is offered pull diagnostics.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_cannot_be_asked_to_pull_again_is_offered_pushes() {
+    let dir = temp_dir("no-refresh");
+    let pulls_only = json!({"textDocument": {"diagnostic": {"dynamicRegistration": false}}});
+    for (caps, offered) in [(pulls_only, false), (serde_json::from_str(PULL).expect("caps"), true)] {
+        let mut c = Client::start();
+        let init = c.request("initialize", json!({"capabilities": caps, "rootUri": uri(&dir)})).await;
+        assert_eq!(init["capabilities"].get("diagnosticProvider").is_some(), offered, "{caps}: {init:#}");
+        c.notify("initialized", json!({})).await;
+        if !offered {
+            let u = uri(&dir.join("a.fev"));
+            c.notify(
+                "textDocument/didOpen",
+                json!({"textDocument": {"uri": u, "languageId": "fev", "version": 1, "text": "x(\n"}}),
+            )
+            .await;
+            let got = c
+                .wait("a publish", |v| {
+                    v["method"] == "textDocument/publishDiagnostics" && v["params"]["uri"] == u.as_str()
+                })
+                .await;
+            assert!(!codes(&got["params"]["diagnostics"]).is_empty(), "{got:#}");
+        }
+        c.finish().await;
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

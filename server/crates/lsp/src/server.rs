@@ -1605,9 +1605,19 @@ impl LanguageServer for Backend {
         for p in problems {
             self.0.log(MessageType::WARNING, p).await;
         }
-        let encoding = self.0.lock().encoding;
+        let (encoding, refresh) = {
+            let state = self.0.lock();
+            (state.encoding, state.diagnostic_refresh)
+        };
+        let mut capabilities = ServerCapabilities { position_encoding: Some(encoding.kind()), ..capabilities() };
+        if !refresh {
+            // Findings change without an edit (a kernel loads, a file changes on disk). A client
+            // that pulls but cannot be asked to pull again (Neovim 0.11 pulls only after its own
+            // edits) would keep what it pulled before: it is offered pushes only.
+            capabilities.diagnostic_provider = None;
+        }
         Ok(InitializeResult {
-            capabilities: ServerCapabilities { position_encoding: Some(encoding.kind()), ..capabilities() },
+            capabilities,
             server_info: Some(ServerInfo {
                 name: "fevlint".to_owned(),
                 version: Some(env!("CARGO_PKG_VERSION").to_owned()),
