@@ -82,7 +82,11 @@ async fn a_non_bmp_character_has_its_width_in_every_negotiated_encoding() {
             json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [change]}),
         )
         .await;
-        let typed = c.wait("the publish of version 3", |v| is_publish(v, 3)).await;
+        // Findings the edit leaves as they were are not published again: the reply to a
+        // request sent after it comes after any publish of it, so the last publish seen then
+        // is current.
+        c.request("fevlint/noSuchMethod", json!({})).await;
+        let typed = c.seen.iter().rev().find(|v| is_publish(v, 3)).cloned().unwrap_or(edited);
         assert_eq!(found(&typed), vec![("S001".to_owned(), (1, 0), (1, width))], "offered {offered:?}: {typed:#}");
         let hover = c
             .request(
