@@ -2,7 +2,7 @@
 # Checks that the committed tree-sitter parser is what grammar/grammar.js
 # generates, then runs the grammar's corpus and highlight tests.
 #
-#   scripts/check-grammar.sh
+#   scripts/check-grammar.sh [DIR]    # DIR: grammar (default), grammar-mainline, grammar-bpftrace
 #
 # 1. Regenerates the parser from grammar/grammar.js in a temporary directory
 #    (tree-sitter CLI, --js-runtime native: no node needed) and fails if
@@ -29,7 +29,7 @@ TS_CLI_VERSION=0.27.1
 EXIT_NO_CLI=3
 
 root=$(CDPATH='' cd -- "$(dirname -- "$0")/.." && pwd)
-grammar="$root/grammar"
+grammar="$root/${1:-grammar}"
 cargo_bin="${CARGO_HOME:-$HOME/.cargo}/bin"
 
 say() { printf 'check-grammar: %s\n' "$*" >&2; }

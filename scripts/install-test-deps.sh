@@ -165,6 +165,18 @@ if [ ! -f "$PARSER_SO" ] || [ grammar/src/parser.c -nt "$PARSER_SO" ]; then
     mv "$PARSER_SO.tmp" "$PARSER_SO"
 fi
 
+# --- bt-editors (issue 24): the bpftrace tree-sitter parser for Neovim, from
+#     grammar-bpftrace/src (parser.c + scanner.c) into editors/nvim/parser/bpftrace.so ---
+BT_PARSER_SO=editors/nvim/parser/bpftrace.so
+if [ ! -f "$BT_PARSER_SO" ] || [ grammar-bpftrace/src/parser.c -nt "$BT_PARSER_SO" ] \
+    || [ grammar-bpftrace/src/scanner.c -nt "$BT_PARSER_SO" ]; then
+    say "building $BT_PARSER_SO"
+    mkdir -p "$(dirname "$BT_PARSER_SO")"
+    cc -shared -fPIC -O2 -std=c11 -I grammar-bpftrace/src grammar-bpftrace/src/parser.c grammar-bpftrace/src/scanner.c \
+        -o "$BT_PARSER_SO.tmp" || die "cc failed for $BT_PARSER_SO"
+    mv "$BT_PARSER_SO.tmp" "$BT_PARSER_SO"
+fi
+
 # --- VS Code extension: npm ci (typescript, vsce, vscode-languageclient, vscode-textmate) ---
 command -v node >/dev/null || die "no node (Node.js 20 or later) for the VS Code extension build"
 [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 20 ] || die "node $(node --version) is too old: the VS Code extension build needs Node.js 20 or later"

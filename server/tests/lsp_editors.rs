@@ -80,12 +80,15 @@ fn neovim_with_the_plugin_on_the_runtimepath() {
     assert!(output.contains("\"failures\":[]"), "Neovim test report:\n{output}");
 }
 
-/// A `*.bt` file in Neovim 0.11: the `bpftrace` filetype from the plugin's ftdetect and
-/// fevlint's diagnostics for it.
+/// A `*.bt` file in Neovim 0.11: the `bpftrace` filetype from the plugin's ftdetect,
+/// tree-sitter highlighting from grammar-bpftrace/, and fevlint's diagnostics for it.
 #[test]
 fn neovim_checks_bpftrace_scripts() {
     if !fevlint_testkit::real_tools("Neovim 0.11") {
         return;
+    }
+    if !root().join("editors/nvim/parser/bpftrace.so").is_file() {
+        missing("editors/nvim/parser/bpftrace.so (the bpftrace tree-sitter parser for Neovim)");
     }
     let mut cmd = Command::new(nvim());
     cmd.args(["--headless", "--clean", "--cmd", "set rtp^=editors/nvim", "-l", "tests/editors/nvim_bt_test.lua"])

@@ -1,5 +1,6 @@
 -- Headless Neovim 0.11 test of editors/nvim for bpftrace scripts: a `*.bt` file gets the
--- `bpftrace` filetype and fevlint's language server, whose diagnostics arrive (bpftrace's
+-- `bpftrace` filetype, tree-sitter highlighting (parser/bpftrace.so from grammar-bpftrace/,
+-- queries/bpftrace/) and fevlint's language server, whose diagnostics arrive (bpftrace's
 -- own syntax error, S010, needs no kernel).
 --
 --   FEVLINT=target/debug/fevlint nvim --headless --clean --cmd 'set rtp^=editors/nvim' \
@@ -23,6 +24,24 @@ vim.fn.writefile({ 'kprobe:vfs_read { @x = ; }' }, path)
 vim.cmd.edit(vim.fn.fnameescape(path))
 local buf = vim.api.nvim_get_current_buf()
 check('filetype from ftdetect', vim.bo[buf].filetype == 'bpftrace', vim.bo[buf].filetype)
+-- Tree-sitter: parser/bpftrace.so and queries/bpftrace/highlights.scm from the runtimepath.
+local hl_path = dir .. '/highlight.bt'
+vim.fn.writefile({ 'kprobe:vfs_read /pid == 1/ { @reads[comm] = count(); $f = (struct file *)arg0; }' }, hl_path)
+vim.cmd.edit(vim.fn.fnameescape(hl_path))
+local hl = vim.api.nvim_get_current_buf()
+check('tree-sitter highlighter active', vim.treesitter.highlighter.active[hl] ~= nil)
+-- Headless there is no redraw to drive the highlighter's parse: do what it would do.
+check('no syntax errors in the tree', not vim.treesitter.get_parser(hl):parse()[1]:root():has_error())
+for _, want in ipairs({
+  { 0, 'keyword' }, { 8, 'function' }, { 17, 'variable.builtin' }, { 24, 'number' },
+  { 29, 'variable' }, { 36, 'variable.builtin' }, { 44, 'function.builtin' },
+  { 59, 'keyword' }, { 66, 'type' }, { 73, 'variable.builtin' },
+}) do
+  local got = vim.tbl_map(function(c) return c.capture end, vim.treesitter.get_captures_at_pos(hl, 0, want[1]))
+  check('capture at column ' .. want[1], vim.tbl_contains(got, want[2]), { want = want[2], got = got })
+end
+vim.cmd.buffer(buf)
+
 local attached = vim.wait(15000, function() return #vim.lsp.get_clients({ bufnr = buf, name = 'fevlint' }) > 0 end, 20)
 check('fevlint attached', attached)
 local got = vim.wait(15000, function() return #vim.diagnostic.get(buf) > 0 end, 20)
