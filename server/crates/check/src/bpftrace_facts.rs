@@ -112,8 +112,9 @@ type ExpansionKey = (bool, String, String);
 pub struct KernelFacts<'a> {
     pub kernel: &'a Kernel,
     /// Trace event names (`sched_switch`, `sys_enter_openat`), from the symbol map's
-    /// `__event_*` entries, else BTF's `btf_trace_*` typedefs; `None` when neither.
-    pub events: Option<HashSet<String>>,
+    /// `__event_*` entries; `None` when it has none (`event_exists` then asks BTF for
+    /// each name's `btf_trace_*` typedef).
+    pub events: Option<&'a HashSet<String>>,
     /// Whether `events` includes the syscall events (`sys_enter_*` from the symbol map).
     pub events_have_syscalls: bool,
     functions: std::sync::Mutex<HashMap<String, Option<FunctionFacts>>>,
@@ -126,35 +127,14 @@ pub struct KernelFacts<'a> {
 }
 
 impl<'a> KernelFacts<'a> {
+    /// The kernel's event names come from [`Kernel::symbol_events`], built once per
+    /// kernel; the rest is looked up as asked.
     pub fn new(kernel: &'a Kernel) -> Self {
-        let mut events: HashSet<String> = HashSet::new();
-        let mut syscalls = false;
-        if let Some(s) = kernel.symbols() {
-            for sym in s.value.iter() {
-                if let Some(n) = sym.name.strip_prefix("__event_") {
-                    if let Some(sc) = n.strip_prefix("enter__") {
-                        events.insert(format!("sys_enter_{sc}"));
-                        syscalls = true;
-                    } else if let Some(sc) = n.strip_prefix("exit__") {
-                        events.insert(format!("sys_exit_{sc}"));
-                        syscalls = true;
-                    } else {
-                        events.insert(n.to_owned());
-                    }
-                }
-            }
-        }
-        // A symbol map without trace events (kallsyms without data symbols): no list;
-        // `event_exists` asks BTF for each name's `btf_trace_*` typedef instead.
-        if events.len() < 100 {
-            events.clear();
-            syscalls = false;
-        }
-        let events = (!events.is_empty()).then_some(events);
+        let events = kernel.symbol_events();
         KernelFacts {
             kernel,
-            events,
-            events_have_syscalls: syscalls,
+            events: events.map(|e| &e.names),
+            events_have_syscalls: events.is_some_and(|e| e.syscalls),
             functions: Default::default(),
             fields: Default::default(),
             similar: Default::default(),

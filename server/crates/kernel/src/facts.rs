@@ -24,6 +24,14 @@ pub enum KernelError {
     Types(#[from] ModelError),
 }
 
+/// Trace event names read from a symbol map ([`Kernel::symbol_events`]).
+#[derive(Debug)]
+pub struct SymbolEvents {
+    pub names: std::collections::HashSet<String>,
+    /// Whether the syscall events (`sys_enter_*`, `sys_exit_*`) are among them.
+    pub syscalls: bool,
+}
+
 /// A target kernel.
 pub struct Kernel {
     /// Display name: the folder name, `uname -r`, or the file with its build-id.
@@ -52,6 +60,8 @@ pub struct Kernel {
     /// CRC-32 of the raw BTF, computed once: the key of what is cached from it.
     btf_crc: Option<u32>,
     text_symbols: OnceLock<Option<FunctionNames>>,
+    /// Trace event names from the symbol map, built once ([`Kernel::symbol_events`]).
+    symbol_events: OnceLock<Option<SymbolEvents>>,
     /// A folder's image left unread at open, read when code is first asked for.
     image: OnceLock<Option<Result<Loaded<fevlint_load::elf::KernelElf>, String>>>,
     /// The image's kprobe-relevant tables ([`crate::code::Sites`]).
@@ -194,6 +204,7 @@ impl Kernel {
             names: OnceLock::new(),
             btf_crc,
             text_symbols: OnceLock::new(),
+            symbol_events: OnceLock::new(),
             image: OnceLock::new(),
             sites: OnceLock::new(),
             notes,
@@ -282,6 +293,31 @@ impl Kernel {
             .get_or_init(|| {
                 let d = self.inputs.deferred_symbols.as_ref()?;
                 Some(load::read_symbols(d, &fevlint_load::Limits::default()).map_err(|e| e.to_string()))
+            })
+            .as_ref()
+    }
+
+    /// The trace events the symbol map's `__event_*` entries name (`sched_switch`, and
+    /// `sys_enter_openat` for `__event_enter__openat`), built on first use and kept: a
+    /// pass over every symbol. `None` without a symbol map, or one with fewer than 100
+    /// events (kallsyms without data symbols), which settles nothing.
+    pub fn symbol_events(&self) -> Option<&SymbolEvents> {
+        self.symbol_events
+            .get_or_init(|| {
+                let mut events = SymbolEvents { names: Default::default(), syscalls: false };
+                for sym in self.symbols()?.value.iter() {
+                    let Some(n) = sym.name.strip_prefix("__event_") else { continue };
+                    if let Some(sc) = n.strip_prefix("enter__") {
+                        events.names.insert(format!("sys_enter_{sc}"));
+                        events.syscalls = true;
+                    } else if let Some(sc) = n.strip_prefix("exit__") {
+                        events.names.insert(format!("sys_exit_{sc}"));
+                        events.syscalls = true;
+                    } else {
+                        events.names.insert(n.to_owned());
+                    }
+                }
+                (events.names.len() >= 100).then_some(events)
             })
             .as_ref()
     }

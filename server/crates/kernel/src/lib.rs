@@ -12,7 +12,7 @@ pub mod facts;
 pub mod names;
 pub mod open;
 
-pub use facts::{FunctionFacts, Kernel, KernelError, Trace};
+pub use facts::{FunctionFacts, Kernel, KernelError, SymbolEvents, Trace};
 
 /// The README's example, run as a doctest.
 #[doc = include_str!("../README.md")]
