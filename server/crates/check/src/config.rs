@@ -32,6 +32,9 @@ pub struct Config {
     pub arch: Option<Arch>,
     /// The ENDBR64 assumption for kprobe placement (`endbr = "image"`, the default).
     pub endbr: Option<crate::dynevents::Endbr>,
+    /// Compiled BPF objects the project builds (files, or folders of `*.bpf.o`), joined
+    /// to the config file's folder; the language server checks them.
+    pub objects: Vec<PathBuf>,
 }
 
 /// Why a config file cannot be used. Displays with the file, and line and column when
@@ -60,6 +63,8 @@ struct RawConfig {
     severity: BTreeMap<String, Spanned<String>>,
     arch: Option<Spanned<String>>,
     endbr: Option<Spanned<String>>,
+    #[serde(default)]
+    objects: Vec<PathBuf>,
 }
 
 impl Config {
@@ -131,7 +136,8 @@ impl Config {
                     .map_err(|m| invalid(Some(e.span()), format!("`endbr`: {m}")))?,
             ),
         };
-        Ok(Config { path: path.to_owned(), kernels, select, ignore, severity, arch, endbr })
+        let objects = raw.objects.iter().map(|o| base.join(o)).collect();
+        Ok(Config { path: path.to_owned(), kernels, select, ignore, severity, arch, endbr, objects })
     }
 
     /// The rule selection and severities this config asks for.

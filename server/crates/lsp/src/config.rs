@@ -6,6 +6,8 @@
 //! kernels = ["fixtures/kernels/6.12.117"]   # relative to this file; loaded by the kernel layer
 //! ignore = ["S003"]          # rule codes not reported
 //! core = "dumps/vmcore"      # a dump of the (first matching) kernel: dry-run values as inlay hints
+//! objects = ["build"]        # compiled BPF objects (files, or folders of `*.bpf.o`): their
+//!                            # findings go to the `.bpf.c` lines (`crate::objects`)
 //! ```
 //! JSON layers take the same keys, at the top level or under `"fevlint"`.
 
@@ -27,11 +29,20 @@ pub struct Settings {
     pub core: Option<PathBuf>,
     /// The `fevlint.toml` that contributed, if any.
     pub file: Option<PathBuf>,
+    /// Compiled BPF objects to check (files, or folders of `*.bpf.o`).
+    pub objects: Vec<PathBuf>,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { target: Target::X86_64, kernels: Vec::new(), ignore: Vec::new(), core: None, file: None }
+        Settings {
+            target: Target::X86_64,
+            kernels: Vec::new(),
+            ignore: Vec::new(),
+            core: None,
+            file: None,
+            objects: Vec::new(),
+        }
     }
 }
 
@@ -44,6 +55,7 @@ pub struct Layer {
     pub ignore: Option<Vec<String>>,
     /// An empty string clears a core set by an earlier layer.
     pub core: Option<PathBuf>,
+    pub objects: Option<Vec<PathBuf>>,
 }
 
 pub fn target(arch: &str) -> Option<Target> {
@@ -79,6 +91,11 @@ impl Layer {
                 *c = dir.join(&*c);
             }
         }
+        for o in layer.objects.iter_mut().flatten() {
+            if o.is_relative() {
+                *o = dir.join(&*o);
+            }
+        }
         Ok(layer)
     }
 
@@ -95,6 +112,9 @@ impl Layer {
         }
         if let Some(c) = &self.core {
             s.core = (!c.as_os_str().is_empty()).then(|| c.clone());
+        }
+        if let Some(o) = &self.objects {
+            s.objects.clone_from(o);
         }
         Ok(())
     }

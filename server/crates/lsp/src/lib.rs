@@ -10,6 +10,8 @@
 //! - `cores`: the configured core dump, and its dry-run values as inlay hints
 //! - `convert`: diagnostics, hovers, completions, symbols, tokens to LSP types
 //! - `workspace`: the workspace's scripts on disk, checked and reported
+//! - `objects`: the compiled BPF objects `fevlint.toml` names, checked; findings and
+//!   hovers at their `.bpf.c` lines (the server's side: `server::bpf`)
 //! - `server`: the handlers
 
 pub mod config;
@@ -18,6 +20,7 @@ pub mod cores;
 mod document;
 mod encoded;
 pub mod kernels;
+pub mod objects;
 pub mod position;
 mod server;
 pub mod transport;

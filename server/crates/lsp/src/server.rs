@@ -30,6 +30,8 @@ use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
+mod bpf;
+
 /// The action of a `fevlint.toml` problem's message.
 const OPEN_CONFIG: &str = "Open fevlint.toml";
 
@@ -223,6 +225,8 @@ struct State {
     /// The client pulls the workspace's diagnostics (`workspace/diagnostic`): the
     /// scripts on disk are no longer pushed.
     workspace_pulled: bool,
+    /// The kernels the workspace's BPF objects are checked against.
+    object_kernels: Vec<PathBuf>,
 }
 
 struct Inner {
@@ -251,6 +255,8 @@ struct Inner {
     settled: tokio::sync::Notify,
     /// Woken by the first `workspace/diagnostic`: the scripts on disk are checked now.
     wanted: tokio::sync::Notify,
+    /// The workspace's compiled BPF objects ([`bpf`]).
+    objects: Mutex<bpf::Objects>,
 }
 
 /// A script on disk checked: its report and hash, or why there is none.
@@ -591,7 +597,18 @@ impl Inner {
         let mut state = self.lock();
         let State { docs, rule_docs, related_information, .. } = &mut *state;
         let Some(doc) = docs.get_mut(uri) else {
-            return Ok(full_report(Some(String::new()), Vec::new()));
+            // A `.bpf.c` a workspace's objects point at: their findings.
+            let Some((items, id)) = self.object_report(uri) else {
+                return Ok(full_report(Some(String::new()), Vec::new()));
+            };
+            let result_id = format!("{id:016x}");
+            let mut body = Vec::with_capacity(items.len() + 64);
+            body.extend_from_slice(br#"{"kind":"full","resultId":""#);
+            body.extend_from_slice(result_id.as_bytes());
+            body.extend_from_slice(br#"","items":"#);
+            body.extend_from_slice(&items);
+            body.push(b'}');
+            return Ok(full_report(Some(self.raw.put(body)), Vec::new()));
         };
         let (items, id) = match guarded(|| report(doc, uri, rule_docs, *related_information)) {
             Ok(Ok(r)) => r,
@@ -718,6 +735,7 @@ impl Inner {
     fn kernel_paths(state: &State) -> Vec<std::path::PathBuf> {
         let mut paths: Vec<_> = state.docs.values().flat_map(|d| d.settings.kernels.iter().cloned()).collect();
         paths.extend(state.workspace_kernels.iter().cloned());
+        paths.extend(state.object_kernels.iter().cloned());
         paths.sort();
         paths.dedup();
         paths
@@ -820,6 +838,7 @@ impl Inner {
                 }
             }
             inner.check_workspace();
+            inner.objects_touched(&[], Some(&load.key));
             if refresh {
                 let _ = inner.client.inlay_hint_refresh().await;
             }
@@ -904,6 +923,7 @@ impl Inner {
             self.publish(uri.clone(), v).await;
             self.schedule_kernel(uri, v);
         }
+        self.scan_objects();
     }
 
     fn workspace(&self) -> MutexGuard<'_, Workspace> {
@@ -1153,6 +1173,12 @@ impl Inner {
                 item(&mut out, &uri, None, f.id, items);
             }
         }
+        drop(ws);
+        for (path, items, id) in self.objects().reports() {
+            if let Some(uri) = Uri::from_file_path(path) {
+                item(&mut out, &uri, None, id, items);
+            }
+        }
         out.extend_from_slice(b"]}");
         Ok(self.raw.put(out))
     }
@@ -1266,6 +1292,7 @@ impl Backend {
             workspace: Mutex::new(Workspace::default()),
             settled: tokio::sync::Notify::new(),
             wanted: tokio::sync::Notify::new(),
+            objects: Mutex::new(bpf::Objects::default()),
         }))
     }
 }
@@ -1634,6 +1661,7 @@ impl LanguageServer for Backend {
             self.0.register_watchers(globs).await;
         }
         self.0.scan_workspace();
+        self.0.scan_objects();
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -1643,6 +1671,9 @@ impl LanguageServer for Backend {
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let doc = params.text_document;
+        if crate::objects::is_c(doc.uri.path().as_str(), &doc.language_id) {
+            return; // C: the objects built from it report there (`bpf`), nothing parses it.
+        }
         // Ok(checked), Err(why it is too large); with the problems to log.
         let (opened, problems, failure) = {
             let mut state = self.0.lock();
@@ -1691,6 +1722,9 @@ impl LanguageServer for Backend {
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
         let uri = params.text_document.uri;
         let version = params.text_document.version;
+        if crate::objects::is_c(uri.path().as_str(), "") {
+            return;
+        }
         match self.0.change_large(&uri, version, &params.content_changes) {
             None => {}
             Some(LargeEdit::Refused { why, newly }) => {
@@ -1803,6 +1837,7 @@ impl LanguageServer for Backend {
         for load in loads {
             self.0.start_load(load);
         }
+        self.0.objects_touched(&changed, None);
         // Scripts on disk: checked again, or forgotten when deleted.
         let mut gone = Vec::new();
         let mut scripts = false;
@@ -1839,6 +1874,10 @@ impl LanguageServer for Backend {
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let p = params.text_document_position_params;
+        if crate::objects::is_c(p.text_document.uri.path().as_str(), "") {
+            let state = self.0.lock();
+            return Ok(guarded(|| self.0.object_hover(&state, &p.text_document.uri, p.position)).ok().flatten());
+        }
         self.0
             .request("hover", &p.text_document.uri, |_, doc, kernels| {
                 let offset = doc.at().offset(p.position);

@@ -49,9 +49,15 @@ pub const GLOBS: [&str; 5] = ["**/*.fev", "**/*.dynevents", "**/*.bt", "**/kprob
 
 /// The scripts under `roots`, sorted, at most [`MAX_FILES`] (symlinks are not followed).
 pub fn scan(roots: &[PathBuf]) -> Vec<PathBuf> {
+    scan_for(roots, &|p| Dialect::of(p).is_some())
+}
+
+/// The files under `roots` that `wanted` takes, sorted, at most [`MAX_FILES`], found as
+/// [`scan`] finds scripts.
+pub fn scan_for(roots: &[PathBuf], wanted: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for root in roots {
-        walk(root, 0, &mut out);
+        walk(root, 0, &mut out, wanted);
     }
     out.sort();
     out.dedup();
@@ -59,7 +65,7 @@ pub fn scan(roots: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
-fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>, wanted: &dyn Fn(&Path) -> bool) {
     if depth > MAX_DEPTH || out.len() >= MAX_FILES {
         return;
     }
@@ -73,9 +79,9 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
         let name = name.to_string_lossy();
         if kind.is_dir() {
             if !name.starts_with('.') && name != "target" && name != "node_modules" {
-                walk(&path, depth + 1, out);
+                walk(&path, depth + 1, out, wanted);
             }
-        } else if kind.is_file() && Dialect::of(&path).is_some() {
+        } else if kind.is_file() && wanted(&path) {
             out.push(path);
             if out.len() >= MAX_FILES {
                 return;

@@ -1,0 +1,359 @@
+//! Compiled BPF objects the workspace builds: the `objects` of each `fevlint.toml` in or
+//! above the workspace folders, checked against that config's kernels as `fevlint check`
+//! checks an object (the same `B` rules, `fevlint_check::analysis::check_objects_with`),
+//! their findings placed at the `.bpf.c` (and header) lines the objects' `.BTF.ext` line
+//! info names, and what each CO-RE relocation and attach point resolves to on each kernel,
+//! kept for hovers at those lines.
+//!
+//! A source file line info names relatively is looked for beside the object, then beside
+//! its `fevlint.toml`, then in each workspace folder (the CLI looks in the current folder
+//! and beside the object); a finding whose source is not found stays on the object itself,
+//! with a note naming the place.
+//!
+//! Cost is bounded: at most [`MAX_OBJECTS`] objects of at most
+//! [`fevlint_load::fsio::MAX_SCRIPT_BYTES`] each; sources as large as a document
+//! ([`crate::MAX_DOCUMENT_BYTES`]).
+
+use crate::config::{self, Layer, Problem};
+use fevlint_bpf::{AttachKind, BpfObject, Outcome};
+use fevlint_check::bpf::{place, place_finding, BpfKernel};
+use fevlint_check::diagnostic::Diagnostic;
+use fevlint_kernel::Kernel;
+use fevlint_syntax::Span;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Finds a source file line info names, and its text.
+type SourceOf<'a> = dyn FnMut(&str) -> Option<(PathBuf, Arc<str>)> + 'a;
+
+/// Objects read at most.
+pub const MAX_OBJECTS: usize = 1_000;
+
+/// Whether a document is C (a `.bpf.c` or a header): never read as a probe script.
+pub fn is_c(path: &str, language: &str) -> bool {
+    matches!(language, "c" | "cpp" | "objective-c") || [".c", ".h"].iter().any(|e| path.ends_with(e))
+}
+
+/// One object to check, with the settings of the `fevlint.toml` that names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Configured {
+    pub path: PathBuf,
+    /// The folder of that `fevlint.toml`.
+    pub config_dir: PathBuf,
+    pub kernels: Vec<PathBuf>,
+    pub ignore: Vec<String>,
+}
+
+/// The objects the `fevlint.toml` files in and above `roots` name (a folder stands for
+/// the `*.bpf.o` under it), with their settings (`layers` over each file), sorted; and the
+/// problems of those files.
+pub fn configured(roots: &[PathBuf], layers: &[&Layer]) -> (Vec<Configured>, Vec<Problem>) {
+    let mut files: Vec<PathBuf> = roots.iter().filter_map(|r| config::find_file(r)).collect();
+    files.extend(crate::workspace::scan_for(roots, &|p| p.file_name().is_some_and(|n| n == config::FILE_NAME)));
+    files.sort();
+    files.dedup();
+    let mut out: Vec<Configured> = Vec::new();
+    let mut problems = Vec::new();
+    for file in files {
+        let (settings, found) = config::resolve(Some(&file), layers);
+        problems.extend(found);
+        let config_dir = file.parent().unwrap_or(Path::new(".")).to_owned();
+        for o in &settings.objects {
+            let paths = if o.is_dir() {
+                crate::workspace::scan_for(std::slice::from_ref(o), &|p| {
+                    p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(".bpf.o"))
+                })
+            } else {
+                vec![o.clone()]
+            };
+            for path in paths {
+                if out.len() < MAX_OBJECTS && !out.iter().any(|c| c.path == path) {
+                    let (kernels, ignore) = (settings.kernels.clone(), settings.ignore.clone());
+                    out.push(Configured { path, config_dir: config_dir.clone(), kernels, ignore });
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    problems.sort_by_key(ToString::to_string);
+    problems.dedup();
+    (out, problems)
+}
+
+/// What one object says about one source file.
+#[derive(Clone, Debug, Default)]
+pub struct Source {
+    /// The file's text as it was read (positions are counted in it).
+    pub text: Arc<str>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub hovers: Vec<Fact>,
+}
+
+/// What a CO-RE relocation or attach point at `span` resolves to on each kernel.
+#[derive(Clone, Debug)]
+pub struct Fact {
+    pub span: Span,
+    pub markdown: String,
+}
+
+/// One object checked: per source file (the object's own path for findings without a
+/// source), or why it could not be read.
+#[derive(Clone, Debug, Default)]
+pub struct Checked {
+    pub sources: BTreeMap<PathBuf, Source>,
+    pub error: Option<String>,
+}
+
+/// Checks `objects` (sharing one set of `kernels`) as `fevlint check` does.
+pub fn check(objects: &[Configured], kernels: &[Arc<Kernel>], roots: &[PathBuf]) -> Vec<Checked> {
+    let bpf_kernels: Vec<BpfKernel> = kernels.iter().map(|k| BpfKernel::new(k)).collect();
+    let targets = fevlint_check::analysis::bpf_targets(&bpf_kernels);
+    let mut texts: HashMap<PathBuf, Arc<str>> = HashMap::new();
+    objects
+        .iter()
+        .map(|c| {
+            let parsed = read(&c.path);
+            let objects = match parsed {
+                Ok(o) => o,
+                Err(e) => return Checked { sources: BTreeMap::new(), error: Some(e) },
+            };
+            let findings = fevlint_check::analysis::check_objects_with(&objects, &bpf_kernels, &targets, &|_| true);
+            let mut out = Checked::default();
+            let dir = c.path.parent().unwrap_or(Path::new(".")).to_owned();
+            let bases: Vec<&Path> =
+                [dir.as_path(), c.config_dir.as_path()].into_iter().chain(roots.iter().map(PathBuf::as_path)).collect();
+            let mut source_of = |file: &str| -> Option<(PathBuf, Arc<str>)> {
+                let p = Path::new(file);
+                let path = if p.is_absolute() {
+                    p.is_file().then(|| p.to_owned())?
+                } else {
+                    bases.iter().map(|b| b.join(p)).find(|p| p.is_file())?
+                };
+                let text = texts
+                    .entry(path.clone())
+                    .or_insert_with(|| {
+                        std::fs::read(&path)
+                            .ok()
+                            .filter(|b| b.len() <= crate::MAX_DOCUMENT_BYTES)
+                            .map(|b| Arc::from(String::from_utf8_lossy(&b).as_ref()))
+                            .unwrap_or_else(|| Arc::from(""))
+                    })
+                    .clone();
+                (!text.is_empty()).then_some((path, text))
+            };
+            for (obj, found) in objects.iter().zip(findings) {
+                for f in &found {
+                    let mut d = f.diagnostic.clone();
+                    if c.ignore.iter().any(|i| i.eq_ignore_ascii_case(d.code)) {
+                        continue;
+                    }
+                    let placed = f.source.as_ref().and_then(|s| Some((s, source_of(&s.file)?)));
+                    let (path, text) = match placed {
+                        Some((src, (path, text))) => {
+                            d.span = place_finding(&text, f.anchor.as_deref(), src.line, src.column);
+                            (path, text)
+                        }
+                        None => {
+                            if let Some(src) = &f.source {
+                                d = d.note(format!("at {}:{}:{} (source not found)", src.file, src.line, src.column));
+                            }
+                            (c.path.clone(), Arc::from(""))
+                        }
+                    };
+                    let s = out.sources.entry(path).or_default();
+                    s.text = text;
+                    s.diagnostics.push(d);
+                }
+                facts(obj, &bpf_kernels, &targets, &found, &mut source_of, &mut out.sources);
+            }
+            for s in out.sources.values_mut() {
+                fevlint_check::rules::sort(&mut s.diagnostics);
+                s.diagnostics.dedup();
+            }
+            out
+        })
+        .collect()
+}
+
+/// The object at `path`, or the objects a binary embeds (libbpf skeletons).
+fn read(path: &Path) -> Result<Vec<BpfObject>, String> {
+    let bytes = fevlint_load::fsio::read_limited(path, fevlint_load::fsio::MAX_SCRIPT_BYTES)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let name = path.display().to_string();
+    match BpfObject::parse(name.clone(), bytes.clone()) {
+        Ok(o) => Ok(vec![o]),
+        Err(e) => {
+            let embedded = fevlint_bpf::object::embedded(&bytes);
+            if embedded.is_empty() {
+                return Err(format!("{e}: not a BPF object, and no BPF object is embedded in it"));
+            }
+            embedded
+                .into_iter()
+                .map(|(off, b)| BpfObject::parse(format!("{name}@{off:#x}"), b.to_vec()).map_err(|e| e.to_string()))
+                .collect()
+        }
+    }
+}
+
+/// The hover facts of one object: each CO-RE relocation (its outcome on each kernel) and
+/// each program's attach point (each kernel's verdict, from the findings).
+fn facts(
+    obj: &BpfObject,
+    kernels: &[BpfKernel<'_>],
+    targets: &[Option<fevlint_bpf::core::Target<'_>>],
+    found: &[fevlint_check::bpf::BpfFinding],
+    source_of: &mut SourceOf<'_>,
+    sources: &mut BTreeMap<PathBuf, Source>,
+) {
+    let per_kernel: Vec<Option<Vec<fevlint_bpf::Resolution>>> =
+        targets.iter().map(|t| t.as_ref().map(|t| fevlint_bpf::resolve(obj, t))).collect();
+    let Some(first) = per_kernel.iter().flatten().next() else {
+        return program_facts(obj, kernels, found, source_of, sources);
+    };
+    for (i, r) in first.iter().enumerate() {
+        let Some(src) = &r.source else { continue };
+        let Some((path, text)) = source_of(&src.file) else { continue };
+        let mut md = format!(
+            "**CO-RE** `{}` of `{}` (relo #{} of `{}`, insn {})\n",
+            r.kind,
+            r.subject(),
+            r.index,
+            r.section,
+            r.insn_off / 8
+        );
+        for (k, rs) in kernels.iter().zip(&per_kernel) {
+            let outcome = match rs.as_ref().and_then(|rs| rs.get(i)).map(|r| &r.outcome) {
+                Some(Outcome::Value { value }) => format!("= {value}"),
+                Some(Outcome::Poisoned { reason }) => format!("poisoned: {reason}"),
+                Some(Outcome::Failed { reason, .. }) => format!("libbpf fails: {reason}"),
+                None => "no BTF: not resolved".to_owned(),
+            };
+            md.push_str(&format!("- `{}`: {outcome}\n", k.kernel.name));
+        }
+        let span = place(&text, src.line, src.column);
+        let s = sources.entry(path).or_default();
+        s.text = text;
+        s.hovers.push(Fact { span, markdown: md });
+    }
+    program_facts(obj, kernels, found, source_of, sources);
+}
+
+fn program_facts(
+    obj: &BpfObject,
+    kernels: &[BpfKernel<'_>],
+    found: &[fevlint_check::bpf::BpfFinding],
+    source_of: &mut SourceOf<'_>,
+    sources: &mut BTreeMap<PathBuf, Source>,
+) {
+    for p in &obj.programs {
+        let Some(def) = p.def else { continue };
+        let Some(target) = def.target(&p.section) else { continue };
+        let Some(src) = u32::try_from(p.offset).ok().and_then(|off| obj.source(&p.section, off)) else { continue };
+        let Some((path, text)) = source_of(&src.file) else { continue };
+        let anchor = format!("\"{}\"", p.section);
+        let mut md = format!("**attach point** `{}` (program `{}`)\n", p.section, p.name);
+        for k in kernels {
+            let verdict = match def.kind {
+                AttachKind::Uprobe | AttachKind::Usdt => "user space: not the kernel's to check".to_owned(),
+                AttachKind::Other | AttachKind::StructOps | AttachKind::Freplace | AttachKind::KprobeMulti => {
+                    "nothing named in the kernel to check".to_owned()
+                }
+                _ => {
+                    let problems: Vec<&str> = found
+                        .iter()
+                        .filter(|f| {
+                            matches!(f.diagnostic.code, "B611" | "B613")
+                                && f.diagnostic.kernel.as_deref() == Some(k.kernel.name.as_str())
+                                && (f.anchor.as_deref() == Some(anchor.as_str())
+                                    || f.program.as_deref() == Some(p.name.as_str()))
+                        })
+                        .map(|f| {
+                            let m = &*f.diagnostic.message;
+                            let said = format!("`{}` cannot attach on {}: ", p.section, k.kernel.name);
+                            m.strip_prefix(said.as_str()).unwrap_or(m)
+                        })
+                        .collect();
+                    if problems.is_empty() {
+                        format!("`{target}` found")
+                    } else {
+                        problems.join("; ")
+                    }
+                }
+            };
+            md.push_str(&format!("- `{}`: {verdict}\n", k.kernel.name));
+        }
+        let span = place_finding(&text, Some(&anchor), src.line, src.column);
+        let s = sources.entry(path).or_default();
+        s.text = text;
+        s.hovers.push(Fact { span, markdown: md });
+    }
+}
+
+/// The facts at byte `offset` of a source: those whose span holds it, else those on its
+/// line (line info is per line: a macro's accesses share the macro's place).
+pub fn hover_at<'a>(sources: impl Iterator<Item = &'a Source>, offset: usize) -> Option<(Span, String)> {
+    let sources: Vec<&Source> = sources.collect();
+    let text = sources.iter().map(|s| &*s.text).find(|t| !t.is_empty())?;
+    let line_of = |at: usize| {
+        let at = at.min(text.len());
+        let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+        (start, end)
+    };
+    let facts: Vec<&Fact> = sources.iter().flat_map(|s| &s.hovers).collect();
+    let mut hit: Vec<&Fact> = facts.iter().copied().filter(|f| f.span.start <= offset && offset < f.span.end).collect();
+    if hit.is_empty() {
+        let line = line_of(offset);
+        hit = facts.iter().copied().filter(|f| line_of(f.span.start) == line).collect();
+    }
+    let first = hit.first()?;
+    let span = if hit.iter().all(|f| f.span == first.span) {
+        first.span
+    } else {
+        Span::new(line_of(offset).0, line_of(offset).1)
+    };
+    let mut md: Vec<&str> = hit.iter().map(|f| f.markdown.as_str()).collect();
+    md.dedup();
+    Some((span, md.join("\n")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn configs_name_objects_by_file_and_by_folder() {
+        let dir = std::env::temp_dir().join(format!("fevlint-objects-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for f in ["a/build/x.bpf.o", "a/build/sub/y.bpf.o", "a/build/z.o", "a/one.bpf.o"] {
+            let p = dir.join(f);
+            std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&p, "").expect("write");
+        }
+        std::fs::write(
+            dir.join("a").join(config::FILE_NAME),
+            "kernels = [\"k\"]\nobjects = [\"build\", \"one.bpf.o\"]\n",
+        )
+        .expect("write");
+        let (found, problems) = configured(std::slice::from_ref(&dir), &[]);
+        assert!(problems.is_empty(), "{problems:?}");
+        let names: Vec<String> =
+            found.iter().map(|c| c.path.strip_prefix(&dir).expect("inside").display().to_string()).collect();
+        assert_eq!(names, ["a/build/sub/y.bpf.o", "a/build/x.bpf.o", "a/one.bpf.o"]);
+        assert!(found.iter().all(|c| c.kernels == [dir.join("a/k")] && c.config_dir == dir.join("a")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_hover_takes_the_fact_under_the_cursor_else_those_of_its_line() {
+        let text: Arc<str> = Arc::from("int x;\n\tout = BPF_CORE_READ(f, g); y = 1;\n");
+        let fact = |start, end, md: &str| Fact { span: Span::new(start, end), markdown: md.to_owned() };
+        let s = Source { text, diagnostics: Vec::new(), hovers: vec![fact(14, 27, "relo"), fact(0, 3, "prog")] };
+        assert_eq!(hover_at([&s].into_iter(), 15), Some((Span::new(14, 27), "relo".to_owned())));
+        assert_eq!(hover_at([&s].into_iter(), 35), Some((Span::new(14, 27), "relo".to_owned())), "same line");
+        assert_eq!(hover_at([&s].into_iter(), 4), Some((Span::new(0, 3), "prog".to_owned())));
+        let empty = Source::default();
+        assert_eq!(hover_at([&empty].into_iter(), 0), None);
+    }
+}

@@ -1,0 +1,259 @@
+//! `fevlint lsp` on a workspace that builds a BPF object: `tests/bpf/drift.bpf.c` compiled
+//! here by clang 14 against a `vmlinux.h` of Debian 6.1, named by the workspace's
+//! `fevlint.toml` with the 6.1 and 6.12 fixtures. The server is started over stdio as an
+//! editor starts it; the test asserts the findings land on the `.bpf.c` line and column
+//! with the kernel named, the hovers say what a relocation and an attach point resolve to
+//! on each kernel, and a rebuilt object (a watched-file event) is checked again.
+//! Needs clang, bpftool and libbpf-dev (install-test-deps.sh); runs with
+//! FEVLINT_REAL_TOOLS=1, in about 6 s on the 2-core machine (two clang builds, the two
+//! fixture kernels loaded once by the debug build).
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn kernel(name: &str) -> PathBuf {
+    repo().join("fixtures/kernels").join(name).canonicalize().expect("fixture kernel")
+}
+
+fn run(cmd: &mut Command) -> std::process::Output {
+    let out =
+        cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} (scripts/install-test-deps.sh installs it)"));
+    assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+fn compile(dir: &Path) {
+    run(Command::new("clang").current_dir(dir).args([
+        "-g",
+        "-O2",
+        "-target",
+        "bpf",
+        "-D__TARGET_ARCH_x86",
+        "-I.",
+        "-c",
+        "drift.bpf.c",
+        "-o",
+        "drift.bpf.o",
+    ]));
+}
+
+/// A workspace with drift.bpf.c, its object and a fevlint.toml naming both kernels.
+fn workspace() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fevlint-lsp-bpf-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let k = fevlint_kernel::Kernel::open(&kernel("6.1.0-56-amd64")).expect("fixture");
+    let btf = dir.join("6.1.btf");
+    std::fs::write(&btf, k.inputs().btf.as_ref().expect("BTF").value.as_ref()).expect("write BTF");
+    let h = run(Command::new("bpftool").args(["btf", "dump", "file"]).arg(&btf).args(["format", "c"]));
+    std::fs::write(dir.join("vmlinux.h"), h.stdout).expect("vmlinux.h");
+    std::fs::copy(repo().join("server/tests/bpf/drift.bpf.c"), dir.join("drift.bpf.c")).expect("copy source");
+    compile(&dir);
+    let config = format!(
+        "kernels = [{:?}, {:?}]\nobjects = [\"drift.bpf.o\"]\n",
+        kernel("6.1.0-56-amd64").display().to_string(),
+        kernel("6.12.117+deb12-amd64").display().to_string()
+    );
+    std::fs::write(dir.join("fevlint.toml"), config).expect("fevlint.toml");
+    dir.canonicalize().expect("canonical")
+}
+
+/// `fevlint lsp` as a child process, its messages read by a thread.
+struct Server {
+    child: std::process::Child,
+    input: std::process::ChildStdin,
+    messages: mpsc::Receiver<Value>,
+    next_id: i64,
+    seen: Vec<Value>,
+}
+
+impl Server {
+    fn start() -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fevlint"))
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("fevlint lsp starts");
+        let input = child.stdin.take().expect("stdin");
+        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+        let (tx, messages) = mpsc::channel();
+        std::thread::spawn(move || loop {
+            let mut len = 0;
+            loop {
+                let mut line = String::new();
+                if out.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some(v) = line.strip_prefix("Content-Length: ") {
+                    len = v.parse().expect("length");
+                }
+            }
+            let mut body = vec![0; len];
+            if out.read_exact(&mut body).is_err() {
+                return;
+            }
+            if tx.send(serde_json::from_slice(&body).expect("JSON")).is_err() {
+                return;
+            }
+        });
+        Server { child, input, messages, next_id: 1, seen: Vec::new() }
+    }
+
+    fn send(&mut self, v: Value) {
+        let body = v.to_string();
+        write!(self.input, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
+        self.input.flush().expect("flush");
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// The next message; server requests are answered with `null`.
+    fn read(&mut self, what: &str) -> Value {
+        let v = self
+            .messages
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("no {what} within 60 s; seen: {:#?}", self.seen));
+        if v.get("method").is_some() && v.get("id").is_some() {
+            self.send(json!({"jsonrpc": "2.0", "id": v["id"], "result": null}));
+        }
+        v
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let v = self.read(method);
+            if v["id"] == json!(id) && v.get("method").is_none() {
+                return v["result"].clone();
+            }
+            self.seen.push(v);
+        }
+    }
+
+    /// The first message (seen or new) that `pred` takes.
+    fn wait(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.seen.iter().position(&pred) {
+            return self.seen.remove(i);
+        }
+        loop {
+            let v = self.read(what);
+            if pred(&v) {
+                return v;
+            }
+            self.seen.push(v);
+        }
+    }
+}
+
+/// The 0-based line of `text` containing `needle`, and the UTF-16 column where it starts.
+fn place(text: &str, needle: &str) -> (u64, u64) {
+    let (line, l) = text.lines().enumerate().find(|(_, l)| l.contains(needle)).expect("needle");
+    (line as u64, l[..l.find(needle).expect("in line")].encode_utf16().count() as u64)
+}
+
+#[test]
+fn a_workspace_object_reports_at_its_bpf_c_lines_with_hovers_per_kernel() {
+    if !fevlint_testkit::real_tools("clang, bpftool and libbpf") {
+        return;
+    }
+    let dir = workspace();
+    let source = dir.join("drift.bpf.c");
+    let text = std::fs::read_to_string(&source).expect("source");
+    let uri = format!("file://{}", source.display());
+    let mut server = Server::start();
+    let root = format!("file://{}", dir.display());
+    let caps = json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
+    server.request("initialize", json!({"rootUri": root, "capabilities": caps}));
+    server.notify("initialized", json!({}));
+    // The editor opens the C file: nothing parses it as a probe script.
+    server.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "c", "version": 1, "text": text}}),
+    );
+    let is_source = |v: &Value| v["method"] == "textDocument/publishDiagnostics" && v["params"]["uri"] == uri;
+    let published = server.wait("the diagnostics of drift.bpf.c", is_source);
+    let diags = published["params"]["diagnostics"].as_array().expect("diagnostics").clone();
+    let find = |code: &str, what: &str| -> Vec<Value> {
+        diags
+            .iter()
+            .filter(|d| d["code"] == code && d["message"].as_str().is_some_and(|m| m.contains(what)))
+            .cloned()
+            .collect()
+    };
+    assert!(diags.iter().all(|d| d["code"].as_str().is_some_and(|c| c.starts_with('B'))), "{diags:#?}");
+    // f_version: in 6.1's struct file, gone in 6.12: at the read, naming 6.12.
+    let drift = find("B604", "f_version");
+    assert_eq!(drift.len(), 1, "{diags:#?}");
+    let message = drift[0]["message"].as_str().expect("message");
+    assert!(message.contains("6.12.117+deb12-amd64") && message.contains("6.1.0-56-amd64"), "{message}");
+    let (read_line, _) = place(&text, "BPF_KPROBE(read_version");
+    let at = drift[0]["range"]["start"]["line"].as_u64().expect("line");
+    assert!(at == read_line || at == read_line + 1, "line {at}: {:#}", drift[0]);
+    // The kprobe on a function 6.12 renamed: at its `SEC("...")` string, column exact.
+    let alloc = find("B611", "__alloc_pages");
+    assert_eq!(alloc.len(), 1, "{diags:#?}");
+    let (line, column) = place(&text, "\"kprobe/__alloc_pages\"");
+    assert_eq!(alloc[0]["range"]["start"], json!({"line": line, "character": column}), "{:#}", alloc[0]);
+    let end = column + "\"kprobe/__alloc_pages\"".len() as u64;
+    assert_eq!(alloc[0]["range"]["end"], json!({"line": line, "character": end}));
+    assert!(alloc[0]["message"].as_str().expect("message").contains("6.12.117+deb12-amd64"), "{:#}", alloc[0]);
+    assert_eq!(find("B611", "no_such_tracepoint").len(), 2, "one per kernel: {diags:#?}");
+
+    // Hover on the f_version read: its offset on 6.1, poisoned on 6.12.
+    let hover = |server: &mut Server, line: u64, character: u64| {
+        let position = json!({"line": line, "character": character});
+        let h = server.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": position}));
+        h["contents"]["value"].as_str().unwrap_or_default().to_owned()
+    };
+    let h = hover(&mut server, at, drift[0]["range"]["start"]["character"].as_u64().expect("character"));
+    assert!(h.contains("f_version"), "{h}");
+    assert!(h.contains("- `6.1.0-56-amd64`: = 184"), "{h}");
+    assert!(h.contains("- `6.12.117+deb12-amd64`: poisoned"), "{h}");
+    // Hover on an attach point: found on one kernel, missing on the other.
+    let h = hover(&mut server, line, column + 3);
+    assert!(h.contains("attach point") && h.contains("kprobe/__alloc_pages"), "{h}");
+    assert!(h.contains("- `6.1.0-56-amd64`: `__alloc_pages` found"), "{h}");
+    assert!(h.contains("- `6.12.117+deb12-amd64`: `__alloc_pages` does not exist on"), "{h}");
+    // A line without relocation or attach point has no hover.
+    assert_eq!(hover(&mut server, 0, 3), "");
+
+    // The author fixes the kprobe and rebuilds: the object is checked again.
+    let fixed = text.replace("kprobe/__alloc_pages", "kprobe/vfs_write");
+    std::fs::write(&source, &fixed).expect("edit");
+    compile(&dir);
+    let object = format!("file://{}", dir.join("drift.bpf.o").display());
+    server.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": object, "type": 2}]}));
+    let again = server.wait("the diagnostics of the rebuilt object", |v| {
+        is_source(v)
+            && !v["params"]["diagnostics"]
+                .as_array()
+                .is_some_and(|d| d.iter().any(|d| d["message"].as_str().is_some_and(|m| m.contains("__alloc_pages"))))
+    });
+    let codes: Vec<&str> =
+        again["params"]["diagnostics"].as_array().expect("diags").iter().filter_map(|d| d["code"].as_str()).collect();
+    assert!(codes.contains(&"B604") && !codes.is_empty(), "{codes:?}");
+
+    server.request("shutdown", Value::Null);
+    server.notify("exit", Value::Null);
+    let status = server.child.wait().expect("exit");
+    assert!(status.success(), "{status}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
