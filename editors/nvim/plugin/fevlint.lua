@@ -3,6 +3,27 @@
 -- 12's apt package is 0.7) says so once, when the first such buffer opens.
 if vim.fn.has('nvim-0.11') == 1 then
   vim.lsp.enable('fevlint')
+  -- A `*.bpf.c` under a fevlint.toml that names compiled objects (`objects = [...]`): the
+  -- server reports their findings and hovers there (it never parses C). Other C files
+  -- never start it.
+  vim.api.nvim_create_autocmd('FileType', {
+    pattern = 'c',
+    callback = function(args)
+      if not vim.api.nvim_buf_get_name(args.buf):match('%.bpf%.c$') then
+        return
+      end
+      local root = vim.fs.root(args.buf, 'fevlint.toml')
+      if not root then
+        return
+      end
+      local names_objects = vim.iter(vim.fn.readfile(root .. '/fevlint.toml')):any(function(line)
+        return line:match('^%s*objects%s*=') ~= nil
+      end)
+      if names_objects then
+        vim.lsp.start(vim.tbl_extend('force', vim.lsp.config.fevlint, { root_dir = root }), { bufnr = args.buf })
+      end
+    end,
+  })
 else
   local version = vim.fn.matchstr(vim.fn.execute('version'), 'NVIM v[0-9.]\\+')
   _G.fevlint_too_old = function()

@@ -88,11 +88,16 @@ async function startServer(): Promise<void> {
     debug: { command, args: ['lsp'], transport: TransportKind.stdio },
   };
   const clientOptions: LanguageClientOptions = {
-    // The languages the server checks: `*.fev`, the mainline `*.dynevents`, bpftrace `*.bt`.
-    documentSelector: ['fev', 'dynevents', 'bpftrace'].flatMap((language) => [
-      { scheme: 'file', language },
-      { scheme: 'untitled', language },
-    ]),
+    // The languages the server checks: `*.fev`, the mainline `*.dynevents`, bpftrace `*.bt`;
+    // and the `*.bpf.c` sources of compiled objects a fevlint.toml names (`objects`), for the
+    // hovers at their findings: the server never parses C (other C files are not sent).
+    documentSelector: [
+      ...['fev', 'dynevents', 'bpftrace'].flatMap((language) => [
+        { scheme: 'file', language },
+        { scheme: 'untitled', language },
+      ]),
+      { scheme: 'file', language: 'c', pattern: '**/*.bpf.c' },
+    ],
     initializationOptions: { fevlint: settings.serverLayer() },
     outputChannel: channel,
   };

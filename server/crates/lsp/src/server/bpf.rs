@@ -29,6 +29,8 @@ struct Report {
     items: Vec<u8>,
     id: u64,
     pushed: bool,
+    /// The client pulled it (`textDocument/diagnostic`): no longer pushed.
+    pulled: bool,
 }
 
 /// The workspace's objects and what they say about their sources.
@@ -205,6 +207,7 @@ impl Inner {
         };
         let mut pushes = Vec::new();
         let mut changed = false;
+        let mut pulled_changed = false;
         {
             let mut objects = self.objects();
             let Objects { entries, reports, .. } = &mut *objects;
@@ -221,7 +224,7 @@ impl Inner {
             for (path, r) in reports.iter_mut() {
                 if !merged.contains_key(path) && r.id != 0 {
                     // No object reports there any more.
-                    *r = Report { items: b"[]".to_vec(), id: 0, pushed: r.pushed };
+                    *r = Report { items: b"[]".to_vec(), id: 0, pushed: r.pushed, pulled: r.pulled };
                     changed = true;
                     if let (true, Some(uri)) = (r.pushed, Uri::from_file_path(path)) {
                         r.pushed = false;
@@ -245,8 +248,9 @@ impl Inner {
                     continue;
                 }
                 changed = true;
+                pulled_changed |= r.pulled;
                 r.id = id;
-                if !pulled && (items.len() > 2 || r.pushed) {
+                if !pulled && !r.pulled && (items.len() > 2 || r.pushed) {
                     r.pushed = items.len() > 2;
                     pushes.push((uri, items.clone()));
                 }
@@ -258,16 +262,24 @@ impl Inner {
                 self.send_publish(&uri, &body);
             }
         }
-        if pulled && refresh && changed {
+        if refresh && changed && (pulled || pulled_changed) {
             self.refresh_diagnostics();
         }
     }
 
-    /// The report of a source the objects point at (a pulled `.bpf.c`).
+    /// The report of a source the objects point at (a pulled `.bpf.c`); from now on it
+    /// is not pushed, and what was pushed is cleared (the client keeps pulled and pushed
+    /// diagnostics apart: both would show).
     pub(super) fn object_report(&self, uri: &Uri) -> Option<(Vec<u8>, u64)> {
         let path = uri.to_file_path()?;
-        let objects = self.objects();
-        let r = objects.reports.get(path.as_ref())?;
+        let mut objects = self.objects();
+        let r = objects.reports.get_mut(path.as_ref())?;
+        r.pulled = true;
+        if std::mem::take(&mut r.pushed) {
+            if let Ok(body) = convert::publish_frame_body(uri, None, b"[]") {
+                self.send_publish(uri, &body);
+            }
+        }
         Some((r.items.clone(), r.id))
     }
 
