@@ -11,13 +11,13 @@
 //! with a note naming the place.
 //!
 //! Cost is bounded: at most [`MAX_OBJECTS`] objects of at most
-//! [`fevlint_load::fsio::MAX_SCRIPT_BYTES`] each; sources as large as a document
-//! ([`crate::MAX_DOCUMENT_BYTES`]).
+//! [`fevlint_load::fsio::MAX_SCRIPT_BYTES`] each, and sources of that size too.
 
 use crate::config::{self, Layer, Problem};
 use fevlint_bpf::{AttachKind, BpfObject, Outcome};
 use fevlint_check::bpf::{place, place_finding, BpfKernel};
 use fevlint_check::diagnostic::Diagnostic;
+use fevlint_check::rules;
 use fevlint_kernel::Kernel;
 use fevlint_syntax::Span;
 use std::collections::{BTreeMap, HashMap};
@@ -135,7 +135,7 @@ pub fn check(objects: &[Configured], kernels: &[Arc<Kernel>], roots: &[PathBuf])
                     .or_insert_with(|| {
                         std::fs::read(&path)
                             .ok()
-                            .filter(|b| b.len() <= crate::MAX_DOCUMENT_BYTES)
+                            .filter(|b| b.len() as u64 <= fevlint_load::fsio::MAX_SCRIPT_BYTES)
                             .map(|b| Arc::from(String::from_utf8_lossy(&b).as_ref()))
                             .unwrap_or_else(|| Arc::from(""))
                     })
@@ -263,7 +263,7 @@ fn program_facts(
                     let problems: Vec<&str> = found
                         .iter()
                         .filter(|f| {
-                            matches!(f.diagnostic.code, "B611" | "B613")
+                            (f.diagnostic.is(&rules::B611) || f.diagnostic.is(&rules::B613))
                                 && f.diagnostic.kernel.as_deref() == Some(k.kernel.name.as_str())
                                 && (f.anchor.as_deref() == Some(anchor.as_str())
                                     || f.program.as_deref() == Some(p.name.as_str()))
