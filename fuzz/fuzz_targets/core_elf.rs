@@ -2,7 +2,7 @@
 //! page-table walk over whatever physical memory the input describes.
 #![no_main]
 
-use fevlint_memory::{Dump, ElfCore, KernelCore, Memory, PhysMemory, Source};
+use fevlint_memory::{Dump, ElfCore, KernelCore, Memory, PhysMemory, Source, VirtAddr};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
@@ -12,13 +12,15 @@ fuzz_target!(|data: &[u8]| {
         let mut b = [0u8; 64];
         for s in core.segments().iter().take(4) {
             let _ = core.read(s.vaddr, &mut b);
-            let _ = core.read_phys(s.paddr, &mut b);
+            if let Some(p) = s.paddr {
+                let _ = core.read_phys(p, &mut b);
+            }
         }
         let _ = core.threads();
         let _ = core.files();
         if let Ok(k) = KernelCore::from_elf(core) {
             for a in [0xffff_8880_0000_0000u64, 0xffff_ffff_8100_0000, 0xffff_c900_0000_0000, 0x40_0000] {
-                let _ = k.read(a, &mut b);
+                let _ = k.read(VirtAddr(a), &mut b);
             }
         }
     }

@@ -2,7 +2,7 @@
 //! pages) and the flattened-stream index, with the page-table walk on top.
 #![no_main]
 
-use fevlint_memory::{FlatIndex, KdumpFile, KernelCore, Memory, PhysMemory, Source};
+use fevlint_memory::{FlatIndex, KdumpFile, KernelCore, Memory, PhysAddr, PhysMemory, Source, VirtAddr};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
@@ -13,10 +13,10 @@ fn exercise(src: Source) {
         let _ = k.read_page(pfn, &mut page);
     }
     let mut b = [0u8; 64];
-    let _ = k.read_phys(0x1ff0, &mut b);
+    let _ = k.read_phys(PhysAddr(0x1ff0), &mut b);
     if let Ok(core) = KernelCore::from_kdump(k) {
         for a in [0xffff_8880_0000_0000u64, 0xffff_ffff_8100_0000, 0xffff_c900_0000_0000] {
-            let _ = core.read(a, &mut b);
+            let _ = core.read(VirtAddr(a), &mut b);
         }
     }
 }

@@ -4,7 +4,7 @@
 //! a wrapper made here with gzip (the sniff and the inner readers on hostile dumps).
 #![no_main]
 
-use fevlint_memory::{Dump, Memory, Source, WrapperLimits};
+use fevlint_memory::{Dump, Memory, Source, VirtAddr, WrapperLimits};
 use libfuzzer_sys::fuzz_target;
 use std::io::Write;
 use std::path::Path;
@@ -17,7 +17,7 @@ fn exercise(name: &str, bytes: Vec<u8>) {
     let _ = d.threads().len();
     let mut b = [0u8; 32];
     for a in [0x40_0000u64, 0xffff_8880_0000_0000, 0xffff_ffff_8100_0000] {
-        let _ = d.read(a, &mut b);
+        let _ = d.read(VirtAddr(a), &mut b);
     }
 }
 

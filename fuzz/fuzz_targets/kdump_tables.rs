@@ -8,7 +8,7 @@
 mod common;
 
 use common::{Codec, Kdump, BS};
-use fevlint_memory::{KdumpFile, KernelCore, Memory, PhysMemory, Source};
+use fevlint_memory::{KdumpFile, KernelCore, Memory, PhysAddr, PhysMemory, Source, VirtAddr};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -37,8 +37,8 @@ fuzz_target!(|data: &[u8]| {
         let _ = k.read_page(pfn, &mut page);
     }
     let mut b = [0u8; 64];
-    let _ = k.read_phys(0x1ff0, &mut b);
+    let _ = k.read_phys(PhysAddr(0x1ff0), &mut b);
     if let Ok(core) = KernelCore::from_kdump(k) {
-        let _ = core.read(0xffff_8880_0000_0000, &mut b);
+        let _ = core.read(VirtAddr(0xffff_8880_0000_0000), &mut b);
     }
 });

@@ -145,11 +145,12 @@ struct DumpAndImage<'a> {
 }
 
 impl Memory for DumpAndImage<'_> {
-    fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), Fault> {
+    fn read(&self, addr: fevlint_memory::VirtAddr, buf: &mut [u8]) -> Result<(), Fault> {
         match self.dump.read(addr, buf) {
             Err(f) if matches!(f.kind, FaultKind::Unmapped | FaultKind::NotInDump) => {
-                let from_image =
-                    self.image.and_then(|e| e.read_virt(VirtAddr(addr.wrapping_sub(self.bias)), buf.len() as u64));
+                // The image's link-time address: the run-time one less the load bias.
+                let linked = VirtAddr(addr.0.wrapping_sub(self.bias));
+                let from_image = self.image.and_then(|e| e.read_virt(linked, buf.len() as u64));
                 match from_image {
                     Some(bytes) => {
                         buf.copy_from_slice(bytes);
@@ -543,7 +544,7 @@ fn check_program(
         .map(|s| s.addr.0)
         .min()
         .unwrap_or(0);
-    Ok(mapping.start.wrapping_sub(lowest & !0xfff))
+    Ok(mapping.start.0.wrapping_sub(lowest & !0xfff))
 }
 
 /// The build-id the core holds at the file offset of the image's build-id note, when
@@ -579,7 +580,7 @@ fn read_pointer(mem: &dyn Memory, addr: u64, target: Target) -> Option<u64> {
     }
     let mut b = [0u8; 8];
     let n = target.ptr_size as usize;
-    mem.read(addr, &mut b[..n]).ok()?;
+    mem.read(fevlint_memory::VirtAddr(addr), &mut b[..n]).ok()?;
     Some(u64::from_le_bytes(b))
 }
 

@@ -5,7 +5,7 @@
 //! `cargo bench -p fevlint-exec --bench eval` (after that test has run once).
 
 use fevlint_exec::{evaluate, Frame, SymbolAt, Symbols};
-use fevlint_memory::{Dump, PageTables};
+use fevlint_memory::{Dump, PageTables, PhysAddr};
 use fevlint_syntax::machine::Target;
 use std::path::Path;
 use std::time::Instant;
@@ -34,7 +34,7 @@ fn main() {
     let open_time = opened.elapsed();
     if let Dump::Kernel(k) = &mut dump {
         if let Some(cr3) = k.qemu_cpus().first().map(|q| q.cr3) {
-            k.set_page_tables(PageTables::new(cr3, 4));
+            k.set_page_tables(PageTables::new(PhysAddr(cr3), 4));
         }
     }
     let regs = dump.threads()[0].regs;

@@ -12,7 +12,7 @@
 //! `string` up to 512 bytes, arrays `N × size` zero-filled on a fault, `char[N]` printed
 //! as a string, and any faulting read recorded as 0.
 
-use fevlint_memory::{Fault, Memory};
+use fevlint_memory::{Fault, Memory, VirtAddr};
 use fevlint_syntax::machine::{AbsValue, Atom, Field, Parsed, Source, Target};
 use fevlint_syntax::walk::{self, Recorded, Walk};
 use fevlint_syntax::Span;
@@ -146,7 +146,7 @@ enum Stop {
 impl Stop {
     fn describe(&self) -> String {
         match self {
-            Stop::Fault(f) if f.addr < 4096 => format!("read at 0x{:x}: NULL pointer ({})", f.addr, f.kind),
+            Stop::Fault(f) if f.addr.0 < 4096 => format!("read at 0x{:x}: NULL pointer ({})", f.addr, f.kind),
             Stop::Fault(f) => format!("read at 0x{:x}: {}", f.addr, f.kind),
             Stop::MissingSlot(s) => format!("no value for slot {s}"),
             Stop::UnknownSymbol(s) => format!("no symbol `{s}`"),
@@ -158,7 +158,7 @@ impl MemWalk<'_> {
     fn read(&mut self, addr: u64, size: u32) -> Result<u64, Stop> {
         let mut buf = [0u8; 8];
         let n = (size as usize).min(8);
-        match self.mem.read(addr, &mut buf[..n]) {
+        match self.mem.read(VirtAddr(addr), &mut buf[..n]) {
             Ok(()) => {
                 self.reads.push(Read { addr, size, bytes: buf[..n].to_vec(), fault: None });
                 Ok(u64::from_le_bytes(buf))
@@ -223,7 +223,7 @@ fn evaluate_field(field: &Field, target: Target, frame: &Frame, mem: &dyn Memory
         Ok(Recorded::CopyFrom { addr, bytes }) => {
             let len = bytes.min(MAX_ARRAY_BYTES) as usize;
             let mut buf = vec![0u8; len];
-            match mem.read(addr, &mut buf) {
+            match mem.read(VirtAddr(addr), &mut buf) {
                 Ok(()) => w.reads.push(Read { addr, size: len as u32, bytes: buf.clone(), fault: None }),
                 Err(f) => {
                     // The kernel zero-fills the whole array when the copy faults.
@@ -274,9 +274,9 @@ fn evaluate_field(field: &Field, target: Target, frame: &Frame, mem: &dyn Memory
 /// page piece at a time so a string ending just before an unreadable page still reads.
 fn read_string(mem: &dyn Memory, addr: u64) -> (Vec<u8>, Option<Fault>) {
     let mut out = Vec::new();
-    let mut at = addr;
+    let mut at = VirtAddr(addr);
     while out.len() < MAX_STRING - 1 {
-        let to_page_end = (4096 - (at % 4096)) as usize;
+        let to_page_end = (4096 - at.page_offset()) as usize;
         let want = to_page_end.min(MAX_STRING - 1 - out.len());
         let mut buf = vec![0u8; want];
         if mem.read(at, &mut buf).is_err() {

@@ -10,7 +10,7 @@
 //! and offsets from the dump's own VMCOREINFO: three dependent 8-byte loads through the
 //! page tables, as the executor does for `prb->desc_ring.descs->state_var`.
 
-use fevlint_memory::{Dump, Memory};
+use fevlint_memory::{Dump, Memory, VirtAddr};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -20,7 +20,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 }
 
 struct Chain {
-    prb: u64,
+    prb: VirtAddr,
     descs: u64,
     state: u64,
 }
@@ -38,8 +38,8 @@ fn chain_of(d: &Dump) -> Chain {
 
 fn eval(d: &Dump, c: &Chain) -> u64 {
     let p = d.read_u64(c.prb).unwrap_or(0);
-    let descs = d.read_u64(p + c.descs).unwrap_or(0);
-    d.read_u64(descs + c.state).unwrap_or(0)
+    let descs = d.read_u64(VirtAddr(p + c.descs)).unwrap_or(0);
+    d.read_u64(VirtAddr(descs + c.state)).unwrap_or(0)
 }
 
 fn bench_file(path: &Path) -> (Duration, f64, u64) {
@@ -185,7 +185,7 @@ fn main() {
     assert!(values.windows(2).all(|w| w[0] == w[1]), "every format evaluates the chain alike: {values:x?}");
     let python = std::env::var("FEVLINT_DRGN_PYTHON").unwrap_or_else(|_| "python3".into());
     let mut drgn = std::process::Command::new(&python);
-    drgn.arg("-c").arg(DRGN).args([chain.prb, chain.descs, chain.state].map(|v| v.to_string()));
+    drgn.arg("-c").arg(DRGN).args([chain.prb.0, chain.descs, chain.state].map(|v| v.to_string()));
     match drgn.args(&files).output() {
         Ok(o) if o.status.success() => {
             for line in String::from_utf8_lossy(&o.stdout).lines() {

@@ -1,7 +1,7 @@
 //! Prints what a dump holds: format, VMCOREINFO basics, page tables, CPUs/threads, and
 //! optionally bytes at addresses: `dumpinfo FILE [ADDR[:LEN]]...` (hex addresses).
 
-use fevlint_memory::{Dump, Memory};
+use fevlint_memory::{Dump, Memory, VirtAddr};
 use std::path::Path;
 
 fn main() {
@@ -43,7 +43,7 @@ fn main() {
     }
     for a in &args[1..] {
         let (addr, len) = a.split_once(':').unwrap_or((a, "16"));
-        let addr = u64::from_str_radix(addr.trim_start_matches("0x"), 16).unwrap_or(0);
+        let addr = VirtAddr(u64::from_str_radix(addr.trim_start_matches("0x"), 16).unwrap_or(0));
         let mut b = vec![0u8; len.parse().unwrap_or(16)];
         match dump.read(addr, &mut b) {
             Ok(()) => {

@@ -2,6 +2,7 @@
 //! `/proc/kcore`) and user (gdb `gcore`, kernel-written). Program headers and notes are
 //! parsed at open; segment contents are read on demand.
 
+use crate::addr::{PhysAddr, VirtAddr};
 use crate::error::{Error, Fault, FaultKind};
 use crate::notes::{parse_notes, FileMapping, NoteSet, QemuCpuState, VmcoreInfo};
 use crate::regs::{Arch, Thread};
@@ -20,13 +21,19 @@ const MAX_NOTES: u64 = 64 << 20;
 /// One `PT_LOAD`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Segment {
-    pub vaddr: u64,
-    /// `u64::MAX` when the writer did not know it (`/proc/kcore` vmalloc ranges).
-    pub paddr: u64,
+    pub vaddr: VirtAddr,
+    /// `None` when the writer did not know it (`p_paddr` of all ones: `/proc/kcore`
+    /// vmalloc ranges).
+    pub paddr: Option<PhysAddr>,
     pub offset: u64,
     pub filesz: u64,
     pub memsz: u64,
     pub flags: u32,
+}
+
+/// A segment's physical address, for the list that holds only segments that have one.
+fn phys_key(s: &Segment) -> u64 {
+    s.paddr.map_or(0, |p| p.0)
 }
 
 /// A parsed ELF core file.
@@ -164,42 +171,43 @@ impl ElfCore {
                     ),
                 ));
             }
-            segments.push(Segment { vaddr, paddr, offset, filesz, memsz, flags });
+            let paddr = Some(PhysAddr(paddr)).filter(|p| p.0 != u64::MAX);
+            segments.push(Segment { vaddr: VirtAddr(vaddr), paddr, offset, filesz, memsz, flags });
         }
-        let mut by_vaddr: Vec<Segment> = segments.iter().copied().filter(|s| s.vaddr != 0 && s.memsz > 0).collect();
+        let mut by_vaddr: Vec<Segment> = segments.iter().copied().filter(|s| s.vaddr.0 != 0 && s.memsz > 0).collect();
         by_vaddr.sort_by_key(|s| s.vaddr);
         for w in by_vaddr.windows(2) {
-            if w[0].vaddr + w[0].memsz > w[1].vaddr {
+            if w[0].vaddr.0 + w[0].memsz > w[1].vaddr.0 {
                 return Err(src.malformed(
                     phoff,
                     format!(
                         "segments overlap: [{:#x}, {:#x}) and [{:#x}, {:#x})",
                         w[0].vaddr,
-                        w[0].vaddr + w[0].memsz,
+                        w[0].vaddr.0 + w[0].memsz,
                         w[1].vaddr,
-                        w[1].vaddr + w[1].memsz
+                        w[1].vaddr.0 + w[1].memsz
                     ),
                 ));
             }
         }
         // Physical ranges may overlap in a kdump vmcore (the kernel-text segment repeats
         // part of a RAM segment); the lookup takes the first by address.
-        let mut sorted: Vec<Segment> =
-            segments.iter().copied().filter(|s| s.paddr != u64::MAX && s.memsz > 0).collect();
-        sorted.sort_by_key(|s| (s.paddr, std::cmp::Reverse(s.memsz)));
+        let mut sorted: Vec<(PhysAddr, Segment)> =
+            segments.iter().filter_map(|s| Some((s.paddr?, *s))).filter(|(_, s)| s.memsz > 0).collect();
+        sorted.sort_by_key(|(p, s)| (*p, std::cmp::Reverse(s.memsz)));
         // Clip overlaps (QEMU with paging writes one segment per virtual mapping, so the
         // direct map, the kernel text and vmalloc pages repeat physical ranges): each
         // physical byte then has one segment, and a binary search finds it.
         let mut by_paddr: Vec<Segment> = Vec::with_capacity(sorted.len());
         let mut covered = 0u64;
-        for mut s in sorted {
-            let end = s.paddr + s.memsz;
+        for (paddr, mut s) in sorted {
+            let end = paddr.0 + s.memsz;
             if !by_paddr.is_empty() {
                 if end <= covered {
                     continue;
                 }
-                let skip = covered.saturating_sub(s.paddr);
-                s.paddr += skip;
+                let skip = covered.saturating_sub(paddr.0);
+                s.paddr = Some(PhysAddr(paddr.0 + skip));
                 s.memsz -= skip;
                 s.offset += skip.min(s.filesz);
                 s.filesz = s.filesz.saturating_sub(skip);
@@ -255,23 +263,25 @@ impl ElfCore {
             || (self.arch == Arch::X86_64
                 && self.notes.files.is_empty()
                 // User cores carry the vsyscall page, the one kernel-half user mapping.
-                && self.by_vaddr.iter().any(|s| s.vaddr >= 0xffff_8000_0000_0000 && s.vaddr != VSYSCALL))
+                && self.by_vaddr.iter().any(|s| s.vaddr.0 >= 0xffff_8000_0000_0000 && s.vaddr.0 != VSYSCALL))
     }
 
     /// Whether any segment carries a kernel virtual address (QEMU without paging writes
     /// `p_vaddr = p_paddr`, which is not one).
     pub fn has_virtual(&self) -> bool {
-        self.by_vaddr.iter().any(|s| s.vaddr >= 0xffff_8000_0000_0000 && s.vaddr != VSYSCALL)
+        self.by_vaddr.iter().any(|s| s.vaddr.0 >= 0xffff_8000_0000_0000 && s.vaddr.0 != VSYSCALL)
     }
 
-    pub(crate) fn read_segments(
+    /// Reads `buf` from the segments `segs` sorted by `key`; on failure, the first
+    /// address (in `key`'s space) that could not be read.
+    fn read_segments(
         &self,
         segs: &[Segment],
         key: fn(&Segment) -> u64,
         addr: u64,
         buf: &mut [u8],
         absent: FaultKind,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), Fault<u64>> {
         let mut done = 0usize;
         while done < buf.len() {
             let a = addr.wrapping_add(done as u64);
@@ -295,29 +305,31 @@ impl ElfCore {
 
     /// Reads by virtual address through the segments' `p_vaddr` (user cores, kcore, QEMU
     /// with paging, the direct-map and text segments of a kdump vmcore).
-    pub fn read_virtual(&self, addr: u64, buf: &mut [u8]) -> Result<(), Fault> {
-        self.read_segments(&self.by_vaddr, |s| s.vaddr, addr, buf, FaultKind::Unmapped)
+    pub fn read_virtual(&self, addr: VirtAddr, buf: &mut [u8]) -> Result<(), Fault> {
+        self.read_segments(&self.by_vaddr, |s| s.vaddr.0, addr.0, buf, FaultKind::Unmapped)
+            .map_err(|f| Fault::new(VirtAddr(f.addr), f.kind))
     }
 
     /// Reads by physical address through the segments' `p_paddr`.
-    pub fn read_physical(&self, addr: u64, buf: &mut [u8]) -> Result<(), Fault> {
-        self.read_segments(&self.by_paddr, |s| s.paddr, addr, buf, FaultKind::OutsidePhysical)
+    pub fn read_physical(&self, addr: PhysAddr, buf: &mut [u8]) -> Result<(), Fault<PhysAddr>> {
+        self.read_segments(&self.by_paddr, phys_key, addr.0, buf, FaultKind::OutsidePhysical)
+            .map_err(|f| Fault::new(PhysAddr(f.addr), f.kind))
     }
 
     /// Whether a segment with a virtual address covers `addr`.
-    pub(crate) fn covers_virtual(&self, addr: u64) -> bool {
+    pub(crate) fn covers_virtual(&self, addr: VirtAddr) -> bool {
         let i = self.by_vaddr.partition_point(|s| s.vaddr <= addr);
-        i.checked_sub(1).is_some_and(|i| addr - self.by_vaddr[i].vaddr < self.by_vaddr[i].memsz)
+        i.checked_sub(1).is_some_and(|i| addr.offset_from(self.by_vaddr[i].vaddr) < self.by_vaddr[i].memsz)
     }
 
     /// The end of physical memory as the segments describe it.
-    pub(crate) fn phys_end(&self) -> u64 {
-        self.by_paddr.iter().map(|s| s.paddr + s.memsz).max().unwrap_or(0)
+    pub(crate) fn phys_end(&self) -> PhysAddr {
+        PhysAddr(self.by_paddr.iter().map(|s| phys_key(s) + s.memsz).max().unwrap_or(0))
     }
 }
 
 impl Memory for ElfCore {
-    fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), Fault> {
+    fn read(&self, addr: VirtAddr, buf: &mut [u8]) -> Result<(), Fault> {
         self.read_virtual(addr, buf)
     }
 }

@@ -4,6 +4,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::addr::VirtAddr;
+
 /// A dump that cannot be opened, or a structure in it that cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -41,16 +43,17 @@ pub enum FaultKind {
     Corrupt,
 }
 
-/// A failed read: the first address that could not be read, and why.
+/// A failed read: the first address that could not be read, and why. `A` is the
+/// address space read: virtual for [`crate::Memory`], [`crate::PhysAddr`] for
+/// [`crate::PhysMemory`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Fault {
-    /// The virtual address (physical for [`crate::PhysMemory`] reads).
-    pub addr: u64,
+pub struct Fault<A = VirtAddr> {
+    pub addr: A,
     pub kind: FaultKind,
 }
 
-impl Fault {
-    pub fn new(addr: u64, kind: FaultKind) -> Fault {
+impl<A> Fault<A> {
+    pub fn new(addr: A, kind: FaultKind) -> Fault<A> {
         Fault { addr, kind }
     }
 }
@@ -66,10 +69,10 @@ impl fmt::Display for FaultKind {
     }
 }
 
-impl fmt::Display for Fault {
+impl<A: fmt::LowerHex> fmt::Display for Fault<A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:#x}: {}", self.addr, self.kind)
     }
 }
 
-impl std::error::Error for Fault {}
+impl<A: fmt::LowerHex + fmt::Debug> std::error::Error for Fault<A> {}

@@ -8,6 +8,7 @@
 //! bitmap (excluded by the dump level), and otherwise found by its rank among the set
 //! bits of the second bitmap.
 
+use crate::addr::PhysAddr;
 use crate::error::{Error, Fault, FaultKind};
 use crate::notes::{parse_notes, NoteSet, VmcoreInfo};
 use crate::regs::{Arch, Thread};
@@ -471,21 +472,22 @@ impl KdumpFile {
 }
 
 impl PhysMemory for KdumpFile {
-    fn read_phys(&self, paddr: u64, buf: &mut [u8]) -> Result<(), Fault> {
+    fn read_phys(&self, paddr: PhysAddr, buf: &mut [u8]) -> Result<(), Fault<PhysAddr>> {
         let bs = u64::from(self.header.block_size);
         let mut done = 0usize;
         while done < buf.len() {
             let a = paddr.wrapping_add(done as u64);
-            let in_page = (a % bs) as usize;
+            let in_page = (a.0 % bs) as usize;
             let n = (bs as usize - in_page).min(buf.len() - done);
             let out = &mut buf[done..done + n];
-            self.with_page(a / bs, |p| out.copy_from_slice(&p[in_page..in_page + n])).map_err(|k| Fault::new(a, k))?;
+            self.with_page(a.0 / bs, |p| out.copy_from_slice(&p[in_page..in_page + n]))
+                .map_err(|k| Fault::new(a, k))?;
             done += n;
         }
         Ok(())
     }
 
-    fn phys_end(&self) -> u64 {
-        self.header.max_mapnr.saturating_mul(u64::from(self.header.block_size))
+    fn phys_end(&self) -> PhysAddr {
+        PhysAddr(self.header.max_mapnr.saturating_mul(u64::from(self.header.block_size)))
     }
 }

@@ -2,6 +2,7 @@
 //! the dump has them (kcore, vmcore direct map and text, QEMU with paging), otherwise the
 //! dumped kernel's page tables over its physical memory.
 
+use crate::addr::{PhysAddr, VirtAddr};
 use crate::elf::ElfCore;
 use crate::error::{Error, Fault, FaultKind};
 use crate::kdump::KdumpFile;
@@ -13,10 +14,10 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 impl PhysMemory for ElfCore {
-    fn read_phys(&self, paddr: u64, buf: &mut [u8]) -> Result<(), Fault> {
+    fn read_phys(&self, paddr: PhysAddr, buf: &mut [u8]) -> Result<(), Fault<PhysAddr>> {
         self.read_physical(paddr, buf)
     }
-    fn phys_end(&self) -> u64 {
+    fn phys_end(&self) -> PhysAddr {
         ElfCore::phys_end(self)
     }
 }
@@ -33,7 +34,7 @@ pub enum Translation {
     /// A `PT_LOAD` with this virtual address covers it.
     Segment,
     /// The page tables map it to this physical address.
-    Physical(u64),
+    Physical(PhysAddr),
 }
 
 /// Where the page-table root came from.
@@ -48,7 +49,7 @@ pub enum RootSource {
 }
 
 const TLB_MAX: usize = 1 << 14;
-const KERNEL_HALF: u64 = 0xffff_8000_0000_0000;
+const KERNEL_HALF: VirtAddr = VirtAddr(0xffff_8000_0000_0000);
 /// `__PAGE_OFFSET` of an i386 kernel with `CONFIG_VMSPLIT_3G`.
 const I386_PAGE_OFFSET: u64 = 0xc000_0000;
 
@@ -60,7 +61,7 @@ pub struct KernelCore {
     tables: Option<(PageTables, RootSource)>,
     phys_base: Option<u64>,
     /// Virtual 4 KiB page -> physical page (or the fault), for repeated walks.
-    tlb: Mutex<HashMap<u64, Result<u64, FaultKind>>>,
+    tlb: Mutex<HashMap<VirtAddr, Result<PhysAddr, FaultKind>>>,
 }
 
 impl KernelCore {
@@ -98,14 +99,14 @@ impl KernelCore {
             if arch == Arch::I386 {
                 // __pa_symbol() on i386 is `x - PAGE_OFFSET`; VMCOREINFO does not record
                 // PAGE_OFFSET, so this is Debian's (and the default) 3G/1G split.
-                let root = info.symbol("swapper_pg_dir")?.checked_sub(I386_PAGE_OFFSET)?;
+                let root = PhysAddr(info.symbol("swapper_pg_dir")?.0.checked_sub(I386_PAGE_OFFSET)?);
                 let pae = info.get("CONFIG_X86_PAE") == Some("y");
                 return Some((PageTables::i386(root, pae), RootSource::Vmcoreinfo));
             }
             let sym = info.symbol("init_top_pgt").or_else(|| info.symbol("swapper_pg_dir"))?;
             // __pa_symbol(): phys_base is negative (two's complement) when KASLR moved the
             // kernel down physically less than virtually, so this wraps by design.
-            let root = sym.checked_sub(START_KERNEL_MAP)?.wrapping_add(phys_base.unwrap_or(0));
+            let root = PhysAddr(sym.0.checked_sub(START_KERNEL_MAP.0)?.wrapping_add(phys_base.unwrap_or(0)));
             let levels = if info.number("pgtable_l5_enabled") == Some(1) { 5 } else { 4 };
             let mut t = PageTables::new(root, levels);
             t.sme_mask = info.number("sme_mask").map(|m| m as u64).unwrap_or(0);
@@ -202,20 +203,20 @@ impl KernelCore {
     }
 
     /// Translates through the page tables only (no segment shortcut).
-    pub fn walk(&self, vaddr: u64) -> Result<u64, Fault> {
+    pub fn walk(&self, vaddr: VirtAddr) -> Result<PhysAddr, Fault> {
         let Some((t, _)) = self.tables else { return Err(Fault::new(vaddr, FaultKind::Unmapped)) };
         t.translate(self.phys(), vaddr).map(|w| w.paddr)
     }
 
     /// How `vaddr` is read: from a virtual segment, or at a physical address.
-    pub fn translate(&self, vaddr: u64) -> Result<Translation, Fault> {
+    pub fn translate(&self, vaddr: VirtAddr) -> Result<Translation, Fault> {
         if let Backing::Elf(e) = &self.backing {
             // Only kernel-half segments: QEMU without paging writes p_vaddr = p_paddr.
             if vaddr >= KERNEL_HALF && e.covers_virtual(vaddr) {
                 return Ok(Translation::Segment);
             }
         }
-        let page = vaddr & !0xfff;
+        let page = vaddr.page_start();
         let hit = self.tlb.lock().unwrap_or_else(|p| p.into_inner()).get(&page).copied();
         let r = match hit {
             Some(r) => r,
@@ -229,25 +230,25 @@ impl KernelCore {
                 r
             }
         };
-        r.map(|p| Translation::Physical(p | (vaddr & 0xfff))).map_err(|k| Fault::new(vaddr, k))
+        r.map(|p| Translation::Physical(PhysAddr(p.0 | vaddr.page_offset()))).map_err(|k| Fault::new(vaddr, k))
     }
 }
 
 impl PhysMemory for KernelCore {
-    fn read_phys(&self, paddr: u64, buf: &mut [u8]) -> Result<(), Fault> {
+    fn read_phys(&self, paddr: PhysAddr, buf: &mut [u8]) -> Result<(), Fault<PhysAddr>> {
         self.phys().read_phys(paddr, buf)
     }
-    fn phys_end(&self) -> u64 {
+    fn phys_end(&self) -> PhysAddr {
         self.phys().phys_end()
     }
 }
 
 impl Memory for KernelCore {
-    fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), Fault> {
+    fn read(&self, addr: VirtAddr, buf: &mut [u8]) -> Result<(), Fault> {
         let mut done = 0usize;
         while done < buf.len() {
             let a = addr.wrapping_add(done as u64);
-            let n = ((0x1000 - (a & 0xfff)) as usize).min(buf.len() - done);
+            let n = ((0x1000 - a.page_offset()) as usize).min(buf.len() - done);
             let out = &mut buf[done..done + n];
             match self.translate(a)? {
                 Translation::Segment => {
@@ -258,7 +259,7 @@ impl Memory for KernelCore {
                 Translation::Physical(p) => self
                     .phys()
                     .read_phys(p, out)
-                    .map_err(|f| Fault::new(a.wrapping_add(f.addr.wrapping_sub(p)), f.kind))?,
+                    .map_err(|f| Fault::new(a.wrapping_add(f.addr.offset_from(p)), f.kind))?,
             }
             done += n;
         }

@@ -12,6 +12,7 @@
 //! Invariant: no input, however malformed, makes a reader panic, loop forever or
 //! allocate more than a small multiple of the file's own size.
 
+mod addr;
 mod elf;
 mod error;
 mod kdump;
@@ -24,6 +25,7 @@ mod x86_64;
 
 use std::path::Path;
 
+pub use addr::{PhysAddr, VirtAddr};
 pub use elf::{ElfCore, Segment};
 pub use error::{Error, Fault, FaultKind};
 pub use kdump::{Compression, KdumpFile, KdumpHeader};
@@ -33,13 +35,13 @@ pub use regs::{Arch, I386Regs, Regs, Thread, X86_64Regs};
 pub use source::FlatIndex;
 pub use source::Source;
 pub use wrapped::WrapperLimits;
-pub use x86_64::{PageTables, Walk, START_KERNEL_MAP};
+pub use x86_64::{MappedPage, PageTables, START_KERNEL_MAP};
 
 /// Physical memory of a dump.
 pub trait PhysMemory {
-    fn read_phys(&self, paddr: u64, buf: &mut [u8]) -> Result<(), Fault>;
+    fn read_phys(&self, paddr: PhysAddr, buf: &mut [u8]) -> Result<(), Fault<PhysAddr>>;
     /// One past the highest physical address the dump describes.
-    fn phys_end(&self) -> u64;
+    fn phys_end(&self) -> PhysAddr;
 }
 
 /// A source of memory by virtual address: what the executor reads through.
@@ -47,17 +49,17 @@ pub trait PhysMemory {
 /// `read` fills `buf` entirely or reports why it could not, with the first address that
 /// failed; bytes before that address may have been written.
 pub trait Memory {
-    fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), Fault>;
+    fn read(&self, addr: VirtAddr, buf: &mut [u8]) -> Result<(), Fault>;
 
     /// Reads a little-endian `u64` (x86 byte order).
-    fn read_u64(&self, addr: u64) -> Result<u64, Fault> {
+    fn read_u64(&self, addr: VirtAddr) -> Result<u64, Fault> {
         let mut b = [0u8; 8];
         self.read(addr, &mut b)?;
         Ok(u64::from_le_bytes(b))
     }
 
     /// Reads a little-endian `u32`.
-    fn read_u32(&self, addr: u64) -> Result<u32, Fault> {
+    fn read_u32(&self, addr: VirtAddr) -> Result<u32, Fault> {
         let mut b = [0u8; 4];
         self.read(addr, &mut b)?;
         Ok(u32::from_le_bytes(b))
@@ -65,7 +67,7 @@ pub trait Memory {
 }
 
 impl<M: Memory + ?Sized> Memory for &M {
-    fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), Fault> {
+    fn read(&self, addr: VirtAddr, buf: &mut [u8]) -> Result<(), Fault> {
         (**self).read(addr, buf)
     }
 }
@@ -144,7 +146,7 @@ impl Dump {
 }
 
 impl Memory for Dump {
-    fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), Fault> {
+    fn read(&self, addr: VirtAddr, buf: &mut [u8]) -> Result<(), Fault> {
         match self {
             Dump::User(c) => c.read(addr, buf),
             Dump::Kernel(k) => k.read(addr, buf),

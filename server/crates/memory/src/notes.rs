@@ -1,6 +1,7 @@
 //! ELF notes shared by every format: `NT_PRSTATUS`, `VMCOREINFO`, QEMU's CPU state,
 //! `NT_FILE`. Compressed kdump files carry the same notes in their sub-header.
 
+use crate::addr::VirtAddr;
 use crate::regs::{parse_prstatus, Arch, Thread};
 use std::collections::BTreeMap;
 
@@ -140,8 +141,8 @@ impl VmcoreInfo {
     }
 
     /// `SYMBOL(name)`: a runtime address (KASLR applied), hex.
-    pub fn symbol(&self, name: &str) -> Option<u64> {
-        u64::from_str_radix(self.get(&format!("SYMBOL({name})"))?, 16).ok()
+    pub fn symbol(&self, name: &str) -> Option<VirtAddr> {
+        u64::from_str_radix(self.get(&format!("SYMBOL({name})"))?, 16).ok().map(VirtAddr)
     }
 
     /// `NUMBER(name)`: decimal, possibly negative (two's complement kept).
@@ -191,8 +192,9 @@ impl QemuCpuState {
 /// One `NT_FILE` entry: a file mapped into the process.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileMapping {
-    pub start: u64,
-    pub end: u64,
+    /// The mapping covers `start..end` of the process's address space.
+    pub start: VirtAddr,
+    pub end: VirtAddr,
     /// Offset in the file, in bytes.
     pub file_offset: u64,
     pub path: String,
@@ -217,7 +219,12 @@ fn parse_nt_file(d: &[u8], arch: Arch) -> Vec<FileMapping> {
         let o = 2 * w + i * 3 * w;
         let (Some(start), Some(end), Some(pgoff)) = (word(o), word(o + w), word(o + 2 * w)) else { break };
         let path = names.next().map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
-        out.push(FileMapping { start, end, file_offset: pgoff.saturating_mul(page_size), path });
+        out.push(FileMapping {
+            start: VirtAddr(start),
+            end: VirtAddr(end),
+            file_offset: pgoff.saturating_mul(page_size),
+            path,
+        });
     }
     out
 }

@@ -12,7 +12,9 @@
 //! dumps that moment: the registers and the user string read from the dump must be what
 //! the kernel's trace line says.
 
-use fevlint_memory::{Dump, FaultKind, KernelCore, Memory, PageTables, PhysMemory, RootSource, Translation};
+use fevlint_memory::{
+    Dump, FaultKind, KernelCore, Memory, PageTables, PhysAddr, PhysMemory, RootSource, Translation, VirtAddr,
+};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -34,8 +36,8 @@ struct Dumps {
 }
 
 impl Dumps {
-    fn sym(&self, name: &str) -> u64 {
-        *self.syms.get(name).unwrap_or_else(|| panic!("{name} not in System.map"))
+    fn sym(&self, name: &str) -> VirtAddr {
+        VirtAddr(*self.syms.get(name).unwrap_or_else(|| panic!("{name} not in System.map")))
     }
 }
 
@@ -136,7 +138,7 @@ fn cstr(b: &[u8]) -> &str {
 }
 
 /// The addresses every reader must agree on, with the bytes read from the reference.
-fn probes(d: &Dumps, k: &KernelCore) -> Vec<(String, u64, usize)> {
+fn probes(d: &Dumps, k: &KernelCore) -> Vec<(String, VirtAddr, usize)> {
     let modules_next = k.read_u64(d.sym("modules")).expect("modules.next");
     let mem_section = k.vmcoreinfo().and_then(|v| v.symbol("mem_section")).expect("SYMBOL(mem_section)");
     let uts_phys = k.walk(d.sym("init_uts_ns")).expect("walk init_uts_ns");
@@ -147,16 +149,16 @@ fn probes(d: &Dumps, k: &KernelCore) -> Vec<(String, u64, usize)> {
         ("init_top_pgt (a page-table page)".into(), d.sym("init_top_pgt"), 4096),
         ("jiffies_64".into(), d.sym("jiffies_64"), 8),
         // struct module: state, list, name[56]: the list entry is at +8, the name at +24.
-        ("qemu_fw_cfg's struct module (module area)".into(), modules_next - 8, 256),
+        ("qemu_fw_cfg's struct module (module area)".into(), VirtAddr(modules_next - 8), 256),
         ("mem_section (direct map)".into(), mem_section, 64),
-        ("_text through the direct map".into(), 0xffff_8880_0000_0000 + 0x100_0000, 4096),
+        ("_text through the direct map".into(), VirtAddr(0xffff_8880_0000_0000 + 0x100_0000), 4096),
         ("_text".into(), d.sym("_text"), 4096),
-        ("struct page of init_uts_ns (vmemmap)".into(), 0xffff_ea00_0000_0000 + (uts_phys >> 12) * 64, 64),
+        ("struct page of init_uts_ns (vmemmap)".into(), VirtAddr(0xffff_ea00_0000_0000 + (uts_phys.0 >> 12) * 64), 64),
         ("a read across a page boundary".into(), d.sym("init_uts_ns") - 100 + 4096 * 2, 200),
     ]
 }
 
-fn read_all(k: &KernelCore, probes: &[(String, u64, usize)]) -> Vec<Vec<u8>> {
+fn read_all(k: &KernelCore, probes: &[(String, VirtAddr, usize)]) -> Vec<Vec<u8>> {
     probes
         .iter()
         .map(|(what, addr, len)| {
@@ -184,7 +186,7 @@ fn qemu_elf_dump_reads_the_kernel() {
     let (t, src) = k.page_tables().expect("page tables");
     assert_eq!(src, RootSource::Vmcoreinfo);
     assert_eq!(t.levels, 4);
-    assert_eq!(t.root, d.sym("init_top_pgt") - 0xffff_ffff_8000_0000);
+    assert_eq!(t.root, PhysAddr(d.sym("init_top_pgt").0 - 0xffff_ffff_8000_0000));
 
     let mut uts = [0u8; 390];
     k.read(d.sym("init_uts_ns"), &mut uts).expect("init_uts_ns");
@@ -199,7 +201,7 @@ fn qemu_elf_dump_reads_the_kernel() {
     let m = k.read_u64(d.sym("modules")).expect("modules.next");
     assert!(m >= 0xffff_ffff_a000_0000, "module at {m:#x}");
     let mut name = [0u8; 56];
-    k.read(m - 8 + 24, &mut name).expect("module name");
+    k.read(VirtAddr(m - 8 + 24), &mut name).expect("module name");
     assert_eq!(cstr(&name), "qemu_fw_cfg");
 
     // One vCPU: NT_PRSTATUS and QEMU's CPU state; CR3 gives the same translations.
@@ -208,17 +210,17 @@ fn qemu_elf_dump_reads_the_kernel() {
     let q = k.qemu_cpus()[0];
     assert_eq!(q.rip, k.threads()[0].regs.ip());
     let mut by_cr3 = open(&d.dir.join("elf.core"));
-    by_cr3.set_page_tables(PageTables::new(q.cr3, 4));
+    by_cr3.set_page_tables(PageTables::new(PhysAddr(q.cr3), 4));
     let p = probes(d, &k);
     assert_eq!(read_all(&by_cr3, &p), read_all(&k, &p), "CR3 and init_top_pgt translate alike");
 
     // Faults say why.
-    let fault = |a: u64| k.read_u64(a).map_err(|f| f.kind);
+    let fault = |a: u64| k.read_u64(VirtAddr(a)).map_err(|f| f.kind);
     assert_eq!(fault(0x0000_8000_0000_0000), Err(FaultKind::Unmapped), "non-canonical");
     assert_eq!(fault(0xffff_c8ff_ffff_0000), Err(FaultKind::Unmapped), "the hole below vmalloc");
     assert_eq!(fault(0), Err(FaultKind::Unmapped), "NULL");
     let mut b = [0u8; 8];
-    assert_eq!(k.read_phys(1 << 40, &mut b).map_err(|f| f.kind), Err(FaultKind::OutsidePhysical));
+    assert_eq!(k.read_phys(PhysAddr(1 << 40), &mut b).map_err(|f| f.kind), Err(FaultKind::OutsidePhysical));
 }
 
 #[test]
@@ -265,13 +267,15 @@ fn paging_dump_segments_agree_with_the_page_tables() {
     let d = dumps();
     let k = open(&d.dir.join("paging.core"));
     let elf = k.elf().expect("ELF");
-    let kernel_segments = elf.segments().iter().filter(|s| s.vaddr >= 0xffff_8000_0000_0000).count();
+    let kernel_segments = elf.segments().iter().filter(|s| s.vaddr >= VirtAddr(0xffff_8000_0000_0000)).count();
     assert!(kernel_segments > 100, "{kernel_segments} kernel PT_LOADs");
     for (what, addr, _) in probes(d, &k) {
         assert_eq!(k.translate(addr), Ok(Translation::Segment), "{what}");
         // QEMU's p_paddr for the segment = the walk's physical address.
-        let seg = elf.segments().iter().find(|s| s.vaddr <= addr && addr - s.vaddr < s.memsz).expect("segment");
-        assert_eq!(k.walk(addr), Ok(seg.paddr + (addr - seg.vaddr)), "{what}");
+        let seg =
+            elf.segments().iter().find(|s| s.vaddr <= addr && addr.offset_from(s.vaddr) < s.memsz).expect("segment");
+        let paddr = seg.paddr.expect("QEMU writes p_paddr");
+        assert_eq!(k.walk(addr), Ok(paddr + addr.offset_from(seg.vaddr)), "{what}");
     }
 }
 
@@ -292,14 +296,14 @@ fn excluded_pages_are_not_in_the_dump() {
     let mut b = [0u8; 8];
     let excluded = |pfn: u64| {
         let mut b = [0u8; 8];
-        k.read_phys(pfn << 12, &mut b).map_err(|f| f.kind) == Err(FaultKind::NotInDump)
+        k.read_phys(PhysAddr(pfn << 12), &mut b).map_err(|f| f.kind) == Err(FaultKind::NotInDump)
     };
     let pfn = (0x1000..192 * 256u64).find(|&p| excluded(p)).expect("an excluded page");
-    full.read_phys(pfn << 12, &mut b).expect("the ELF dump has every page");
-    let va = 0xffff_8880_0000_0000 + (pfn << 12);
+    full.read_phys(PhysAddr(pfn << 12), &mut b).expect("the ELF dump has every page");
+    let va = VirtAddr(0xffff_8880_0000_0000 + (pfn << 12));
     assert_eq!(k.read_u64(va), Err(fevlint_memory::Fault::new(va, FaultKind::NotInDump)));
     assert!(full.read_u64(va).is_ok());
-    assert_eq!(k.read_phys(1 << 40, &mut b).map_err(|f| f.kind), Err(FaultKind::OutsidePhysical));
+    assert_eq!(k.read_phys(PhysAddr(1 << 40), &mut b).map_err(|f| f.kind), Err(FaultKind::OutsidePhysical));
     // makedumpfile -E keeps runs of fewer than 256 excluded pages (PFN_EXCLUDED) and drops
     // longer ones (p_memsz > p_filesz): inside a run of 512, the page is not in the dump.
     let run = (0x1000..192 * 256u64 - 512)
@@ -307,7 +311,7 @@ fn excluded_pages_are_not_in_the_dump() {
         .find(|&p| (p..p + 512).all(excluded))
         .expect("a run of 512 excluded pages");
     let e = open(&d.dir.join("md-e.elf"));
-    let va = 0xffff_8880_0000_0000 + ((run + 256) << 12);
+    let va = VirtAddr(0xffff_8880_0000_0000 + ((run + 256) << 12));
     assert_eq!(e.read_u64(va).map_err(|f| f.kind), Err(FaultKind::NotInDump), "makedumpfile -E, pfn {:#x}", run + 256);
     assert!(full.read_u64(va).is_ok());
 }
@@ -331,7 +335,8 @@ fn kaslr_offset_and_direct_map_base_come_from_the_dump() {
         assert!(pob >= 0xffff_8880_0000_0000, "{file}: page_offset_base {pob:#x}");
         let phys = k.walk(d.sym("init_uts_ns") + off).expect("walk");
         let mut alias = [0u8; 390];
-        k.read(pob + phys, &mut alias).expect("init_uts_ns through the direct map");
+        // The direct map: virtual `page_offset_base + physical`, written out.
+        k.read(VirtAddr(pob + phys.0), &mut alias).expect("init_uts_ns through the direct map");
         assert_eq!(alias, uts, "{file}");
     }
 }
@@ -353,7 +358,7 @@ fn the_same_call_as_the_kernel_recorded() {
     let core = d.dir.join("gdbstop.core");
     let mut k = open(&core);
     let t = &k.threads()[0];
-    assert_eq!(t.regs.ip(), d.sym("do_sys_openat2"), "stopped at the function's first instruction");
+    assert_eq!(t.regs.ip(), d.sym("do_sys_openat2").0, "stopped at the function's first instruction");
     // $arg1:s32 is the low half of %di.
     assert_eq!(t.regs.get("di").map(|v| v as u32 as i32), Some(dfd));
     let rsi = t.regs.get("si").expect("si");
@@ -375,9 +380,10 @@ fn the_same_call_as_the_kernel_recorded() {
     assert!(seen >= 17, "compared {seen} registers with gdb");
     // The filename is user memory: the kernel's own tables (init_top_pgt) do not map it,
     // the stopped task's CR3 (QEMU's CPU-state note) does.
+    let rsi = VirtAddr(rsi);
     assert_eq!(k.read_u64(rsi).map_err(|f| f.kind), Err(FaultKind::Unmapped));
     let cr3 = k.qemu_cpus()[0].cr3;
-    k.set_page_tables(PageTables::new(cr3, 4));
+    k.set_page_tables(PageTables::new(PhysAddr(cr3), 4));
     let mut b = [0u8; 64];
     k.read(rsi, &mut b).expect("+0($arg2) through the task's CR3");
     assert_eq!(cstr(&b), path, "the string the kprobe recorded");

@@ -6,7 +6,7 @@
 mod common;
 
 use common::{elf_core, note, prstatus, vmcoreinfo, Codec, Kdump, Load, BS};
-use fevlint_memory::{Dump, Error, Fault, FaultKind, KdumpFile, Memory, PhysMemory, Source};
+use fevlint_memory::{Dump, Error, Fault, FaultKind, KdumpFile, Memory, PhysAddr, PhysMemory, Source, VirtAddr};
 use std::path::Path;
 
 const DIRECT: u64 = 0xffff_8880_0000_0000;
@@ -98,7 +98,7 @@ fn reads(k: &dyn Memory) -> Vec<Result<Vec<u8>, Fault>> {
         .iter()
         .map(|&(a, n)| {
             let mut b = vec![0u8; n];
-            k.read(a, &mut b).map(|()| b)
+            k.read(VirtAddr(a), &mut b).map(|()| b)
         })
         .collect()
 }
@@ -113,7 +113,7 @@ fn page_tables_huge_pages_loops_and_absurd_entries() {
     let r = reads(&elf);
     assert_eq!(&r[0].as_ref().expect("vmalloc")[..13], b"vmalloc page!");
     assert_eq!(r[1].as_ref().expect("2 MiB page")[..], mem[0x20_1234..0x20_1234 + 64]);
-    assert_eq!(r[2], Err(Fault::new(VMALLOC + 0x40_0000, FaultKind::Unmapped)));
+    assert_eq!(r[2], Err(Fault::new(VirtAddr(VMALLOC + 0x40_0000), FaultKind::Unmapped)));
     assert_eq!(r[3].as_ref().expect("direct map")[..], mem[0x7000..0x8000]);
     assert_eq!(r[4].as_ref().expect("across pages")[..], mem[0x1ff0..0x2020]);
     assert_eq!(r[5].as_ref().expect("full ELF")[..], mem[0x30_0000..0x30_0008]);
@@ -164,7 +164,7 @@ fn kdump_32bit_layout() {
     assert_eq!(file.header().max_mapnr, PHYS_PAGES);
     assert_eq!(file.vmcoreinfo().and_then(|v| v.osrelease()), Some("6.12.117+deb12-amd64"));
     let mut b = [0u8; 16];
-    file.read_phys(0x7000, &mut b).expect("page 7");
+    file.read_phys(PhysAddr(0x7000), &mut b).expect("page 7");
     assert_eq!(&b[..13], b"vmalloc page!");
     // An i386 kernel's tables are found through `SYMBOL(swapper_pg_dir)`, which this
     // x86_64 VMCOREINFO lacks: refused, clearly.
@@ -224,18 +224,21 @@ fn i386_page_tables() {
         for (layout, bytes) in [("32-bit", k.write()), ("qemu 64-bit", qemu_i686(&k))] {
             let core = kernel("i686.kdump", bytes);
             let (t, _) = core.page_tables().expect("tables");
-            assert_eq!((t.root, t.levels), (0x1000, if pae { 3 } else { 2 }), "{layout}");
+            assert_eq!((t.root, t.levels), (PhysAddr(0x1000), if pae { 3 } else { 2 }), "{layout}");
             assert_eq!(core.arch(), fevlint_memory::Arch::I386);
             let mut b = [0u8; 9];
-            core.read(I386_TEXT, &mut b).expect("4 KiB page");
+            core.read(VirtAddr(I386_TEXT), &mut b).expect("4 KiB page");
             assert_eq!(&b, b"i386 text", "{layout} pae={pae}");
             let mut b = [0u8; 10];
-            core.read(I386_LARGE, &mut b).expect("large page");
+            core.read(VirtAddr(I386_LARGE), &mut b).expect("large page");
             assert_eq!(&b, b"large page", "{layout} pae={pae}");
             // Unmapped, and beyond 32 bits: faults, never misreads.
-            let err = core.read(0xc080_0000, &mut b).expect_err("unmapped");
+            let err = core.read(VirtAddr(0xc080_0000), &mut b).expect_err("unmapped");
             assert_eq!(err.kind, FaultKind::Unmapped);
-            assert_eq!(core.read(0x1_c000_7000, &mut b).expect_err("not a 32-bit address").kind, FaultKind::Unmapped);
+            assert_eq!(
+                core.read(VirtAddr(0x1_c000_7000), &mut b).expect_err("not a 32-bit address").kind,
+                FaultKind::Unmapped
+            );
         }
     }
 }
@@ -336,7 +339,7 @@ fn malformed_elf_cores() {
     // as a user core: there is nothing to find page tables with.
     let d = open_bytes("nonotes.core", elf_core(&[], &loads)).expect("opens");
     assert!(matches!(d, Dump::User(_)));
-    assert_eq!(d.read_u64(DIRECT).map_err(|f| f.kind), Err(FaultKind::Unmapped));
+    assert_eq!(d.read_u64(VirtAddr(DIRECT)).map_err(|f| f.kind), Err(FaultKind::Unmapped));
 }
 
 #[test]
@@ -379,8 +382,8 @@ fn malformed_kdump_files() {
     let s = err.to_string();
     assert!(s.starts_with("corrupt.kdump: offset 0x") && s.contains("page frame 0x7: zlib"), "{s}");
     let k = kernel("corrupt.kdump", bytes);
-    assert_eq!(k.read_u64(DIRECT + 0x7000), Err(Fault::new(DIRECT + 0x7000, FaultKind::Corrupt)));
-    assert_eq!(k.read_u64(VMALLOC).map_err(|f| f.kind), Err(FaultKind::Corrupt));
+    assert_eq!(k.read_u64(VirtAddr(DIRECT + 0x7000)), Err(Fault::new(VirtAddr(DIRECT + 0x7000), FaultKind::Corrupt)));
+    assert_eq!(k.read_u64(VirtAddr(VMALLOC)).map_err(|f| f.kind), Err(FaultKind::Corrupt));
     // A page descriptor pointing past the end of the file.
     let mut bytes = kdump(Codec::Zlib, &mem).write();
     bytes[d7..d7 + 8].copy_from_slice(&(1u64 << 40).to_le_bytes());
@@ -421,7 +424,7 @@ fn every_truncation_of_small_dumps_is_an_error_or_a_dump_never_a_panic() {
         for cut in (0..f.len()).step_by(7).chain([f.len()]) {
             if let Ok(d) = open_bytes("cut", f[..cut].to_vec()) {
                 let mut b = [0u8; 64];
-                let _ = d.read(DIRECT + 0x7000, &mut b);
+                let _ = d.read(VirtAddr(DIRECT + 0x7000), &mut b);
                 let _ = d.threads();
             }
         }
@@ -445,7 +448,8 @@ fn proc_kcore_is_read_when_present() {
             let elf = k.elf().expect("ELF");
             assert!(elf.has_virtual(), "kcore has kernel-half segments");
             // The first kernel-text byte is readable through its segment.
-            let text = elf.segments().iter().find(|s| s.vaddr >= 0xffff_ffff_8000_0000).expect("text segment");
+            let text =
+                elf.segments().iter().find(|s| s.vaddr >= VirtAddr(0xffff_ffff_8000_0000)).expect("text segment");
             let mut b = [0u8; 16];
             k.read(text.vaddr, &mut b).expect("read kernel text");
         }
@@ -493,9 +497,12 @@ fn i386_user_core() {
     assert_eq!(t.regs.ip(), 0x0804_9000);
     assert_eq!(t.regs.get("sp"), Some(0xbfff_f000));
     let mut b = [0u8; 11];
-    d.read(0x0804_a000, &mut b).expect("read");
+    d.read(VirtAddr(0x0804_a000), &mut b).expect("read");
     assert_eq!(&b, b"i386 memory");
-    assert_eq!(d.read(0x0804_a008, &mut b).map_err(|f| (f.addr, f.kind)), Err((0x0804_a00b, FaultKind::Unmapped)));
+    assert_eq!(
+        d.read(VirtAddr(0x0804_a008), &mut b).map_err(|f| (f.addr, f.kind)),
+        Err((VirtAddr(0x0804_a00b), FaultKind::Unmapped))
+    );
 }
 
 fn gzip(data: &[u8]) -> Vec<u8> {
@@ -560,10 +567,10 @@ fn qemu_cr3_when_there_is_no_vmcoreinfo() {
     );
     assert!(k.vmcoreinfo().is_none());
     let (t, src) = k.page_tables().expect("page tables");
-    assert_eq!((t.root, t.levels, src), (0x1000, 4, fevlint_memory::RootSource::QemuCr3));
+    assert_eq!((t.root, t.levels, src), (PhysAddr(0x1000), 4, fevlint_memory::RootSource::QemuCr3));
     assert_eq!(k.qemu_cpus()[0].cr3, 0x1005);
     let mut b = [0u8; 13];
-    k.read(VMALLOC, &mut b).expect("vmalloc through CR3");
+    k.read(VirtAddr(VMALLOC), &mut b).expect("vmalloc through CR3");
     assert_eq!(&b, b"vmalloc page!");
     assert_eq!(k.format(), "QEMU ELF dump (physical)");
 }
@@ -592,9 +599,9 @@ fn five_level_page_tables() {
     );
     assert_eq!(k.page_tables().map(|(t, _)| t.levels), Some(5));
     let mut b = [0u8; 5];
-    k.read(va + 0x7000, &mut b).expect("5-level direct map");
+    k.read(VirtAddr(va + 0x7000), &mut b).expect("5-level direct map");
     assert_eq!(&b, b"five!");
     // Canonical with 57 bits, not with 48: unmapped here (no entry), never misread.
-    assert_eq!(k.read_u64(0xff00_0000_0000_0000).map_err(|f| f.kind), Err(FaultKind::Unmapped));
-    assert_eq!(k.read_u64(0x0100_0000_0000_0000).map_err(|f| f.kind), Err(FaultKind::Unmapped));
+    assert_eq!(k.read_u64(VirtAddr(0xff00_0000_0000_0000)).map_err(|f| f.kind), Err(FaultKind::Unmapped));
+    assert_eq!(k.read_u64(VirtAddr(0x0100_0000_0000_0000)).map_err(|f| f.kind), Err(FaultKind::Unmapped));
 }

@@ -8,7 +8,7 @@
 mod common;
 
 use common::{elf_core, note, prstatus, vmcoreinfo, Codec, Kdump, Load};
-use fevlint_memory::{Dump, Memory};
+use fevlint_memory::{Dump, Memory, VirtAddr};
 use std::path::PathBuf;
 
 const DIRECT: u64 = 0xffff_8880_0000_0000;
@@ -36,12 +36,12 @@ fn truncate_while_open(name: &str, bytes: &[u8], mem: &[u8]) {
     };
     let last = (PAGES - 1) * 4096;
     let mut buf = vec![0u8; 4096];
-    k.read(DIRECT + last, &mut buf).unwrap_or_else(|f| panic!("{name}: {f:?}"));
+    k.read(VirtAddr(DIRECT + last), &mut buf).unwrap_or_else(|f| panic!("{name}: {f:?}"));
     assert_eq!(buf[..], mem[last as usize..][..4096]);
     // Another program truncates the dump to its first pages while it is open.
     std::fs::OpenOptions::new().write(true).open(&path).expect("open").set_len(64 << 10).expect("truncate");
     // (Another page than the one read above, which a reader may keep.)
-    let gone = k.read(DIRECT + last - 4096, &mut buf);
+    let gone = k.read(VirtAddr(DIRECT + last - 4096), &mut buf);
     assert!(gone.is_err(), "{name}: a read past the new end is a fault: {gone:?}");
     let _ = std::fs::remove_file(&path);
 }

@@ -3,7 +3,7 @@
 //! must give back the registers at the stop and the values the program printed, through
 //! pointer chains (`file->f_op->read`, `file->f_inode->i_ino`), a name array and flags.
 
-use fevlint_memory::{Dump, FaultKind, Memory, Regs};
+use fevlint_memory::{Dump, FaultKind, Memory, Regs, VirtAddr};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -84,8 +84,8 @@ fn gcore_values_read_back() {
     let threads = dump.threads();
     assert_eq!(threads.len(), 1, "one thread");
     let Regs::X86_64(r) = threads[0].regs else { panic!("not x86_64 registers") };
-    let file = hex(&p("file"));
-    assert_eq!(r.get("di"), Some(file));
+    let file = VirtAddr(hex(&p("file")));
+    assert_eq!(r.get("di"), Some(file.0));
     assert_eq!(r.get("%rsi"), Some(hex(&p("buf"))));
     assert_eq!(r.get("rdx"), Some(p("count").parse().expect("count")));
     assert_eq!(r.get("cx"), Some(hex(&p("pos"))));
@@ -97,7 +97,7 @@ fn gcore_values_read_back() {
     assert!(threads[0].tid > 0);
 
     // file->f_op->read and ->write: the functions' addresses.
-    let f_op = dump.read_u64(file + off("off_f_op")).expect("file->f_op");
+    let f_op = VirtAddr(dump.read_u64(file + off("off_f_op")).expect("file->f_op"));
     assert_eq!(dump.read_u64(f_op + off("off_read")), Ok(hex(&p("my_read"))));
     assert_eq!(dump.read_u64(f_op + off("off_write")), Ok(hex(&p("my_write"))));
     // file->f_flags, file->f_pos, file->f_name, file->f_inode->{i_ino, i_size, i_mode}.
@@ -106,20 +106,20 @@ fn gcore_values_read_back() {
     let mut name = [0u8; 32];
     dump.read(file + off("off_f_name"), &mut name).expect("f_name");
     assert_eq!(&name[..10], b"hello.txt\0");
-    let inode = dump.read_u64(file + off("off_f_inode")).expect("f_inode");
+    let inode = VirtAddr(dump.read_u64(file + off("off_f_inode")).expect("f_inode"));
     assert_eq!(dump.read_u64(inode + off("off_i_ino")), Ok(424242));
     assert_eq!(dump.read_u64(inode + off("off_i_size")), Ok(1234567890123));
     let mut mode = [0u8; 2];
     dump.read(inode + off("off_i_mode"), &mut mode).expect("i_mode");
     assert_eq!(u16::from_le_bytes(mode), 0o100644);
     // *pos on the stack.
-    assert_eq!(dump.read_u64(hex(&p("pos"))), Ok(7));
+    assert_eq!(dump.read_u64(VirtAddr(hex(&p("pos")))), Ok(7));
 
     // NULL and an address no segment covers: unmapped.
-    assert_eq!(dump.read_u64(0).map_err(|f| f.kind), Err(FaultKind::Unmapped));
+    assert_eq!(dump.read_u64(VirtAddr(0)).map_err(|f| f.kind), Err(FaultKind::Unmapped));
     assert_eq!(
-        dump.read_u64(0xdead_0000_0000).map_err(|f| (f.addr, f.kind)),
-        Err((0xdead_0000_0000, FaultKind::Unmapped))
+        dump.read_u64(VirtAddr(0xdead_0000_0000)).map_err(|f| (f.addr, f.kind)),
+        Err((VirtAddr(0xdead_0000_0000), FaultKind::Unmapped))
     );
 
     // NT_FILE names the program.
