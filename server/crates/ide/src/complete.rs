@@ -17,18 +17,7 @@ impl Completion {
         replace: Span,
         preferred: bool,
     ) -> Completion {
-        Completion {
-            label: label.to_owned(),
-            insert: label.to_owned(),
-            filter: label.to_owned(),
-            kind,
-            detail,
-            documentation,
-            replace,
-            rank: 0,
-            preferred,
-            deprecated: false,
-        }
+        Completion::new(label, kind, replace).with_detail(detail).with_documentation(documentation).preferred(preferred)
     }
 }
 

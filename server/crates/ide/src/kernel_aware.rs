@@ -519,18 +519,14 @@ pub(crate) fn function_completions(kernels: &[&Kernel], typed: &str, replace: Sp
         .enumerate()
         .map(|(i, &(_, not_traceable, _, name))| {
             let (detail, documentation) = signature(kernels, name);
-            Completion {
-                label: name.to_owned(),
-                insert: name.to_owned(),
-                filter: name.to_owned(),
-                kind: CompletionKind::Function,
-                detail: if not_traceable { format!("(not traceable) {detail}") } else { detail },
-                documentation,
-                replace,
-                rank: i as u32,
-                preferred: !not_traceable,
-                deprecated: not_traceable,
-            }
+            let detail = if not_traceable { format!("(not traceable) {detail}") } else { detail };
+            let mut c = Completion::new(name, CompletionKind::Function, replace)
+                .with_detail(detail)
+                .with_documentation(documentation)
+                .with_rank(i as u32)
+                .preferred(!not_traceable);
+            c.deprecated = not_traceable;
+            c
         })
         .collect()
 }
@@ -566,23 +562,18 @@ fn field_names(kernels: &[&Kernel], parsed: &Parsed, replace: Span) -> Result<Ve
         }
         let ty = layout::type_name(src, p.ty)?;
         let reg = abi::arg_registers(k.arch).get(slot as usize).copied().unwrap_or("?");
-        out.push(Completion {
-            label: pname.clone(),
-            insert: pname.clone(),
-            filter: pname.clone(),
-            kind: CompletionKind::Parameter,
-            detail: ty.clone(),
-            documentation: format!(
-                "parameter {} of `{name}`: `{ty} {pname}`, in `{}` (slot {slot}'s `{reg}`) on {}",
-                p.index,
-                p.loc.describe(),
-                k.name
-            ),
-            replace,
-            rank: 0,
-            preferred: true,
-            deprecated: false,
-        });
+        let documentation = format!(
+            "parameter {} of `{name}`: `{ty} {pname}`, in `{}` (slot {slot}'s `{reg}`) on {}",
+            p.index,
+            p.loc.describe(),
+            k.name
+        );
+        out.push(
+            Completion::new(pname.clone(), CompletionKind::Parameter, replace)
+                .with_detail(ty)
+                .with_documentation(documentation)
+                .preferred(true),
+        );
     }
     Ok(out)
 }
@@ -621,18 +612,14 @@ fn offsets(
             if !keep {
                 continue;
             }
-            out.push(Completion {
-                label: format!("{} ({}, {})", m.name, rel, m.ty),
-                insert: number,
-                filter,
-                kind: CompletionKind::Member,
-                detail: format!("{} bytes at offset {} of `{container}`", m.size, m.offset),
-                documentation: format!("`{expr}->{}` (`{}`) on {}", m.name, m.ty, k.name),
-                replace,
-                rank: i as u32,
-                preferred: true,
-                deprecated: false,
-            });
+            let mut c = Completion::new(format!("{} ({}, {})", m.name, rel, m.ty), CompletionKind::Member, replace)
+                .with_detail(format!("{} bytes at offset {} of `{container}`", m.size, m.offset))
+                .with_documentation(format!("`{expr}->{}` (`{}`) on {}", m.name, m.ty, k.name))
+                .with_rank(i as u32)
+                .preferred(true);
+            // Inserted as its offset, matched by the member's name.
+            (c.insert, c.filter) = (number, filter);
+            out.push(c);
         }
         return Ok(out);
     }
@@ -655,18 +642,10 @@ fn index(kernels: &[&Kernel], parsed: &Parsed, replace: Span, target: Target) ->
             continue;
         }
         let ty_name = layout::type_name(src, ty)?;
-        return Ok(vec![Completion {
-            label: "0".to_owned(),
-            insert: "0".to_owned(),
-            filter: "0".to_owned(),
-            kind: CompletionKind::Value,
-            detail: format!("dereference `{expr}` ({ty_name})"),
-            documentation: format!("`[0]` reads through `{expr}`, a `{ty_name}`, on {}", k.name),
-            replace,
-            rank: 0,
-            preferred: true,
-            deprecated: false,
-        }]);
+        return Ok(vec![Completion::new("0", CompletionKind::Value, replace)
+            .with_detail(format!("dereference `{expr}` ({ty_name})"))
+            .with_documentation(format!("`[0]` reads through `{expr}`, a `{ty_name}`, on {}", k.name))
+            .preferred(true)]);
     }
     Ok(Vec::new())
 }

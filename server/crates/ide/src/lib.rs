@@ -69,6 +69,47 @@ pub struct Completion {
     pub deprecated: bool,
 }
 
+impl Completion {
+    /// The one way to make a completion (both dialects, kernel-aware or not): it inserts
+    /// its label and is matched by it, with no detail or documentation, at rank 0, neither
+    /// preferred nor deprecated; the `with_*` methods and the fields say the rest.
+    pub fn new(label: impl Into<String>, kind: CompletionKind, replace: Span) -> Completion {
+        let label = label.into();
+        Completion {
+            insert: label.clone(),
+            filter: label.clone(),
+            label,
+            kind,
+            detail: String::new(),
+            documentation: String::new(),
+            replace,
+            rank: 0,
+            preferred: false,
+            deprecated: false,
+        }
+    }
+
+    pub fn with_detail(mut self, detail: String) -> Completion {
+        self.detail = detail;
+        self
+    }
+
+    pub fn with_documentation(mut self, documentation: String) -> Completion {
+        self.documentation = documentation;
+        self
+    }
+
+    pub fn with_rank(mut self, rank: u32) -> Completion {
+        self.rank = rank;
+        self
+    }
+
+    pub fn preferred(mut self, preferred: bool) -> Completion {
+        self.preferred = preferred;
+        self
+    }
+}
+
 /// A fix of one diagnostic: edits, applied together.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fix {

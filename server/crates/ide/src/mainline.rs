@@ -84,18 +84,7 @@ fn item(
     replace: Span,
     rank: u32,
 ) -> Completion {
-    Completion {
-        label: label.to_owned(),
-        insert: label.to_owned(),
-        filter: label.to_owned(),
-        kind,
-        detail,
-        documentation,
-        replace,
-        rank,
-        preferred: false,
-        deprecated: false,
-    }
+    Completion::new(label, kind, replace).with_detail(detail).with_documentation(documentation).with_rank(rank)
 }
 
 /// What the probe's place names: (whether it is a tracepoint, the place).
