@@ -7,19 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use fevlint_testkit::{repo, run};
 
 fn kernel(name: &str) -> PathBuf {
-    repo().join("fixtures/kernels").join(name)
-}
-
-fn run(cmd: &mut Command) -> std::process::Output {
-    let out =
-        cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} (scripts/install-test-deps.sh installs it)"));
-    assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
-    out
+    fevlint_testkit::kernel_fixture(name)
 }
 
 /// Builds drift.bpf.o (and the skeleton host) in a scratch folder.
@@ -27,26 +18,9 @@ fn build(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("fevlint-bpf-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch");
-    let k = fevlint_kernel::Kernel::open(&kernel("6.1.0-56-amd64")).expect("fixture");
-    let btf = dir.join("6.1.btf");
-    std::fs::write(&btf, k.inputs().btf.as_ref().expect("BTF").value.as_ref()).expect("write BTF");
-    let h = run(Command::new("bpftool").args(["btf", "dump", "file"]).arg(&btf).args(["format", "c"]));
-    std::fs::write(dir.join("vmlinux.h"), h.stdout).expect("vmlinux.h");
-    for f in ["drift.bpf.c", "host.c"] {
-        std::fs::copy(repo().join("server/tests/bpf").join(f), dir.join(f)).expect("copy source");
-    }
-    run(Command::new("clang").current_dir(&dir).args([
-        "-g",
-        "-O2",
-        "-target",
-        "bpf",
-        "-D__TARGET_ARCH_x86",
-        "-I.",
-        "-c",
-        "drift.bpf.c",
-        "-o",
-        "drift.bpf.o",
-    ]));
+    fevlint_testkit::bpf::vmlinux_h("6.1.0-56-amd64", &dir);
+    fevlint_testkit::bpf::compile(&dir, "drift.bpf.c");
+    std::fs::copy(repo().join("server/tests/bpf/host.c"), dir.join("host.c")).expect("copy source");
     let skel = run(Command::new("bpftool").current_dir(&dir).args(["gen", "skeleton", "drift.bpf.o"]));
     std::fs::write(dir.join("drift.skel.h"), skel.stdout).expect("skeleton");
     run(Command::new("gcc").current_dir(&dir).args(["-I.", "host.c", "-o", "host", "-lbpf"]));

@@ -20,45 +20,19 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use fevlint_testkit::{repo, run};
 
 fn fixture(name: &str) -> PathBuf {
-    repo().join("fixtures/kernels").join(name)
-}
-
-fn run(cmd: &mut Command) -> std::process::Output {
-    let out =
-        cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} (scripts/install-test-deps.sh installs it)"));
-    assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
-    out
+    fevlint_testkit::kernel_fixture(name)
 }
 
 const SOURCES: &[&str] = &["drift.bpf.c", "ksym.bpf.c", "ksym_type.bpf.c", "args.bpf.c", "weak.bpf.c"];
 
 /// Compiles the objects (against a `vmlinux.h` of 6.1) and the static loader in `dir`.
 fn build(dir: &Path) {
-    let k = fevlint_kernel::Kernel::open(&fixture("6.1.0-56-amd64")).expect("fixture");
-    let btf = dir.join("6.1.btf");
-    std::fs::write(&btf, k.inputs().btf.as_ref().expect("BTF").value.as_ref()).expect("write BTF");
-    let h = run(Command::new("bpftool").args(["btf", "dump", "file"]).arg(&btf).args(["format", "c"]));
-    std::fs::write(dir.join("vmlinux.h"), h.stdout).expect("vmlinux.h");
+    fevlint_testkit::bpf::vmlinux_h("6.1.0-56-amd64", dir);
     for src in SOURCES {
-        std::fs::copy(repo().join("server/tests/bpf").join(src), dir.join(src)).expect("copy source");
-        let obj = src.replace(".c", ".o");
-        run(Command::new("clang").current_dir(dir).args([
-            "-g",
-            "-O2",
-            "-target",
-            "bpf",
-            "-D__TARGET_ARCH_x86",
-            "-I.",
-            "-c",
-            src,
-            "-o",
-            &obj,
-        ]));
+        fevlint_testkit::bpf::compile(dir, src);
     }
     run(Command::new("gcc")
         .current_dir(dir)

@@ -13,20 +13,14 @@
 //! wall, and two dumps of a 160 MB guest (190 MB of disk, removed at the end).
 //! Runs only with FEVLINT_REAL_TOOLS=1.
 
-use std::collections::HashMap;
+use fevlint_testkit::oracle::{event_fields, kprobe_fields, GdbStop};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const RELEASE: &str = "6.1.0-50-686-pae";
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn need(tool: &str, package: &str) {
-    let found =
-        Command::new("sh").args(["-c", &format!("command -v {tool}")]).output().is_ok_and(|o| o.status.success());
-    assert!(found, "`{tool}` is needed: run scripts/install-test-deps.sh (apt-get install {package})");
+    fevlint_testkit::repo()
 }
 
 /// The kernel image, its `qemu_fw_cfg.ko` and an i386 busybox, where
@@ -42,42 +36,6 @@ fn i386_deps() -> (PathBuf, PathBuf, PathBuf) {
     files
 }
 
-fn system_map() -> HashMap<String, u64> {
-    let map = root().join("fixtures/kernels").join(RELEASE).join("System.map.zst");
-    let text = zstd::decode_all(std::fs::File::open(&map).expect("System.map.zst")).expect("zstd");
-    String::from_utf8_lossy(&text)
-        .lines()
-        .filter_map(|l| {
-            let mut w = l.split_whitespace();
-            let addr = u64::from_str_radix(w.next()?, 16).ok()?;
-            let _ = w.next()?;
-            Some((w.next()?.to_owned(), addr))
-        })
-        .collect()
-}
-
-/// `name=value` pairs of a kprobe trace body (strings unquoted).
-fn kprobe_fields(body: &str) -> Vec<(String, String)> {
-    let body = body.split_once(") ").map_or("", |(_, b)| b);
-    let mut out = Vec::new();
-    let mut rest = body;
-    while let Some((name, tail)) = rest.split_once('=') {
-        let (value, next) = match tail.strip_prefix('"') {
-            Some(q) => q.split_once("\" ").map_or((q.trim_end_matches('"'), ""), |(v, n)| (v, n)),
-            None => tail.split_once(' ').unwrap_or((tail, "")),
-        };
-        out.push((name.trim().to_owned(), value.to_owned()));
-        rest = next;
-    }
-    out
-}
-
-/// `name=value` pairs of a function-event line `caller->function(a=1, b=2)`.
-fn event_fields(line: &str) -> Vec<(String, String)> {
-    let inner = line.split_once('(').and_then(|(_, r)| r.strip_suffix(')')).unwrap_or("");
-    inner.split(", ").filter_map(|f| f.split_once('=')).map(|(n, v)| (n.to_owned(), v.to_owned())).collect()
-}
-
 fn fevlint(args: &[&str], paths: &[&Path]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_fevlint")).args(args).args(paths).output().expect("fevlint");
     (
@@ -89,8 +47,7 @@ fn fevlint(args: &[&str], paths: &[&Path]) -> (bool, String, String) {
 
 #[test]
 fn an_i386_kernel_accepts_the_emitted_lines_and_its_trace_equals_the_dry_run() {
-    if std::env::var_os("FEVLINT_REAL_TOOLS").is_none() {
-        eprintln!("skipped: set FEVLINT_REAL_TOOLS=1");
+    if !fevlint_testkit::real_tools("QEMU (qemu-system-i386)") {
         return;
     }
     for (tool, package) in [
@@ -100,7 +57,7 @@ fn an_i386_kernel_accepts_the_emitted_lines_and_its_trace_equals_the_dry_run() {
         ("gdb", "gdb"),
         ("xz", "xz-utils"),
     ] {
-        need(tool, package);
+        fevlint_testkit::require_tool(tool, package);
     }
     let (vmlinuz, fwcfg, busybox) = i386_deps();
     let kernel = root().join("fixtures/kernels").join(RELEASE);
@@ -116,28 +73,22 @@ fn an_i386_kernel_accepts_the_emitted_lines_and_its_trace_equals_the_dry_run() {
     assert!(emitted.lines().all(|l| l.starts_with("p:fevlint/vfs_read")), "{emitted}");
     std::fs::write(dir.join("defs.txt"), &emitted).expect("defs");
 
-    let stop = dir.join("stop.core");
-    let syms = system_map();
-    let out = Command::new("bash")
-        .arg(root().join("tests/oracle/run-oracle.sh"))
-        .args(["--qemu", "qemu-system-i386", "--busybox"])
-        .arg(&busybox)
-        .args(["-m", "160M", "--fwcfg-ko"])
-        .arg(&fwcfg)
-        .arg("--dump")
-        .arg(dir.join("end.core"))
-        .args(["-t", "dd if=/proc/version of=/dev/null bs=777 count=1"])
-        .arg("--gdb-stop")
-        .arg(format!("{:#x}", syms["vfs_read"]))
-        .arg("$ecx == 777")
-        .arg(&stop)
-        .arg(&vmlinuz)
-        .arg(dir.join("defs.txt"))
-        .output()
-        .expect("run-oracle.sh");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let _ = std::fs::remove_file(dir.join("end.core"));
-    assert!(text.contains(&format!("# kernel {RELEASE}")), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    let syms = fevlint_testkit::system_map(RELEASE);
+    let stopped = GdbStop {
+        qemu: Some("qemu-system-i386"),
+        busybox: Some(&busybox),
+        fwcfg: &fwcfg,
+        image: &vmlinuz,
+        definitions: &dir.join("defs.txt"),
+        trigger: "dd if=/proc/version of=/dev/null bs=777 count=1",
+        at: syms["vfs_read"],
+        condition: "$ecx == 777",
+        dir: &dir,
+    }
+    .run();
+    let stop = stopped.core.clone();
+    let text = stopped.stdout.clone();
+    assert!(text.contains(&format!("# kernel {RELEASE}")), "{text}\n{}", stopped.stderr);
     // Every emitted line is accepted by the i386 kernel.
     for line in emitted.lines() {
         assert!(text.lines().any(|l| l == format!("ACCEPT {line}")), "not accepted: {line}\n{text}");
@@ -149,14 +100,8 @@ fn an_i386_kernel_accepts_the_emitted_lines_and_its_trace_equals_the_dry_run() {
         assert_eq!(lines.len(), 1, "one {event} line for the dd call:\n{text}");
         lines[0][lines[0].find(&at).map_or(0, |i| i + at.len() - 1)..].to_owned()
     };
-    let regs = std::fs::read_to_string(stop.with_extension("core.regs")).expect("gdb's registers at the stop");
-    let cr3 = regs
-        .lines()
-        .find(|l| l.starts_with("cr3"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .expect("cr3 in gdb's registers")
-        .to_owned();
-    let kdump = stop.with_extension("core.kdump");
+    let cr3 = stopped.cr3();
+    let kdump = stopped.kdump();
 
     // `--emitted`: the kernel's trace line of each event, over the ELF stop (CR3 from QEMU's
     // note), QEMU's kdump with the CR3 gdb saw, and the kdump alone (VMCOREINFO's

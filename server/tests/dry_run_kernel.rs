@@ -15,6 +15,7 @@
 
 mod lsp_common;
 
+use fevlint_testkit::oracle::{event_fields, kprobe_fields, GdbStop};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -38,28 +39,6 @@ fn makedumpfile(src: &Path, args: &[&str], dst: &Path) {
     }
     .expect("makedumpfile");
     assert!(out.status.success(), "makedumpfile {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-}
-
-/// `name=value` pairs of a kprobe trace line (strings unquoted).
-fn kprobe_fields(line: &str) -> Vec<(String, String)> {
-    let body = line.split_once(") ").map_or("", |(_, b)| b);
-    let mut out = Vec::new();
-    let mut rest = body;
-    while let Some((name, tail)) = rest.split_once('=') {
-        let (value, next) = match tail.strip_prefix('"') {
-            Some(q) => q.split_once("\" ").map_or((q.trim_end_matches('"'), ""), |(v, n)| (v, n)),
-            None => tail.split_once(' ').unwrap_or((tail, "")),
-        };
-        out.push((name.trim().to_owned(), value.to_owned()));
-        rest = next;
-    }
-    out
-}
-
-/// `name=value` pairs of a function-event trace line `caller->function(a=1, b=2)`.
-fn event_fields(line: &str) -> Vec<(String, String)> {
-    let inner = line.split_once('(').and_then(|(_, r)| r.strip_suffix(')')).unwrap_or("");
-    inner.split(", ").filter_map(|f| f.split_once('=')).map(|(n, v)| (n.to_owned(), v.to_owned())).collect()
 }
 
 /// A kprobe value as the function-event printer prints it: hex without `0x`.
@@ -104,40 +83,30 @@ fn the_dry_run_equals_the_kernels_trace_for_the_same_call() {
     let emitted_lines = String::from_utf8_lossy(&emitted.stdout).into_owned();
     assert_eq!(emitted_lines.lines().count(), 12, "{}", String::from_utf8_lossy(&emitted.stderr));
     std::fs::write(dir.join("defs.txt"), format!("{kprobe}\n{emitted_lines}")).expect("defs");
-    let stop = dir.join("stop.core");
-    let out = Command::new("bash")
-        .arg(root().join("tests/oracle/run-oracle.sh"))
-        .args(["-m", "160M", "--fwcfg-ko"])
-        .arg(root().join("tests/oracle/qemu_fw_cfg-6.12.117+deb12-amd64.ko.xz"))
-        .arg("--dump")
-        .arg(dir.join("end.core"))
-        .args(["-t", "dd if=/proc/version of=/dev/null bs=777 count=1"])
-        .arg("--gdb-stop")
-        .arg(format!("{:#x}", syms["vfs_read"]))
-        .arg("$rdx == 777")
-        .arg(&stop)
-        .arg(root().join("fixtures/kernels").join(RELEASE).join("vmlinuz"))
-        .arg(dir.join("defs.txt"))
-        .output()
-        .expect("run-oracle.sh");
-    let text = String::from_utf8_lossy(&out.stdout);
-    let _ = std::fs::remove_file(dir.join("end.core"));
+    let stopped = GdbStop {
+        qemu: None,
+        busybox: None,
+        fwcfg: &root().join("tests/oracle/qemu_fw_cfg-6.12.117+deb12-amd64.ko.xz"),
+        image: &root().join("fixtures/kernels").join(RELEASE).join("vmlinuz"),
+        definitions: &dir.join("defs.txt"),
+        trigger: "dd if=/proc/version of=/dev/null bs=777 count=1",
+        at: syms["vfs_read"],
+        condition: "$rdx == 777",
+        dir: &dir,
+    }
+    .run();
+    let stop = stopped.core.clone();
+    let text = &stopped.stdout;
     let line = text
         .lines()
         .find(|l| l.contains(" kr: (vfs_read+") && l.contains("count=777"))
-        .unwrap_or_else(|| panic!("no trace line for the dd call:\n{text}\n{}", String::from_utf8_lossy(&out.stderr)));
+        .unwrap_or_else(|| panic!("no trace line for the dd call:\n{text}\n{}", stopped.stderr));
     let kernel = kprobe_fields(line);
     assert_eq!(kernel.len(), 6, "{line}");
 
-    let regs = std::fs::read_to_string(stop.with_extension("core.regs")).expect("gdb's registers at the stop");
-    let cr3 = regs
-        .lines()
-        .find(|l| l.starts_with("cr3"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .expect("cr3 in gdb's registers")
-        .to_owned();
+    let cr3 = stopped.cr3();
     std::fs::write(dir.join("t.fev"), definition).expect("script");
-    let kdump = stop.with_extension("core.kdump");
+    let kdump = stopped.kdump();
     let plain = dir.join("plain.core");
     fevlint_testkit::relayout(&stop, &plain);
     let (md_c, md_l, md_f) = (dir.join("md-c.kdump"), dir.join("md-l.kdump"), dir.join("md-f.flat"));

@@ -15,17 +15,7 @@ fn kernel_dir() -> PathBuf {
 }
 
 fn system_map() -> HashMap<String, u64> {
-    let raw = std::fs::read(kernel_dir().join("System.map.zst")).expect("System.map.zst");
-    let text = zstd::decode_all(raw.as_slice()).expect("zstd");
-    String::from_utf8_lossy(&text)
-        .lines()
-        .filter_map(|l| {
-            let mut w = l.split_whitespace();
-            let addr = u64::from_str_radix(w.next()?, 16).ok()?;
-            let _ = w.next()?;
-            Some((w.next()?.to_owned(), addr))
-        })
-        .collect()
+    fevlint_testkit::system_map(RELEASE)
 }
 
 fn note(name: &str, ty: u32, desc: &[u8]) -> Vec<u8> {

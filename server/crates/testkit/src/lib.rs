@@ -8,10 +8,13 @@
 //! `FEVLINT_REAL_TOOLS=1` and then runs them all, and a missing tool is a failure.
 //!
 //! Beside it, helpers several suites had copied: the repository's paths, the fixture
-//! kernels' `System.map`, running a command that must succeed, and re-laying a QEMU ELF
-//! dump for makedumpfile.
+//! kernels' `System.map`, running a command that must succeed, re-laying a QEMU ELF
+//! dump for makedumpfile, ([`oracle`]) a kernel under QEMU stopped at one call, and
+//! ([`bpf`]) BPF objects built by clang against a fixture's `vmlinux.h`.
 
+pub mod bpf;
 pub mod dwarf;
+pub mod oracle;
 
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom, Write};
