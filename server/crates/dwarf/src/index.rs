@@ -13,16 +13,16 @@
 //! file with the same size, which a header can't do twice.
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
 use std::fs;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 
 use crate::scan::{Kind, FLAG_DECL, FLAG_TYPES};
-use crate::walk::{FileTable, Plans, UnitWalk};
+use crate::toplevel::{FileTable, Plans, UnitWalk};
 use crate::{DieOffset, Dwarf, UnitEntry, UnitKind};
 use fevlint_types::model::{FunctionInfo, ModelError, TypeNamespace, TypeRef};
 
@@ -160,39 +160,10 @@ impl PosKey {
 
 /// The distinct entries one worker has seen, each with its smallest DIE offset (so the
 /// result does not depend on how units were split between workers).
-type Shard = HashMap<PosKey, u32, BuildHasherDefault<MulHasher>>;
+type Shard = FxHashMap<PosKey, u32>;
 
 fn shard_insert(shard: &mut Shard, e: Entry) {
     shard.entry(PosKey::of(&e)).and_modify(|d| *d = (*d).min(e.die)).or_insert(e.die);
-}
-
-/// A multiply-rotate hasher for small integer keys (rustc's FxHasher scheme). Not
-/// DoS-resistant, which does not matter here: the keys come from one file, and a
-/// crafted file can at worst slow its own indexing down.
-#[derive(Default)]
-struct MulHasher(u64);
-
-impl Hasher for MulHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u8(&mut self, x: u8) {
-        self.write_u64(u64::from(x));
-    }
-    fn write_u16(&mut self, x: u16) {
-        self.write_u64(u64::from(x));
-    }
-    fn write_u32(&mut self, x: u32) {
-        self.write_u64(u64::from(x));
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
 }
 
 /// Names → DIEs for a whole file, sorted by name.
@@ -332,7 +303,7 @@ pub fn build(dw: &Dwarf) -> Result<NameIndex, ModelError> {
         )
         .map(|r| r.map(|(shard, _)| shard))
         .collect::<Result<_, _>>()?;
-    let total: usize = shards.iter().map(HashMap::len).sum();
+    let total: usize = shards.iter().map(FxHashMap::len).sum();
     let mut shards = shards.into_iter();
     let mut all = shards.next().unwrap_or_default();
     all.reserve(total - all.len());
@@ -390,7 +361,7 @@ fn measure(dw: &Dwarf, strs: &[u8], str_start: usize, mut e: Entry) -> Result<Op
 #[derive(Default)]
 struct Carry {
     plans: Plans,
-    paths: HashMap<(u64, u64), u32, BuildHasherDefault<MulHasher>>,
+    paths: FxHashMap<(u64, u64), u32>,
 }
 
 /// Adds the named top-level DIEs of one unit to `shard`.
@@ -454,12 +425,7 @@ enum Files<'a> {
 }
 
 impl<'a> FileHashes<'a> {
-    fn get(
-        &mut self,
-        w: &UnitWalk<'a, '_>,
-        f: u64,
-        seen: &mut HashMap<(u64, u64), u32, BuildHasherDefault<MulHasher>>,
-    ) -> u32 {
+    fn get(&mut self, w: &UnitWalk<'a, '_>, f: u64, seen: &mut FxHashMap<(u64, u64), u32>) -> u32 {
         let source = self.source.get_or_insert_with(|| {
             let mut table = FileTable::default();
             if w.file_table_v5(&mut table) {

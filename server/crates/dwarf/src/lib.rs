@@ -19,15 +19,15 @@
 mod decode;
 pub mod index;
 mod scan;
-mod walk;
+mod toplevel;
 
-use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use gimli::{EndianSlice, LittleEndian, SectionId, UnitType};
+use rustc_hash::FxHashMap;
 
 use fevlint_load::elf::KernelElf;
 use fevlint_load::error::LoadError;
@@ -146,9 +146,9 @@ pub struct Dwarf {
     units: Vec<UnitEntry>,
     info_units: usize,
     /// Type-unit signature → the type's DIE.
-    signatures: HashMap<u64, DieOffset>,
+    signatures: FxHashMap<u64, DieOffset>,
     /// Parsed abbreviation tables by (section is types, offset in `.debug_abbrev`).
-    abbrevs: Mutex<HashMap<u64, Arc<gimli::Abbreviations>>>,
+    abbrevs: Mutex<FxHashMap<u64, Arc<gimli::Abbreviations>>>,
     index: OnceLock<Arc<NameIndex>>,
     cache_dir: Option<PathBuf>,
     pointer_size: u32,
@@ -223,8 +223,8 @@ impl Dwarf {
             sections,
             units: Vec::new(),
             info_units: 0,
-            signatures: HashMap::new(),
-            abbrevs: Mutex::new(HashMap::new()),
+            signatures: FxHashMap::default(),
+            abbrevs: Mutex::new(FxHashMap::default()),
             index: OnceLock::new(),
             cache_dir: index::default_cache_dir(),
             max_version: 0,
@@ -297,7 +297,7 @@ impl Dwarf {
     fn read_unit_headers(&mut self) -> Result<(), ModelError> {
         let d = self.gimli();
         let mut units = Vec::new();
-        let mut signatures = HashMap::new();
+        let mut signatures = FxHashMap::default();
         let mut max_version = 0;
         let mut iter = d.debug_info.units();
         let mut next = 0u64;

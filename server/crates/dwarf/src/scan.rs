@@ -1,4 +1,4 @@
-//! What the top-level DIE walker ([`crate::walk`]) reports, and the cold lookups that
+//! What the top-level DIE walker ([`crate::toplevel`]) reports, and the cold lookups that
 //! need no index: a type by name (units in order, stop at the first definition) and a
 //! function through `.symtab` → `.debug_aranges` → its units.
 

@@ -1,4 +1,5 @@
-//! The top-level DIE walker behind the cold lookups and the name index.
+//! The top-level DIE walker behind the cold lookups and the name index (`toplevel`: the
+//! field walk of a probe definition is `fevlint_syntax::walk`, a different thing).
 //!
 //! A kernel has 1.4 million named top-level DIEs among 14 million, and an index entry
 //! needs a handful of attributes of each. So a unit's abbreviation table is parsed here
@@ -18,10 +19,9 @@
 //! each compiled step is a constant size, so memory is bounded by the table's bytes.
 
 use std::cell::OnceCell;
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 
 use gimli::{constants as dw, AttributeValue, DwForm, UnitOffset};
+use rustc_hash::FxHashMap;
 
 use crate::scan::{Kind, TopDie, TopName, FLAG_BASE, FLAG_DECL, FLAG_EXTERNAL, FLAG_TYPES};
 use crate::{DieOffset, Dwarf, UnitEntry, R};
@@ -154,47 +154,18 @@ struct Plan {
 #[derive(Default)]
 pub(crate) struct Plans {
     by_code: Vec<Option<Plan>>,
-    sparse: HashMap<u64, Plan>,
+    sparse: FxHashMap<u64, Plan>,
     specs: Vec<Spec>,
     /// The steps of every plan in `compiled`.
     steps: Vec<Step>,
     /// Declarations (the bytes after the code) compiled for `encoding`.
-    compiled: HashMap<Box<[u8]>, Plan, BuildHasherDefault<BytesHasher>>,
+    compiled: FxHashMap<Box<[u8]>, Plan>,
     encoding: Option<gimli::Encoding>,
 }
 
 /// Compiled declarations kept per worker, at most (a bound on memory whatever a file's
 /// abbreviation tables hold; a kernel has a few thousand distinct ones).
 const COMPILED_MAX: usize = 1 << 16;
-
-/// FxHash over 8-byte words, for abbreviation declarations (a few to a few dozen bytes,
-/// from the file being read: a crafted file can only slow its own reading down).
-#[derive(Default)]
-struct BytesHasher(u64);
-
-impl std::hash::Hasher for BytesHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for w in &mut words {
-            self.add(u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]));
-        }
-        let mut tail = [0u8; 8];
-        tail[..words.remainder().len()].copy_from_slice(words.remainder());
-        self.add(u64::from_le_bytes(tail));
-    }
-    fn write_usize(&mut self, x: usize) {
-        self.add(x as u64);
-    }
-}
-
-impl BytesHasher {
-    fn add(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
 
 impl Plans {
     /// By reference: copying a plan out through an `Option` cost the walk more in
