@@ -11,6 +11,11 @@ use fevlint_syntax::{LineParse, Parsed, Target};
 use std::sync::OnceLock;
 
 use crate::{drift, meaning, resolve};
+// Not a rule, yet here: suppression comments name rules by code or name, so parsing
+// them looks codes up in the registry below (`by_code`), and N103/N104 are rules over
+// the parsed comments. As a module beside `rules` the two would import each other; inside
+// it they form no circle. `server/tests/tidy.rs` holds `rules/` to rule files, `mod.rs`
+// and this one.
 pub mod suppress;
 
 mod a301_slot_not_parameter;
