@@ -4,7 +4,8 @@
 //! `tests/editors/vscode/run-e2e.sh`) shows on `examples/spec.fev` against the Debian 6.12
 //! fixture what `fevlint check` finds: the same diagnostics, squiggles, the Problems count
 //! in the status bar, the kernel's name in the status bar, a hover (API and widget), and a
-//! quick fix that applies. Screenshots and JSON land in `target/tmp/vscode-e2e/`.
+//! quick fix that applies; a `*.bt` script's kernel diagnostic. Screenshots and JSON land
+//! in `target/tmp/vscode-e2e/`.
 //!
 //! Everything comes from `scripts/install-test-deps.sh`; a missing piece fails the test
 //! and says so. `FEVLINT_SKIP_VSCODE=1` skips the browser part (not the build) for a quick
@@ -256,7 +257,21 @@ fn vscode_extension_builds_and_works_in_a_real_workbench() {
     let items = browser["restarted"]["statusItems"].as_array().expect("status items after the restart");
     assert!(items.iter().any(|i| i == "6.12.117+deb12-amd64"), "kernel status after the restart: {browser}");
 
-    // 7. A `*.dynevents` file is sent to the server and gets its diagnostics.
+    // 7. A bpftrace script (`tests/editors/kernel/kernel.bt`) is the `bpftrace` language
+    //    and gets `fevlint check`'s K210 at `vfs_raed` (about a second of the run).
+    let bt = read_json(&out.join("bpftrace.json"));
+    assert_eq!(bt["languageId"], "bpftrace", "{bt}");
+    let codes: Vec<(&str, u64, u64)> = bt["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| {
+            (d["code"].as_str().unwrap_or(""), d["line"].as_u64().unwrap_or(0), d["character"].as_u64().unwrap_or(0))
+        })
+        .collect();
+    assert_eq!(codes, [("K210", 2, 7)], "diagnostics of the .bt script: {bt}");
+
+    // 8. A `*.dynevents` file is sent to the server and gets its diagnostics.
     let mainline = read_json(&out.join("dynevents.json"));
     assert_eq!(mainline["languageId"], "dynevents", "{mainline}");
     let codes: Vec<(&str, u64, u64)> = mainline["diagnostics"]
@@ -270,7 +285,7 @@ fn vscode_extension_builds_and_works_in_a_real_workbench() {
     assert_eq!(codes, [("S001", 1, 24)], "diagnostics of the .dynevents file: {mainline}");
     assert_eq!(mainline["status"]["dialect"], "dynevents", "{mainline}");
 
-    // 8. The status comes from the server, per document: a malformed fevlint.toml is a
+    // 9. The status comes from the server, per document: a malformed fevlint.toml is a
     //    problem of both documents (their kernels come from `fevlint.kernels`, still
     //    loaded), and the status bar says so.
     let status = read_json(&out.join("status.json"));

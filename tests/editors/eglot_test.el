@@ -5,7 +5,8 @@
 ;; (--batch, not -Q: Debian's site-start puts elpa-eglot on the load-path.)
 ;; Opens a copy of the file through Eglot, checks the published diagnostics, a hover,
 ;; completion in a half-typed line sent as an incremental change, and the S003 fix
-;; applied with Eglot's own workspace-edit code. Prints a JSON report; exit 0 when
+;; applied with Eglot's own workspace-edit code; a `.bt' script's kernel diagnostic
+;; (tests/editors/kernel/kernel.bt). Prints a JSON report; exit 0 when
 ;; every check passed, 1 otherwise. Run by server/tests/lsp_editors.rs.
 
 (require 'eglot)
@@ -192,7 +193,23 @@
                               (and value (string-match-p (regexp-quote "slot 0 `rdi`: `struct file *` file") value)
                                    (string-match-p (regexp-quote "slot 3 `rcx`") value))
                               value))
-            (ignore-errors (eglot-shutdown kserver nil 3)))))
+            (ignore-errors (eglot-shutdown kserver nil 3))))
+        ;; A bpftrace script in the same folder: `fev-bpftrace-mode', its own Eglot server
+        ;; (one more `fevlint lsp' and kernel load: about 2 s of the test's 5), K210 on the kernel.
+        (let ((bfile (expand-file-name "kernel.bt" kdir))
+              bserver)
+          (copy-file (expand-file-name "tests/editors/kernel/kernel.bt" fev-test-root) bfile)
+          (with-current-buffer (find-file-noselect bfile)
+            (fev-test-check "fev-bpftrace-mode from auto-mode-alist" (eq major-mode 'fev-bpftrace-mode) major-mode)
+            (condition-case err
+                (progn (apply #'eglot (eglot--guess-contact)) (setq bserver (eglot-current-server)))
+              (error (fev-test-check "connect (bpftrace)" nil err)))
+            (when (fev-test-check "eglot connected (bpftrace)" bserver)
+              (let ((fev-test-timeout 30))
+                (fev-test-wait (lambda () (equal (fev-test-codes-of "kernel/kernel.bt") "K210@2:7"))))
+              (let ((codes (fev-test-codes-of "kernel/kernel.bt")))
+                (fev-test-check ".bt kernel diagnostic K210" (equal codes "K210@2:7") codes))
+              (ignore-errors (eglot-shutdown bserver nil 3))))))
       ;; The mainline dialect: a *.dynevents file gets its mode, Eglot, and diagnostics.
       (let* ((mdir (expand-file-name "mainline" dir))
              (mfile (expand-file-name "problems.dynevents" mdir))

@@ -5,6 +5,9 @@
 "     vim -Nu tests/editors/vim_ale_test.vim -i NONE -n -es </dev/null
 "
 " Checks the filetype, syntax groups, the diagnostics ALE receives and lists, and a hover;
+" then a *.dynevents file's diagnostics, and a *.bt script's kernel diagnostic (K210 from
+" tests/editors/kernel/kernel.bt in a folder whose fevlint.toml names the 6.12.117
+" fixture: one more server and kernel load, about 2 s);
 " writes a JSON report to $FEV_OUT ({"failures": [...]}) and exits 0 when every check
 " passed, 1 otherwise. Run by server/tests/lsp_editors.rs.
 set nocompatible
@@ -12,7 +15,7 @@ let s:root = fnamemodify(expand('<sfile>:p'), ':h:h:h')
 execute 'set runtimepath^=' . fnameescape(s:root . '/editors/vim')
 filetype plugin on
 syntax on
-let g:ale_linters = {'fev': ['fevlint'], 'dynevents': ['fevlint']}
+let g:ale_linters = {'fev': ['fevlint'], 'dynevents': ['fevlint'], 'bpftrace': ['fevlint']}
 let g:ale_linters_explicit = 1
 let g:ale_fev_fevlint_executable = empty($FEVLINT) ? 'fevlint' : $FEVLINT
 let g:ale_lint_on_text_changed = 'never'
@@ -119,6 +122,20 @@ function! s:Main() abort
   call s:Wait('len(ale#engine#GetLoclist(bufnr(""))) == 1', 10)
   let l:loclist = map(copy(ale#engine#GetLoclist(bufnr(''))), '[v:val.lnum, v:val.col, v:val.type, get(v:val, "code", "")]')
   call s:Check('ALE lists it', l:loclist == [[2, 25, 'E', 'S001']], l:loclist)
+  " A bpftrace script next to a fevlint.toml naming the 6.12.117 fixture: its own project
+  " root, so ALE starts a server there; K210 for the kprobe on a missing function.
+  call mkdir(l:dir . '/kernel', 'p')
+  call writefile(['kernels = [' . json_encode(s:root . '/fixtures/kernels/6.12.117+deb12-amd64') . ']'], l:dir . '/kernel/fevlint.toml')
+  let l:bt = l:dir . '/kernel/kernel.bt'
+  call writefile(readfile(s:root . '/tests/editors/kernel/kernel.bt'), l:bt)
+  execute 'edit' fnameescape(l:bt)
+  call s:Check('filetype bpftrace', &filetype is# 'bpftrace', &filetype)
+  ALELint
+  call s:Wait('s:Codes(".bt") is# "K210@2:7"', 30)
+  call s:Check('published K210 for the .bt script', s:Codes('.bt') is# 'K210@2:7', s:Codes('.bt'))
+  call s:Wait('len(ale#engine#GetLoclist(bufnr(""))) == 1', 10)
+  let l:loclist = map(copy(ale#engine#GetLoclist(bufnr(''))), '[v:val.lnum, v:val.col, v:val.type, get(v:val, "code", "")]')
+  call s:Check('ALE lists K210', l:loclist == [[3, 8, 'W', 'K210']], l:loclist)
   call writefile([json_encode(s:out)], $FEV_OUT)
   call ale#lsp#StopAll()
   call delete(l:dir, 'rf')

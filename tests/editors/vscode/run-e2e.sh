@@ -8,7 +8,7 @@
 # settings point `fevlint.path` at FEVLINT_BINARY and `fevlint.kernels` at KERNEL, opens a
 # copy of SCRIPT's folder, and Debian's Chromium (headless, driven by playwright-core)
 # loads the workbench. What both sides saw lands in OUTDIR: diagnostics.json, hover.json,
-# fixed.json, commands.json (the harness, through the VS Code API), browser.json (the
+# fixed.json, commands.json, bpftrace.json (tests/editors/kernel/kernel.bt) (the harness, through the VS Code API), browser.json (the
 # screen: squiggles, Problems count, status bar) and screenshots (*.png), plus
 # code-server.log. server/tests/vscode.rs runs this and checks those files.
 #
@@ -74,6 +74,7 @@ CS=(env "PATH=$node24/bin:$PATH" "$cs" --config "$run/config.yaml" --user-data-d
 # Its own session and process group, so that cleanup stops code-server, the extension
 # host and the language server with one kill.
 FEVLINT_E2E_DIR=$out FEVLINT_E2E_FILE=$file FEVLINT_E2E_HOVER=$hover FEVLINT_E2E_FIX=$fix \
+    FEVLINT_E2E_BT=$(cat "$root/tests/editors/kernel/kernel.bt") \
     setsid bash -c 'echo $$ > "$0"; exec "$@"' "$run/cs.pgid" "${CS[@]}" --disable-telemetry \
     --disable-update-check --disable-workspace-trust "$ws" > "$out/code-server.log" 2>&1 < /dev/null &
 up=

@@ -7,7 +7,8 @@
 //      wait for the diagnostics to change                              -> fixed.json
 //   4. (after `go-commands`) run the extension's commands: kernel info, emit, dry run        -> commands.json
 //   5. change `fevlint.ignore`, restart the server                     -> settings.json
-//   6. (after `go-dynevents`) open a *.dynevents file beside the script -> dynevents.json
+//   6. (after `go-dynevents`) open a *.bt script (FEVLINT_E2E_BT)     -> bpftrace.json,
+//      then a *.dynevents file beside the script                      -> dynevents.json
 //   7. (after `go-status`) write a malformed fevlint.toml next to them: the server's
 //      `fevlint/status` of each document, and the status bar text       -> status.json
 // Any exception ends in error.json.
@@ -129,6 +130,14 @@ exports.activate = async function activate() {
     // 6. The mainline dialect: the extension sends *.dynevents files to the server.
     await waitFor('go-dynevents', 60000);
     const api = ext.exports;
+    //    First a bpftrace script (tests/editors/kernel/kernel.bt): a kprobe on a function
+    //    the kernel lacks, K210 (the kernel is loaded already: about a second).
+    const bt = vscode.Uri.file(path.join(path.dirname(uri.fsPath), 'kernel.bt'));
+    fs.writeFileSync(bt.fsPath, process.env.FEVLINT_E2E_BT);
+    const btdoc = await vscode.workspace.openTextDocument(bt);
+    await vscode.window.showTextDocument(btdoc, vscode.ViewColumn.One);
+    const btdiags = await settle(bt, (ds) => ds.some((d) => d.code === 'K210'), 60000, 1000);
+    write('bpftrace.json', { languageId: btdoc.languageId, diagnostics: btdiags });
     const mainline = vscode.Uri.file(path.join(path.dirname(uri.fsPath), 'problems.dynevents'));
     fs.writeFileSync(mainline.fsPath, '# A line the kernel rejects.\np:ip_rcv ip_rcv skb=%di:x86\n');
     const mdoc = await vscode.workspace.openTextDocument(mainline);
