@@ -1,7 +1,8 @@
 //! The language server, `fevlint lsp`: the ONLY module that knows LSP types, UTF-16
 //! positions and URIs. Handlers convert, call one `ide`/analysis function, convert back.
 //!
-//! - `transport`: stdio framing that survives malformed input, in front of tower-lsp-server
+//! - `transport`: stdio framing that survives malformed input, each body parsed once
+//! - `dispatch`: the one reader, which gives tower-lsp-server's service each message in order
 //! - `position`: the one place where (line, UTF-16 unit) meets byte offsets
 //! - `document`: rope + text + tree + diagnostics, incremental edits and reparses
 //! - `encoded`: each line's diagnostics kept as the JSON they go out as
@@ -17,6 +18,7 @@
 pub mod config;
 mod convert;
 pub mod cores;
+mod dispatch;
 mod document;
 mod encoded;
 pub mod kernels;
@@ -35,7 +37,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
-use tower_lsp_server::{LspService, Server};
+use tower_lsp_server::LspService;
 
 /// Serves one client on `input`/`output` until `exit` or end of input. Returns whether
 /// `shutdown` came first (the protocol's exit code 0).
@@ -46,23 +48,14 @@ where
 {
     let shutdown = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&shutdown);
-    let (frames_tx, frames_rx) = mpsc::unbounded_channel();
-    let direct = frames_tx.downgrade();
+    let (frames, queue) = mpsc::unbounded_channel();
+    let direct = frames.downgrade();
     let raw = transport::Raw::default();
     let results = raw.clone();
     let (service, socket) = LspService::new(move |client| Backend::new(client, kernel, flag, direct, results));
-
-    let (server_in, feed) = tokio::io::duplex(1 << 16);
-    let (server_out, drain) = tokio::io::duplex(1 << 16);
-    let writer = tokio::spawn(transport::write_frames(output, frames_rx));
-    let out = tokio::spawn(transport::pump_output(drain, frames_tx.clone(), raw));
-    let input_task = tokio::spawn(transport::pump_input(input, feed, frames_tx));
-
-    Server::new(server_in, server_out, socket).serve(service).await;
-    // The server dropped its ends: its output drains, then the writer flushes.
-    let _ = out.await;
-    input_task.abort();
-    let _ = input_task.await;
+    let writer = tokio::spawn(transport::write_frames(output, queue));
+    dispatch::serve(input, service, socket, frames, raw).await;
+    // The writer ends when the last answer is written and flushed.
     let _ = writer.await;
     shutdown.load(Ordering::SeqCst)
 }
@@ -83,5 +76,63 @@ pub fn run() -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+    use tokio::io::{AsyncWriteExt, BufReader};
+
+    fn message(v: &Value) -> Vec<u8> {
+        transport::frame(v.to_string().as_bytes())
+    }
+
+    /// Edits and requests sent in one burst, without waiting for any answer: each
+    /// request's answer is that of the text after exactly the edits sent before it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn each_request_sees_exactly_the_edits_sent_before_it() {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(server);
+        let serve = tokio::spawn(serve(read, write, None));
+        let (from_server, mut to_server) = tokio::io::split(client);
+        let uri = "file:///nowhere/order.fev";
+        let mut burst =
+            message(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"capabilities": {}}}));
+        burst.extend(message(&json!({"jsonrpc": "2.0", "method": "initialized", "params": {}})));
+        burst.extend(message(&json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params":
+            {"textDocument": {"uri": uri, "languageId": "fev", "version": 0, "text": "f(x64 a)\n"}}})));
+        const EDITS: usize = 200;
+        for k in 1..=EDITS {
+            // `f` grows by one `a` per edit.
+            burst.extend(message(&json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+                "textDocument": {"uri": uri, "version": k},
+                "contentChanges": [{"range": {"start": {"line": 0, "character": 1}, "end": {"line": 0, "character": 1}},
+                    "text": "a"}]}})));
+            burst.extend(message(&json!({"jsonrpc": "2.0", "id": k, "method": "textDocument/documentSymbol",
+                "params": {"textDocument": {"uri": uri}}})));
+        }
+        burst.extend(message(&json!({"jsonrpc": "2.0", "id": EDITS + 1, "method": "shutdown"})));
+        burst.extend(message(&json!({"jsonrpc": "2.0", "method": "exit"})));
+        let writing = tokio::spawn(async move {
+            to_server.write_all(&burst).await.expect("write");
+            to_server
+        });
+        let mut read = BufReader::new(from_server);
+        let mut names = vec![String::new(); EDITS + 1];
+        loop {
+            let Ok(transport::Frame::Body(body)) = transport::read_frame(&mut read).await else { break };
+            let v: Value = serde_json::from_slice(&body).expect("json");
+            let Some(k) = v["id"].as_u64().map(|k| k as usize).filter(|k| (1..=EDITS).contains(k)) else { continue };
+            if v.get("method").is_none() {
+                names[k] = v["result"][0]["name"].as_str().unwrap_or("no symbol").to_owned();
+            }
+        }
+        drop(writing.await.expect("writer"));
+        assert!(serve.await.expect("server"), "shutdown came first");
+        for (k, name) in names.iter().enumerate().skip(1) {
+            assert_eq!(*name, format!("f{}", "a".repeat(k)), "the answer to request {k}");
+        }
     }
 }

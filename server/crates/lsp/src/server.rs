@@ -3,8 +3,10 @@
 //!
 //! Invariants:
 //! - Document state changes only in `did_open`/`did_change`/`did_close` and
-//!   configuration changes, synchronously before their first `.await`, so edits apply
-//!   in the order the client sent them (tower-lsp-server first polls handlers in order).
+//!   configuration changes, synchronously before their first `.await` (std mutexes
+//!   only), and an edit's publish is queued there too: `dispatch` polls each handler
+//!   once before it reads the next message, so edits apply in the order the client sent
+//!   them and a request sees the edits sent before it.
 //! - Published diagnostics carry the version they were computed for, and a result for
 //!   an older version is never published (checked under `publish`).
 //! - A panic in a handler becomes an error response and a log message, never a dead
@@ -232,8 +234,9 @@ struct State {
 struct Inner {
     client: Client,
     state: Mutex<State>,
-    /// Held while checking a version is current and sending its diagnostics.
-    publish: tokio::sync::Mutex<()>,
+    /// Held while checking a version is current and queueing its diagnostics (a
+    /// synchronous lock: an edit's publish is queued before the next message is read).
+    publish: Mutex<()>,
     check: Arc<dyn KernelCheck>,
     /// Invariant: taken after `state` when both are held, never before.
     kernels: Mutex<Kernels>,
@@ -543,7 +546,7 @@ impl Inner {
     /// Publishes the diagnostics of `version`, unless the document moved on or its
     /// findings are the ones last published.
     async fn publish(&self, uri: Uri, version: i32) {
-        let _order = self.publish.lock().await;
+        let order = self.publish.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let body = {
             let mut state = self.lock();
             let State { docs, rule_docs, related_information, diagnostic_refresh, .. } = &mut *state;
@@ -572,8 +575,12 @@ impl Inner {
                 Err(p) => Err(Some(p)),
             }
         };
+        if let Ok(Ok(body)) = &body {
+            self.send_publish(&uri, body);
+        }
+        drop(order);
         match body {
-            Ok(Ok(body)) => self.send_publish(&uri, &body),
+            Ok(Ok(_)) => {}
             Ok(Err(e)) => self.log(MessageType::ERROR, format!("serializing diagnostics failed: {e}")).await,
             Err(None) => self.refresh_diagnostics(),
             Err(Some(p)) => self.log(MessageType::ERROR, format!("converting diagnostics failed: {p}")).await,
@@ -1280,7 +1287,7 @@ impl Backend {
         Backend(Arc::new(Inner {
             client,
             state: Mutex::new(State::default()),
-            publish: tokio::sync::Mutex::new(()),
+            publish: Mutex::new(()),
             check: kernel.unwrap_or_else(|| Arc::new(KernelRules::default())),
             kernels: Mutex::new(Kernels::default()),
             cores: Mutex::new(Cores::default()),

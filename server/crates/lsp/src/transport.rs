@@ -1,11 +1,15 @@
-//! stdio framing in front of tower-lsp-server, so that no input can stop the server.
+//! stdio framing and parsing in front of tower-lsp-server's service, so that no input can
+//! stop the server.
 //!
-//! tower-lsp-server ends its read loop at the first message it cannot decode (a bad
-//! `Content-Length`, a body that is not JSON-RPC), which would leave the editor with a
-//! dead server. This layer reads stdin itself, answers what is malformed with a JSON-RPC
-//! error (`-32700` parse error, `-32600` invalid request), resynchronises at the next
-//! header, and passes only well-formed messages on. Its output side writes whole frames,
-//! so its own error replies never cut into the server's.
+//! tower-lsp-server's own `Server` ends its read loop at the first message it cannot
+//! decode (a bad `Content-Length`, a body that is not JSON-RPC), which would leave the
+//! editor with a dead server, and it reads nothing bounded. This layer reads stdin itself:
+//! a `Content-Length` over [`MAX_CONTENT_LENGTH`] and header lines over 8 KiB are refused
+//! before anything is allocated for them, what is malformed is answered with a JSON-RPC
+//! error (`-32700` parse error, `-32600` invalid request) and the input resynchronises at
+//! the next header. Each well-formed body is parsed once, straight into the request or
+//! response tower-lsp-server takes ([`parse`]); `dispatch` hands it on. The output side
+//! writes whole frames, so error replies never cut into the server's messages.
 //!
 //! Invariant: the output queue holds at most one `publishDiagnostics` per document. A
 //! client that sends edits faster than it reads (10,000 without waiting) would otherwise
@@ -15,7 +19,7 @@
 
 use std::collections::VecDeque;
 use std::io;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tower_lsp_server::jsonrpc;
 
@@ -139,67 +143,46 @@ pub fn frame(body: &[u8]) -> Vec<u8> {
     out
 }
 
-fn error_reply(id: serde_json::Value, code: i64, message: &str) -> Vec<u8> {
+pub fn error_reply(id: serde_json::Value, code: i64, message: &str) -> Vec<u8> {
     let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
     frame(body.to_string().as_bytes())
 }
 
-/// What to do with a body: pass it on, or answer it with an error.
-pub fn check_body(body: &[u8]) -> Result<(), Vec<u8>> {
-    let value: serde_json::Value = match serde_json::from_slice(body) {
-        Ok(v) => v,
-        Err(e) => return Err(error_reply(serde_json::Value::Null, -32700, &format!("parse error: {e}"))),
-    };
-    let id = match value.get("id") {
-        Some(id @ (serde_json::Value::Number(_) | serde_json::Value::String(_))) => id.clone(),
-        _ => serde_json::Value::Null,
-    };
-    let ok = if value.get("method").is_some() {
-        serde_json::from_value::<jsonrpc::Request>(value).is_ok()
-    } else {
-        serde_json::from_value::<jsonrpc::Response>(value).is_ok()
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(error_reply(id, -32600, "invalid request: not a JSON-RPC 2.0 request, notification or response"))
-    }
+/// A well-formed incoming message.
+#[derive(Debug)]
+pub enum Incoming {
+    /// A request or a notification.
+    Request(jsonrpc::Request),
+    /// The client's answer to a request of the server's.
+    Response(jsonrpc::Response),
 }
 
-/// Feeds well-formed messages from `input` to the server, answers the rest on `replies`.
-pub async fn pump_input<R, W>(input: R, mut server: W, replies: mpsc::UnboundedSender<Out>)
-where
-    R: AsyncRead + Unpin,
-    W: AsyncWrite + Unpin,
-{
-    let mut input = BufReader::with_capacity(1 << 16, input);
-    loop {
-        match read_frame(&mut input).await {
-            Ok(Frame::Body(body)) => match check_body(&body) {
-                Ok(()) => {
-                    if server.write_all(&frame(&body)).await.is_err() || server.flush().await.is_err() {
-                        break; // the server is gone (after `exit`)
-                    }
-                }
-                Err(reply) => {
-                    eprintln!("fevlint lsp: dropped a malformed message ({} bytes)", body.len());
-                    let _ = replies.send(Out::new(reply));
-                }
-            },
-            Ok(Frame::BadHeader(why)) => {
-                eprintln!("fevlint lsp: {why}; skipping to the next message");
-                let _ = replies.send(Out::new(error_reply(serde_json::Value::Null, -32700, &why)));
-            }
-            Ok(Frame::Eof) | Err(_) => break,
-        }
+/// Parses a body once, into what tower-lsp-server takes; a body that is not JSON-RPC gets
+/// the error reply to send instead (`-32700` for what is not JSON, `-32600` for JSON that
+/// is no request, notification or response).
+pub fn parse(body: &[u8]) -> Result<Incoming, Vec<u8>> {
+    // A request's `method` defaults to empty: what has none may be a response.
+    match serde_json::from_slice::<jsonrpc::Request>(body) {
+        Ok(request) if !request.method().is_empty() => return Ok(Incoming::Request(request)),
+        Ok(_) => {}
+        Err(e) if e.is_data() => {}
+        Err(e) => return Err(error_reply(serde_json::Value::Null, -32700, &format!("parse error: {e}"))),
     }
-    let _ = server.shutdown().await;
+    if let Ok(response) = serde_json::from_slice::<jsonrpc::Response>(body) {
+        return Ok(Incoming::Response(response));
+    }
+    // Only a malformed message is read twice, for the id its error reply names.
+    let id = match serde_json::from_slice::<serde_json::Value>(body).ok().and_then(|v| v.get("id").cloned()) {
+        Some(id @ (serde_json::Value::Number(_) | serde_json::Value::String(_))) => id,
+        _ => serde_json::Value::Null,
+    };
+    Err(error_reply(id, -32600, "invalid request: not a JSON-RPC 2.0 request, notification or response"))
 }
 
 /// Results the server wrote itself, by token: a handler whose answer is large (a pull
 /// report of thousands of diagnostics) writes its JSON straight from the encoded
 /// findings and answers tower-lsp-server with a placeholder naming the token (in its
-/// `resultId`, [`RAW_MARK`]); [`pump_output`] puts the JSON in its place. tower-lsp-server
+/// `resultId`, [`RAW_MARK`]); [`Raw::frame`] puts the JSON in its place. tower-lsp-server
 /// would otherwise build a `serde_json::Value` tree of every diagnostic and serialize it.
 #[derive(Clone, Debug, Default)]
 pub struct Raw(std::sync::Arc<std::sync::Mutex<std::collections::HashMap<u64, Vec<u8>>>>);
@@ -218,44 +201,29 @@ impl Raw {
         format!("{RAW_MARK}{n}")
     }
 
-    /// The response `body` with a placeholder's result replaced by the JSON kept for it.
-    fn resolve(&self, body: Vec<u8>) -> Vec<u8> {
-        if body.len() > 512 || find(&body, RAW_MARK.as_bytes()).is_none() {
-            return body;
+    /// The frame of `response`, with a placeholder's result replaced by the JSON kept for it.
+    pub fn frame(&self, response: &jsonrpc::Response) -> serde_json::Result<Vec<u8>> {
+        let body = serde_json::to_vec(response)?;
+        if body.len() > 512 || response.result().is_none() {
+            return Ok(frame(&body));
         }
-        let Some(at) = find(&body, RAW_MARK.as_bytes()) else { return body };
+        let Some(at) = find(&body, RAW_MARK.as_bytes()) else { return Ok(frame(&body)) };
         let digits: String =
             body[at + RAW_MARK.len()..].iter().take_while(|b| b.is_ascii_digit()).map(|&b| b as char).collect();
-        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&body) else { return body };
-        if v.get("result").is_none() {
-            return body;
-        }
         let Some(result) = digits
             .parse()
             .ok()
             .and_then(|n: u64| self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&n))
         else {
-            return body;
+            return Ok(frame(&body));
         };
         let mut out = Vec::with_capacity(result.len() + 64);
         out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-        out.extend_from_slice(v["id"].to_string().as_bytes());
+        serde_json::to_writer(&mut out, response.id())?;
         out.extend_from_slice(br#","result":"#);
         out.extend_from_slice(&result);
         out.push(b'}');
-        out
-    }
-}
-
-/// Cuts the server's output into frames for the writer (placeholders resolved, see
-/// [`Raw`]).
-pub async fn pump_output<R: AsyncRead + Unpin>(output: R, frames: mpsc::UnboundedSender<Out>, raw: Raw) {
-    let mut output = BufReader::new(output);
-    while let Ok(Frame::Body(body)) = read_frame(&mut output).await {
-        let body = raw.resolve(body);
-        if frames.send(Out::new(frame(&body))).is_err() {
-            break;
-        }
+        Ok(frame(&out))
     }
 }
 
@@ -311,6 +279,7 @@ pub async fn write_frames<W: AsyncWrite + Unpin>(mut out: W, mut frames: mpsc::U
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tokio::io::BufReader;
 
     /// While the client does not read, a newer publish of a document replaces the queued
     /// one, and the other frames keep their order: whether the writer waits in a write
@@ -371,13 +340,29 @@ mod tests {
             match read_frame(&mut r).await.expect("read") {
                 Frame::Eof => break,
                 Frame::BadHeader(_) => kinds.push("header".to_owned()),
-                Frame::Body(b) => kinds.push(match check_body(&b) {
-                    Ok(()) => "ok".to_owned(),
+                Frame::Body(b) => kinds.push(match parse(&b) {
+                    Ok(_) => "ok".to_owned(),
                     Err(reply) if String::from_utf8_lossy(&reply).contains("-32700") => "parse".to_owned(),
                     Err(_) => "invalid".to_owned(),
                 }),
             }
         }
         assert_eq!(kinds, ["header", "header", "header", "parse", "invalid", "ok"]);
+    }
+
+    /// Requests, notifications and the client's answers are told apart in one parse.
+    #[test]
+    fn requests_notifications_and_responses() {
+        let kind = |body: &str| match parse(body.as_bytes()) {
+            Ok(Incoming::Request(r)) => format!("request {}", r.method()),
+            Ok(Incoming::Response(r)) => format!("response {}", r.id()),
+            Err(reply) => String::from_utf8_lossy(&reply).into_owned(),
+        };
+        assert_eq!(kind(r#"{"jsonrpc":"2.0","id":1,"method":"hover","params":{}}"#), "request hover");
+        assert_eq!(kind(r#"{"jsonrpc":"2.0","method":"exit"}"#), "request exit");
+        assert_eq!(kind(r#"{"jsonrpc":"2.0","id":1,"result":null}"#), "response 1");
+        assert_eq!(kind(r#"{"jsonrpc":"2.0","id":"a","result":{"x":[1]}}"#), "response \"a\"");
+        assert_eq!(kind(r#"{"jsonrpc":"2.0","id":2,"error":{"code":-1,"message":"no"}}"#), "response 2");
+        assert!(kind(r#"{"jsonrpc":"2.0","id":7}"#).contains(r#""id":7"#));
     }
 }
