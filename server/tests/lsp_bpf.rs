@@ -10,41 +10,16 @@
 //! (install-test-deps.sh); runs with FEVLINT_REAL_TOOLS=1, in about 6 s each on the 2-core
 //! machine (clang builds, the two fixture kernels loaded by the debug build).
 
+use fevlint_testkit::repo;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn kernel(name: &str) -> PathBuf {
-    repo().join("fixtures/kernels").join(name).canonicalize().expect("fixture kernel")
-}
-
-fn run(cmd: &mut Command) -> std::process::Output {
-    let out =
-        cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} (scripts/install-test-deps.sh installs it)"));
-    assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
-    out
-}
-
-fn compile(dir: &Path) {
-    run(Command::new("clang").current_dir(dir).args([
-        "-g",
-        "-O2",
-        "-target",
-        "bpf",
-        "-D__TARGET_ARCH_x86",
-        "-I.",
-        "-c",
-        "drift.bpf.c",
-        "-o",
-        "drift.bpf.o",
-    ]));
+    fevlint_testkit::kernel_fixture(name).canonicalize().expect("fixture kernel")
 }
 
 /// A workspace with drift.bpf.c, its object and a fevlint.toml naming both kernels.
@@ -52,13 +27,8 @@ fn workspace(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("fevlint-lsp-bpf-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch");
-    let k = fevlint_kernel::Kernel::open(&kernel("6.1.0-56-amd64")).expect("fixture");
-    let btf = dir.join("6.1.btf");
-    std::fs::write(&btf, k.inputs().btf.as_ref().expect("BTF").value.as_ref()).expect("write BTF");
-    let h = run(Command::new("bpftool").args(["btf", "dump", "file"]).arg(&btf).args(["format", "c"]));
-    std::fs::write(dir.join("vmlinux.h"), h.stdout).expect("vmlinux.h");
-    std::fs::copy(repo().join("server/tests/bpf/drift.bpf.c"), dir.join("drift.bpf.c")).expect("copy source");
-    compile(&dir);
+    fevlint_testkit::bpf::vmlinux_h("6.1.0-56-amd64", &dir);
+    fevlint_testkit::bpf::compile(&dir, "drift.bpf.c");
     let config = format!(
         "kernels = [{:?}, {:?}]\nobjects = [\"drift.bpf.o\"]\n",
         kernel("6.1.0-56-amd64").display().to_string(),
@@ -240,7 +210,7 @@ fn a_workspace_object_reports_at_its_bpf_c_lines_with_hovers_per_kernel() {
     // The author fixes the kprobe and rebuilds: the object is checked again.
     let fixed = text.replace("kprobe/__alloc_pages", "kprobe/vfs_write");
     std::fs::write(&source, &fixed).expect("edit");
-    compile(&dir);
+    fevlint_testkit::bpf::clang(&dir, "drift.bpf.c");
     let object = format!("file://{}", dir.join("drift.bpf.o").display());
     server.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": object, "type": 2}]}));
     let again = server.wait("the diagnostics of the rebuilt object", |v| {

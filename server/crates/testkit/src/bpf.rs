@@ -17,10 +17,15 @@ pub fn vmlinux_h(release: &str, dir: &Path) {
     std::fs::write(dir.join("vmlinux.h"), h.stdout).expect("vmlinux.h");
 }
 
-/// Copies `server/tests/bpf/<source>` into `dir` and compiles it there with clang
-/// (`-g -O2 -target bpf`, x86 tracing macros) to `<source without .c>.o`.
+/// Copies `server/tests/bpf/<source>` into `dir` and compiles it there ([`clang`]).
 pub fn compile(dir: &Path, source: &str) {
     std::fs::copy(repo().join("server/tests/bpf").join(source), dir.join(source)).expect("copy source");
+    clang(dir, source);
+}
+
+/// Compiles `dir/<source>` with clang (`-g -O2 -target bpf`, x86 tracing macros) to
+/// `<source without .c>.o` beside it.
+pub fn clang(dir: &Path, source: &str) {
     let obj = source.replace(".c", ".o");
     run(Command::new("clang").current_dir(dir).args([
         "-g",
