@@ -437,6 +437,53 @@ fn rules_holds_only_rules() {
     assert!(registry.contains("pub mod suppress;"), "suppress.rs is still declared by the registry");
 }
 
+/// One name, one meaning: a module, file or folder called `kernel` is the kernel model
+/// (the crate `crates/kernel`) or the command over it (`src/cli/kernel.rs`), and `walk` is
+/// the field walk (`crates/syntax/src/walk.rs`, the kernel's `__get_arg()`). The dump
+/// reader's kernel core is `kernel_core`, the DWARF reader's DIE walker `toplevel`.
+#[test]
+fn kernel_and_walk_each_name_one_thing() {
+    let server = Path::new(env!("CARGO_MANIFEST_DIR"));
+    fn visit(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("read dir") {
+            let path = entry.expect("entry").path();
+            if path.file_name().is_some_and(|n| n == "target") {
+                continue;
+            }
+            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let module = path.is_dir() || path.extension().is_some_and(|e| e == "rs");
+            if module && (stem == "kernel" || stem == "walk") {
+                out.push(path.clone());
+            }
+            if path.is_dir() {
+                visit(&path, out);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for dir in ["src", "crates"] {
+        visit(&server.join(dir), &mut found);
+    }
+    let mut found: Vec<String> =
+        found.iter().map(|p| p.strip_prefix(server).expect("inside server/").display().to_string()).collect();
+    found.sort();
+    assert_eq!(found, ["crates/kernel", "crates/syntax/src/walk.rs", "src/cli/kernel.rs"]);
+    for (name, src) in packages() {
+        let mut files = Vec::new();
+        sources(&src, &mut files);
+        for (path, text) in files {
+            for line in text.lines().map(str::trim) {
+                let declares = |m: &str| {
+                    line.strip_prefix("pub ").or_else(|| line.strip_prefix("pub(crate) ")).unwrap_or(line)
+                        == format!("mod {m};")
+                };
+                let allowed = (name == "fevlint" && path.ends_with("cli/mod.rs")) || name == "syntax";
+                assert!(allowed || !(declares("kernel") || declares("walk")), "{path}: {line}");
+            }
+        }
+    }
+}
+
 /// The circle search sees through what hid circles before: a file's `use crate as x`
 /// alias, a `crate::{a, b}` group, and a name the root re-exports from a module.
 #[test]
