@@ -17,7 +17,7 @@
 //! facts (and "unknown" answers), never a panic.
 
 use fevlint_load::elf::KernelElf;
-use fevlint_load::symbols::{KprobeBlacklist, SymbolTable, VirtAddr};
+use fevlint_load::symbols::{BlacklistEntry, KprobeBlacklist, Symbol, SymbolTable, VirtAddr};
 use iced_x86::{Decoder, DecoderOptions};
 use std::collections::HashSet;
 
@@ -383,6 +383,107 @@ impl Code<'_> {
         }
         ProbePoint::Accepted { addr: VirtAddr(addr) }
     }
+}
+
+/// scripts/kallsyms.c `is_ignored_symbol()` for x86 (what a System.map has and kallsyms
+/// does not); a table decoded from the image's kallsyms has none of them.
+fn kallsyms_ignores(s: &Symbol<'_>) -> bool {
+    matches!(s.kind, b'U' | b'u' | b'N' | b'n' | b'A' | b'a')
+        || s.name.starts_with("kallsyms_")
+        || s.name.starts_with("__efistub_")
+        || s.name.starts_with("__kcfi_typeid_")
+}
+
+/// `kallsyms_lookup_size_offset` over a symbol map: the start of the symbol holding an
+/// address and its size (the distance to the next kallsyms address).
+struct Kallsyms<'s> {
+    symbols: &'s SymbolTable,
+    /// The distinct addresses of kallsyms' symbols, ascending.
+    addrs: Vec<u64>,
+    /// `CONFIG_KALLSYMS_ALL`: data symbols too (else `_stext`.. `_etext` and init text).
+    all: bool,
+    text: [(u64, u64); 2],
+    end: u64,
+}
+
+impl<'s> Kallsyms<'s> {
+    fn new(symbols: &'s SymbolTable, all: bool) -> Option<Kallsyms<'s>> {
+        let at = |n: &str| symbols.addr_of(n).map(|a| a.0);
+        let text = [(at("_stext")?, at("_etext")?), (at("_sinittext")?, at("_einittext")?)];
+        let end = if all { at("_end")? } else { text[0].1 };
+        let mut k = Kallsyms { symbols, addrs: Vec::new(), all, text, end };
+        let mut addrs: Vec<u64> = symbols.iter().filter(|s| k.kept(s)).map(|s| s.addr.0).collect();
+        addrs.sort_unstable();
+        addrs.dedup();
+        k.addrs = addrs;
+        Some(k)
+    }
+
+    /// scripts/kallsyms.c `symbol_valid()`.
+    fn kept(&self, s: &Symbol<'_>) -> bool {
+        if kallsyms_ignores(s) {
+            return false;
+        }
+        self.all || self.text.iter().any(|&(lo, hi)| (lo..=hi).contains(&s.addr.0))
+    }
+
+    fn is_text(&self, addr: u64) -> bool {
+        self.text.iter().any(|&(lo, hi)| (lo..hi).contains(&addr))
+    }
+
+    /// `kprobe_add_ksym_blacklist(entry)`: `[entry, entry + size)` named by `%ps`, or
+    /// `None` (-EINVAL) outside the kernel's text.
+    fn entry(&self, addr: u64) -> Option<BlacklistEntry> {
+        if !self.is_text(addr) {
+            return None;
+        }
+        let i = self.addrs.partition_point(|&a| a <= addr);
+        let start = *self.addrs.get(i.checked_sub(1)?)?;
+        let next = match self.addrs.get(i) {
+            Some(&n) => n,
+            None if (self.text[1].0..self.text[1].1).contains(&addr) => self.text[1].1,
+            None => self.end,
+        };
+        let name = self.symbols.lookup_with(VirtAddr(addr), |s| self.kept(s))?.name.to_owned();
+        Some(BlacklistEntry { start: VirtAddr(addr), end: VirtAddr(addr + (next - start)), name, module: None })
+    }
+}
+
+/// The kprobe blacklist the kernel builds at boot (`populate_kprobe_blacklist` and x86's
+/// `arch_populate_kprobe_blacklist`, 6.1 and 6.12), for an image whose booted kernel's
+/// `kprobes/blacklist` is not at hand (a `debian:` kernel, a bare vmlinuz): one entry per
+/// address of the `_kprobe_blacklist` table (`NOKPROBE_SYMBOL`, in `.init.data`) in the
+/// kernel's text, then each kallsyms symbol of the `.kprobes.text`, noinstr and entry
+/// text areas, each `[address, address + kallsyms size)`. `all_symbols` is
+/// CONFIG_KALLSYMS_ALL. `None` when the table or the symbols it needs are missing.
+pub fn derive_blacklist(elf: &KernelElf, symbols: &SymbolTable, all_symbols: bool) -> Option<KprobeBlacklist> {
+    let ks = Kallsyms::new(symbols, all_symbols)?;
+    let (start, end) = (symbols.addr_of("__start_kprobe_blacklist")?, symbols.addr_of("__stop_kprobe_blacklist")?);
+    let width = elf.arch().pointer_size() as usize;
+    let table = elf.read_virt(start, end.0.checked_sub(start.0)?)?;
+    let mut entries = Vec::new();
+    for e in table.chunks_exact(width) {
+        let addr = match *e {
+            [a, b, c, d] => u64::from(u32::from_le_bytes([a, b, c, d])),
+            _ => u64::from_le_bytes(e.try_into().ok()?),
+        };
+        entries.extend(ks.entry(addr));
+    }
+    for (lo, hi) in [
+        ("__kprobes_text_start", "__kprobes_text_end"),
+        ("__noinstr_text_start", "__noinstr_text_end"),
+        ("__entry_text_start", "__entry_text_end"),
+    ] {
+        let (Some(lo), Some(hi)) = (symbols.addr_of(lo), symbols.addr_of(hi)) else { continue };
+        // kprobe_add_area_blacklist: symbol after symbol (an alias's size 0 steps 1).
+        let mut at = lo.0;
+        while at < hi.0 {
+            let e = ks.entry(at)?;
+            at += (e.end.0 - e.start.0).max(1);
+            entries.push(e);
+        }
+    }
+    Some(KprobeBlacklist::from_entries(entries))
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! architecture. Slow pieces (the symbol map, the clone index) load on first use.
 
 use crate::names::FunctionNames;
-use crate::open::{self as load, KernelInputs, Loaded, OpenOptions};
+use crate::open::{self as load, KernelInputs, Loaded, OpenOptions, Provenance};
 use fevlint_btf::Btf;
 use fevlint_load::cache;
 use fevlint_load::symbols::{
@@ -169,7 +169,9 @@ impl Kernel {
             notes.push("no available_filter_functions or mcount table: traceability is not checked".to_owned());
         }
         let symbols = OnceLock::new();
-        if inputs.deferred_symbols.is_none() {
+        // Without a symbol map, an image's own kallsyms tables are decoded when first asked.
+        let from_image = inputs.elf.is_some() || inputs.deferred.image.is_some();
+        if inputs.deferred_symbols.is_none() && (inputs.symbols.is_some() || !from_image) {
             let _ = symbols.set(inputs.symbols.take().map(Ok));
         }
         let (config, filter_functions, kprobe_blacklist) = (OnceLock::new(), OnceLock::new(), OnceLock::new());
@@ -179,7 +181,8 @@ impl Kernel {
         if inputs.deferred.filter_functions.is_none() {
             let _ = filter_functions.set(inputs.filter_functions.take().map(Ok));
         }
-        if inputs.deferred.kprobe_blacklist.is_none() {
+        // Without a blacklist file, an image read at open gives it ([`Self::kprobe_blacklist`]).
+        if inputs.deferred.kprobe_blacklist.is_none() && (inputs.kprobe_blacklist.is_some() || inputs.elf.is_none()) {
             let _ = kprobe_blacklist.set(inputs.kprobe_blacklist.take().map(Ok));
         }
         let trace_events = OnceLock::new();
@@ -238,10 +241,33 @@ impl Kernel {
         lazy(&self.filter_functions, path, load::read_filter_functions)?.as_ref().ok()
     }
 
-    /// The kprobe blacklist (read on first use from a folder).
+    /// The kprobe blacklist: read on first use from a folder, else, for a kernel opened
+    /// from its image (a bare vmlinuz, a `debian:` kernel), built from the image as the
+    /// kernel builds it at boot ([`crate::code::derive_blacklist`]).
     pub fn kprobe_blacklist(&self) -> Option<&Loaded<KprobeBlacklist>> {
         let path = self.inputs.deferred.kprobe_blacklist.as_deref();
-        lazy(&self.kprobe_blacklist, path, load::read_kprobe_blacklist)?.as_ref().ok()
+        self.kprobe_blacklist
+            .get_or_init(|| match path {
+                Some(p) => {
+                    Some(load::read_kprobe_blacklist(p, &fevlint_load::Limits::default()).map_err(|e| e.to_string()))
+                }
+                None => self.image_blacklist().map(Ok),
+            })
+            .as_ref()?
+            .as_ref()
+            .ok()
+    }
+
+    /// The blacklist built from the image loaded at open and the symbol map.
+    fn image_blacklist(&self) -> Option<Loaded<KprobeBlacklist>> {
+        let elf = self.inputs.elf.as_ref()?;
+        if !self.config().is_none_or(|c| c.value.is_enabled("KPROBES")) {
+            return None;
+        }
+        let all = self.config().is_none_or(|c| c.value.is_enabled("KALLSYMS_ALL"));
+        let value = crate::code::derive_blacklist(&elf.value, &self.symbols()?.value, all)?;
+        let container = load::Container::Computed("built from the image's _kprobe_blacklist table and text areas");
+        Some(Loaded { value, from: Provenance { container, ..elf.from.clone() } })
     }
 
     /// The trace events with their systems (`available_events`, read on first use from a
@@ -290,9 +316,9 @@ impl Kernel {
 
     fn symbols_read(&self) -> Option<&Result<Loaded<SymbolTable>, String>> {
         self.symbols
-            .get_or_init(|| {
-                let d = self.inputs.deferred_symbols.as_ref()?;
-                Some(load::read_symbols(d, &fevlint_load::Limits::default()).map_err(|e| e.to_string()))
+            .get_or_init(|| match self.inputs.deferred_symbols.as_ref() {
+                Some(d) => Some(load::read_symbols(d, &fevlint_load::Limits::default()).map_err(|e| e.to_string())),
+                None => self.image_kallsyms(),
             })
             .as_ref()
     }
@@ -320,6 +346,25 @@ impl Kernel {
                 (events.names.len() >= 100).then_some(events)
             })
             .as_ref()
+    }
+
+    /// The symbols an image carries for itself (its kallsyms tables, what `/proc/kallsyms`
+    /// prints), for a kernel given as an image without a System.map: the addresses and
+    /// (as the distance to the next symbol) the sizes of its functions.
+    fn image_kallsyms(&self) -> Option<Result<Loaded<SymbolTable>, String>> {
+        let elf = self.image()?;
+        let from = match &self.inputs.elf {
+            Some(e) => e.from.clone(),
+            None => {
+                Provenance { path: self.inputs.deferred.image.clone()?, codec: None, container: load::Container::File }
+            }
+        };
+        let percpu = self.config().map(|c| c.value.is_enabled("KALLSYMS_ABSOLUTE_PERCPU"));
+        // An image without the tables (CONFIG_KALLSYMS off) has no symbol map: absent, not broken.
+        let text = fevlint_load::kallsyms::kallsyms_text(elf, percpu).ok()?;
+        let value = SymbolTable::parse_kallsyms(text.as_bytes(), elf.path()).ok()?;
+        let from = Provenance { container: load::Container::Computed("the image's kallsyms tables"), ..from };
+        Some(Ok(Loaded { value, from }))
     }
 
     /// Whether the symbol map has a text symbol called `name`; `None` without a symbol

@@ -716,6 +716,16 @@ impl KprobeBlacklist {
         Ok(bl)
     }
 
+    /// A blacklist from its entries, in the kernel's list order (one derived from an
+    /// image rather than read from the kernel).
+    pub fn from_entries(entries: Vec<BlacklistEntry>) -> KprobeBlacklist {
+        let mut bl = KprobeBlacklist { entries, by_name: HashMap::new() };
+        for (i, e) in bl.entries.iter().enumerate() {
+            bl.by_name.entry(e.name.clone()).or_default().push(i);
+        }
+        bl
+    }
+
     pub fn entries(&self) -> &[BlacklistEntry] {
         &self.entries
     }
