@@ -387,6 +387,17 @@ fn hover_on_a_probe_place_shows_the_instructions_around_it() {
     assert!(md.contains("**`vfs_read+3`** on 6.12.117+deb12-amd64: is refused: not an instruction boundary"), "{md}");
     assert!(md.contains("- instructions start at +0, +4, +9, +11"), "{md}");
     assert!(md.contains("- instructions start at +0, +5, "), "{md}");
+    // The nearest boundaries, with the instructions there.
+    assert!(
+        md.contains("- nearest instruction boundaries: `+0` (`endbr64`) before, `+4` (`call __fentry__`) after"),
+        "{md}"
+    );
+    assert!(
+        md.contains("- nearest instruction boundaries: `+0` (`call __fentry__`) before, `+5` (`push`) after"),
+        "{md}"
+    );
+    let (_, md) = dynevents::describe_at("p:demo/a vfs_read+9\n", 12, &[&k612]).expect("hover on a boundary");
+    assert!(md.contains("- an instruction starts here: `push`"), "{md}");
     let at = text.find("do_sys_openat2").expect("line 2") + 3;
     let (_, md) = dynevents::describe_at(text, at, &[&k612]).expect("hover on the entry");
     assert!(md.contains("sits at `do_sys_openat2+0x0`"), "{md}");
@@ -394,6 +405,30 @@ fn hover_on_a_probe_place_shows_the_instructions_around_it() {
     let (_, md) = dynevents::describe_at(text, at, &[&k61, &k612]).expect("hover on the entry");
     assert!(md.contains("on 6.12.117+deb12-amd64: sits at `vfs_read+0x4` (past its ENDBR64)"), "{md}");
     assert!(md.contains("on 6.1.0-56-amd64: sits at `vfs_read+0x0`"), "{md}");
+}
+
+/// A bare vmlinuz (no System.map beside it): the image's own kallsyms give the
+/// functions' addresses and sizes, so `SYM+OFF` is checked as in the fixture's folder (it
+/// said "the kernel has no symbol map" before), and its blacklist is built from the image.
+#[test]
+fn a_bare_image_checks_instruction_boundaries_and_its_blacklist() {
+    let dir = temp("bare-image");
+    let script = "p:demo/a vfs_read+3\np:demo/b vfs_read+4\np:demo/c kernel_clone+1\np:demo/d do_int3\n";
+    std::fs::write(dir.join("k.dynevents"), script).expect("script");
+    let image = fixture("6.12.117+deb12-amd64").join("vmlinuz");
+    let (out, _, code) = fevlint(&["check", "--kernel", image.to_str().unwrap_or_default(), "k.dynevents"], &dir);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(!out.contains("no symbol map"), "{out}");
+    for line in [1, 3] {
+        assert!(out.contains(&format!("k.dynevents:{line}:10")), "line {line}: {out}");
+    }
+    assert!(out.contains("help: instructions start at `vfs_read+0` and `vfs_read+4`"), "{out}");
+    assert!(out.contains("help: instructions start at `kernel_clone+0` and `kernel_clone+4`"), "{out}");
+    assert!(!out.contains("k.dynevents:2:"), "vfs_read+4 is the entry past ENDBR64: {out}");
+    // `do_int3` is NOKPROBE_SYMBOL: the blacklist built from the image refuses it.
+    assert!(out.contains("k.dynevents:4:10") && out.contains("Failed to register probe event"), "{out}");
+    assert_eq!(out.matches("Probe point is not an instruction boundary").count(), 4, "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Where a probe on a function's entry sits, from the function's own first bytes: 6.12's

@@ -2,7 +2,8 @@
 //! on the real 6.12.117 fixture: probe kinds, function and tracepoint names, BTF
 //! parameter names and members after `->`/`.`, registers and `$argN` with the parameter
 //! each holds at the entry, the README's types; the hover on a probe's place shows its
-//! prototype with each parameter's `$argN` and register.
+//! prototype with each parameter's `$argN` and register; after `SYM+`, the offsets where
+//! an instruction starts (from the image).
 
 mod lsp_common;
 
@@ -15,7 +16,7 @@ fn kernel(name: &str) -> PathBuf {
 }
 
 /// Each line is completed at its end.
-const LINES: [&str; 12] = [
+const LINES: [&str; 13] = [
     "f:fp/pos vfs_read pos=file->f_pos:u32",
     "f:x vfs_rea",
     "f:x vfs_read file->f_p",
@@ -28,6 +29,7 @@ const LINES: [&str; 12] = [
     "t:x pelt_cfs_tp c",
     "t",
     "p:u/kk __x64_sys_openat f=+u0x68(%di):x64",
+    "p:x vfs_read+",
 ];
 
 fn labels(v: &Value) -> Vec<(String, String)> {
@@ -92,6 +94,11 @@ async fn a_dynevents_document_completes_names_members_registers_types_and_hovers
     assert!(has(8, "avg").is_some_and(|d| d.contains("of `struct cfs_rq`")), "{:?}", got[8]);
     assert!(has(9, "cfs_rq").is_some_and(|d| d.starts_with("struct cfs_rq * (parameter 1")), "{:?}", got[9]);
     assert!(has(10, "t:").is_some(), "{:?}", got[10]);
+    // After `SYM+`: the instruction boundaries from the image, ENDBR64 and fentry explained.
+    let offsets: Vec<&str> = got[12].iter().map(|(l, _)| l.as_str()).take(3).collect();
+    assert_eq!(offsets, ["0", "4", "9"], "{:?}", got[12]);
+    assert!(has(12, "0").is_some_and(|d| d.starts_with("endbr64: ENDBR64")), "{:?}", got[12]);
+    assert!(has(12, "4").is_some_and(|d| d.starts_with("call __fentry__: the ftrace call site")), "{:?}", got[12]);
     // Hover on the place: the prototype, each parameter's `$argN` and register.
     let hover = c
         .request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": {"line": 4, "character": 6}}))

@@ -126,6 +126,18 @@ impl Endbr {
     }
 }
 
+/// One instruction start of a function, as a probe place ([`KernelEnv::probe_places`]).
+#[derive(Clone, Debug)]
+pub struct ProbePlace {
+    pub offset: u64,
+    /// `endbr64`, `call __fentry__`, `push`.
+    pub text: String,
+    /// What `register_kprobe` answers for `SYM+offset`.
+    pub point: fevlint_kernel::code::ProbePoint,
+    /// Why the place is special, if it is.
+    pub note: Option<String>,
+}
+
 /// fevlint-kernel behind the parser's questions. "Don't know" is `None`, never a guess.
 pub struct KernelEnv<'k> {
     kernel: &'k Kernel,
@@ -244,6 +256,33 @@ impl<'k> KernelEnv<'k> {
         // The last few before the offset and the first few after it.
         let i = near.partition_point(|&o| o <= offset);
         Some(near[i.saturating_sub(4)..(i + 3).min(near.len())].to_vec())
+    }
+
+    /// The first `count` instructions of `symbol` from the image's code, each with what
+    /// `register_kprobe` answers for a probe at its start and why the place is special
+    /// (the ENDBR64 a probe at `+0` is moved past, the ftrace call site).
+    pub fn probe_places(&self, symbol: &str, count: usize) -> Option<Vec<ProbePlace>> {
+        let addr = self.kernel.symbols()?.value.first(symbol)?.addr;
+        let code = self.kernel.code()?;
+        let endbr = self.ibt && matches!(self.starts_with_endbr(symbol), Some((true, _)));
+        let places = code
+            .instructions(addr, count)
+            .into_iter()
+            .map(|insn| {
+                let point = code.register(addr, insn.offset, self.rules);
+                let note = if insn.offset == 0 && endbr {
+                    Some("ENDBR64: a probe on `+0` is moved past it, to `+4`".to_owned())
+                } else if insn.ftrace {
+                    Some("the ftrace call site: a kprobe here is put on ftrace, no breakpoint".to_owned())
+                } else if insn.offset == 0 {
+                    Some("the function's entry".to_owned())
+                } else {
+                    None
+                };
+                ProbePlace { offset: insn.offset, text: insn.text, point, note }
+            })
+            .collect();
+        Some(places)
     }
 
     /// `register_kprobe` at `symbol+offset` from the image's code, when there is one.
@@ -1430,9 +1469,29 @@ fn describe_place(text: &str, offset: usize, kernels: &[&Kernel]) -> Option<(Spa
             let list: Vec<String> =
                 starts.iter().map(|o| if o == off { format!("**+{o}**") } else { format!("+{o}") }).collect();
             let _ = writeln!(out, "- instructions start at {}\n", list.join(", "));
+            if *off != 0 {
+                let _ = writeln!(out, "- {}\n", boundaries_around(&env, name, *off, &starts));
+            }
         }
     }
     (!out.is_empty()).then(|| (Span::new(start + span.start, start + span.end), out.trim_end().to_owned()))
+}
+
+/// The instruction at `off` of `symbol`, or the nearest starts before and after it, with
+/// the instructions there (`starts`: the instruction starts around `off`).
+fn boundaries_around(env: &KernelEnv<'_>, symbol: &str, off: u64, starts: &[u64]) -> String {
+    let places = env.probe_places(symbol, 64).unwrap_or_default();
+    let show = |o: u64| match places.iter().find(|p| p.offset == o) {
+        Some(p) => format!("`+{o}` (`{}`)", p.text),
+        None => format!("`+{o}`"),
+    };
+    if starts.contains(&off) {
+        let what = places.iter().find(|p| p.offset == off).map(|p| format!(": `{}`", p.text)).unwrap_or_default();
+        return format!("an instruction starts here{what}");
+    }
+    let before = starts.iter().rev().find(|&&o| o < off).map_or_else(|| "none".to_owned(), |&o| show(o));
+    let after = starts.iter().find(|&&o| o > off).map_or_else(|| "none".to_owned(), |&o| show(o));
+    format!("nearest instruction boundaries: {before} before, {after} after")
 }
 
 /// What each member-reading argument of `text` reads on `kernel`, for `fevlint lock`.

@@ -108,6 +108,13 @@ pub fn completions(text: &str, offset: usize, kernels: &[&Kernel]) -> Vec<Comple
     match index {
         0 => heads(word, Span::new(word_start, offset)),
         1 => {
+            if let Some((name, typed)) = word.split_once('+') {
+                let head = words[0].1.as_bytes().first().copied();
+                if matches!(head, Some(b'p' | b'r')) && !name.contains(':') {
+                    let replace = Span::new(word_start + name.len() + 1, offset);
+                    return boundaries(kernels, head == Some(b'r'), name, typed, replace);
+                }
+            }
             if word.contains(['+', '%', ':']) || kernels.is_empty() {
                 return Vec::new();
             }
@@ -116,6 +123,72 @@ pub fn completions(text: &str, offset: usize, kernels: &[&Kernel]) -> Vec<Comple
         }
         _ => argument(&words, word_start, word, offset, kernels),
     }
+}
+
+/// How many instructions of a function `SYM+` offers.
+const BOUNDARIES: usize = 12;
+
+/// After `SYM+`: the offsets where an instruction of `SYM` starts and a kprobe is
+/// accepted on some kernel (a return probe: its entry only), the first few, with the
+/// instruction there and what is special about it (ENDBR64, the ftrace call site).
+fn boundaries(kernels: &[&Kernel], retprobe: bool, symbol: &str, typed: &str, replace: Span) -> Vec<Completion> {
+    use fevlint_kernel::code::{ProbePoint, Refusal};
+    let hex = typed.starts_with("0x") || typed.starts_with("0X");
+    let dialects: Vec<_> = kernels.iter().filter_map(|k| Some((*k, dynevents::dialect_for(k).ok()?))).collect();
+    let envs: Vec<(&Kernel, dynevents::KernelEnv<'_>)> =
+        dialects.iter().map(|(k, d)| (*k, dynevents::KernelEnv::new(k, d))).collect();
+    // Every kernel's first instructions: the offsets offered (the first kernel's words).
+    let mut offsets: Vec<dynevents::ProbePlace> = Vec::new();
+    for (_, env) in &envs {
+        for p in env.probe_places(symbol, BOUNDARIES).unwrap_or_default() {
+            if !offsets.iter().any(|o| o.offset == p.offset) {
+                offsets.push(p);
+            }
+        }
+    }
+    offsets.sort_by_key(|p| p.offset);
+    let mut out = Vec::new();
+    for place in offsets {
+        let label = if hex { format!("{:#x}", place.offset) } else { place.offset.to_string() };
+        if !label.starts_with(typed) {
+            continue;
+        }
+        // What each kernel answers for a probe there.
+        let (mut yes, mut no) = (Vec::new(), Vec::new());
+        for (k, env) in &envs {
+            let why = match env.probe_point(symbol, place.offset) {
+                _ if retprobe => (place.offset != env.entry_offset(symbol) && place.offset != 0)
+                    .then(|| "a return probe must be on the entry".to_owned()),
+                Some(ProbePoint::Accepted { .. }) => None,
+                Some(ProbePoint::Refused(Refusal::Invalid(why) | Refusal::Unsupported(why))) => Some(why.to_owned()),
+                Some(ProbePoint::Refused(Refusal::NotBoundary { .. })) => {
+                    Some("not an instruction boundary there".to_owned())
+                }
+                Some(ProbePoint::Unknown(why)) => Some(format!("not known: {why}")),
+                None => Some(format!("not known: {}", env.why_unknown(symbol, place.offset))),
+            };
+            match why {
+                None => yes.push(k.name.clone()),
+                Some(why) => no.push(format!("{}: {why}", k.name)),
+            }
+        }
+        if yes.is_empty() {
+            continue;
+        }
+        let detail = match &place.note {
+            Some(n) => format!("{}: {n}", place.text),
+            None => place.text.clone(),
+        };
+        let mut doc = format!("`{symbol}+{label}`: accepted on {}", yes.join(", "));
+        if !no.is_empty() {
+            doc.push_str(&format!("\n\nnot accepted on {}", no.join("; ")));
+        }
+        let rank = out.len() as u32;
+        let mut c = item(&label, CompletionKind::Value, detail, doc, replace, rank);
+        c.preferred = no.is_empty();
+        out.push(c);
+    }
+    out
 }
 
 fn heads(word: &str, replace: Span) -> Vec<Completion> {
@@ -481,4 +554,61 @@ pub fn place_hover(text: &str, offset: usize, kernels: &[&Kernel]) -> Option<Hov
     }
     let title = if tracepoint { format!("tracepoint `{name}`") } else { format!("`{name}`") };
     Some(Hover { span: Span::new(start, start + word.len()), markdown: format!("{title}\n\n{doc}") })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernel(name: &str) -> Kernel {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../fixtures/kernels").join(name);
+        Kernel::open(&path).expect("fixture kernel")
+    }
+
+    fn shown(items: &[Completion]) -> Vec<(String, String)> {
+        items.iter().map(|c| (c.label.clone(), c.detail.clone())).collect()
+    }
+
+    /// After `SYM+`: the instruction starts of `vfs_read` in each fixture's image, the
+    /// ENDBR64 and the ftrace call site explained; a return probe gets its entry only.
+    #[test]
+    fn offsets_after_a_symbol_are_its_instruction_boundaries() {
+        let k612 = kernel("6.12.117+deb12-amd64");
+        let text = "p:demo/a vfs_read+";
+        let items = completions(text, text.len(), &[&k612]);
+        let got = shown(&items);
+        eprintln!("{got:#?}");
+        assert_eq!(items[0].replace, Span::new(text.len(), text.len()));
+        let labels: Vec<&str> = got.iter().map(|(l, _)| l.as_str()).take(4).collect();
+        assert_eq!(labels, ["0", "4", "9", "11"]);
+        assert_eq!(got[0].1, "endbr64: ENDBR64: a probe on `+0` is moved past it, to `+4`");
+        assert_eq!(got[1].1, "call __fentry__: the ftrace call site: a kprobe here is put on ftrace, no breakpoint");
+        assert_eq!(got[2].1, "push");
+        // 6.1 has no ENDBR64: the fentry call is at +0.
+        let k61 = kernel("6.1.0-56-amd64");
+        let items = completions(text, text.len(), &[&k61]);
+        let got = shown(&items);
+        assert_eq!(got[0].0, "0");
+        assert!(got[0].1.starts_with("call __fentry__: the ftrace call site"), "{got:?}");
+        assert_eq!(got[1].0, "5");
+        // Both kernels: `+4` is offered, and said to be refused on 6.1.
+        let items = completions(text, text.len(), &[&k612, &k61]);
+        let four = items.iter().find(|c| c.label == "4").expect("+4");
+        assert!(
+            four.documentation.contains("not accepted on 6.1.0-56-amd64: not an instruction boundary there"),
+            "{four:?}"
+        );
+        assert!(!four.preferred);
+        // Typed digits and hex.
+        let text = "p:demo/a vfs_read+1";
+        let labels: Vec<String> = completions(text, text.len(), &[&k612]).into_iter().map(|c| c.label).collect();
+        assert!(labels.iter().all(|l| l.starts_with('1')) && labels.contains(&"11".to_owned()), "{labels:?}");
+        let text = "p:demo/a vfs_read+0x";
+        let labels: Vec<String> = completions(text, text.len(), &[&k612]).into_iter().map(|c| c.label).collect();
+        assert_eq!(labels[..3], ["0x0", "0x4", "0x9"]);
+        // A return probe: the entry only.
+        let text = "r:demo/r vfs_read+";
+        let labels: Vec<String> = completions(text, text.len(), &[&k612]).into_iter().map(|c| c.label).collect();
+        assert_eq!(labels, ["0", "4"]);
+    }
 }

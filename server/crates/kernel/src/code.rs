@@ -18,7 +18,7 @@
 
 use fevlint_load::elf::KernelElf;
 use fevlint_load::symbols::{BlacklistEntry, KprobeBlacklist, Symbol, SymbolTable, VirtAddr};
-use iced_x86::{Decoder, DecoderOptions};
+use iced_x86::{Decoder, DecoderOptions, OpKind};
 use std::collections::HashSet;
 
 /// The longest x86 instruction.
@@ -52,6 +52,18 @@ pub enum ProbePoint {
     Refused(Refusal),
     /// What only the booted kernel knows (a region rewritten at boot, a lock prefix).
     Unknown(&'static str),
+}
+
+/// One decoded instruction of a function ([`Code::instructions`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Insn {
+    /// From the symbol's start.
+    pub offset: u64,
+    pub len: u64,
+    /// The mnemonic, with a branch's target symbol: `call __fentry__`.
+    pub text: String,
+    /// The ftrace call site (`__mcount_loc`): a kprobe there goes through ftrace.
+    pub ftrace: bool,
 }
 
 /// Which kernel's rules: 6.12's `can_probe` refuses INT/UD instructions itself. And
@@ -246,6 +258,38 @@ impl Code<'_> {
         }
         out.push(at);
         Ok(out)
+    }
+
+    /// The first `count` instructions of the symbol at `start` (fewer where the decoder
+    /// stops), each with its offset, length and a short text (`endbr64`,
+    /// `call __fentry__`, `push`), and whether it is the ftrace call site.
+    pub fn instructions(&self, start: VirtAddr, count: usize) -> Vec<Insn> {
+        let mut out = Vec::new();
+        let mut at = start.0;
+        while out.len() < count.min(64) {
+            let Some(bytes) = self.bytes(at, MAX_INSN as u64) else { break };
+            let mut d = Decoder::with_ip(64, bytes, at, DecoderOptions::NONE);
+            let i = d.decode();
+            if i.is_invalid() {
+                break;
+            }
+            let mut text = format!("{:?}", i.mnemonic()).to_ascii_lowercase();
+            if i.op_count() > 0
+                && matches!(i.op0_kind(), OpKind::NearBranch64 | OpKind::NearBranch32 | OpKind::NearBranch16)
+            {
+                let target = i.near_branch_target();
+                if let Some(s) = self.symbols.lookup_with(VirtAddr(target), |s| s.is_text()) {
+                    text.push(' ');
+                    text.push_str(s.name);
+                    if target > s.addr.0 {
+                        text.push_str(&format!("+{:#x}", target - s.addr.0));
+                    }
+                }
+            }
+            out.push(Insn { offset: at - start.0, len: i.len() as u64, text, ftrace: self.sites.ftrace.contains(&at) });
+            at += i.len() as u64;
+        }
+        out
     }
 
     /// `kprobe_on_func_entry(NULL, symbol, offset)` for the symbol at `start`.
