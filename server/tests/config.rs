@@ -185,3 +185,19 @@ fn the_library_finds_the_same_config_for_the_language_server() {
     let top = fevlint_check::config::Config::find(&dir).expect("valid").expect("found");
     assert_eq!(top.settings().select, Some(vec!["S".to_owned()]));
 }
+
+#[test]
+fn a_folder_takes_the_objects_its_config_lists_inside_it() {
+    let dir = tmpdir("objects");
+    write(&dir.join("scripts/a.fev"), "vfs_read(int a)\n");
+    // Not a BPF object: reading it is an error naming it, so the run shows it was taken.
+    write(&dir.join("build/tool.o"), "\x7fELF not really");
+    write(&dir.join("fevlint.toml"), "objects = [\"build/tool.o\"]\n");
+    let out = fevlint(&dir, &["check", "."]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("tool.o") && err.contains("not a BPF object"), "{err}");
+    // A folder that does not hold it does not take it.
+    let out = fevlint(&dir, &["check", "scripts"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}

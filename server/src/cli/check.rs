@@ -76,7 +76,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     };
     let (select, ignore) = (prefixes(&args.select).context("--select")?, prefixes(&args.ignore).context("--ignore")?);
     let explicit = args.config.as_deref().map(Config::load).transpose()?;
-    let files = collect(&args.paths, args.allow_empty)?;
+    let files = collect(&with_objects(&args.paths, explicit.as_ref())?, args.allow_empty)?;
     let mut configs = Configs::default();
     let mut kernels = Kernels::default();
     let lock = args.lock.as_ref().map(|p| fevlint_check::lock::Lock::read(p)).transpose()?;
@@ -193,6 +193,27 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     };
     print!("{out}");
     Ok(if failed { ExitCode::from(EXIT_FINDINGS) } else { ExitCode::SUCCESS })
+}
+
+/// `paths` and, for each folder among them, the compiled objects its `fevlint.toml`
+/// (`--config`, else the nearest) lists inside that folder (`objects = [...]`: files, or
+/// folders searched for `*.bpf.o`).
+fn with_objects(paths: &[PathBuf], explicit: Option<&Config>) -> anyhow::Result<Vec<PathBuf>> {
+    let mut out = paths.to_vec();
+    for p in paths.iter().filter(|p| p.is_dir()) {
+        let found = match explicit {
+            Some(_) => None,
+            None => Config::find(p)?,
+        };
+        let Some(config) = explicit.or(found.as_ref()) else { continue };
+        let dir = std::path::absolute(p).unwrap_or_else(|_| p.clone());
+        for o in &config.objects {
+            if std::path::absolute(o).unwrap_or_else(|_| o.clone()).starts_with(&dir) {
+                out.push(o.clone());
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The nearest config of each folder, read once.
