@@ -21,6 +21,8 @@ use tree_sitter::{InputEdit, Point};
 struct KernelLines {
     kernels: Vec<usize>,
     lines: Vec<Option<Vec<Diagnostic>>>,
+    /// How many of `lines` are `None` (not checked yet).
+    missing: usize,
 }
 
 pub struct Document {
@@ -45,9 +47,14 @@ pub struct Document {
     event_keys: Vec<Option<u64>>,
     event_counts: std::collections::HashMap<u64, u32>,
     repeated: usize,
-    /// The whole-file rules' findings (N101, N104) of each line, parallel to
-    /// `parse.lines`, spans from the line's start.
+    /// The whole-file rule's findings (N101) of each line, parallel to `parse.lines`,
+    /// spans from the line's start, and how many lines have some.
     whole_lines: Vec<Vec<Diagnostic>>,
+    whole_found: usize,
+    /// Whether each line holds a `fevlint:` directive, parallel to `parse.lines`, and how
+    /// many do: suppressions are decided over the whole file (see [`Document::encodes_lines`]).
+    directive_lines: Vec<bool>,
+    directives: usize,
     /// Each line's diagnostics as they go out, parallel to `parse.lines` (see
     /// [`encoded`]): a line whose findings change is marked stale and encoded again.
     encoded: Vec<Encoded>,
@@ -121,6 +128,9 @@ impl Document {
             event_counts: std::collections::HashMap::new(),
             repeated: 0,
             whole_lines: Vec::new(),
+            whole_found: 0,
+            directive_lines: Vec::new(),
+            directives: 0,
             encoded: Vec::new(),
             published: None,
             line_tokens: Vec::new(),
@@ -162,37 +172,34 @@ impl Document {
                     let lines = Arc::make_mut(&mut self.parse.lines);
                     let reread =
                         self.parser.relines(lines, &self.text, Span::new(start, old_end), change.text.len(), target);
-                    let found = line_findings(&self.text, &lines[reread.new.clone()], target, self.mainline);
-                    let at = reread.new.start.min(self.line_findings.len());
-                    let end = (at + reread.removed).min(self.line_findings.len());
-                    self.line_findings.splice(at..end, found);
+                    let (at, removed, new) = (reread.new.start, reread.removed, reread.new.clone());
+                    let found = line_findings(&self.text, &lines[new.clone()], target, self.mainline);
+                    resplice(&mut self.line_findings, at, removed, found);
                     let keys: Vec<Option<u64>> =
-                        lines[reread.new.clone()].iter().map(fevlint_check::analysis::event_key).collect();
-                    let at = reread.new.start.min(self.event_keys.len());
-                    let end = (at + reread.removed).min(self.event_keys.len());
+                        lines[new.clone()].iter().map(fevlint_check::analysis::event_key).collect();
                     for k in keys.iter().flatten() {
                         count_event(&mut self.event_counts, &mut self.repeated, *k, true);
                     }
-                    for k in self.event_keys.splice(at..end, keys).flatten() {
+                    for k in resplice(&mut self.event_keys, at, removed, keys).into_iter().flatten() {
                         count_event(&mut self.event_counts, &mut self.repeated, k, false);
                     }
-                    let n = reread.new.len();
-                    let at = reread.new.start.min(self.encoded.len());
-                    let end = (at + reread.removed).min(self.encoded.len());
-                    self.encoded.splice(at..end, std::iter::repeat_with(|| Encoded::Stale).take(n));
-                    let at = reread.new.start.min(self.whole_lines.len());
-                    let end = (at + reread.removed).min(self.whole_lines.len());
-                    self.whole_lines.splice(at..end, std::iter::repeat_with(Vec::new).take(n));
-                    let at = reread.new.start.min(self.line_tokens.len());
-                    let end = (at + reread.removed).min(self.line_tokens.len());
-                    self.line_tokens.splice(at..end, std::iter::repeat_with(|| None).take(n));
-                    let at = reread.new.start.min(self.line_symbols.len());
-                    let end = (at + reread.removed).min(self.line_symbols.len());
-                    self.line_symbols.splice(at..end, std::iter::repeat_with(|| Encoded::Stale).take(n));
+                    let directive: Vec<bool> =
+                        lines[new.clone()].iter().map(|l| has_directive(l, &self.text)).collect();
+                    self.directives += directive.iter().filter(|&&d| d).count();
+                    self.directives -=
+                        resplice(&mut self.directive_lines, at, removed, directive).iter().filter(|&&d| d).count();
+                    let n = new.len();
+                    resplice(&mut self.encoded, at, removed, std::iter::repeat_with(|| Encoded::Stale).take(n));
+                    let gone = resplice(&mut self.whole_lines, at, removed, std::iter::repeat_with(Vec::new).take(n));
+                    self.whole_found -= gone.iter().filter(|w| !w.is_empty()).count();
+                    resplice(&mut self.line_tokens, at, removed, std::iter::repeat_with(|| None).take(n));
+                    resplice(&mut self.line_symbols, at, removed, std::iter::repeat_with(|| Encoded::Stale).take(n));
                     if let Some(k) = &mut self.kernel_lines {
-                        let at = reread.new.start.min(k.lines.len());
-                        let end = (at + reread.removed).min(k.lines.len());
-                        k.lines.splice(at..end, std::iter::repeat_n(None, reread.new.len()));
+                        k.missing += n;
+                        k.missing -= resplice(&mut k.lines, at, removed, std::iter::repeat_n(None, n))
+                            .iter()
+                            .filter(|l| l.is_none())
+                            .count();
                     }
                     let edit = InputEdit {
                         start_byte: start,
@@ -259,6 +266,9 @@ impl Document {
         let n = self.parse.lines.len();
         self.encoded = std::iter::repeat_with(|| Encoded::Stale).take(n).collect();
         self.whole_lines = vec![Vec::new(); n];
+        self.whole_found = 0;
+        self.directive_lines = self.parse.lines.iter().map(|l| has_directive(l, &self.text)).collect();
+        self.directives = self.directive_lines.iter().filter(|&&d| d).count();
         self.line_tokens = std::iter::repeat_with(|| None).take(n).collect();
         self.line_symbols = std::iter::repeat_with(|| Encoded::Stale).take(n).collect();
         self.event_keys = self.parse.lines.iter().map(fevlint_check::analysis::event_key).collect();
@@ -287,16 +297,29 @@ impl Document {
             self.dialect = found;
             return;
         }
-        let mut whole = fevlint_check::analysis::check_whole_file(
-            &self.text,
-            &self.parse.lines,
-            self.settings.target,
-            self.repeated > 0,
-        );
+        if self.repeated == 0 {
+            // No function has two events: N101 finds nothing, and only the lines that had
+            // its findings change.
+            if self.whole_found > 0 {
+                for (w, e) in self.whole_lines.iter_mut().zip(&mut self.encoded) {
+                    if !w.is_empty() {
+                        w.clear();
+                        *e = Encoded::Stale;
+                    }
+                }
+                self.whole_found = 0;
+            }
+            return;
+        }
+        let mut whole =
+            fevlint_check::analysis::check_whole_file(&self.text, &self.parse.lines, self.settings.target, true);
+        // N104 is found on its own line (see `line_findings`).
+        whole.retain(|d| d.is(&fevlint_check::rules::N101));
         whole.sort_by_key(|d| d.span.start);
         let lines = &self.parse.lines;
         let n = lines.len().min(self.whole_lines.len()).min(self.encoded.len());
         let mut next = whole.into_iter().peekable();
+        self.whole_found = 0;
         for i in 0..n {
             let end = if i + 1 == n { usize::MAX } else { lines[i].line.span.end };
             let start = lines[i].line.span.start;
@@ -305,6 +328,7 @@ impl Document {
                 d.span.shift(-(start as isize));
                 group.push(d);
             }
+            self.whole_found += usize::from(!group.is_empty());
             if group != self.whole_lines[i] {
                 self.whole_lines[i] = group;
                 self.encoded[i] = Encoded::Stale;
@@ -351,7 +375,7 @@ impl Document {
     /// document whose kernel findings (if any) are kept per line and that has no
     /// suppression comment (those are decided over the whole file).
     pub fn encodes_lines(&self) -> bool {
-        !self.mainline && self.kernel_whole.is_none() && !self.text.contains("fevlint:")
+        !self.mainline && self.kernel_whole.is_none() && self.directives == 0
     }
 
     /// Encodes the stale lines, writes the JSON array of every line's diagnostics to
@@ -490,7 +514,7 @@ impl Document {
     /// Whether the kernel findings are complete for this version.
     pub fn kernel_complete(&self) -> bool {
         match &self.kernel_lines {
-            Some(k) => k.lines.iter().all(Option::is_some),
+            Some(k) => k.missing == 0,
             None => self.kernel_whole.is_some(),
         }
     }
@@ -510,12 +534,13 @@ impl Document {
             Some(k) if k.kernels == kernels && k.lines.len() == n => k,
             _ => {
                 self.encoded.iter_mut().for_each(|e| *e = Encoded::Stale);
-                KernelLines { kernels: kernels.to_vec(), lines: vec![None; n] }
+                KernelLines { kernels: kernels.to_vec(), lines: vec![None; n], missing: n }
             }
         };
         self.kernel_whole = None;
         for &i in checked {
             if let Some(slot) = k.lines.get_mut(i) {
+                k.missing -= usize::from(slot.is_none());
                 *slot = Some(Vec::new());
             }
             if let Some(e) = self.encoded.get_mut(i) {
@@ -565,8 +590,20 @@ fn line_tokens(
     out.into()
 }
 
-/// The per-line rules' findings on `lines`, one list per line, spans from the line's
-/// start (none for a mainline document, whose parser is another).
+/// Replaces the `removed` entries at `at` of a vector kept parallel to the lines (clamped
+/// to its length) by `new`, and returns the entries removed.
+fn resplice<T>(v: &mut Vec<T>, at: usize, removed: usize, new: impl IntoIterator<Item = T>) -> Vec<T> {
+    let at = at.min(v.len());
+    let end = (at + removed).min(v.len());
+    v.splice(at..end, new).collect()
+}
+
+/// Whether a line holds a `fevlint:` directive (a suppression comment, or the start of
+/// one): such a line's findings depend on the whole file's suppressions.
+fn has_directive(line: &LineParse, text: &str) -> bool {
+    line.line.span.text(text).contains("fevlint:")
+}
+
 /// Counts one line's event key in or out; `repeated`: the keys counted twice or more.
 fn count_event(counts: &mut std::collections::HashMap<u64, u32>, repeated: &mut usize, key: u64, add: bool) {
     let n = counts.entry(key).or_insert(0);
@@ -586,6 +623,9 @@ fn count_event(counts: &mut std::collections::HashMap<u64, u32>, repeated: &mut 
     }
 }
 
+/// The per-line rules' findings on `lines`, one list per line, spans from the line's
+/// start (none for a mainline document, whose parser is another). N104 (unknown codes in
+/// a suppression) is read from the directive's own line, so it is found here too.
 fn line_findings(
     text: &str,
     lines: &[LineParse],
@@ -595,7 +635,15 @@ fn line_findings(
     if mainline {
         return vec![Vec::new(); lines.len()];
     }
-    fevlint_check::analysis::by_line(lines, fevlint_check::analysis::check_lines(text, lines, target))
+    let mut found = fevlint_check::analysis::by_line(lines, fevlint_check::analysis::check_lines(text, lines, target));
+    for (line, found) in lines.iter().zip(&mut found) {
+        if has_directive(line, text) {
+            // The directive's line alone: spans from its start. Only N104 runs without repeats.
+            let own = line.line.span.text(text);
+            found.extend(fevlint_check::analysis::check_whole_file(own, &[], target, false));
+        }
+    }
+    found
 }
 
 #[cfg(test)]
@@ -609,6 +657,27 @@ mod tests {
             range_length: None,
             text: text.to_owned(),
         }
+    }
+
+    /// The semantic tokens and outline kept per line equal those of `fresh`, a parse of
+    /// the whole text (one without syntax errors).
+    fn assert_kept_per_line_is_the_whole_trees(doc: &mut Document, fresh: &Parse, version: i32) {
+        let rope = Rope::from_str(&doc.text);
+        let at = position::Text::new(&rope, doc.encoding);
+        let whole = crate::convert::semantic_tokens(at, &fevlint_ide::highlights(fresh, &doc.text));
+        let flat: Vec<u32> = whole
+            .data
+            .iter()
+            .flat_map(|t| [t.delta_line, t.delta_start, t.length, t.token_type, t.token_modifiers_bitset])
+            .collect();
+        assert_eq!(doc.semantic_tokens(0..usize::MAX), Some(flat), "version {version}: {:?}", doc.text);
+        let want: Vec<serde_json::Value> = fevlint_ide::symbols(fresh, &doc.text)
+            .into_iter()
+            .map(|s| serde_json::to_value(crate::convert::symbol(at, s)))
+            .collect::<Result<_, _>>()
+            .expect("json");
+        let got: serde_json::Value = serde_json::from_slice(&doc.symbols_json().expect("symbols")).expect("json");
+        assert_eq!(got, serde_json::Value::Array(want), "version {version}: {:?}", doc.text);
     }
 
     #[test]
@@ -698,24 +767,7 @@ mod tests {
             // the tokens kept per line, read each line alone).
             if !doc.text.contains('\r') && !fresh.tree.root_node().has_error() {
                 compared += 1;
-                let whole = crate::convert::semantic_tokens(
-                    position::Text::new(&rope, doc.encoding),
-                    &fevlint_ide::highlights(&fresh, &doc.text),
-                );
-                let flat: Vec<u32> = whole
-                    .data
-                    .iter()
-                    .flat_map(|t| [t.delta_line, t.delta_start, t.length, t.token_type, t.token_modifiers_bitset])
-                    .collect();
-                assert_eq!(doc.semantic_tokens(0..usize::MAX), Some(flat), "version {version}: {:?}", doc.text);
-                let want: Vec<serde_json::Value> = fevlint_ide::symbols(&fresh, &doc.text)
-                    .into_iter()
-                    .map(|s| serde_json::to_value(crate::convert::symbol(position::Text::new(&rope, doc.encoding), s)))
-                    .collect::<Result<_, _>>()
-                    .expect("json");
-                let got: serde_json::Value =
-                    serde_json::from_slice(&doc.symbols_json().expect("symbols")).expect("json");
-                assert_eq!(got, serde_json::Value::Array(want), "version {version}: {:?}", doc.text);
+                assert_kept_per_line_is_the_whole_trees(&mut doc, &fresh, version);
             }
             // The event counts kept through the edits are a fresh count's.
             let keys: Vec<Option<u64>> = fresh.lines.iter().map(fevlint_check::analysis::event_key).collect();
@@ -724,6 +776,9 @@ mod tests {
             keys.iter().flatten().for_each(|k| *counts.entry(*k).or_insert(0u32) += 1);
             assert_eq!(doc.event_counts, counts, "version {version}");
             assert_eq!(doc.repeated, counts.values().filter(|&&n| n >= 2).count(), "version {version}");
+            // So are the counts of lines with directives and with N101 findings.
+            assert_eq!(doc.directives, doc.text.split('\n').filter(|l| l.contains("fevlint:")).count(), "{version}");
+            assert_eq!(doc.whole_found, doc.whole_lines.iter().filter(|w| !w.is_empty()).count(), "{version}");
             if doc.text.len() > 3_000 {
                 let all = doc.text.split('\n').count() as u32;
                 doc.apply(version, &[change(0, 0, all, 0, "")]);
@@ -771,22 +826,7 @@ mod tests {
             doc.apply(version, &[change(l0 as u32, 0, l1 as u32, end, &text)]);
             let fresh = fevlint_syntax::parse(&doc.text);
             assert!(!fresh.tree.root_node().has_error(), "{:?}", doc.text);
-            let rope = Rope::from_str(&doc.text);
-            let at = position::Text::new(&rope, doc.encoding);
-            let whole = crate::convert::semantic_tokens(at, &fevlint_ide::highlights(&fresh, &doc.text));
-            let flat: Vec<u32> = whole
-                .data
-                .iter()
-                .flat_map(|t| [t.delta_line, t.delta_start, t.length, t.token_type, t.token_modifiers_bitset])
-                .collect();
-            assert_eq!(doc.semantic_tokens(0..usize::MAX), Some(flat), "version {version}: {:?}", doc.text);
-            let want: Vec<serde_json::Value> = fevlint_ide::symbols(&fresh, &doc.text)
-                .into_iter()
-                .map(|s| serde_json::to_value(crate::convert::symbol(at, s)))
-                .collect::<Result<_, _>>()
-                .expect("json");
-            let got: serde_json::Value = serde_json::from_slice(&doc.symbols_json().expect("symbols")).expect("json");
-            assert_eq!(got, serde_json::Value::Array(want), "version {version}: {:?}", doc.text);
+            assert_kept_per_line_is_the_whole_trees(&mut doc, &fresh, version);
             assert_eq!(doc.folds(), fevlint_ide::comment_folds(&doc.text), "version {version}");
         }
     }
