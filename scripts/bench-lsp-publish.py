@@ -76,10 +76,23 @@ def script(lines, names, params="x64 a0"):
     return "".join(line + "\n" for line in out)
 
 
+# The anchor: a process that answers each line it reads with one stored frame (the size
+# of a publish), so that the same client code times the pipe and its own reading of that
+# many bytes, in the same run, under the same load.
+ECHO = """
+import sys
+body = sys.stdin.buffer.read(int(sys.stdin.buffer.readline()))
+frame = b"Content-Length: %d\\r\\n\\r\\n" % len(body) + body
+while sys.stdin.buffer.readline():
+    sys.stdout.buffer.write(frame)
+    sys.stdout.buffer.flush()
+"""
+
+
 class Server:
-    def __init__(self, binary, cache):
+    def __init__(self, binary, cache, argv=None):
         env = dict(os.environ, FEVLINT_CACHE_DIR=cache, FEVLINT_KERNEL_DEBOUNCE_MS="0")
-        self.proc = subprocess.Popen([binary, "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen(argv or [binary, "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, env=env, bufsize=0)
         self.out = open(self.proc.stdout.fileno(), "rb", buffering=1 << 20, closefd=False)
         self.next_id = 1
@@ -173,6 +186,28 @@ class Server:
             self.proc.kill()
 
 
+class Anchor:
+    """Pipe round trips of a frame of `body` through the echo process, each timed from the
+    request to the frame's last byte read ("read") and to its `json.loads` ("parsed")."""
+
+    def __init__(self, body):
+        self.e = Server(None, "", [sys.executable, "-c", ECHO])
+        self.e.proc.stdin.write(b"%d\n" % len(body) + body)
+        self.read_t, self.parsed_t = [], []
+
+    def once(self):
+        start = time.perf_counter()
+        self.e.proc.stdin.write(b"\n")
+        raw = self.e.read_raw()
+        self.read_t.append(time.perf_counter() - start)
+        json.loads(raw)
+        self.parsed_t.append(time.perf_counter() - start)
+
+    def stop(self):
+        self.e.proc.stdin.close()
+        self.e.proc.wait()
+
+
 def pct(times, p):
     s = sorted(times)
     return s[round((len(s) - 1) * p)] * 1e3
@@ -227,10 +262,16 @@ def push(binary, n, names, cache):
     uri = "file:///bench/generated.fev"
     opened = open_and_settle(s, uri, text, False)
     found = len(opened["diagnostics"])
+    codes = sorted({d["code"] for d in opened["diagnostics"]})
+    settle(s)
+    rss_open = s.status("VmRSS")
+    floor = Anchor(json.dumps({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
+                               "params": opened}).encode())
     read_t, parsed_t, first_t, sizes, skipped = [], [], [], [], 0
     version = 1
     cpu = s.cpu()
     for (line, c0, c1, t) in edits(lines):
+        floor.once()
         version += 1
         start = time.perf_counter()
         s.notify("textDocument/didChange", change(uri, version, line, c0, c1, t))
@@ -258,23 +299,44 @@ def push(binary, n, names, cache):
     cpu = (s.cpu() - cpu) / len(read_t)
     rss, hwm = s.status("VmRSS"), s.status("VmHWM")
     s.stop()
+    floor.stop()
     size = sum(sizes) / len(sizes) / 1024 if sizes else 0
     print(f"push {n} lines, {found} findings: edit -> publish read {summary(read_t)}")
     if first_t:
         print(f"  its first byte {summary(first_t)}; server CPU per edit {cpu * 1e3:.1f} ms (10 ms ticks, mean)")
     print(f"  parsed by json.loads {summary(parsed_t)}; {len(sizes)} publishes of {size:.0f} KB on average, "
           f"{skipped} edits left the findings unchanged (no publish)")
+    print(f"  anchor, the same client reading a frame of the first publish's size through a pipe from a "
+          f"process that only writes it (interleaved): read {summary(floor.read_t)}; "
+          f"parsed p50 {pct(floor.parsed_t, 0.5):.2f} ms")
     print(f"  server RSS after the edits {rss / 1024:.0f} MB, peak {hwm / 1024:.0f} MB")
-    return found, rss
+    return found, rss_open, codes
 
 
-def control_rss(binary, n, names, cache):
-    """The resident size and findings of the control: the same functions without the
-    field (`name()`), so that the kernel is asked about the same functions and the
-    per-line caches hold the same lines, but next to no finding is made."""
-    text = script(n, names, params="")
+def settle(s, quiet=3.0):
+    """Lets the server finish what it does after a load (a check, then nothing), for
+    `quiet` seconds, answering requests all along."""
+    deadline = time.monotonic() + quiet
+    found = None
+    while time.monotonic() < deadline:
+        i = s.ask("fevlint/benchBarrier", {})
+        while True:
+            m = s.read()
+            if m.get("method") == "textDocument/publishDiagnostics":
+                found = len(m["params"]["diagnostics"])
+            if m.get("id") == i:
+                break
+        time.sleep(0.2)
+    return found
+
+
+def control_rss(binary, n, names, cache, codes):
+    """The resident size and findings of the control: the same script with the codes it
+    draws ignored (`ignore` setting), so that the kernel does the same work and the
+    per-line caches hold the same lines, but the document keeps no finding."""
+    text = script(n, names)
     s = Server(binary, cache)
-    s.initialize({}, {"kernels": [K612]})
+    s.initialize({}, {"kernels": [K612], "ignore": codes})
     uri = "file:///bench/control.fev"
     s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": text}})
     found = 0
@@ -285,17 +347,8 @@ def control_rss(binary, n, names, cache):
         if kernel_ready(m):
             break
     # The check after the load, then quiet.
-    deadline = time.monotonic() + 3.0
-    s.proc.stdout.flush()
-    while time.monotonic() < deadline:
-        i = s.ask("fevlint/benchBarrier", {})
-        while True:
-            m = s.read()
-            if m.get("method") == "textDocument/publishDiagnostics":
-                found = len(m["params"]["diagnostics"])
-            if m.get("id") == i:
-                break
-        time.sleep(0.2)
+    again = settle(s)
+    found = found if again is None else again
     rss = s.status("VmRSS")
     s.stop()
     return rss, found
@@ -311,10 +364,12 @@ def pull(binary, n, names, cache):
     report = open_and_settle(s, uri, text, True)
     found = len(report["items"])
     result_id = report.get("resultId")
+    floor = Anchor(json.dumps({"jsonrpc": "2.0", "id": 1, "result": report}).encode())
     times, unchanged = [], []
     version = 1
     pushed = 0
     for (line, c0, c1, t) in edits(lines):
+        floor.once()
         version += 1
         start = time.perf_counter()
         s.notify("textDocument/didChange", change(uri, version, line, c0, c1, t))
@@ -334,7 +389,9 @@ def pull(binary, n, names, cache):
         unchanged.append(time.perf_counter() - start)
         assert again["kind"] == "unchanged", again["kind"]
     s.stop()
+    floor.stop()
     print(f"pull {n} lines, {found} findings: edit -> full report parsed {summary(times)}")
+    print(f"  anchor, a frame of the report's size through a pipe, parsed (interleaved): {summary(floor.parsed_t)}")
     print(f"  the same request again (\"unchanged\") {summary(unchanged)}; {pushed} publishes pushed besides")
 
 
@@ -349,6 +406,14 @@ def workspace(binary, names, cache, files=500, per_file=100):
         chunk = [names[(i * per_file + j) % len(names)] for j in range(per_file)]
         with open(os.path.join(sub, f"s{i}.fev"), "w") as f:
             f.write("".join(f"{n}(x64 a0)\n" for n in chunk))
+    def cli():
+        """The anchor: `fevlint check` of the same folder (its fevlint.toml), whole process."""
+        start = time.perf_counter()
+        subprocess.run([binary, "check", "--format", "json", root], capture_output=True,
+                       env=dict(os.environ, FEVLINT_CACHE_DIR=cache))
+        return time.perf_counter() - start
+
+    cold = cli()  # also fills the kernels' cache for the server
     s = Server(binary, cache)
     caps = {"textDocument": {"diagnostic": {"dynamicRegistration": False}},
             "workspace": {"diagnostics": {"refreshSupport": False}}}
@@ -361,6 +426,8 @@ def workspace(binary, names, cache, files=500, per_file=100):
     findings = sum(len(x["items"]) for x in full)
     print(f"workspace: {files} scripts x {len(kernels)} kernels: first workspace/diagnostic {first:.2f} s, "
           f"{len(full)} full reports, {findings} findings")
+    print(f"  anchor, `fevlint check` of the folder: {cli():.2f} s (its first run, filling the kernel cache: "
+          f"{cold:.2f} s)")
     ids = [{"uri": x["uri"], "value": x["resultId"]} for x in items if x.get("resultId")]
     path = os.path.join(root, "tools3", "s3.fev")
     uri = "file://" + path
@@ -390,11 +457,12 @@ def main():
     try:
         for n in sizes:
             if which in ("push", "all"):
-                found, rss = push(binary, n, names, cache)
-                base, base_found = control_rss(binary, n, names, cache)
+                found, rss, codes = push(binary, n, names, cache)
+                base, base_found = control_rss(binary, n, names, cache, codes)
                 if found > base_found:
-                    print(f"  memory per finding: ({rss} - {base} KB with `name()` lines, {base_found} findings) / "
-                          f"{found - base_found} = {(rss - base) * 1024 / (found - base_found):.0f} B")
+                    print(f"  memory per finding: resident after opening, ({rss} - {base} KB for the same script with "
+                          f"its codes ignored, {base_found} findings) / {found - base_found} = "
+                          f"{(rss - base) * 1024 / (found - base_found):.0f} B")
             if which in ("pull", "all"):
                 pull(binary, n, names, cache)
         if which in ("workspace", "all"):

@@ -145,6 +145,38 @@ pub fn publish_frame_body(uri: &lsp::Uri, version: Option<i32>, items: &[u8]) ->
     Ok(out)
 }
 
+/// A whole `publishDiagnostics` frame, header and body, around the JSON array of the
+/// diagnostics that `items` writes, `len` bytes long: one allocation at its size (a
+/// publish of thousands of findings is megabytes, and copies and growth were most of its
+/// cost and, in the allocator's free lists, of the server's memory).
+pub fn publish_frame(
+    uri: &lsp::Uri,
+    version: Option<i32>,
+    len: usize,
+    items: impl FnOnce(&mut Vec<u8>),
+) -> serde_json::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(256);
+    head.extend_from_slice(br#"{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":"#);
+    serde_json::to_writer(&mut head, uri.as_str())?;
+    head.extend_from_slice(br#","diagnostics":"#);
+    let mut tail = Vec::new();
+    if let Some(v) = version {
+        itoa_str(&mut tail, r#","version":"#, i64::from(v));
+    }
+    tail.extend_from_slice(b"}}");
+    let header = format!("Content-Length: {}\r\n\r\n", head.len() + len + tail.len());
+    let mut out = Vec::with_capacity(header.len() + head.len() + len + tail.len());
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(&head);
+    items(&mut out);
+    out.extend_from_slice(&tail);
+    if out.len() != header.len() + head.len() + len + tail.len() {
+        // `len` was wrong: the header must still count the body.
+        return Ok(crate::transport::frame(&out[header.len()..]));
+    }
+    Ok(out)
+}
+
 /// Writes a number in decimal.
 pub fn itoa(out: &mut Vec<u8>, n: u32) {
     let mut buf = [0u8; 10];
@@ -438,6 +470,13 @@ mod tests {
         assert!(!String::from_utf8_lossy(&body).contains("codeDescription"));
         let with_docs = publish_body(&at, &uri, None, &found, &RuleDocs::find(&[]), false, false).expect("body");
         assert!(String::from_utf8_lossy(&with_docs).contains(r#""codeDescription":{"href":"file:///"#));
+        // A whole frame allocated at its size is the body framed; a wrong size is corrected.
+        let items = br#"[{"range":1,"message":"\u00e9"}]"#;
+        for (version, len) in [(Some(3), items.len()), (None, items.len()), (Some(-1), items.len() + 5), (None, 0)] {
+            let frame = publish_frame(&uri, version, len, |out| out.extend_from_slice(items)).expect("frame");
+            let body = publish_frame_body(&uri, version, items).expect("body");
+            assert_eq!(frame, crate::transport::frame(&body), "{version:?} {len}");
+        }
         let empty = publish_body(&at, &uri, None, &[], &RuleDocs::default(), false, false).expect("body");
         let empty: serde_json::Value = serde_json::from_slice(&empty).expect("json");
         assert_eq!(empty["params"], serde_json::json!({"uri": uri.as_str(), "diagnostics": []}));

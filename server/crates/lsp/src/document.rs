@@ -380,7 +380,27 @@ impl Document {
 
     /// Encodes the stale lines, writes the JSON array of every line's diagnostics to
     /// `out` and returns its hash (the `resultId`). Only when [`Document::encodes_lines`].
+    #[cfg(test)]
     pub fn report(&mut self, w: &mut crate::convert::Writer<'_>, out: &mut Vec<u8>) -> u64 {
+        let id = self.encode(w);
+        out.reserve_exact(self.items_len());
+        self.write_items(out);
+        id
+    }
+
+    /// The length of the JSON array [`Document::write_items`] writes.
+    pub fn items_len(&self) -> usize {
+        encoded::report_len(self.encoded.iter())
+    }
+
+    /// Writes the JSON array of every line's encoded diagnostics (after [`Document::encode`]).
+    pub fn write_items(&self, out: &mut Vec<u8>) {
+        encoded::write(out, self.encoded.iter());
+    }
+
+    /// Encodes the stale lines and returns the report's hash (the `resultId`), without
+    /// writing the report: a publish of the same findings is skipped before it is written.
+    pub fn encode(&mut self, w: &mut crate::convert::Writer<'_>) -> u64 {
         let mut encoded = std::mem::take(&mut self.encoded);
         encoded.resize_with(self.parse.lines.len(), Encoded::default);
         {
@@ -406,8 +426,9 @@ impl Document {
             }
         }
         self.encoded = encoded;
-        encoded::report(out, self.encoded.iter())
+        encoded::report_id(self.encoded.iter())
     }
+
     /// Absolute diagnostics from per-line ones (lines not checked yet have none).
     fn flatten<'a, L: IntoIterator<Item = &'a Diagnostic>>(&self, lines: impl Iterator<Item = L>) -> Vec<Diagnostic> {
         let mut out = Vec::new();
@@ -548,12 +569,28 @@ impl Document {
             }
         }
         let lines = &self.parse.lines;
+        // Thousands of findings repeat a few notes and kernel names: one copy of each.
+        let mut texts: std::collections::HashSet<Arc<str>> = std::collections::HashSet::new();
+        let mut share = |t: &mut Arc<str>| match texts.get(t) {
+            Some(kept) => *t = Arc::clone(kept),
+            None => {
+                texts.insert(Arc::clone(t));
+            }
+        };
         for mut d in found {
             // A line's findings lie within it or at its end.
             let i = fevlint_syntax::line_index(lines, d.span.start).min(n.saturating_sub(1));
             let (Some(line), Some(Some(list))) = (lines.get(i), k.lines.get_mut(i)) else { continue };
             d.span.shift(-(line.line.span.start as isize));
+            d.notes.iter_mut().for_each(&mut share);
+            d.kernel.iter_mut().for_each(&mut share);
+            d.notes.shrink_to_fit();
             list.push(d);
+        }
+        for &i in checked {
+            if let Some(Some(list)) = k.lines.get_mut(i) {
+                list.shrink_to_fit();
+            }
         }
         self.kernel_lines = Some(k);
     }
@@ -748,6 +785,7 @@ mod tests {
             let mut w = crate::convert::Writer::new(&uri, &docs, true, false);
             let mut got = Vec::new();
             let id = doc.report(&mut w, &mut got);
+            assert_eq!(got.len(), doc.items_len(), "the length a publish is allocated at");
             let rope = Rope::from_str(&doc.text);
             let at = position::Positions::new(position::Text::new(&rope, doc.encoding), &doc.text, &fresh.lines);
             let mut items = vec![b'['];

@@ -59,6 +59,11 @@ impl Chunk {
         Encoded::Chunk(Box::new(Chunk { bytes: bytes.into(), holes: holes.into(), hash: h.finish() }))
     }
 
+    /// The length of [`Chunk::write_to`]'s bytes.
+    fn written_len(&self, line: u32) -> usize {
+        self.bytes.len() + self.holes.iter().map(|&(_, delta)| digits(line + delta)).sum::<usize>()
+    }
+
     /// Appends the chunk with its line numbers counted from `line`.
     pub fn write_to(&self, out: &mut Vec<u8>, line: u32) {
         let mut from = 0;
@@ -73,22 +78,54 @@ impl Chunk {
 
 /// Writes the JSON array of the chunks of `lines` (in line order), and returns the
 /// report's hash (its `resultId`).
-pub fn report<'a>(out: &mut Vec<u8>, lines: impl Iterator<Item = &'a Encoded>) -> u64 {
+pub fn report<'a>(out: &mut Vec<u8>, lines: impl Iterator<Item = &'a Encoded> + Clone) -> u64 {
+    out.reserve_exact(report_len(lines.clone()));
+    write(out, lines.clone());
+    report_id(lines)
+}
+
+/// The chunks with their line numbers.
+fn chunks<'a>(lines: impl Iterator<Item = &'a Encoded>) -> impl Iterator<Item = (u32, &'a Chunk)> {
+    lines.enumerate().filter_map(|(i, e)| match e {
+        Encoded::Chunk(c) => Some((u32::try_from(i).unwrap_or(u32::MAX), &**c)),
+        _ => None,
+    })
+}
+
+/// The report's hash (its `resultId`), from the chunks' hashes: nothing is written.
+pub fn report_id<'a>(lines: impl Iterator<Item = &'a Encoded>) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    out.push(b'[');
-    let mut first = true;
-    for (i, e) in lines.enumerate() {
-        let Encoded::Chunk(c) = e else { continue };
-        if !first {
-            out.push(b',');
-        }
-        first = false;
-        let line = u32::try_from(i).unwrap_or(u32::MAX);
-        c.write_to(out, line);
+    for (line, c) in chunks(lines) {
         (line, c.hash).hash(&mut h);
     }
-    out.push(b']');
     h.finish()
+}
+
+/// The length of the JSON array [`write`] writes: a publish is allocated once, at its size.
+pub fn report_len<'a>(lines: impl Iterator<Item = &'a Encoded>) -> usize {
+    let (mut len, mut n) = (2, 0);
+    for (line, c) in chunks(lines) {
+        len += c.written_len(line);
+        n += 1;
+    }
+    len + n.max(1) - 1
+}
+
+/// Writes the JSON array of the chunks of `lines` (in line order).
+pub fn write<'a>(out: &mut Vec<u8>, lines: impl Iterator<Item = &'a Encoded>) {
+    out.push(b'[');
+    for (i, (line, c)) in chunks(lines).enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        c.write_to(out, line);
+    }
+    out.push(b']');
+}
+
+/// How many decimal digits `n` has.
+fn digits(n: u32) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
 /// The hash of an encoded array written otherwise (a document checked whole).

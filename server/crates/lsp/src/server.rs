@@ -374,8 +374,12 @@ impl Inner {
     /// Queues the publish of `uri` the server wrote itself (see [`Inner::publish`]); it
     /// replaces one of the same document the client has not read yet.
     fn send_publish(&self, uri: &Uri, body: &[u8]) {
+        self.send_publish_frame(uri, crate::transport::frame(body));
+    }
+
+    /// [`Inner::send_publish`] of a whole frame (header and body).
+    fn send_publish_frame(&self, uri: &Uri, frame: Vec<u8>) {
         if let Some(frames) = self.frames.upgrade() {
-            let frame = crate::transport::frame(body);
             let _ = frames.send(crate::transport::Out { frame, replaces: Some(uri.as_str().to_owned()) });
         }
     }
@@ -555,32 +559,30 @@ impl Inner {
             if doc.version != version {
                 return;
             }
-            match guarded(|| report(doc, &uri, rule_docs, *related_information)) {
-                Ok(Ok((_, id))) if doc.pulled => {
+            match guarded(|| prepare(doc, &uri, rule_docs, *related_information)) {
+                Ok(Ok(r)) if doc.pulled => {
                     // The client pulls: it is told to ask again when what it has is old.
-                    if doc.pulled_id != Some(id) && diagnostic_refresh {
+                    if doc.pulled_id != Some(r.id) && diagnostic_refresh {
                         Err(None)
                     } else {
                         return;
                     }
                 }
-                Ok(Ok((items, id))) => {
-                    if doc.published == Some(id) {
+                Ok(Ok(r)) => {
+                    if doc.published == Some(r.id) {
                         return;
                     }
-                    doc.published = Some(id);
-                    Ok(convert::publish_frame_body(&uri, Some(version), &items))
+                    doc.published = Some(r.id);
+                    Ok(convert::publish_frame(&uri, Some(version), r.len(doc), |out| r.write(doc, out)))
                 }
                 Ok(Err(e)) => Ok(Err(e)),
                 Err(p) => Err(Some(p)),
             }
         };
-        if let Ok(Ok(body)) = &body {
-            self.send_publish(&uri, body);
-        }
+        let body = body.map(|b| b.map(|frame| self.send_publish_frame(&uri, frame)));
         drop(order);
         match body {
-            Ok(Ok(_)) => {}
+            Ok(Ok(())) => {}
             Ok(Err(e)) => self.log(MessageType::ERROR, format!("serializing diagnostics failed: {e}")).await,
             Err(None) => self.refresh_diagnostics(),
             Err(Some(p)) => self.log(MessageType::ERROR, format!("converting diagnostics failed: {p}")).await,
@@ -617,11 +619,12 @@ impl Inner {
             body.push(b'}');
             return Ok(full_report(Some(self.raw.put(body)), Vec::new()));
         };
-        let (items, id) = match guarded(|| report(doc, uri, rule_docs, *related_information)) {
+        let r = match guarded(|| prepare(doc, uri, rule_docs, *related_information)) {
             Ok(Ok(r)) => r,
             Ok(Err(e)) => return Err(format!("serializing diagnostics failed: {e}")),
             Err(p) => return Err(format!("converting diagnostics failed: {p}")),
         };
+        let id = r.id;
         let first = !std::mem::replace(&mut doc.pulled, true);
         doc.pulled_id = Some(id);
         let result_id = format!("{id:016x}");
@@ -640,11 +643,11 @@ impl Inner {
                 },
             )));
         }
-        let mut body = Vec::with_capacity(items.len() + 64);
+        let mut body = Vec::with_capacity(r.len(doc) + 64);
         body.extend_from_slice(br#"{"kind":"full","resultId":""#);
         body.extend_from_slice(result_id.as_bytes());
         body.extend_from_slice(br#"","items":"#);
-        body.extend_from_slice(&items);
+        r.write(doc, &mut body);
         body.push(b'}');
         Ok(full_report(Some(self.raw.put(body)), Vec::new()))
     }
@@ -1314,6 +1317,40 @@ fn report(
     docs: &RuleDocs,
     related_information: bool,
 ) -> serde_json::Result<(Vec<u8>, u64)> {
+    let r = prepare(doc, uri, docs, related_information)?;
+    match r.items {
+        Some(items) => Ok((items, r.id)),
+        None => {
+            let mut items = Vec::with_capacity(doc.items_len());
+            doc.write_items(&mut items);
+            Ok((items, r.id))
+        }
+    }
+}
+
+/// A document's report before it is written out: its `resultId` hash, and its JSON
+/// array when the document does not keep its lines encoded (those are written from the
+/// document, [`Report::write`], once it is known that they must be sent).
+struct Report {
+    id: u64,
+    items: Option<Vec<u8>>,
+}
+
+impl Report {
+    fn len(&self, doc: &Document) -> usize {
+        self.items.as_ref().map_or_else(|| doc.items_len(), Vec::len)
+    }
+
+    fn write(&self, doc: &Document, out: &mut Vec<u8>) {
+        match &self.items {
+            Some(items) => out.extend_from_slice(items),
+            None => doc.write_items(out),
+        }
+    }
+}
+
+/// [`report`] up to the writing: what a publish that may be skipped needs.
+fn prepare(doc: &mut Document, uri: &Uri, docs: &RuleDocs, related_information: bool) -> serde_json::Result<Report> {
     let several = doc.settings.kernels.len() > 1;
     let mut w = convert::Writer::new(uri, docs, related_information, several);
     let mut items = Vec::with_capacity(1 << 12);
@@ -1321,8 +1358,7 @@ fn report(
     // for them gets that publish.
     let complete = if doc.kernel_complete() { 0x9e37_79b9_7f4a_7c15 } else { 0 };
     if doc.encodes_lines() {
-        let id = doc.report(&mut w, &mut items);
-        return Ok((items, id ^ complete));
+        return Ok(Report { id: doc.encode(&mut w) ^ complete, items: None });
     }
     let kernel = doc.kernel_diagnostics();
     // A mainline document's kernel check runs the kernel's parser per kernel: it
@@ -1351,7 +1387,7 @@ fn report(
     }
     items.push(b']');
     let id = crate::encoded::hash_bytes(&items);
-    Ok((items, id ^ complete))
+    Ok(Report { id: id ^ complete, items: Some(items) })
 }
 
 /// A full document report (`items` are left to the raw result when `result_id` names one).
