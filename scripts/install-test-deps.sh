@@ -177,6 +177,14 @@ if [ ! -f "$BT_PARSER_SO" ] || [ grammar-bpftrace/src/parser.c -nt "$BT_PARSER_S
     mv "$BT_PARSER_SO.tmp" "$BT_PARSER_SO"
 fi
 
+# --- bt-editors (issue 24): kak-lsp 22.0.0 (crates.io), the LSP client Kakoune lacks in
+#     Debian, for tests/editors/kakoune_test.sh's .bt diagnostics. `cargo install --locked`
+#     builds it once into ~/.cargo/bin: about 5 minutes on 2 cores the first time ---------
+if [ "$(kak-lsp --version 2>/dev/null)" != "22.0.0" ]; then
+    say "cargo install kak-lsp 22.0.0 (a few minutes, once)"
+    cargo install --locked --quiet kak-lsp --version 22.0.0 || die "cargo install kak-lsp 22.0.0 failed"
+fi
+
 # --- VS Code extension: npm ci (typescript, vsce, vscode-languageclient, vscode-textmate) ---
 command -v node >/dev/null || die "no node (Node.js 20 or later) for the VS Code extension build"
 [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 20 ] || die "node $(node --version) is too old: the VS Code extension build needs Node.js 20 or later"
