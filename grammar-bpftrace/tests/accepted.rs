@@ -114,3 +114,53 @@ fn highlights_query_compiles() {
     Query::new(&tree_sitter_bpftrace::LANGUAGE.into(), tree_sitter_bpftrace::HIGHLIGHTS_QUERY)
         .expect("highlights.scm is valid for this grammar");
 }
+
+/// What `highlights.scm` captures on each construct of a script: the names editors style
+/// (Neovim's `tests/editors/nvim_bt_test.lua` checks a few of them on screen).
+#[test]
+fn highlights_capture_each_construct() {
+    use tree_sitter::{QueryCursor, StreamingIterator};
+    let text = "#include <linux/sched.h>\n\
+                kprobe:vfs_read* /pid == $1/ { @reads[comm, kstack(perf)] = count(); \
+                $f = (struct file *)arg0; if ($f->f_flags & 0x10) { printf(\"%d\\n\", -1) } }\n";
+    let query = Query::new(&tree_sitter_bpftrace::LANGUAGE.into(), tree_sitter_bpftrace::HIGHLIGHTS_QUERY)
+        .expect("highlights.scm compiles");
+    let tree = parser().parse(text, None).expect("a tree");
+    assert!(!tree.root_node().has_error(), "{}", tree.root_node().to_sexp());
+    let mut cursor = QueryCursor::new();
+    let mut captures = cursor.captures(&query, tree.root_node(), text.as_bytes());
+    let mut have = Vec::new();
+    while let Some((m, index)) = captures.next() {
+        let c = m.captures()[*index];
+        have.push((
+            query.capture_names()[c.index as usize].to_owned(),
+            c.node.utf8_text(text.as_bytes()).expect("utf-8").to_owned(),
+        ));
+    }
+    for (capture, token) in [
+        ("keyword.directive", "#include <linux/sched.h>"),
+        ("keyword", "kprobe"),
+        ("function", ":vfs_read*"),
+        ("punctuation.delimiter", "/"),
+        ("variable.builtin", "pid"),
+        ("operator", "=="),
+        ("variable.parameter", "$1"),
+        ("variable", "@reads"),
+        ("variable.builtin", "comm"),
+        ("function.builtin", "kstack"),
+        ("constant.builtin", "perf"),
+        ("function.builtin", "count"),
+        ("variable", "$f"),
+        ("keyword", "struct"),
+        ("type", "file"),
+        ("variable.builtin", "arg0"),
+        ("keyword", "if"),
+        ("property", "f_flags"),
+        ("number", "0x10"),
+        ("string", "\"%d\\n\""),
+        ("string.escape", "\\n"),
+        ("operator", "-"),
+    ] {
+        assert!(have.iter().any(|(c, t)| c == capture && t == token), "no @{capture} on `{token}`: {have:?}");
+    }
+}
