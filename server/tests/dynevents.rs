@@ -116,6 +116,19 @@ fn the_kernel_model_answers_perf_tools_lines_as_debian_6_1_192_did() {
     agrees_on("6.1.0-56-amd64", "perf-tools-corpus.txt", "perf-tools-verdicts-6.1.192.tsv");
 }
 
+/// auditbeat's socket probes (x-pack/auditbeat/module/system/socket/kprobes.go and its
+/// guesses) with their templates filled in for x86_64 (syscall wrappers' `pt_regs`,
+/// `struct sock` offsets), recorded from the real kernels (`auditbeat-corpus.txt`).
+#[test]
+fn the_kernel_model_answers_auditbeat_lines_as_debian_6_12_117_did() {
+    agrees_on("6.12.117+deb12-amd64", "auditbeat-corpus.txt", "auditbeat-verdicts-6.12.117.tsv");
+}
+
+#[test]
+fn the_kernel_model_answers_auditbeat_lines_as_debian_6_1_192_did() {
+    agrees_on("6.1.0-56-amd64", "auditbeat-corpus.txt", "auditbeat-verdicts-6.1.192.tsv");
+}
+
 #[test]
 fn the_kernel_model_answers_the_generated_corpus_as_debian_6_12_117_did() {
     agrees_on("6.12.117+deb12-amd64", "generated-corpus.txt", "generated-verdicts-6.12.117.tsv");
