@@ -526,3 +526,85 @@ async fn after_each_edit_the_editor_shows_what_fevlint_check_says() {
     }
     c.finish().await;
 }
+
+/// `(code, line, LSP severity)` of each diagnostic of a publish.
+fn findings(publish: &Value) -> Vec<(String, u64, u64)> {
+    publish["params"]["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| {
+            let code = d["code"].as_str().unwrap_or("").to_owned();
+            (code, d["range"]["start"]["line"].as_u64().unwrap_or(u64::MAX), d["severity"].as_u64().unwrap_or(0))
+        })
+        .collect()
+}
+
+/// `fevlint check --format json` of `file` as `findings` gives them.
+fn cli_findings(file: &Path) -> Vec<(String, u64, u64)> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fevlint"))
+        .args(["check", "--format", "json"])
+        .arg(file)
+        .output()
+        .expect("run fevlint check");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json report");
+    report["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| {
+            let severity = match d["severity"].as_str() {
+                Some("error") => 1,
+                Some("warning") => 2,
+                _ => 3,
+            };
+            (d["code"].as_str().unwrap_or("").to_owned(), d["line"].as_u64().unwrap_or(0) - 1, severity)
+        })
+        .collect()
+}
+
+/// The rule selection and severities of `fevlint.toml` are fevlint-check's decision in the
+/// editor as on the command line: `ignore = ["T4"]` is a prefix (T401 goes), `[severity]`
+/// changes what the diagnostics carry, with or without suppression comments (the lines'
+/// kept findings, and the whole-text report). Before, the server read `ignore` as exact
+/// codes and refused a `fevlint.toml` with `[severity]` as a whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fevlint_toml_selects_and_grades_findings_as_fevlint_check_does() {
+    let dir = temp_dir("rules");
+    let toml = format!(
+        "kernels = [{:?}]\nignore = [\"T4\"]\n\n[severity]\nK201 = \"info\"\nN102 = \"error\"\n",
+        kernel("6.12.117+deb12-amd64").display().to_string()
+    );
+    std::fs::write(dir.join("fevlint.toml"), toml).expect("write");
+    let plain = "vfs_read(x64 file, x64 buf, u32 count)\nvfs_raed(x64 file)\nip_rcv(x64 skb, x64 skb)\n";
+    let suppressed = format!("{plain}# fevlint: ignore[K201]\ndo_sys_opn(int dfd)\n");
+    let mut c = Client::start();
+    c.initialize(json!({}), Value::Null).await;
+    for (name, text) in [("plain.fev", plain.to_owned()), ("suppressed.fev", suppressed)] {
+        let file = dir.join(name);
+        std::fs::write(&file, &text).expect("write");
+        let want = cli_findings(&file);
+        assert!(want.iter().all(|(code, _, _)| !code.starts_with("T4")), "{name}: {want:?}");
+        assert!(want.iter().any(|(code, _, _)| code == "N102"), "{name}: {want:?}");
+        let uri = uri(&file);
+        c.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": text}}),
+        )
+        .await;
+        let got = c
+            .wait(&format!("{name}'s findings as fevlint check reports them: {want:?}"), |v| {
+                v["method"] == "textDocument/publishDiagnostics"
+                    && v["params"]["uri"] == json!(uri)
+                    && findings(v) == want
+            })
+            .await;
+        let got = findings(&got);
+        assert!(got.contains(&("N102".to_owned(), 2, 1)), "{name}: N102 as an error: {got:?}");
+        if name == "plain.fev" {
+            assert!(got.contains(&("K201".to_owned(), 1, 3)), "K201 as information: {got:?}");
+        }
+    }
+    c.finish().await;
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -205,26 +205,23 @@ fn analyse(
     repeats.expand(&mut kernel_found);
     out.extend(kernel_found);
     // Kernel rules ran only if there was a kernel: their silence proves nothing otherwise.
-    let ran = Ran { enabled: &|code| settings.enabled(code), kernel: !kernels.is_empty() };
-    let mut out = report(text, out, &ran);
-    for d in &mut out {
-        d.severity = settings.severity(d.code, d.severity);
-    }
-    out
+    report(text, out, &Ran { settings, kernel: !kernels.is_empty() })
 }
 
 /// Which rules ran in a check, as an unused suppression (N103) is judged: a rule the
-/// settings enable, and a kernel rule only when a kernel check ran.
+/// settings enable, and a kernel rule only when a kernel check ran; and the settings that
+/// decide what is reported of them, at which severity.
+#[derive(Clone, Copy, Debug)]
 pub struct Ran<'a> {
-    /// Whether the settings enable the rule of this code.
-    pub enabled: &'a dyn Fn(&str) -> bool,
+    /// `select`, `ignore` (code prefixes) and the severity overrides.
+    pub settings: &'a Settings,
     /// Whether the kernel rules ran (a kernel was given and its check is complete).
     pub kernel: bool,
 }
 
 impl Ran<'_> {
     pub fn ran(&self, code: &str) -> bool {
-        rules::by_code(code).is_some_and(|r| (self.enabled)(r.code) && (!r.needs_kernel() || self.kernel))
+        rules::by_code(code).is_some_and(|r| self.settings.enabled(r.code) && (!r.needs_kernel() || self.kernel))
     }
 
     /// Every rule ran (a bare `ignore` is judged only then).
@@ -234,11 +231,10 @@ impl Ran<'_> {
 }
 
 /// What a check of a `*.fev` script reports of what its rules found: the one place this
-/// is decided, for `fevlint check` ([`report`]) and the language server
-/// ([`report_refs`]). Suppression comments drop the findings they name; N103 reports
-/// each suppression that dropped nothing among the rules that [`Ran`]; findings of
-/// rules the settings do not enable go. Returns whether each of `found` is reported, and
-/// the N103 findings to add; [`rules::order`] is the order to report them in.
+/// is decided, for `fevlint check` and the language server alike ([`report`]).
+/// Suppression comments drop the findings they name; N103 reports each suppression that
+/// dropped nothing among the rules that [`Ran`]; findings of rules the settings do not
+/// enable go. Returns whether each of `found` is reported, and the N103 findings to add.
 pub fn verdicts<D: std::borrow::Borrow<Diagnostic>>(
     text: &str,
     found: &[D],
@@ -251,36 +247,24 @@ pub fn verdicts<D: std::borrow::Borrow<Diagnostic>>(
         rules::n103_unused_suppression::report(&suppressions, &usage, &|c| ran.ran(c), ran.all(), &mut added);
     }
     for (k, d) in keep.iter_mut().zip(found) {
-        *k = *k && (ran.enabled)(d.borrow().code);
+        *k = *k && ran.settings.enabled(d.borrow().code);
     }
-    added.retain(|d| (ran.enabled)(d.code));
+    added.retain(|d| ran.settings.enabled(d.code));
     (keep, added)
 }
 
-/// [`verdicts`] applied: the findings reported, in [`rules::order`].
+/// The findings a check of a `*.fev` script reports, decided here for `fevlint check` and
+/// the language server: [`verdicts`] applied (suppression comments, N103, `select` and
+/// `ignore` as code prefixes), each at the severity the settings give its rule, in
+/// [`rules::order`].
 pub fn report(text: &str, mut found: Vec<Diagnostic>, ran: &Ran<'_>) -> Vec<Diagnostic> {
     let (keep, added) = verdicts(text, &found, ran);
     let mut keep = keep.into_iter();
     found.retain(|_| keep.next().unwrap_or(true));
     found.extend(added);
+    ran.settings.apply(&mut found);
     rules::sort(&mut found);
     found
-}
-
-/// [`report`] without copying the findings (a language server publishes ten thousand):
-/// the N103 findings go to `added`, which the answer borrows.
-pub fn report_refs<'a>(
-    text: &str,
-    found: Vec<&'a Diagnostic>,
-    ran: &Ran<'_>,
-    added: &'a mut Vec<Diagnostic>,
-) -> Vec<&'a Diagnostic> {
-    let (keep, n103) = verdicts(text, &found, ran);
-    *added = n103;
-    let mut out: Vec<&Diagnostic> =
-        found.into_iter().zip(keep).filter_map(|(d, keep)| keep.then_some(d)).chain(added.iter()).collect();
-    out.sort_by(|a, b| rules::order(a, b));
-    out
 }
 
 /// Checks a script already parsed (the language server keeps its `Parse` between

@@ -35,6 +35,10 @@ pub struct Config {
     /// Compiled BPF objects the project builds (files, or folders of `*.bpf.o`), joined
     /// to the config file's folder; the language server checks them.
     pub objects: Vec<PathBuf>,
+    /// A core dump of one of the kernels, joined to the config file's folder: the
+    /// language server shows each field's dry-run value from it (`fevlint dry-run` takes
+    /// its core as an argument).
+    pub core: Option<PathBuf>,
 }
 
 /// Why a config file cannot be used. Displays with the file, and line and column when
@@ -65,6 +69,7 @@ struct RawConfig {
     endbr: Option<Spanned<String>>,
     #[serde(default)]
     objects: Vec<PathBuf>,
+    core: Option<PathBuf>,
 }
 
 impl Config {
@@ -137,7 +142,16 @@ impl Config {
             ),
         };
         let objects = raw.objects.iter().map(|o| base.join(o)).collect();
-        Ok(Config { path: path.to_owned(), kernels, select, ignore, severity, arch, endbr, objects })
+        let core = raw.core.filter(|c| !c.as_os_str().is_empty()).map(|c| base.join(c));
+        Ok(Config { path: path.to_owned(), kernels, select, ignore, severity, arch, endbr, objects, core })
+    }
+
+    /// The parser target `arch` names, if it names one.
+    pub fn target(&self) -> Option<fevlint_syntax::Target> {
+        self.arch.map(|a| match a {
+            Arch::X86_64 => fevlint_syntax::Target::X86_64,
+            Arch::X86_32 => fevlint_syntax::Target::X86_32,
+        })
     }
 
     /// The rule selection and severities this config asks for.
@@ -222,12 +236,23 @@ impl Settings {
         self.severity.iter().find(|&&(c, _)| c == code).map_or(default, |&(_, s)| s)
     }
 
-    /// Drops diagnostics of disabled rules and applies the severity overrides.
+    /// Whether a finding is reported (its rule is enabled) and at which severity: what
+    /// the settings decide of each finding, for `fevlint check` and the language server
+    /// (`analysis::report` adds the suppression comments and the order).
+    pub fn settle(&self, d: &Diagnostic) -> Option<Severity> {
+        self.enabled(d.code).then(|| self.severity(d.code, d.severity))
+    }
+
+    /// Drops diagnostics of disabled rules and applies the severity overrides
+    /// ([`Settings::settle`] on each).
     pub fn apply(&self, diagnostics: &mut Vec<Diagnostic>) {
-        diagnostics.retain(|d| self.enabled(d.code));
-        for d in diagnostics {
-            d.severity = self.severity(d.code, d.severity);
-        }
+        diagnostics.retain_mut(|d| match self.settle(d) {
+            Some(severity) => {
+                d.severity = severity;
+                true
+            }
+            None => false,
+        });
     }
 }
 

@@ -1,15 +1,22 @@
-//! Settings: `fevlint.toml` found upward from the file, then `initializationOptions`,
-//! then `workspace/didChangeConfiguration` (each later layer overrides per key).
+//! Settings: `fevlint.toml` found upward from the file, read by `fevlint check`'s own
+//! reader (`fevlint_check::config::Config`: the same keys, checks and messages), then
+//! `initializationOptions`, then `workspace/didChangeConfiguration` (each later layer
+//! overrides per key).
 //!
 //! ```toml
 //! arch = "x86_64"            # or "x86_32": the parser's slot limit and `long` size
 //! kernels = ["fixtures/kernels/6.12.117"]   # relative to this file; loaded by the kernel layer
-//! ignore = ["S003"]          # rule codes not reported
+//! select = ["S", "K", "T"]   # rule code prefixes, as `fevlint check` reads them
+//! ignore = ["T4"]
 //! core = "dumps/vmcore"      # a dump of the (first matching) kernel: dry-run values as inlay hints
 //! objects = ["build"]        # compiled BPF objects (files, or folders of `*.bpf.o`): their
 //!                            # findings go to the `.bpf.c` lines (`crate::objects`)
+//!
+//! [severity]
+//! T401 = "error"
 //! ```
-//! JSON layers take the same keys, at the top level or under `"fevlint"`.
+//! JSON layers take `arch`, `kernels`, `ignore` (code prefixes), `core` and `objects`, at
+//! the top level or under `"fevlint"`.
 
 use fevlint_syntax::Target;
 use serde::Deserialize;
@@ -23,8 +30,9 @@ pub struct Settings {
     pub target: Target,
     /// Kernels to check against (stored; the kernel layer loads them).
     pub kernels: Vec<PathBuf>,
-    /// Rule codes not reported.
-    pub ignore: Vec<String>,
+    /// Which rules are reported, at which severity (`select`, `ignore`, `[severity]`):
+    /// decided by `fevlint_check` as for `fevlint check`.
+    pub rules: fevlint_check::config::Settings,
     /// A core dump of one of the kernels: each field's dry-run value is an inlay hint.
     pub core: Option<PathBuf>,
     /// The `fevlint.toml` that contributed, if any.
@@ -38,7 +46,7 @@ impl Default for Settings {
         Settings {
             target: Target::X86_64,
             kernels: Vec::new(),
-            ignore: Vec::new(),
+            rules: fevlint_check::config::Settings::default(),
             core: None,
             file: None,
             objects: Vec::new(),
@@ -52,6 +60,7 @@ impl Default for Settings {
 pub struct Layer {
     pub arch: Option<String>,
     pub kernels: Option<Vec<PathBuf>>,
+    /// Rule code prefixes not reported (replacing the file's `ignore`, as `--ignore` does).
     pub ignore: Option<Vec<String>>,
     /// An empty string clears a core set by an earlier layer.
     pub core: Option<PathBuf>,
@@ -76,29 +85,6 @@ impl Layer {
         serde_json::from_value(value.clone()).map_err(|e| e.to_string())
     }
 
-    /// A `fevlint.toml`; relative kernel and core paths are taken from its folder.
-    pub fn from_toml(text: &str, dir: &Path) -> Result<Layer, String> {
-        let mut layer: Layer = toml::from_str(text).map_err(|e| e.to_string())?;
-        if let Some(k) = &mut layer.kernels {
-            for p in k.iter_mut() {
-                if p.is_relative() {
-                    *p = dir.join(&*p);
-                }
-            }
-        }
-        if let Some(c) = &mut layer.core {
-            if c.is_relative() && !c.as_os_str().is_empty() {
-                *c = dir.join(&*c);
-            }
-        }
-        for o in layer.objects.iter_mut().flatten() {
-            if o.is_relative() {
-                *o = dir.join(&*o);
-            }
-        }
-        Ok(layer)
-    }
-
     /// Applies this layer over `s`; an unknown `arch` is an error and changes nothing.
     pub fn apply(&self, s: &mut Settings) -> Result<(), String> {
         if let Some(arch) = &self.arch {
@@ -108,7 +94,8 @@ impl Layer {
             s.kernels.clone_from(k);
         }
         if let Some(i) = &self.ignore {
-            s.ignore.clone_from(i);
+            let prefixes = i.iter().map(|p| fevlint_check::config::parse_prefix(p)).collect::<Result<Vec<_>, _>>();
+            s.rules.ignore = prefixes.map_err(|e| format!("`ignore`: {e}"))?;
         }
         if let Some(c) = &self.core {
             s.core = (!c.as_os_str().is_empty()).then(|| c.clone());
@@ -149,17 +136,24 @@ pub fn resolve(path: Option<&Path>, client: &[&Layer]) -> (Settings, Vec<Problem
     let mut s = Settings::default();
     let mut problems = Vec::new();
     if let Some(file) = path.and_then(Path::parent).and_then(find_file) {
-        let dir = file.parent().unwrap_or(Path::new("."));
-        match fevlint_load::fsio::read_limited_string(&file, fevlint_load::fsio::MAX_CONFIG_BYTES)
-            .map_err(|e| e.reason())
-            .and_then(|t| Layer::from_toml(&t, dir))
-        {
-            Ok(layer) => {
-                if let Err(e) = layer.apply(&mut s) {
-                    problems.push(Problem { file: Some(file.clone()), message: e });
+        match fevlint_check::config::Config::load(&file) {
+            Ok(c) => {
+                if let Some(target) = c.target() {
+                    s.target = target;
                 }
+                s.rules = c.settings();
+                s.kernels = c.kernels;
+                s.core = c.core;
+                s.objects = c.objects;
             }
-            Err(e) => problems.push(Problem { file: Some(file.clone()), message: e }),
+            Err(e) => {
+                // The problem names the file: its message keeps the place only.
+                let message = e.to_string();
+                let message = message
+                    .strip_prefix(&*file.to_string_lossy())
+                    .map_or(message.as_str(), |m| m.trim_start_matches(':').trim_start());
+                problems.push(Problem { file: Some(file.clone()), message: message.to_owned() });
+            }
         }
         s.file = Some(file);
     }
@@ -193,6 +187,29 @@ mod tests {
         let (s, problems) = resolve(Some(&sub.join("x.fev")), &[&bad]);
         assert_eq!(s.target, Target::X86_32, "an unknown arch changes nothing");
         assert_eq!(problems.len(), 1);
+        // The rule keys are `fevlint check`'s: prefixes, `[severity]`; the client's `ignore`
+        // replaces the file's, checked the same way.
+        let toml = "ignore = [\"t4\"]\ncore = \"dumps/vmcore\"\n[severity]\nK201 = \"info\"\n";
+        std::fs::write(dir.join(FILE_NAME), toml).expect("write");
+        let (s, problems) = resolve(Some(&sub.join("x.fev")), &[]);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert!(!s.rules.enabled("T401") && s.rules.enabled("K201"));
+        assert_eq!(
+            s.rules.severity("K201", fevlint_check::diagnostic::Severity::Error),
+            fevlint_check::diagnostic::Severity::Info
+        );
+        assert_eq!(s.core, Some(dir.join("dumps/vmcore")));
+        let client = Layer::from_json(&serde_json::json!({"ignore": ["K2"]})).expect("json");
+        let (s, _) = resolve(Some(&sub.join("x.fev")), &[&client]);
+        assert!(s.rules.enabled("T401") && !s.rules.enabled("K201"));
+        let bad = Layer::from_json(&serde_json::json!({"ignore": ["Q9"]})).expect("json");
+        let (s, problems) = resolve(Some(&sub.join("x.fev")), &[&bad]);
+        assert!(!s.rules.enabled("T401"), "a bad prefix changes nothing");
+        assert!(problems[0].message.contains("`Q9`"), "{problems:?}");
+        std::fs::write(dir.join(FILE_NAME), "[severity]\nT401 = \"loud\"\n").expect("write");
+        let (_, problems) = resolve(Some(&sub.join("x.fev")), &[]);
+        assert_eq!(problems[0].file, Some(dir.join(FILE_NAME)));
+        assert!(problems[0].message.starts_with("2:8: `severity.T401`: unknown severity `loud`"), "{problems:?}");
         std::fs::remove_dir_all(&dir).ok();
     }
 }

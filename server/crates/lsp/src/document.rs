@@ -293,7 +293,8 @@ impl Document {
                 // The parser alone until the kernels' check replaces these (per kernel).
                 fevlint_check::dynevents::check(&self.text, &[])
             };
-            found.retain(|d| !self.ignored(d.code));
+            // As `fevlint check` reports this dialect: the settings decide, nothing else.
+            self.settings.rules.apply(&mut found);
             self.dialect = found;
             return;
         }
@@ -336,17 +337,14 @@ impl Document {
         }
     }
 
-    fn ignored(&self, code: &str) -> bool {
-        self.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(code))
-    }
-
-    /// The syntax diagnostics of this version, after the `ignore` setting, in order.
+    /// The syntax diagnostics of this version as the settings report them (rule
+    /// selection, severities), in order.
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
         if self.mainline {
             return self.dialect.clone();
         }
         let mut all = self.flatten(self.line_findings.iter().zip(&self.whole_lines).map(|(a, b)| a.iter().chain(b)));
-        all.retain(|d| !self.ignored(d.code));
+        self.settings.rules.apply(&mut all);
         fevlint_check::rules::sort(&mut all);
         all
     }
@@ -415,8 +413,12 @@ impl Document {
                 let kernel = self.kernel_lines.as_ref().and_then(|k| k.lines.get(i)).into_iter().flatten().flatten();
                 let syntax = self.line_findings.get(i).into_iter().flatten();
                 let whole = self.whole_lines.get(i).into_iter().flatten();
-                for d in syntax.chain(whole).chain(kernel).filter(|d| !self.ignored(d.code)) {
+                // Without suppression comments, what `analysis::report` decides of each
+                // finding is `settle`'s.
+                for d in syntax.chain(whole).chain(kernel) {
+                    let Some(severity) = self.settings.rules.settle(d) else { continue };
                     let mut d = d.clone();
+                    d.severity = severity;
                     d.span.shift(line.line.span.start as isize);
                     found.push(d);
                 }

@@ -42,7 +42,8 @@ pub struct Configured {
     /// The folder of that `fevlint.toml`.
     pub config_dir: PathBuf,
     pub kernels: Vec<PathBuf>,
-    pub ignore: Vec<String>,
+    /// Which findings are reported, at which severity (as `fevlint check` decides).
+    pub rules: fevlint_check::config::Settings,
 }
 
 /// The objects the `fevlint.toml` files in and above `roots` name (a folder stands for
@@ -69,8 +70,8 @@ pub fn configured(roots: &[PathBuf], layers: &[&Layer]) -> (Vec<Configured>, Vec
             };
             for path in paths {
                 if out.len() < MAX_OBJECTS && !out.iter().any(|c| c.path == path) {
-                    let (kernels, ignore) = (settings.kernels.clone(), settings.ignore.clone());
-                    out.push(Configured { path, config_dir: config_dir.clone(), kernels, ignore });
+                    let (kernels, rules) = (settings.kernels.clone(), settings.rules.clone());
+                    out.push(Configured { path, config_dir: config_dir.clone(), kernels, rules });
                 }
             }
         }
@@ -144,10 +145,9 @@ pub fn check(objects: &[Configured], kernels: &[Arc<Kernel>], roots: &[PathBuf])
             };
             for (obj, found) in objects.iter().zip(findings) {
                 for f in &found {
+                    let Some(severity) = c.rules.settle(&f.diagnostic) else { continue };
                     let mut d = f.diagnostic.clone();
-                    if c.ignore.iter().any(|i| i.eq_ignore_ascii_case(d.code)) {
-                        continue;
-                    }
+                    d.severity = severity;
                     let placed = f.source.as_ref().and_then(|s| Some((s, source_of(&s.file)?)));
                     let (path, text) = match placed {
                         Some((src, (path, text))) => {

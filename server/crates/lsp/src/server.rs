@@ -287,7 +287,7 @@ impl WorkspaceJob {
             _ => String::new(),
         };
         let refs: Vec<&Kernel> = self.kernels.iter().map(|k| k.as_ref()).collect();
-        let found = workspace::check(self.dialect, &text, self.settings.target, &self.settings.ignore, &refs);
+        let found = workspace::check(self.dialect, &text, self.settings.target, &self.settings.rules, &refs);
         let mut w = convert::Writer::new(&self.uri, docs, related, self.settings.kernels.len() > 1);
         workspace::encode(&mut w, &text, encoding, &found)
     }
@@ -673,7 +673,7 @@ impl Inner {
         let Some(mut found) = self.check.check_lines(&doc.text, &lines, doc.parse.target, &available.kernels) else {
             return false;
         };
-        found.retain(|d| !doc.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(d.code)));
+        found.retain(|d| doc.settings.rules.enabled(d.code));
         doc.set_kernel_findings(&ids, &todo, found);
         true
     }
@@ -699,7 +699,7 @@ impl Inner {
                 return; // a kernel is loading: its end schedules the check again
             }
             let check = Arc::clone(&inner.check);
-            let ignore = settings.ignore.clone();
+            let rules = settings.rules.clone();
             let ids = kernel_ids(&available.kernels);
             let per_line = !mainline && inner.check.reads_lines();
             let job = tokio::task::spawn_blocking(move || {
@@ -717,7 +717,7 @@ impl Inner {
             });
             let done = match job.await {
                 Ok(Ok(mut found)) => {
-                    found.retain(|d| !ignore.iter().any(|c| c.eq_ignore_ascii_case(d.code)));
+                    found.retain(|d| rules.enabled(d.code));
                     let mut state = inner.lock();
                     let Some(doc) = state.docs.get_mut(&uri) else { return };
                     if doc.version != version {
@@ -1364,22 +1364,26 @@ fn prepare(doc: &mut Document, uri: &Uri, docs: &RuleDocs, related_information: 
     // A mainline document's kernel check runs the kernel's parser per kernel: it
     // replaces the kernel-less parse's findings.
     let syntax = if doc.mainline && kernel.is_some() { Vec::new() } else { doc.diagnostics() };
-    let mut all: Vec<&Diagnostic> = syntax.iter().chain(kernel.iter().flatten()).collect();
-    let mut added = Vec::new();
-    if !doc.mainline && doc.text.contains("fevlint:") {
-        // Suppression comments drop what they name, as in `fevlint check`: by the same
-        // function, which also orders the findings.
-        let ran = fevlint_check::analysis::Ran {
-            enabled: &|code| !doc.settings.ignore.iter().any(|c| c.eq_ignore_ascii_case(code)),
-            kernel: doc.kernel_complete() && !doc.settings.kernels.is_empty(),
-        };
-        all = fevlint_check::analysis::report_refs(&doc.text, all, &ran, &mut added);
+    let mut all = syntax;
+    all.extend(kernel.into_iter().flatten());
+    // What is reported, at which severity and in which order is fevlint-check's decision,
+    // as in `fevlint check`: for a script, suppression comments and the settings; for the
+    // other dialects, the settings.
+    let all = if doc.mainline {
+        doc.settings.rules.apply(&mut all);
+        fevlint_check::rules::sort(&mut all);
+        all
     } else {
-        all.sort_by(|a, b| fevlint_check::rules::order(a, b));
-    }
+        let kernel = doc.kernel_complete() && !doc.settings.kernels.is_empty();
+        fevlint_check::analysis::report(
+            &doc.text,
+            all,
+            &fevlint_check::analysis::Ran { settings: &doc.settings.rules, kernel },
+        )
+    };
     let at = doc.positions();
     items.push(b'[');
-    for (i, d) in all.into_iter().enumerate() {
+    for (i, d) in all.iter().enumerate() {
         if i > 0 {
             items.push(b',');
         }

@@ -123,12 +123,12 @@ impl Workspace {
 }
 
 /// Checks one script as `fevlint check` does (its dialect's checks, each kernel's, the
-/// suppression comments), with the `ignore` setting applied.
+/// suppression comments, the rule selection and severities of `rules`).
 pub fn check(
     dialect: Dialect,
     text: &str,
     target: fevlint_syntax::Target,
-    ignore: &[String],
+    rules: &fevlint_check::config::Settings,
     kernels: &[&Kernel],
 ) -> Vec<Diagnostic> {
     let mut found = match dialect {
@@ -136,11 +136,11 @@ pub fn check(
         Dialect::Mainline => fevlint_check::dynevents::check(text, kernels),
         Dialect::Fev => {
             let mut parser = fevlint_syntax::Parser::new();
-            let options = fevlint_check::analysis::Options::new(target).kernels(kernels);
+            let options = fevlint_check::analysis::Options::new(target).kernels(kernels).settings(rules);
             fevlint_check::analysis::check(&mut parser, text.as_bytes().to_vec(), &options).1
         }
     };
-    found.retain(|d| !ignore.iter().any(|c| c.eq_ignore_ascii_case(d.code)));
+    rules.apply(&mut found);
     found.sort_by(fevlint_check::rules::order);
     found
 }
