@@ -6,9 +6,13 @@
 //! on each kernel, and a rebuilt object (a watched-file event) is checked again.
 //! The same workspace in headless Neovim 0.11 with `editors/nvim` (the plugin attaches to
 //! `*.bpf.c` under such a fevlint.toml only).
-//! Needs clang, bpftool and libbpf-dev, and Neovim 0.11 from the test venv
+//! Without any tool: the checked-in `moved.bpf.o` (built elsewhere, its line info naming
+//! `/tmp/bpft/moved.bpf.c`) in a workspace beside its source, for a client that pulls.
+//! The others need clang, bpftool and libbpf-dev, and Neovim 0.11 from the test venv
 //! (install-test-deps.sh); runs with FEVLINT_REAL_TOOLS=1, in about 6 s each on the 2-core
 //! machine (clang builds, the two fixture kernels loaded by the debug build).
+
+mod lsp_common;
 
 use fevlint_testkit::repo;
 use serde_json::{json, Value};
@@ -259,5 +263,59 @@ fn neovim_shows_the_objects_findings_and_hovers_in_the_bpf_c() {
         .expect("nvim runs");
     let output = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success() && output.contains("\"failures\":[]"), "Neovim .bpf.c test failed:\n{output}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A client that pulls (`textDocument/diagnostic`, `workspace/diagnostic`) gets an object's
+/// findings at its source, found by name although the object was built elsewhere; the
+/// hover there gives each kernel's value. No outside tool: the object is checked in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pulling_client_gets_the_findings_of_an_object_built_elsewhere() {
+    let dir = std::env::temp_dir().join(format!("fevlint-lsp-bpf-pull-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("build")).expect("scratch");
+    let dir = dir.canonicalize().expect("canonical");
+    let bpf = repo().join("server/crates/bpf/tests");
+    std::fs::copy(bpf.join("data/moved.bpf.o"), dir.join("build/moved.bpf.o")).expect("object");
+    std::fs::copy(bpf.join("judge/programs/moved.bpf.c"), dir.join("moved.bpf.c")).expect("source");
+    let config = format!(
+        "kernels = [{:?}, {:?}]\nobjects = [\"build\"]\n",
+        kernel("6.1.0-56-amd64").display().to_string(),
+        kernel("6.12.117+deb12-amd64").display().to_string()
+    );
+    std::fs::write(dir.join("fevlint.toml"), config).expect("fevlint.toml");
+    let text = std::fs::read_to_string(dir.join("moved.bpf.c")).expect("source");
+    let uri = format!("file://{}", dir.join("moved.bpf.c").display());
+    let caps = json!({"textDocument": {"diagnostic": {}}, "workspace": {"diagnostics": {"refreshSupport": true}}});
+    let mut c = lsp_common::Client::start();
+    c.request("initialize", json!({"rootUri": format!("file://{}", dir.display()), "capabilities": caps})).await;
+    c.notify("initialized", json!({})).await;
+    let mut items = Value::Null;
+    for _ in 0..300 {
+        let r = c.request("textDocument/diagnostic", json!({"textDocument": {"uri": uri}})).await;
+        items = r["items"].clone();
+        if items.as_array().is_some_and(|i| !i.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let drift: Vec<&Value> = items.as_array().expect("items").iter().filter(|d| d["code"] == "B604").collect();
+    assert_eq!(drift.len(), 1, "{items:#}");
+    let message = drift[0]["message"].as_str().expect("message");
+    assert!(message.contains("BPF_PROG_TYPE_NETFILTER") && message.contains("6.1.0-56-amd64"), "{message}");
+    let (line, column) = place(&text, "= bpf_core_enum_value_exists(enum bpf_prog_type___new");
+    assert_eq!(drift[0]["range"]["start"], json!({"line": line, "character": column}), "{:#}", drift[0]);
+    let position = json!({"line": line, "character": column});
+    let h = c.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": position})).await;
+    let h = h["contents"]["value"].as_str().unwrap_or_default().to_owned();
+    assert!(h.contains("`enumval_value` of `enum bpf_prog_type___new::BPF_PROG_TYPE_NETFILTER___new`"), "{h}");
+    assert!(h.contains("- `6.1.0-56-amd64`: poisoned: `enum bpf_prog_type` has no enumerator"), "{h}");
+    assert!(h.contains("- `6.12.117+deb12-amd64`: = 32"), "{h}");
+    // The workspace report has the source too.
+    let report = c.request("workspace/diagnostic", json!({"previousResultIds": []})).await;
+    let source = report["items"].as_array().expect("items").iter().find(|i| i["uri"] == uri.as_str()).cloned();
+    let source = source.unwrap_or_else(|| panic!("no report for {uri}: {report:#}"));
+    assert!(source["items"].as_array().is_some_and(|i| i.iter().any(|d| d["code"] == "B604")), "{source:#}");
+    c.finish().await;
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -7,8 +7,10 @@
 //!
 //! A source file line info names relatively is looked for beside the object, then beside
 //! its `fevlint.toml`, then in each workspace folder (the CLI looks in the current folder
-//! and beside the object); a finding whose source is not found stays on the object itself,
-//! with a note naming the place.
+//! and beside the object); an absolute name that does not exist here (an object built in a
+//! container) by its last components in the same places, before the path itself elsewhere. A
+//! finding whose source is not found stays on the object itself, with a note naming the
+//! place.
 //!
 //! Cost is bounded: at most [`MAX_OBJECTS`] objects of at most
 //! [`fevlint_load::fsio::MAX_SCRIPT_BYTES`] each, and sources of that size too.
@@ -125,12 +127,7 @@ pub fn check(objects: &[Configured], kernels: &[Arc<Kernel>], roots: &[PathBuf])
             let bases: Vec<&Path> =
                 [dir.as_path(), c.config_dir.as_path()].into_iter().chain(roots.iter().map(PathBuf::as_path)).collect();
             let mut source_of = |file: &str| -> Option<(PathBuf, Arc<str>)> {
-                let p = Path::new(file);
-                let path = if p.is_absolute() {
-                    p.is_file().then(|| p.to_owned())?
-                } else {
-                    bases.iter().map(|b| b.join(p)).find(|p| p.is_file())?
-                };
+                let path = find_source(Path::new(file), &bases)?;
                 let text = texts
                     .entry(path.clone())
                     .or_insert_with(|| {
@@ -174,6 +171,27 @@ pub fn check(objects: &[Configured], kernels: &[Arc<Kernel>], roots: &[PathBuf])
             out
         })
         .collect()
+}
+
+/// Where the source line info names as `file` is: itself when it exists under one of
+/// `bases`; else `file` (relative) under one of them; else its last components (at most
+/// four, longest first) under one of them (an object built in a container or another
+/// checkout); else itself when it exists elsewhere.
+fn find_source(file: &Path, bases: &[&Path]) -> Option<PathBuf> {
+    let exists = file.is_absolute() && file.is_file();
+    if exists && bases.iter().any(|b| file.starts_with(b)) {
+        return Some(file.to_owned());
+    }
+    let parts: Vec<_> = file.components().filter(|c| matches!(c, std::path::Component::Normal(_))).collect();
+    let mut tails: Vec<PathBuf> = Vec::new();
+    if file.is_relative() {
+        tails.push(file.to_owned());
+    }
+    for n in (1..=parts.len().min(4)).rev() {
+        tails.push(parts[parts.len() - n..].iter().collect());
+    }
+    let found = tails.iter().flat_map(|t| bases.iter().map(move |b| b.join(t))).find(|p| p.is_file());
+    found.or_else(|| exists.then(|| file.to_owned()))
 }
 
 /// The object at `path`, or the objects a binary embeds (libbpf skeletons).
@@ -321,6 +339,31 @@ pub fn hover_at<'a>(sources: impl Iterator<Item = &'a Source>, offset: usize) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_source_built_elsewhere_is_found_by_its_last_components() {
+        let dir = std::env::temp_dir().join(format!("fevlint-objects-src-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("ws/src")).expect("mkdir");
+        std::fs::write(dir.join("ws/src/p.bpf.c"), "int x;\n").expect("write");
+        let base = dir.join("ws");
+        let bases = [base.as_path()];
+        let found = |f: &str| find_source(Path::new(f), &bases);
+        assert_eq!(found("src/p.bpf.c"), Some(dir.join("ws/src/p.bpf.c")));
+        assert_eq!(found("/build/ci/repo/src/p.bpf.c"), Some(dir.join("ws/src/p.bpf.c")));
+        assert_eq!(found("/elsewhere/q.bpf.c"), None);
+        let existing = dir.join("ws/src/p.bpf.c").display().to_string();
+        assert_eq!(found(&existing), Some(dir.join("ws/src/p.bpf.c")));
+        // The workspace's copy comes before the one the object was built from.
+        std::fs::create_dir_all(dir.join("built/src")).expect("mkdir");
+        std::fs::write(dir.join("built/src/p.bpf.c"), "int x;\n").expect("write");
+        let built = dir.join("built/src/p.bpf.c").display().to_string();
+        assert_eq!(found(&built), Some(dir.join("ws/src/p.bpf.c")));
+        std::fs::write(dir.join("built/src/q.bpf.c"), "int x;\n").expect("write");
+        let elsewhere = dir.join("built/src/q.bpf.c");
+        assert_eq!(found(&elsewhere.display().to_string()), Some(elsewhere));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn configs_name_objects_by_file_and_by_folder() {
