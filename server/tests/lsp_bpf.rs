@@ -268,7 +268,9 @@ fn neovim_shows_the_objects_findings_and_hovers_in_the_bpf_c() {
 
 /// A client that pulls (`textDocument/diagnostic`, `workspace/diagnostic`) gets an object's
 /// findings at its source, found by name although the object was built elsewhere; the
-/// hover there gives each kernel's value. No outside tool: the object is checked in.
+/// hover there gives each kernel's value; the object appears in the configured folder
+/// after start-up (a build), found through the folder's file watcher. No outside tool:
+/// the object is checked in.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pulling_client_gets_the_findings_of_an_object_built_elsewhere() {
     let dir = std::env::temp_dir().join(format!("fevlint-lsp-bpf-pull-{}", std::process::id()));
@@ -276,7 +278,6 @@ async fn a_pulling_client_gets_the_findings_of_an_object_built_elsewhere() {
     std::fs::create_dir_all(dir.join("build")).expect("scratch");
     let dir = dir.canonicalize().expect("canonical");
     let bpf = repo().join("server/crates/bpf/tests");
-    std::fs::copy(bpf.join("data/moved.bpf.o"), dir.join("build/moved.bpf.o")).expect("object");
     std::fs::copy(bpf.join("judge/programs/moved.bpf.c"), dir.join("moved.bpf.c")).expect("source");
     let config = format!(
         "kernels = [{:?}, {:?}]\nobjects = [\"build\"]\n",
@@ -286,10 +287,19 @@ async fn a_pulling_client_gets_the_findings_of_an_object_built_elsewhere() {
     std::fs::write(dir.join("fevlint.toml"), config).expect("fevlint.toml");
     let text = std::fs::read_to_string(dir.join("moved.bpf.c")).expect("source");
     let uri = format!("file://{}", dir.join("moved.bpf.c").display());
-    let caps = json!({"textDocument": {"diagnostic": {}}, "workspace": {"diagnostics": {"refreshSupport": true}}});
+    let caps = json!({"textDocument": {"diagnostic": {}}, "workspace": {"diagnostics": {"refreshSupport": true},
+        "didChangeWatchedFiles": {"dynamicRegistration": true}}});
     let mut c = lsp_common::Client::start();
     c.request("initialize", json!({"rootUri": format!("file://{}", dir.display()), "capabilities": caps})).await;
     c.notify("initialized", json!({})).await;
+    // The empty `build` folder is watched; the build then writes the object there.
+    let glob = format!("{}/**/*.bpf.o", dir.join("build").display());
+    c.wait("the watcher of build/", |v| v["method"] == "client/registerCapability" && v.to_string().contains(&glob))
+        .await;
+    let object = dir.join("build/moved.bpf.o");
+    std::fs::copy(bpf.join("data/moved.bpf.o"), &object).expect("object");
+    let created = json!({"changes": [{"uri": format!("file://{}", object.display()), "type": 1}]});
+    c.notify("workspace/didChangeWatchedFiles", created).await;
     let mut items = Value::Null;
     for _ in 0..300 {
         let r = c.request("textDocument/diagnostic", json!({"textDocument": {"uri": uri}})).await;

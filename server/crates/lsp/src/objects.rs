@@ -49,21 +49,23 @@ pub struct Configured {
 }
 
 /// The objects the `fevlint.toml` files in and above `roots` name (a folder stands for
-/// the `*.bpf.o` under it), with their settings (`layers` over each file), sorted; and the
-/// problems of those files.
-pub fn configured(roots: &[PathBuf], layers: &[&Layer]) -> (Vec<Configured>, Vec<Problem>) {
+/// the `*.bpf.o` under it), with their settings (`layers` over each file), sorted; the
+/// problems of those files; and the folders they name (where new objects may appear).
+pub fn configured(roots: &[PathBuf], layers: &[&Layer]) -> (Vec<Configured>, Vec<Problem>, Vec<PathBuf>) {
     let mut files: Vec<PathBuf> = roots.iter().filter_map(|r| config::find_file(r)).collect();
     files.extend(crate::workspace::scan_for(roots, &|p| p.file_name().is_some_and(|n| n == config::FILE_NAME)));
     files.sort();
     files.dedup();
     let mut out: Vec<Configured> = Vec::new();
     let mut problems = Vec::new();
+    let mut folders = Vec::new();
     for file in files {
         let (settings, found) = config::resolve(Some(&file), layers);
         problems.extend(found);
         let config_dir = file.parent().unwrap_or(Path::new(".")).to_owned();
         for o in &settings.objects {
             let paths = if o.is_dir() {
+                folders.push(o.clone());
                 crate::workspace::scan_for(std::slice::from_ref(o), &|p| {
                     p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(".bpf.o"))
                 })
@@ -81,7 +83,9 @@ pub fn configured(roots: &[PathBuf], layers: &[&Layer]) -> (Vec<Configured>, Vec
     out.sort_by(|a, b| a.path.cmp(&b.path));
     problems.sort_by_key(ToString::to_string);
     problems.dedup();
-    (out, problems)
+    folders.sort();
+    folders.dedup();
+    (out, problems, folders)
 }
 
 /// What one object says about one source file.
@@ -379,7 +383,8 @@ mod tests {
             "kernels = [\"k\"]\nobjects = [\"build\", \"one.bpf.o\"]\n",
         )
         .expect("write");
-        let (found, problems) = configured(std::slice::from_ref(&dir), &[]);
+        let (found, problems, folders) = configured(std::slice::from_ref(&dir), &[]);
+        assert_eq!(folders, [dir.join("a/build")]);
         assert!(problems.is_empty(), "{problems:?}");
         let names: Vec<String> =
             found.iter().map(|c| c.path.strip_prefix(&dir).expect("inside").display().to_string()).collect();

@@ -38,8 +38,10 @@ struct Report {
 pub(super) struct Objects {
     entries: BTreeMap<PathBuf, Entry>,
     reports: BTreeMap<PathBuf, Report>,
-    /// Object paths with a registered file watcher.
+    /// Object paths and folders with a registered file watcher.
     watched: HashSet<PathBuf>,
+    /// The folders the configs name: a new `*.bpf.o` there is found by a new scan.
+    folders: Vec<PathBuf>,
 }
 
 impl Objects {
@@ -63,13 +65,12 @@ impl Inner {
         };
         let inner = Arc::clone(self);
         tokio::spawn(async move {
-            let found = tokio::task::spawn_blocking(move || {
+            let (found, _, folders) = tokio::task::spawn_blocking(move || {
                 let refs: Vec<&config::Layer> = layers.iter().collect();
                 objects::configured(&roots, &refs)
             })
             .await
-            .unwrap_or_default()
-            .0;
+            .unwrap_or_default();
             let (watch, new_watches) = {
                 let mut state = inner.lock();
                 let mut kernels: Vec<PathBuf> = found.iter().flat_map(|c| c.kernels.iter().cloned()).collect();
@@ -81,6 +82,12 @@ impl Inner {
                 let keep: HashSet<&PathBuf> = found.iter().map(|c| &c.path).collect();
                 objects.entries.retain(|p, _| keep.contains(p));
                 let mut new_watches = Vec::new();
+                for f in &folders {
+                    if watch && objects.watched.insert(f.clone()) {
+                        new_watches.push(format!("{}/**/*.bpf.o", f.display()));
+                    }
+                }
+                objects.folders = folders;
                 for c in found {
                     if watch && objects.watched.insert(c.path.clone()) {
                         new_watches.push(c.path.display().to_string());
@@ -105,6 +112,17 @@ impl Inner {
     /// Marks the objects that `changed` (files on disk) or a kernel at `kernel` concern
     /// as stale, and checks them again.
     pub(super) fn objects_touched(self: &Arc<Self>, changed: &[PathBuf], kernel: Option<&Path>) {
+        let new = {
+            let objects = self.objects();
+            changed.iter().any(|c| {
+                !objects.entries.contains_key(c)
+                    && c.to_str().is_some_and(|n| n.ends_with(".bpf.o"))
+                    && objects.folders.iter().any(|f| c.starts_with(f))
+            })
+        };
+        if new {
+            self.scan_objects(); // a new object in a folder the configs name
+        }
         let any = {
             let mut objects = self.objects();
             let mut any = false;
