@@ -119,6 +119,10 @@ for p in "${BPF_PKGS[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 
+# --- a real BPF tool collection for the bench (scripts/bench.py, issue 23): Debian's
+#     libbpf-tools, 52 binaries embedding 61 CO-RE objects built by Debian ---------------
+dpkg-query -W -f='${Status}' libbpf-tools 2>/dev/null | grep -q 'install ok installed' || apt_install libbpf-tools
+
 # --- bpftrace scripts (server/crates/bpftrace): Debian's bpftrace 0.17 judges the parser
 #     (`bpftrace -d` parses a script before it looks at the kernel; tests/judge.rs) ---------
 command -v bpftrace >/dev/null || apt_install bpftrace

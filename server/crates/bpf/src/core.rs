@@ -214,6 +214,11 @@ impl<'k> Target<'k> {
 
 /// Resolves every CO-RE record of `obj` against `target`, in libbpf's order (sections of
 /// `.BTF.ext`, then records), with libbpf's shared candidate cache.
+///
+/// A record whose instruction belongs to no function of the object is left out, as
+/// libbpf's `bpf_object__relocate_core` skips it ("belonging to eliminated weak
+/// subprogram": the static linker keeps a `__weak` subprogram's `.BTF.ext` records when
+/// another object's definition replaces it), before it could touch the candidate cache.
 pub fn resolve(obj: &BpfObject, target: &Target) -> Vec<Resolution> {
     let (Some(btf), Some(ext)) = (&obj.btf, &obj.ext) else { return Vec::new() };
     let local = View::new(btf);
@@ -222,6 +227,9 @@ pub fn resolve(obj: &BpfObject, target: &Target) -> Vec<Resolution> {
     for sec in &ext.core_relo {
         let sec_name = sec.name.clone().unwrap_or_else(|| format!("<string {}>", sec.name_off));
         for (index, rec) in sec.records.iter().enumerate() {
+            if rec.insn_off.is_multiple_of(8) && obj.program_at(&sec_name, u64::from(rec.insn_off)).is_none() {
+                continue;
+            }
             out.push(resolve_one(obj, &local, target, &mut cache, &sec_name, index, rec));
         }
     }

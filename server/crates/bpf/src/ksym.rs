@@ -8,7 +8,7 @@
 //! libbpf resolves externs before it loads any program: one unresolved strong extern
 //! refuses the whole object (`extern '...' (strong): not resolved`, `-ESRCH`/`-EINVAL`).
 
-use fevlint_btf::BtfKind;
+use fevlint_btf::{Btf, BtfKind};
 use serde::Serialize;
 
 use crate::btfx::{kind_str, View};
@@ -49,6 +49,9 @@ pub enum KsymOutcome {
     WeakMissing,
     /// libbpf refuses the object: its own message.
     Refused { message: String },
+    /// Not in vmlinux's BTF, and the kernel's module BTF is not known: libbpf would look
+    /// in each loaded module's BTF next, so whether it resolves is unknown.
+    NotInVmlinux,
 }
 
 /// The object's externs as `bpf_object__collect_externs` classifies them; `Err` is the
@@ -119,8 +122,9 @@ fn find_extern_sec(v: &View, ext_id: u32) -> Result<Option<String>, String> {
 }
 
 /// How libbpf resolves `ext` against the kernel's BTF (`Kconfig` externs: `Resolved`, they
-/// are not kernel symbols).
-pub fn resolve(obj: &BpfObject, ext: &Extern, target: &Target) -> KsymOutcome {
+/// are not kernel symbols): vmlinux first, then, as `find_ksym_btf_id` does, each module's
+/// split BTF in `modules` (the modules loaded on that kernel, in order; `None`: not known).
+pub fn resolve(obj: &BpfObject, ext: &Extern, target: &Target, modules: Option<&[Btf]>) -> KsymOutcome {
     let Some(btf) = &obj.btf else { return KsymOutcome::Refused { message: "object has no BTF".into() } };
     let local = View::new(btf);
     let targ = target.view();
@@ -129,8 +133,19 @@ pub fn resolve(obj: &BpfObject, ext: &Extern, target: &Target) -> KsymOutcome {
         ExternKind::Kconfig => KsymOutcome::Resolved { kernel_id: 0 },
         ExternKind::TypelessVar => KsymOutcome::Kallsyms,
         ExternKind::TypedVar { type_id } => {
-            let Some(id) = target.find(BtfKind::Var, name) else {
-                return missing(ext, format!("extern (var ksym) '{name}': not found in kernel BTF"));
+            let module;
+            let (targ, id) = match target.find(BtfKind::Var, name) {
+                Some(id) => (targ, id),
+                None => match find_in_modules(modules, BtfKind::Var, name) {
+                    Found::In(btf, id) => {
+                        module = View::new(btf);
+                        (&module, id)
+                    }
+                    Found::Nowhere => {
+                        return missing(ext, format!("extern (var ksym) '{name}': not found in kernel BTF"))
+                    }
+                    Found::Unknown => return KsymOutcome::NotInVmlinux,
+                },
             };
             let targ_type = targ.ty(id).and_then(|t| targ.skip_mods(t.size_or_type));
             let Ok((tt, tid)) = targ_type else {
@@ -153,8 +168,19 @@ pub fn resolve(obj: &BpfObject, ext: &Extern, target: &Target) -> KsymOutcome {
             }
         }
         ExternKind::Func { proto_id } => {
-            let Some(id) = target.find(BtfKind::Func, name) else {
-                return missing(ext, format!("extern (func ksym) '{name}': not found in kernel or module BTFs"));
+            let module;
+            let (targ, id) = match target.find(BtfKind::Func, name) {
+                Some(id) => (targ, id),
+                None => match find_in_modules(modules, BtfKind::Func, name) {
+                    Found::In(btf, id) => {
+                        module = View::new(btf);
+                        (&module, id)
+                    }
+                    Found::Nowhere => {
+                        return missing(ext, format!("extern (func ksym) '{name}': not found in kernel or module BTFs"))
+                    }
+                    Found::Unknown => return KsymOutcome::NotInVmlinux,
+                },
             };
             let Ok(kproto) = targ.ty(id).map(|t| t.size_or_type) else {
                 return KsymOutcome::Refused {
@@ -173,7 +199,32 @@ pub fn resolve(obj: &BpfObject, ext: &Extern, target: &Target) -> KsymOutcome {
     }
 }
 
-fn missing(ext: &Extern, message: String) -> KsymOutcome {
+/// Where a ksym missing from vmlinux is among the modules' BTF.
+enum Found<'m> {
+    In(&'m Btf, u32),
+    Nowhere,
+    /// The modules are not known.
+    Unknown,
+}
+
+/// `btf__find_by_name_kind_own` over each module in order: the first of its own types of
+/// that kind and name.
+fn find_in_modules<'m>(modules: Option<&'m [Btf]>, kind: BtfKind, name: &str) -> Found<'m> {
+    let Some(modules) = modules else { return Found::Unknown };
+    for btf in modules {
+        let v = View::new(btf);
+        let hit = btf.own_ids().map(|id| id.0).find(|&id| {
+            v.ty(id).is_ok_and(|t| t.kind == Some(kind) && v.name(t.name_off).is_ok_and(|n| n == name.as_bytes()))
+        });
+        if let Some(id) = hit {
+            return Found::In(btf, id);
+        }
+    }
+    Found::Nowhere
+}
+
+/// The answer for a ksym the kernel lacks.
+pub fn missing(ext: &Extern, message: String) -> KsymOutcome {
     if ext.elf.weak {
         KsymOutcome::WeakMissing
     } else {

@@ -80,6 +80,10 @@ pub struct BpfObject {
     pub ext: Option<BtfExt>,
     /// In symbol table order.
     pub externs: Vec<ElfExtern>,
+    /// Relocations of executable sections against a symbol in an executable section
+    /// (subprogram calls and callback addresses): (section index, byte offset of the
+    /// instruction) -> (the symbol's section index, its value).
+    code_relocs: std::collections::HashMap<(usize, u64), (usize, u64)>,
 }
 
 impl BpfObject {
@@ -167,17 +171,26 @@ impl BpfObject {
             extern_of.insert(sym.index().0, externs.len());
             externs.push(ElfExtern { name: ename.to_owned(), weak: sym.is_weak(), uses: Vec::new() });
         }
-        if !externs.is_empty() {
-            for s in file.sections() {
-                let Some(sec) = sections.iter().find(|x| x.index == s.index().0 && x.executable) else { continue };
-                for (off, rel) in s.relocations() {
-                    let RelocationTarget::Symbol(i) = rel.target() else { continue };
-                    let (Some(&e), Ok(off)) = (extern_of.get(&i.0), u32::try_from(off)) else { continue };
+        let mut code_relocs = std::collections::HashMap::new();
+        for s in file.sections() {
+            let Some(sec) = sections.iter().find(|x| x.index == s.index().0 && x.executable) else { continue };
+            for (off, rel) in s.relocations() {
+                let RelocationTarget::Symbol(i) = rel.target() else { continue };
+                if let Some(&e) = extern_of.get(&i.0) {
+                    let Ok(off) = u32::try_from(off) else { continue };
                     externs[e].uses.push((sec.name.clone(), off));
+                } else if let Ok(sym) = file.symbol_by_index(i) {
+                    let in_code = sym
+                        .section_index()
+                        .and_then(|t| sections.iter().find(|x| x.index == t.0 && x.executable))
+                        .map(|t| t.index);
+                    if let Some(t) = in_code {
+                        code_relocs.insert((sec.index, off), (t, sym.address()));
+                    }
                 }
             }
         }
-        Ok(BpfObject { name, data, sections, programs, btf, ext, externs })
+        Ok(BpfObject { name, data, sections, programs, btf, ext, externs, code_relocs })
     }
 
     /// The raw bytes of the object.
@@ -206,6 +219,48 @@ impl BpfObject {
         let first = Insn::read(data.get(at..at.checked_add(8)?)?)?;
         let second = data.get(at + 8..at + 16).and_then(Insn::read);
         Some((first, second))
+    }
+
+    /// Per program (index in [`Self::programs`]), whether libbpf ever loads its code: an
+    /// entry program (its section names a program type) always; a subprogram only when
+    /// an entry program calls it or takes its address (a callback), directly or through
+    /// other subprograms, as `bpf_object__reloc_code` appends it.
+    pub fn loaded_programs(&self) -> Vec<bool> {
+        let mut used: Vec<bool> = self.programs.iter().map(|p| p.def.is_some()).collect();
+        let mut work: Vec<usize> = (0..self.programs.len()).filter(|&i| used[i]).collect();
+        while let Some(i) = work.pop() {
+            let p = &self.programs[i];
+            let Some(sec) = self.sections.iter().find(|s| s.index == p.section_index) else { continue };
+            let data = self.section_data(sec);
+            let start = usize::try_from(p.offset).unwrap_or(usize::MAX);
+            let end = usize::try_from(p.offset.saturating_add(p.size)).unwrap_or(usize::MAX).min(data.len());
+            let Some(code) = data.get(start..end) else { continue };
+            for (n, raw) in code.chunks_exact(8).enumerate() {
+                let Some(insn) = Insn::read(raw) else { continue };
+                let off = p.offset + 8 * n as u64;
+                // BPF_JMP|BPF_CALL with BPF_PSEUDO_CALL; BPF_LD|BPF_IMM|BPF_DW with BPF_PSEUDO_FUNC.
+                let call = insn.code == 0x85 && insn.src == 1;
+                let func = insn.code == 0x18 && insn.src == 2;
+                if !call && !func {
+                    continue;
+                }
+                let imm = i64::from(insn.imm);
+                let target = match self.code_relocs.get(&(p.section_index, off)) {
+                    Some(&(tsec, value)) if call => (tsec, (value as i64 / 8 + imm + 1) * 8),
+                    Some(&(tsec, value)) => (tsec, (value as i64 + imm) / 8 * 8),
+                    None => (p.section_index, (off as i64 / 8 + imm + 1) * 8),
+                };
+                let Ok(toff) = u64::try_from(target.1) else { continue };
+                let hit = self.programs.iter().position(|q| {
+                    q.section_index == target.0 && toff >= q.offset && toff < q.offset.saturating_add(q.size.max(1))
+                });
+                if let Some(j) = hit.filter(|&j| !used[j]) {
+                    used[j] = true;
+                    work.push(j);
+                }
+            }
+        }
+        used
     }
 
     /// The program a section offset belongs to (`find_prog_by_sec_insn`).

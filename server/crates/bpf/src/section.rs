@@ -160,6 +160,43 @@ impl SectionDef {
     }
 }
 
+/// The pattern of a `kprobe.multi/PATTERN` or `kretprobe.multi/PATTERN` section as
+/// libbpf 1.1's `attach_kprobe_multi` reads it (`sscanf("%m[a-zA-Z0-9_.*?]")`: the
+/// leading run of those characters); `None` when the run is empty (libbpf: "pattern is
+/// invalid") or the section has no pattern (no auto-attach).
+pub fn multi_pattern(target: &str) -> Option<&str> {
+    let end = target
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '*' | '?')))
+        .unwrap_or(target.len());
+    Some(&target[..end]).filter(|p| !p.is_empty())
+}
+
+/// libbpf 1.1's `glob_match` (adapted from perf): `?` one character, `*` any run; no
+/// classes, no escapes. Iterative, so a hostile pattern costs at most
+/// `name.len() * pattern.len()` steps.
+pub fn glob_match(name: &str, pattern: &str) -> bool {
+    let (s, p) = (name.as_bytes(), pattern.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    // Where the last `*` was, and the name position it is matched up to.
+    let mut star: Option<(usize, usize)> = None;
+    while i < s.len() {
+        if j < p.len() && (p[j] == b'?' || p[j] == s[i]) {
+            i += 1;
+            j += 1;
+        } else if j < p.len() && p[j] == b'*' {
+            star = Some((j, i));
+            j += 1;
+        } else if let Some((sj, si)) = star {
+            j = sj + 1;
+            i = si + 1;
+            star = Some((sj, si + 1));
+        } else {
+            return false;
+        }
+    }
+    p[j..].iter().all(|&c| c == b'*')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +215,32 @@ mod tests {
         assert_eq!(s.target("fentry.s/do_unlinkat"), Some("do_unlinkat"));
         assert_eq!(SectionDef::find("xdp").map(|d| d.kind), Some(A::Other));
         assert_eq!(SectionDef::find(".text"), None);
+    }
+
+    #[test]
+    fn multi_patterns_and_globs_as_libbpf_reads_them() {
+        assert_eq!(multi_pattern("vfs_rea*"), Some("vfs_rea*"));
+        assert_eq!(multi_pattern("tcp_v?_conn*+0x10"), Some("tcp_v?_conn*"));
+        assert_eq!(multi_pattern("+x"), None);
+        for (name, pat, want) in [
+            ("vfs_read", "vfs_rea*", true),
+            ("vfs_read", "vfs_read", true),
+            ("vfs_read", "vfs_rea", false),
+            ("vfs_read", "vfs_rea?", true),
+            ("vfs_readv", "vfs_rea?", false),
+            ("vfs_readv", "*read*", true),
+            ("vfs_write", "*read*", false),
+            ("a", "**", true),
+            ("", "*", true),
+            ("", "?", false),
+            ("abcabd", "*abd", true),
+            ("abcabc", "*abd", false),
+            ("x.cold", "*.cold", true),
+        ] {
+            assert_eq!(glob_match(name, pat), want, "{name} {pat}");
+        }
+        // No blow-up on a pattern built to backtrack.
+        let name = "a".repeat(5000);
+        assert!(!glob_match(&name, &format!("{}b", "*a".repeat(200))));
     }
 }

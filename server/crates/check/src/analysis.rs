@@ -483,7 +483,7 @@ pub fn check_objects(
 
 /// Each kernel's BTF indexed for candidate searches (once per kernel, for all objects).
 pub fn bpf_targets<'k>(kernels: &'k [crate::bpf::BpfKernel<'_>]) -> Vec<Option<fevlint_bpf::core::Target<'k>>> {
-    kernels.iter().map(|k| k.btf.as_ref().map(fevlint_bpf::core::Target::new)).collect()
+    kernels.iter().map(|k| k.btf.as_deref().map(fevlint_bpf::core::Target::new)).collect()
 }
 
 /// [`check_objects`] with the kernels' [`bpf_targets`] built by the caller.
@@ -496,6 +496,7 @@ pub fn check_objects_with(
     objects
         .iter()
         .map(|object| {
+            let loaded = object.loaded_programs();
             let cx = crate::bpf::BpfContext {
                 object,
                 kernels: kernels
@@ -503,10 +504,17 @@ pub fn check_objects_with(
                     .zip(targets)
                     .map(|(k, t)| {
                         let resolutions = t.as_ref().map(|t| fevlint_bpf::resolve(object, t)).unwrap_or_default();
-                        let dead = crate::bpf::dead_code(object, &resolutions);
-                        crate::bpf::PerKernel { kernel: k.kernel, target: t.as_ref(), resolutions, dead }
+                        let dead = crate::bpf::dead_code(object, &loaded, &resolutions);
+                        crate::bpf::PerKernel {
+                            kernel: k.kernel,
+                            target: t.as_ref(),
+                            modules: k.modules.as_deref(),
+                            resolutions,
+                            dead,
+                        }
                     })
                     .collect(),
+                loaded,
             };
             let mut out = Vec::new();
             for (rule, check) in crate::rules::BPF_RULES {

@@ -17,14 +17,32 @@ use fevlint_syntax::Span;
 #[derive(Debug)]
 pub struct BpfKernel<'k> {
     pub kernel: &'k Kernel,
-    pub btf: Option<Btf>,
+    pub btf: Option<Arc<Btf>>,
+    /// The split BTF of the modules loaded on that kernel (its folder's `btf/`, a copy of
+    /// `/sys/kernel/btf`), on top of [`Self::btf`]; `None` when the kernel's files do not
+    /// say which modules it has (a kfunc missing from vmlinux may then be a module's).
+    pub modules: Option<Vec<Btf>>,
 }
 
 impl<'k> BpfKernel<'k> {
-    /// Reads the kernel's BTF again for relocation (one pass over the type records).
+    /// Reads the kernel's BTF again for relocation (one pass over the type records), and
+    /// its modules' split BTF when it has them (a module that does not parse is left out).
     pub fn new(kernel: &'k Kernel) -> BpfKernel<'k> {
-        let btf = kernel.inputs().btf.as_ref().and_then(|b| Btf::parse(kernel.name.clone(), b.value.clone()).ok());
-        BpfKernel { kernel, btf }
+        let inputs = kernel.inputs();
+        let btf = inputs.btf.as_ref().and_then(|b| Btf::parse(kernel.name.clone(), b.value.clone()).ok()).map(Arc::new);
+        let modules = match (&btf, &inputs.module_btf_dir) {
+            (Some(base), Some(_)) => Some(
+                inputs
+                    .module_btf
+                    .iter()
+                    .filter_map(|m| {
+                        Btf::parse_split(m.from.path.display().to_string(), m.value.clone(), base.clone()).ok()
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        };
+        BpfKernel { kernel, btf, modules }
     }
 }
 
@@ -33,6 +51,8 @@ impl<'k> BpfKernel<'k> {
 pub struct PerKernel<'a> {
     pub kernel: &'a Kernel,
     pub target: Option<&'a Target<'a>>,
+    /// [`BpfKernel::modules`].
+    pub modules: Option<&'a [Btf]>,
     /// Every CO-RE record in `.BTF.ext` order (empty without BTF).
     pub resolutions: Vec<Resolution>,
     /// Per resolution: its instruction is dead code on this kernel once the existence
@@ -44,6 +64,9 @@ pub struct PerKernel<'a> {
 #[derive(Debug)]
 pub struct BpfContext<'a> {
     pub object: &'a BpfObject,
+    /// Per program of the object, whether libbpf loads its code
+    /// ([`BpfObject::loaded_programs`]).
+    pub loaded: Vec<bool>,
     /// In the order the kernels were given.
     pub kernels: Vec<PerKernel<'a>>,
 }
@@ -82,6 +105,16 @@ impl BpfContext<'_> {
         self.kernels.get(k).and_then(|pk| pk.dead.get(i)).copied().unwrap_or(false)
     }
 
+    /// Whether a relocation lies in a subprogram no program calls: libbpf relocates it but
+    /// never loads it, so only a failure that refuses the whole object matters there.
+    pub fn never_loaded(&self, r: &Resolution) -> bool {
+        self.object
+            .programs
+            .iter()
+            .position(|p| Some(&p.name) == r.program.as_ref() && p.section == r.section)
+            .is_some_and(|at| self.loaded.get(at) == Some(&false))
+    }
+
     /// The source position of a program's first instruction.
     pub fn program_source(&self, p: &Program) -> Option<SourcePos> {
         u32::try_from(p.offset).ok().and_then(|off| self.object.source(&p.section, off))
@@ -89,19 +122,27 @@ impl BpfContext<'_> {
 }
 
 /// Per resolution, whether the verifier never reaches its instruction on that kernel.
-pub fn dead_code(object: &BpfObject, resolutions: &[Resolution]) -> Vec<bool> {
+///
+/// A subprogram no program calls is never loaded (libbpf appends a subprogram's code only
+/// to the programs that call it): all of it is dead.
+/// `loaded` is [`BpfObject::loaded_programs`].
+pub fn dead_code(object: &BpfObject, loaded: &[bool], resolutions: &[Resolution]) -> Vec<bool> {
     let mut reach: std::collections::HashMap<&str, Option<Vec<bool>>> = std::collections::HashMap::new();
     resolutions
         .iter()
         .map(|r| {
-            let Some(p) =
-                object.programs.iter().find(|p| Some(&p.name) == r.program.as_ref() && p.section == r.section)
+            let Some((at, p)) = object
+                .programs
+                .iter()
+                .enumerate()
+                .find(|(_, p)| Some(&p.name) == r.program.as_ref() && p.section == r.section)
             else {
                 return false;
             };
-            // Subprograms (`.text`) are entered by calls this walk does not follow.
-            if p.def.is_none() {
-                return false;
+            // A subprogram is walked from its own entry, its arguments unknown (the walk
+            // does not follow calls): an existence check inside it still decides.
+            if p.def.is_none() && loaded.get(at) == Some(&false) {
+                return true;
             }
             let seen =
                 reach.entry(p.name.as_str()).or_insert_with(|| fevlint_bpf::flow::reachable(object, p, resolutions));

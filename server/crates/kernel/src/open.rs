@@ -100,6 +100,9 @@ pub struct KernelInputs {
     pub btf: Option<Loaded<BlobSlice>>,
     /// Split BTF of modules, on top of [`Self::btf`] (see [`Self::add_module_btf`]).
     pub module_btf: Vec<Loaded<BlobSlice>>,
+    /// The folder the modules' BTF was read from (a copy of `/sys/kernel/btf`): the
+    /// modules [`Self::module_btf`] holds are all that were loaded. `None`: unknown.
+    pub module_btf_dir: Option<PathBuf>,
     pub elf: Option<Loaded<KernelElf>>,
     pub symbols: Option<Loaded<SymbolTable>>,
     pub config: Option<Loaded<KernelConfig>>,
@@ -263,6 +266,27 @@ impl KernelInputs {
             from: Provenance { path: path.to_owned(), codec, container: Container::File },
         });
         Ok(())
+    }
+
+    /// Adds the split BTF of every module in `dir` (a copy of `/sys/kernel/btf`: one file
+    /// per loaded module, named after it, beside `vmlinux`, which is skipped), in name
+    /// order. A file that is not BTF is skipped with a note.
+    pub fn add_module_btf_dir(&mut self, dir: &Path, limits: &Limits) {
+        let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
+            Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file()).collect(),
+            Err(e) => {
+                self.notes.push(format!("{}: module BTF not read: {e}", dir.display()));
+                return;
+            }
+        };
+        files.retain(|p| p.file_name().is_some_and(|n| !n.to_string_lossy().starts_with("vmlinux")));
+        files.sort();
+        for f in files {
+            if let Err(e) = self.add_module_btf(&f, limits) {
+                self.notes.push(format!("module BTF skipped: {e}"));
+            }
+        }
+        self.module_btf_dir = Some(dir.to_owned());
     }
 
     /// The ftrace call-site offset limit for this kernel (0, or 4 with IBT), when the
@@ -608,11 +632,17 @@ fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
             false => k.trace_events = Some(read_trace_events(&p, limits)?),
         }
     }
+    // `btf/`: a copy of `/sys/kernel/btf` (vmlinux and the loaded modules' split BTF).
+    let sys_btf = dir.join("btf");
     let btf_file = find(dir, &["vmlinux.btf", "btf"])
         .or_else(|| find_suffix(dir, ".btf.tar.xz"))
-        .or_else(|| find_suffix(dir, ".btf"));
+        .or_else(|| find_suffix(dir, ".btf"))
+        .or_else(|| find(&sys_btf, &["vmlinux"]));
     if let Some(p) = &btf_file {
         read_image_or_btf(p, opts, &mut k)?;
+    }
+    if sys_btf.is_dir() {
+        k.add_module_btf_dir(&sys_btf, limits);
     }
     let image = find(dir, &["vmlinux", "vmlinuz", "bzImage"]);
     if let Some(p) = image {
@@ -652,6 +682,9 @@ fn open_running(opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
         }
         Ok(_) => k.notes.push(format!("{}: not raw BTF", btf.display())),
         Err(e) => k.notes.push(format!("no BTF: {e}")),
+    }
+    if k.btf.is_some() {
+        k.add_module_btf_dir(Path::new("/sys/kernel/btf"), limits);
     }
     let optional = |k: &mut KernelInputs, what: &str, r: Result<(), LoadError>| {
         if let Err(e) = r {

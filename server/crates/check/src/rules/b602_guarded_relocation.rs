@@ -67,7 +67,7 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
     for (k, pk) in cx.kernels.iter().enumerate() {
         for (i, r) in pk.resolutions.iter().enumerate() {
             let Outcome::Poisoned { reason } = &r.outcome else { continue };
-            if !cx.guarded(k, i) {
+            if !cx.guarded(k, i) || cx.never_loaded(r) {
                 continue;
             }
             let mut f = cx.finding(

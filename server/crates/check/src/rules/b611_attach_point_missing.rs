@@ -6,7 +6,7 @@ use crate::bpf::{BpfContext, BpfFinding, PerKernel};
 use crate::diagnostic::Severity;
 use fevlint_bpf::btf::BtfKind;
 use fevlint_bpf::AttachKind;
-use fevlint_kernel::Trace;
+use fevlint_kernel::{Kernel, Trace};
 use fevlint_types::Arch;
 
 pub static RULE: Rule = Rule {
@@ -24,6 +24,16 @@ BTF function ftrace can trace (`available_filter_functions`); `tp/CAT/NAME`,
 `tracepoint/`, `raw_tp/`, `tp_btf/` the tracepoint's `btf_trace_NAME` typedef; `lsm/HOOK`
 the `bpf_lsm_HOOK` function; `iter/NAME` the `bpf_iter_NAME` function. User-space probes
 (`uprobe`, `usdt`) are not the kernel's to check.
+
+`fmod_ret/FN` also needs `FN` to be modifiable: a `security_` hook, or a function on the
+kernel's error-injection list (`ALLOW_ERROR_INJECTION`), which is empty on a kernel built
+without `CONFIG_FUNCTION_ERROR_INJECTION` (Debian's); where the config enables it but the
+list is not at hand, the finding is information (unknown), not an error.
+`kprobe.multi/PATTERN` and `kretprobe.multi/PATTERN` need `CONFIG_FPROBE`, and libbpf 1.1
+expands the pattern (`?` and `*`) over the kernel's symbols (`/proc/kallsyms`; the folder's
+symbol map here) and passes every match to the kernel, which refuses the link when a match
+is not a function ftrace can trace: a pattern that matches nothing, or a match missing from
+`available_filter_functions`, fails the attach.
 
 ## Why is this bad?
 The program loads (or not) but attaching fails: `bpf_program__attach()` returns
@@ -56,8 +66,105 @@ int probe(void *ctx)
     check: super::no_script_check,
 };
 
+/// Why a program cannot attach on a kernel: an error when it cannot; information when
+/// the kernel's files do not decide it; a warning when it depends on the libbpf version.
+struct Problem {
+    why: String,
+    severity: Severity,
+}
+
+impl From<String> for Problem {
+    fn from(why: String) -> Problem {
+        Problem { why, severity: Severity::Error }
+    }
+}
+
 /// Why `kind` cannot attach to `target` on this kernel, if it cannot.
-fn problem(pk: &PerKernel<'_>, kind: AttachKind, target: &str) -> Option<String> {
+fn problem(pk: &PerKernel<'_>, kind: AttachKind, target: &str) -> Option<Problem> {
+    attach_problem(pk, kind, target).map(Problem::from).or_else(|| match kind {
+        AttachKind::FmodRet => not_modifiable(pk.kernel, target),
+        AttachKind::KprobeMulti => multi_problem(pk.kernel, target),
+        _ => None,
+    })
+}
+
+/// `fmod_ret`: the verifier's `check_attach_modify_return` (`security_` hooks and the
+/// error-injection list) on a function that exists and is traceable.
+fn not_modifiable(k: &Kernel, target: &str) -> Option<Problem> {
+    if target.starts_with("security_") {
+        return None;
+    }
+    let config = &k.config()?.value;
+    if !config.is_enabled("FUNCTION_ERROR_INJECTION") {
+        return Some(Problem::from(format!(
+            "`{target}` is not modifiable on {}: `fmod_ret` needs a `security_` hook or a function on the \
+             error-injection list, and {} is built without `CONFIG_FUNCTION_ERROR_INJECTION` (the verifier: \
+             `{target}() is not modifiable`)",
+            k.name, k.name
+        )));
+    }
+    Some(Problem {
+        why: format!(
+            "cannot tell whether `{target}` is on the error-injection list of {} (`ALLOW_ERROR_INJECTION`), \
+             which `fmod_ret` needs outside `security_` hooks",
+            k.name
+        ),
+        severity: Severity::Info,
+    })
+}
+
+/// `kprobe.multi`/`kretprobe.multi` with a pattern, as libbpf 1.1 attaches it: every
+/// symbol of kallsyms the glob matches, each of which the kernel must be able to trace.
+fn multi_problem(k: &Kernel, target: &str) -> Option<Problem> {
+    let pattern = fevlint_bpf::section::multi_pattern(target)?;
+    if let Some(c) = k.config() {
+        if !c.value.is_enabled("FPROBE") {
+            return Some(Problem::from(format!(
+                "{} is built without `CONFIG_FPROBE`: multi-kprobe links are not supported there (`-EOPNOTSUPP`)",
+                k.name
+            )));
+        }
+    }
+    let symbols = &k.symbols()?.value;
+    let mut matched: Vec<&str> =
+        symbols.iter().filter(|s| fevlint_bpf::section::glob_match(s.name, pattern)).map(|s| s.name).collect();
+    if matched.is_empty() {
+        return Some(Problem::from(format!("`{pattern}` matches no symbol of {} (libbpf: `-ENOENT`)", k.name)));
+    }
+    let ftrace = &k.filter_functions()?.value;
+    matched.sort_unstable();
+    matched.dedup();
+    let untraceable: Vec<&str> = matched.iter().copied().filter(|n| !ftrace.contains(n)).collect();
+    if untraceable.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = untraceable.iter().take(3).map(|n| format!("`{n}`")).collect();
+    let more = if untraceable.len() > 3 { format!(" and {} more", untraceable.len() - 3) } else { String::new() };
+    if untraceable.len() == matched.len() {
+        return Some(Problem::from(format!(
+            "none of the {} symbol(s) `{pattern}` matches on {} can be traced ({}{more})",
+            matched.len(),
+            k.name,
+            shown.join(", ")
+        )));
+    }
+    // libbpf 1.2 and later match `available_filter_functions` instead of kallsyms.
+    Some(Problem {
+        why: format!(
+            "`{pattern}` matches {} symbol(s) of {}, of which ftrace cannot trace {}{more}: the kernel refuses \
+             the link libbpf 1.1 asks for (libbpf 1.2 and later expand the pattern over the traceable \
+             functions only)",
+            matched.len(),
+            k.name,
+            shown.join(", ")
+        ),
+        severity: Severity::Warning,
+    })
+}
+
+/// Why `kind` cannot attach to `target` on this kernel, if it cannot: the function,
+/// tracepoint, hook or iterator it names is missing.
+fn attach_problem(pk: &PerKernel<'_>, kind: AttachKind, target: &str) -> Option<String> {
     let k = pk.kernel;
     let has = |kind: BtfKind, name: &str| pk.target.map(|t| t.has(kind, name));
     match kind {
@@ -114,13 +221,14 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
         let Some(def) = p.def else { continue };
         let Some(target) = def.target(&p.section) else { continue };
         for pk in &cx.kernels {
-            let Some(why) = problem(pk, def.kind, target) else { continue };
-            let mut f = cx.finding(
-                &RULE,
-                Some(pk.kernel),
-                cx.program_source(p),
-                format!("`{}` cannot attach on {}: {why}", p.section, pk.kernel.name),
-            );
+            let Some(Problem { why, severity }) = problem(pk, def.kind, target) else { continue };
+            let message = if severity != Severity::Error {
+                format!("`{}` may not attach on {}: {why}", p.section, pk.kernel.name)
+            } else {
+                format!("`{}` cannot attach on {}: {why}", p.section, pk.kernel.name)
+            };
+            let mut f = cx.finding(&RULE, Some(pk.kernel), cx.program_source(p), message);
+            f.diagnostic.severity = severity;
             f.program = Some(p.name.clone());
             f.anchor = Some(format!("\"{}\"", p.section));
             f.diagnostic = f.diagnostic.note(format!("program `{}`", p.name));

@@ -21,8 +21,12 @@ whose prototype is compatible (`bpf_core_types_are_compat`); a typed variable
 typeless one (`extern const void x __ksym;`) a symbol in the kernel's symbol map. A
 `__weak` extern the kernel lacks is left zero by libbpf: reported only for a call of a
 missing weak kfunc the verifier reaches on that kernel (guards patched), which it refuses
-(`R0 !read_ok` after `call #0` on 6.1). Only vmlinux's BTF
-is searched (kfuncs of modules are not seen).
+(`R0 !read_ok` after `call #0` on 6.1). A ksym vmlinux's BTF lacks is looked up, as
+libbpf does, in the split BTF of the modules loaded on that kernel when its folder has
+them (`btf/`, a copy of `/sys/kernel/btf`; the running kernel's own). Without them it may
+be a module's: reported as an error only when the kernel cannot have modules
+(`CONFIG_MODULES` unset) or another kernel of the run has it in vmlinux (a kfunc that
+kernel gained), otherwise as information.
 
 ## Why is this bad?
 libbpf resolves externs before it loads any program: `extern (func ksym) 'NAME': not
@@ -83,8 +87,28 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
                 }
                 ExternKind::TypedVar { .. } | ExternKind::Func { .. } => {
                     let Some(target) = pk.target else { continue };
-                    match ksym::resolve(object, e, target) {
-                        KsymOutcome::Refused { message } => message,
+                    let mut outcome = ksym::resolve(object, e, target, pk.modules);
+                    let mut evidence = None;
+                    if outcome == KsymOutcome::NotInVmlinux {
+                        match missing_evidence(cx, pk, e) {
+                            Some(why) => {
+                                // What libbpf says when no module has it either.
+                                outcome = ksym::resolve(object, e, target, Some(&[]));
+                                evidence = Some(why);
+                            }
+                            None => {
+                                if !e.elf.weak {
+                                    out.push(unknown(cx, pk, e));
+                                }
+                                continue;
+                            }
+                        }
+                    }
+                    match outcome {
+                        KsymOutcome::Refused { message } => match evidence {
+                            Some(why) => format!("{message} ({why})"),
+                            None => message,
+                        },
                         KsymOutcome::WeakMissing if matches!(e.kind, ExternKind::Func { .. }) => {
                             weak_calls(cx, pk, e, out);
                             continue;
@@ -113,6 +137,41 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
             out.push(f);
         }
     }
+}
+
+/// Why a ksym that vmlinux's BTF lacks (and whose modules are not known) is missing all
+/// the same: the kernel has no modules, or another kernel of the run has it in vmlinux.
+fn missing_evidence(cx: &BpfContext<'_>, pk: &PerKernel<'_>, e: &Extern<'_>) -> Option<String> {
+    if pk.kernel.config().is_some_and(|c| !c.value.is_enabled("MODULES")) {
+        return Some(format!("{} is built without `CONFIG_MODULES`", pk.kernel.name));
+    }
+    let other = cx.kernels.iter().find(|o| {
+        !std::ptr::eq(o.kernel, pk.kernel)
+            && o.target
+                .is_some_and(|t| matches!(ksym::resolve(cx.object, e, t, Some(&[])), KsymOutcome::Resolved { .. }))
+    })?;
+    Some(format!("the vmlinux of {} has it", other.kernel.name))
+}
+
+/// Information: a ksym vmlinux's BTF lacks may be a module's, whose BTF is not at hand.
+fn unknown(cx: &BpfContext<'_>, pk: &PerKernel<'_>, e: &Extern<'_>) -> BpfFinding {
+    let (section, off) = e.elf.uses.first().cloned().unwrap_or_default();
+    let what = if matches!(e.kind, ExternKind::Func { .. }) { "kfunc" } else { "kernel variable" };
+    let mut f = cx.finding(
+        &RULE,
+        Some(pk.kernel),
+        cx.object.source(&section, off),
+        format!(
+            "{what} `{}` is not in the vmlinux BTF of {}: it resolves only if a loaded module has it",
+            e.elf.name, pk.kernel.name
+        ),
+    );
+    f.diagnostic.severity = crate::diagnostic::Severity::Info;
+    f.diagnostic = f.diagnostic.note(
+        "help: copy `/sys/kernel/btf` of that machine into the kernel folder as `btf/` so that the modules' BTF is \
+         searched too, as libbpf searches it",
+    );
+    f
 }
 
 /// The calls of a missing `__weak` kfunc that the verifier reaches on this kernel: each
