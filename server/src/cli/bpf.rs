@@ -46,24 +46,23 @@ struct Record<'a> {
     resolution: Resolution,
 }
 
-/// A kernel's BTF, parsed for CO-RE.
+/// A kernel's BTF, for CO-RE.
 pub(crate) struct KernelBtf {
     pub name: String,
-    pub btf: Btf,
+    /// The kernel's own reader (its name indexes kept in the cache between runs).
+    pub btf: std::sync::Arc<Btf>,
 }
 
-/// Opens the kernels and parses their BTF (a kernel without BTF is an error: CO-RE needs it).
+/// Opens the kernels and takes their BTF (a kernel without BTF is an error: CO-RE needs it).
 pub(crate) fn kernel_btfs(paths: &[PathBuf]) -> anyhow::Result<Vec<KernelBtf>> {
     Kernel::open_all(paths)
         .into_iter()
         .zip(paths)
         .map(|(k, p)| {
             let k = k.with_context(|| format!("cannot open kernel {}", p.display()))?;
-            let b = k.inputs().btf.as_ref().with_context(|| {
+            let btf = k.btf().cloned().with_context(|| {
                 format!("kernel {} has no BTF: CO-RE relocations are resolved against BTF", p.display())
             })?;
-            let btf = Btf::parse(b.from.to_string(), b.value.clone())
-                .with_context(|| format!("cannot read the BTF of kernel {}", p.display()))?;
             Ok(KernelBtf { name: k.name.clone(), btf })
         })
         .collect()

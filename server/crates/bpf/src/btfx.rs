@@ -320,30 +320,9 @@ fn determine_ptr_size(btf: &Btf) -> Option<u32> {
     None
 }
 
-/// `bpf_core_essential_name_len`: the length before the last `___` that is followed by
-/// something other than `_` and preceded by something other than `_`.
-pub fn essential_name_len(name: &[u8]) -> usize {
-    let n = name.len();
-    if n >= 5 {
-        let mut i = n - 5;
-        loop {
-            let s = &name[i..];
-            if s[0] != b'_' && s[1] == b'_' && s[2] == b'_' && s[3] == b'_' && s[4] != b'_' {
-                return i + 1;
-            }
-            if i == 0 {
-                break;
-            }
-            i -= 1;
-        }
-    }
-    n
-}
-
-/// The essential name itself.
-pub fn essential_name(name: &[u8]) -> &[u8] {
-    &name[..essential_name_len(name)]
-}
+/// `bpf_core_essential_name_len` and the essential name itself: the BTF reader's, whose
+/// candidate index is keyed by them.
+pub use fevlint_btf::{essential_name, essential_name_len};
 
 #[cfg(test)]
 mod tests {

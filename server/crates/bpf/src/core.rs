@@ -150,22 +150,15 @@ impl Resolution {
 #[derive(Debug)]
 pub struct Target<'k> {
     view: View<'k>,
-    by_essential: HashMap<&'k [u8], Vec<u32>>,
 }
 
 impl<'k> Target<'k> {
+    /// Nothing is read or built here: the candidates of a local type are found through
+    /// the BTF's essential-name index, built on first use (or mapped from the index
+    /// cache of a kernel opened with one), so a check that needs a handful of types
+    /// never walks the kernel's hundred thousand.
     pub fn new(btf: &'k Btf) -> Target<'k> {
-        let view = View::new(btf);
-        let mut by_essential: HashMap<&'k [u8], Vec<u32>> = HashMap::new();
-        for id in btf.own_ids() {
-            let Ok(t) = view.ty(id.0) else { continue };
-            let Ok(name) = view.name(t.name_off) else { continue };
-            if name.is_empty() {
-                continue;
-            }
-            by_essential.entry(essential_name(name)).or_default().push(id.0);
-        }
-        Target { view, by_essential }
+        Target { view: View::new(btf) }
     }
 
     pub fn btf(&self) -> &'k Btf {
@@ -176,10 +169,17 @@ impl<'k> Target<'k> {
         &self.view
     }
 
+    /// Own types whose essential name equals `name`'s, in id order.
+    fn by_essential<'a>(&'a self, name: &'a [u8]) -> impl Iterator<Item = u32> + 'a {
+        let ess = essential_name(name);
+        self.view.btf.essential_candidates(name).map(|id| id.0).filter(move |&id| {
+            self.view.ty(id).is_ok_and(|t| self.view.name(t.name_off).is_ok_and(|n| essential_name(n) == ess))
+        })
+    }
+
     /// `btf__find_by_name_kind`: the first type (in id order) of this kind and exact name.
     pub fn find(&self, kind: BtfKind, name: &str) -> Option<u32> {
-        let ids = self.by_essential.get(essential_name(name.as_bytes()))?;
-        ids.iter().copied().find(|&id| {
+        self.by_essential(name.as_bytes()).find(|&id| {
             self.view
                 .ty(id)
                 .is_ok_and(|t| t.kind == Some(kind) && self.view.name(t.name_off).is_ok_and(|n| n == name.as_bytes()))
@@ -188,21 +188,13 @@ impl<'k> Target<'k> {
 
     /// Whether the BTF has a type of this kind and exact name.
     pub fn has(&self, kind: BtfKind, name: &str) -> bool {
-        self.by_essential.get(essential_name(name.as_bytes())).is_some_and(|ids| {
-            ids.iter().any(|&id| {
-                self.view.ty(id).is_ok_and(|t| {
-                    t.kind == Some(kind) && self.view.name(t.name_off).is_ok_and(|n| n == name.as_bytes())
-                })
-            })
-        })
+        self.find(kind, name).is_some()
     }
 
     /// `bpf_core_add_cands` over vmlinux: same kind (any enum for enums), same essential name.
-    fn candidates(&self, local: &View, local_t: &Ty, local_name: &[u8]) -> R<Vec<u32>> {
-        let ess = &local_name[..essential_name_len(local_name)];
-        let _ = local;
+    fn candidates(&self, local_t: &Ty, local_name: &[u8]) -> R<Vec<u32>> {
         let mut out = Vec::new();
-        for &id in self.by_essential.get(ess).map(Vec::as_slice).unwrap_or_default() {
+        for id in self.by_essential(local_name) {
             let t = self.view.ty(id)?;
             if t.core_compat(local_t) {
                 out.push(id);
@@ -320,7 +312,7 @@ fn compute(
                 ),
             ));
         }
-        let cands = target.candidates(local, &local_t, local_name)?;
+        let cands = target.candidates(&local_t, local_name)?;
         cache.insert(rec.type_id, cands);
     }
     // bpf_core_calc_relo_insn

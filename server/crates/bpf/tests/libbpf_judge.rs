@@ -331,3 +331,50 @@ fn type_matches_relocations_resolve_as_libbpf_resolves_them() {
         mismatches.join("\n")
     );
 }
+
+/// `bpftool gen object` links `subprog.bpf.c` (a `__weak` subprogram and one nothing calls,
+/// both reading a member 6.12 lacks) with `subprog_strong.bpf.c` (the strong definition):
+/// the weak copy's code and `.BTF.ext` records stay in `.text` without a symbol. libbpf
+/// skips those records ("belonging to eliminated weak subprogram") and fevlint leaves
+/// them out; every other record gets libbpf's answer.
+#[test]
+fn records_of_an_eliminated_weak_subprogram_are_skipped_as_libbpf_skips_them() {
+    if !fevlint_testkit::real_tools("clang, bpftool and libbpf") {
+        return;
+    }
+    let judge = Judge::new("weak-subprogram");
+    let tests = repo().join("server/tests/bpf");
+    let parts: Vec<PathBuf> =
+        ["subprog.bpf.c", "subprog_strong.bpf.c"].iter().map(|s| judge.compile(&tests.join(s))).collect();
+    let linked = judge.dir.join("subprog_linked.bpf.o");
+    run(Command::new("bpftool").args(["gen", "object"]).arg(&linked).args(&parts));
+    let obj = BpfObject::parse("linked", std::fs::read(&linked).expect("linked object")).expect("reads");
+    let text_records =
+        obj.ext.as_ref().expect(".BTF.ext").core_relo.iter().find(|s| s.name.as_deref() == Some(".text"));
+    let total = text_records.expect(".text records").records.len();
+    for (kname, kpath, kbtf) in &judge.kernels {
+        let log = String::from_utf8_lossy(&run(Command::new(&judge.bin).arg(kpath).arg(&linked)).stdout).into_owned();
+        // `sec '.text': skipping CO-RE relocation #N for insn #M belonging to eliminated weak subprogram`
+        let skipped: Vec<usize> = log
+            .lines()
+            .filter(|l| l.contains("belonging to eliminated weak subprogram"))
+            .filter_map(|l| l.split("relocation #").nth(1)?.split(' ').next()?.parse().ok())
+            .collect();
+        assert!(!skipped.is_empty(), "{kname}: libbpf skipped nothing:\n{log}");
+        let ours: Vec<usize> = fevlint_bpf::resolve(&obj, &Target::new(kbtf))
+            .iter()
+            .filter(|r| r.section == ".text")
+            .map(|r| r.index)
+            .collect();
+        assert!(
+            skipped.iter().all(|i| !ours.contains(i)),
+            "{kname}: fevlint resolves {ours:?}, libbpf skips {skipped:?}"
+        );
+        assert_eq!(ours.len() + skipped.len(), total, "{kname}: the other records are resolved");
+    }
+    let mut counts = HashMap::new();
+    let mut mismatches = Vec::new();
+    judge.compare(&linked, &mut counts, &mut mismatches);
+    assert!(mismatches.is_empty(), "{} disagreements:\n{}", mismatches.len(), mismatches.join("\n"));
+    let _ = std::fs::remove_dir_all(&judge.dir);
+}

@@ -21,13 +21,17 @@ pub(crate) enum Namespace {
     Ordinary = 3,
     /// FUNC.
     Func = 4,
+    /// Every named type, keyed by its essential name (libbpf's CO-RE candidates:
+    /// `task_struct___old` is under `task_struct`).
+    Essential = 5,
 }
 
 impl Namespace {
-    pub const COUNT: usize = 5;
+    pub const COUNT: usize = 6;
 
     fn contains(self, kind: BtfKind, kind_flag: bool) -> bool {
         match self {
+            Namespace::Essential => true,
             Namespace::Struct => kind == BtfKind::Struct || (kind == BtfKind::Fwd && !kind_flag),
             Namespace::Union => kind == BtfKind::Union || (kind == BtfKind::Fwd && kind_flag),
             Namespace::Enum => matches!(kind, BtfKind::Enum | BtfKind::Enum64),
@@ -61,6 +65,7 @@ impl NameIndex {
         NameIndex::Built(HashIndex::new(btf.own_ids().filter_map(|id| {
             let raw = btf.raw(id).ok().filter(|r| ns.contains(r.kind, r.kind_flag))?;
             let name = btf.string_bytes(raw.name_off).ok().filter(|n| !n.is_empty())?;
+            let name = if ns == Namespace::Essential { essential_name(name) } else { name };
             Some((name, id.0))
         })))
     }
@@ -80,8 +85,8 @@ impl NameIndex {
     }
 
     /// Ids whose name hashes like `name`, in id order.
-    pub fn candidates(&self, name: &str) -> impl Iterator<Item = BtfTypeId> + '_ {
-        let h = hash_name(name.as_bytes());
+    pub fn candidates(&self, name: &[u8]) -> impl Iterator<Item = BtfTypeId> + '_ {
+        let h = hash_name(name);
         // The first entry whose hash is not below `h`.
         let (mut lo, mut hi) = (0, self.len());
         while lo < hi {
@@ -132,6 +137,32 @@ impl NameIndex {
 
 const ENTRY_BYTES: usize = 12;
 
+/// libbpf's `bpf_core_essential_name_len`: the length of `name` without its flavour, the
+/// part from the last `___` separator (three underscores with no underscore on either
+/// side) on.
+pub fn essential_name_len(name: &[u8]) -> usize {
+    let n = name.len();
+    if n >= 5 {
+        let mut i = n - 5;
+        loop {
+            let s = &name[i..];
+            if s[0] != b'_' && s[1] == b'_' && s[2] == b'_' && s[3] == b'_' && s[4] != b'_' {
+                return i + 1;
+            }
+            if i == 0 {
+                break;
+            }
+            i -= 1;
+        }
+    }
+    n
+}
+
+/// `name` without its flavour ([`essential_name_len`]).
+pub fn essential_name(name: &[u8]) -> &[u8] {
+    &name[..essential_name_len(name)]
+}
+
 /// Entry `i` of a mapped index (in bounds: `i < len / 12`).
 fn mapped_entry(b: &[u8], i: usize) -> (u64, u32) {
     let e = &b[i * ENTRY_BYTES..(i + 1) * ENTRY_BYTES];
@@ -157,7 +188,8 @@ mod tests {
         assert!(matches!(index, NameIndex::Mapped(_)));
         assert_eq!(index.ids().collect::<Vec<_>>(), built.ids().collect::<Vec<_>>());
         for n in names.iter().take(200).chain([&"absent".to_owned()]) {
-            assert_eq!(index.candidates(n).collect::<Vec<_>>(), built.candidates(n).collect::<Vec<_>>(), "{n}");
+            let n = n.as_bytes();
+            assert_eq!(index.candidates(n).collect::<Vec<_>>(), built.candidates(n).collect::<Vec<_>>(), "{n:?}");
         }
         assert!(mapped(bytes.clone(), 1..400).is_none(), "an id outside the blob");
         assert!(mapped(bytes[..bytes.len() - 5].to_vec(), 1..501).is_none(), "a cut entry");

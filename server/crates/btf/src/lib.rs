@@ -14,6 +14,7 @@ mod source;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
+pub use index::{essential_name, essential_name_len};
 pub use raw::{BtfKind, BtfTypeId, Endian, Header, RawType, StrOffset, BTF_MAGIC};
 pub use source::Linkage;
 
@@ -376,13 +377,21 @@ impl Btf {
         })
     }
 
+    /// This blob's own named types (not its base's) whose essential name
+    /// ([`essential_name`]) hashes like `name`'s, in id order: libbpf's CO-RE candidates
+    /// for a local type called `name`, and rare collisions, which callers filter by
+    /// comparing names. The index is built on first use (or read from the index cache).
+    pub fn essential_candidates(&self, name: &[u8]) -> impl Iterator<Item = BtfTypeId> + '_ {
+        self.index(Namespace::Essential).candidates(essential_name(name))
+    }
+
     /// Type ids in one namespace with that name, in id order (base first).
     fn lookup(&self, ns: Namespace, name: &str) -> Result<Vec<BtfTypeId>, ModelError> {
         let mut hits = match &self.base {
             Some(base) => base.lookup(ns, name)?,
             None => Vec::new(),
         };
-        for id in self.index(ns).candidates(name) {
+        for id in self.index(ns).candidates(name.as_bytes()) {
             if self.string_bytes(self.raw(id)?.name_off)? == name.as_bytes() {
                 hits.push(id);
             }

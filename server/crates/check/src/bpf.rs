@@ -25,11 +25,12 @@ pub struct BpfKernel<'k> {
 }
 
 impl<'k> BpfKernel<'k> {
-    /// Reads the kernel's BTF again for relocation (one pass over the type records), and
-    /// its modules' split BTF when it has them (a module that does not parse is left out).
+    /// The kernel's own BTF reader (no second parse; its candidate index comes from the
+    /// cache when a run built it before), and its modules' split BTF when it has them (a
+    /// module that does not parse is left out).
     pub fn new(kernel: &'k Kernel) -> BpfKernel<'k> {
         let inputs = kernel.inputs();
-        let btf = inputs.btf.as_ref().and_then(|b| Btf::parse(kernel.name.clone(), b.value.clone()).ok()).map(Arc::new);
+        let btf = kernel.btf().cloned();
         let modules = match (&btf, &inputs.module_btf_dir) {
             (Some(base), Some(_)) => Some(
                 inputs

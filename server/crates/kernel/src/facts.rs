@@ -42,6 +42,8 @@ pub struct Kernel {
     /// How the architecture was decided.
     pub arch_from: String,
     types: Option<Arc<dyn TypeSource>>,
+    /// The same source when it is BTF, as BTF (compiled BPF objects relocate against it).
+    btf: Option<Arc<Btf>>,
     /// DWARF beside BTF (a `-dbg` vmlinux has both): BTF answers, DWARF adds declaration
     /// file and line.
     dwarf: Option<Arc<fevlint_dwarf::Dwarf>>,
@@ -133,6 +135,7 @@ impl Kernel {
         let mut notes = inputs.notes.clone();
         let btf_crc = inputs.btf.as_ref().map(|b| crc32fast::hash(&b.value));
         let mut dwarf = None;
+        let mut btf_types = None;
         let (types, types_from): (Option<Arc<dyn TypeSource>>, Option<String>) = match &inputs.btf {
             Some(b) => {
                 let key = format!("{:08x}{:08x}", btf_crc.unwrap_or(0), b.value.len());
@@ -141,7 +144,9 @@ impl Kernel {
                 if let Some(e) = inputs.elf.take_if(|e| e.value.has_dwarf()) {
                     dwarf = fevlint_dwarf::Dwarf::new(Arc::new(e.value)).ok().map(Arc::new);
                 }
-                (Some(Arc::new(btf)), Some(format!("BTF from {}", b.from)))
+                let btf = Arc::new(btf);
+                btf_types = Some(btf.clone());
+                (Some(btf), Some(format!("BTF from {}", b.from)))
             }
             None => match inputs.elf.take_if(|e| e.value.has_dwarf()) {
                 Some(e) => {
@@ -195,6 +200,7 @@ impl Kernel {
             arch,
             arch_from,
             types,
+            btf: btf_types,
             dwarf,
             types_from,
             inputs,
@@ -220,6 +226,12 @@ impl Kernel {
             Some(crc) => format!("btf-crc32:{crc:08x}"),
             None => "unknown".to_owned(),
         }
+    }
+
+    /// The kernel's BTF (vmlinux), when its types come from BTF: the reader the type
+    /// checks use, with its name indexes (kept in the cache between runs).
+    pub fn btf(&self) -> Option<&Arc<Btf>> {
+        self.btf.as_ref()
     }
 
     /// The type source, when the kernel has one.

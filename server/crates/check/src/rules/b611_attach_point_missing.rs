@@ -98,7 +98,7 @@ fn not_modifiable(k: &Kernel, target: &str) -> Option<Problem> {
     if !config.is_enabled("FUNCTION_ERROR_INJECTION") {
         return Some(Problem::from(format!(
             "`{target}` is not modifiable on {}: `fmod_ret` needs a `security_` hook or a function on the \
-             error-injection list, and {} is built without `CONFIG_FUNCTION_ERROR_INJECTION` (the verifier: \
+             error-injection list, and {} is built without `CONFIG_FUNCTION_ERROR_INJECTION` (the verifier says \
              `{target}() is not modifiable`)",
             k.name, k.name
         )));
