@@ -55,3 +55,11 @@ int BPF_PROG(modret_plain, struct file *file, int datasync, int ret)
 {
 	return 0;
 }
+
+// A syscall event: ftrace makes one per syscall, with no `btf_trace_` typedef in BTF.
+SEC("tracepoint/syscalls/sys_enter_openat")
+int syscall_event(void *ctx)
+{
+	hits++;
+	return 0;
+}

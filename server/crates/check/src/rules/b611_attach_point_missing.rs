@@ -20,8 +20,10 @@ Reads each program's attach point from its section name, as libbpf's `section_de
 does, and checks it against each kernel: `kprobe/`/`kretprobe/` need the function (any
 kernel symbol or BTF function) off the kprobe blacklist; `ksyscall/NAME` the
 architecture's `__x64_sys_NAME` (`__ia32_sys_NAME`); `fentry/`, `fexit/`, `fmod_ret/` a
-BTF function ftrace can trace (`available_filter_functions`); `tp/CAT/NAME`,
-`tracepoint/`, `raw_tp/`, `tp_btf/` the tracepoint's `btf_trace_NAME` typedef; `lsm/HOOK`
+BTF function ftrace can trace (`available_filter_functions`); `tp/CAT/NAME` and
+`tracepoint/` the event in the kernel's `available_events` (where it lists the system;
+else the tracepoint's `btf_trace_NAME` typedef, and nothing for `syscalls/`, whose events
+have none); `raw_tp/`, `tp_btf/` the tracepoint's `btf_trace_NAME` typedef; `lsm/HOOK`
 the `bpf_lsm_HOOK` function; `iter/NAME` the `bpf_iter_NAME` function. User-space probes
 (`uprobe`, `usdt`) are not the kernel's to check.
 
@@ -117,6 +119,17 @@ fn not_modifiable(k: &Kernel, target: &str) -> Option<Problem> {
 /// symbol of kallsyms the glob matches, each of which the kernel must be able to trace.
 fn multi_problem(k: &Kernel, target: &str) -> Option<Problem> {
     let pattern = fevlint_bpf::section::multi_pattern(target)?;
+    // libbpf expands the pattern before it asks the kernel for the link.
+    let symbols = k.symbols().map(|s| &s.value);
+    let mut matched: Vec<&str> = symbols
+        .iter()
+        .flat_map(|t| t.iter())
+        .filter(|s| fevlint_bpf::section::glob_match(s.name, pattern))
+        .map(|s| s.name)
+        .collect();
+    if matched.is_empty() && symbols.is_some() {
+        return Some(Problem::from(format!("`{pattern}` matches no symbol of {} (libbpf: `-ENOENT`)", k.name)));
+    }
     if let Some(c) = k.config() {
         if !c.value.is_enabled("FPROBE") {
             return Some(Problem::from(format!(
@@ -125,11 +138,8 @@ fn multi_problem(k: &Kernel, target: &str) -> Option<Problem> {
             )));
         }
     }
-    let symbols = &k.symbols()?.value;
-    let mut matched: Vec<&str> =
-        symbols.iter().filter(|s| fevlint_bpf::section::glob_match(s.name, pattern)).map(|s| s.name).collect();
     if matched.is_empty() {
-        return Some(Problem::from(format!("`{pattern}` matches no symbol of {} (libbpf: `-ENOENT`)", k.name)));
+        return None; // no symbol map: what the pattern matches is unknown
     }
     let ftrace = &k.filter_functions()?.value;
     matched.sort_unstable();
@@ -160,6 +170,25 @@ fn multi_problem(k: &Kernel, target: &str) -> Option<Problem> {
         ),
         severity: Severity::Warning,
     })
+}
+
+/// `tp/CAT/NAME` (and `tracepoint/`): a trace event of tracefs. The kernel's event list
+/// decides where it has the system; otherwise the tracepoint's `btf_trace_NAME` typedef,
+/// except for `syscalls/`, whose events ftrace makes per syscall without a tracepoint of
+/// their own (nothing in BTF names them).
+fn tracefs_event(pk: &PerKernel<'_>, target: &str) -> Option<String> {
+    let k = pk.kernel;
+    let (system, name) = target.split_once('/').unwrap_or(("", target));
+    if let Some(events) = k.trace_events().filter(|e| e.value.has_system(system)) {
+        return (!events.value.contains(system, name))
+            .then(|| format!("no trace event `{system}:{name}` on {} (not in its `available_events`)", k.name));
+    }
+    if system == "syscalls" {
+        return None;
+    }
+    let typedef = format!("btf_trace_{name}");
+    (pk.target.map(|t| t.has(BtfKind::Typedef, &typedef)) == Some(false))
+        .then(|| format!("no tracepoint `{name}` on {} (no `{typedef}` in its BTF)", k.name))
 }
 
 /// Why `kind` cannot attach to `target` on this kernel, if it cannot: the function,
@@ -197,7 +226,8 @@ fn attach_problem(pk: &PerKernel<'_>, kind: AttachKind, target: &str) -> Option<
                 Trace::Traceable { .. } | Trace::Unknown => None,
             }
         }
-        AttachKind::Tracepoint | AttachKind::RawTracepoint | AttachKind::TpBtf => {
+        AttachKind::Tracepoint => tracefs_event(pk, target),
+        AttachKind::RawTracepoint | AttachKind::TpBtf => {
             let name = target.rsplit('/').next().unwrap_or(target);
             let typedef = format!("btf_trace_{name}");
             (has(BtfKind::Typedef, &typedef) == Some(false))
