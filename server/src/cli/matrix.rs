@@ -174,8 +174,8 @@ fn bpftrace_rows(name: &str, text: &str, kernels: &[Kernel]) -> Vec<Row> {
     rows
 }
 
-/// One row per program of the object(s) in `bytes`: per kernel, checked on its own, the
-/// errors and warnings about that program or the whole object.
+/// One row per program of the object(s) in `bytes`: per kernel, the errors and warnings
+/// about that program or the whole object there.
 fn object_rows(
     name: &str,
     bytes: Vec<u8>,
@@ -196,11 +196,18 @@ fn object_rows(
                 .collect::<Result<_, _>>()?
         }
     };
-    let per_kernel: Vec<Vec<Vec<fevlint_check::bpf::BpfFinding>>> = kernels
+    // Checked together (a kfunc another kernel has in vmlinux is missing, not unknown),
+    // then each kernel's own findings.
+    let found = analysis::check_objects_with(&objects, kernels, targets, &|_| true);
+    let per_kernel: Vec<Vec<Vec<&fevlint_check::bpf::BpfFinding>>> = kernels
         .iter()
-        .zip(targets)
-        .map(|(k, t)| {
-            analysis::check_objects_with(&objects, std::slice::from_ref(k), std::slice::from_ref(t), &|_| true)
+        .map(|k| {
+            found
+                .iter()
+                .map(|fs| {
+                    fs.iter().filter(|f| f.diagnostic.kernel.as_deref().is_none_or(|n| n == k.kernel.name)).collect()
+                })
+                .collect()
         })
         .collect();
     let mut rows = Vec::new();
