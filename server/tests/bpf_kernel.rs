@@ -165,7 +165,10 @@ fn fevlint_verdicts(
             .collect();
         any.insert(
             object.name.clone(),
-            findings.iter().map(|f| format!("{} {:?}: {}", f.diagnostic.code, f.program, f.diagnostic.message)).collect(),
+            findings
+                .iter()
+                .map(|f| format!("{} {:?}: {}", f.diagnostic.code, f.program, f.diagnostic.message))
+                .collect(),
         );
         for p in object.programs.iter().filter(|p| p.def.is_some()) {
             let refusals: Vec<String> = findings
