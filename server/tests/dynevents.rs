@@ -435,7 +435,8 @@ fn hover_on_a_probe_place_shows_the_instructions_around_it() {
 
 /// A bare vmlinuz (no System.map beside it): the image's own kallsyms give the
 /// functions' addresses and sizes, so `SYM+OFF` is checked as in the fixture's folder (it
-/// said "the kernel has no symbol map" before), and its blacklist is built from the image.
+/// said "the kernel has no symbol map" before), its blacklist is built from the image, and
+/// its ftrace list named from its mcount table ("traceability is not checked" before).
 #[test]
 fn a_bare_image_checks_instruction_boundaries_and_its_blacklist() {
     let dir = temp("bare-image");
@@ -454,6 +455,13 @@ fn a_bare_image_checks_instruction_boundaries_and_its_blacklist() {
     // `do_int3` is NOKPROBE_SYMBOL: the blacklist built from the image refuses it.
     assert!(out.contains("k.dynevents:4:10") && out.contains("Failed to register probe event"), "{out}");
     assert_eq!(out.matches("Probe point is not an instruction boundary").count(), 4, "{out}");
+    // Its ftrace list, named from its mcount table: `__bitmap_and` (lib/, no fentry) is
+    // no fprobe target, as in the fixture's folder.
+    std::fs::write(dir.join("f.dynevents"), "f:demo/f __bitmap_and\nf:demo/g vfs_read\n").expect("script");
+    let (out, _, code) = fevlint(&["check", "--kernel", image.to_str().unwrap_or_default(), "f.dynevents"], &dir);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("f.dynevents:1:10") && out.contains("trace_fprobe: error: Failed to register probe event"));
+    assert!(!out.contains("f.dynevents:2:") && !out.contains("traceability is not checked"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -170,7 +170,8 @@ impl Kernel {
                 (Arch::X86_64, "assumed".to_owned())
             }
         };
-        if inputs.filter_functions.is_none() && inputs.deferred.filter_functions.is_none() {
+        // An image loaded at open names its ftrace list when first asked ([`Self::filter_functions`]).
+        if inputs.filter_functions.is_none() && inputs.deferred.filter_functions.is_none() && inputs.elf.is_none() {
             notes.push("no available_filter_functions or mcount table: traceability is not checked".to_owned());
         }
         let symbols = OnceLock::new();
@@ -183,7 +184,7 @@ impl Kernel {
         if inputs.deferred.config.is_none() {
             let _ = config.set(inputs.config.take().map(Ok));
         }
-        if inputs.deferred.filter_functions.is_none() {
+        if inputs.deferred.filter_functions.is_none() && (inputs.filter_functions.is_some() || inputs.elf.is_none()) {
             let _ = filter_functions.set(inputs.filter_functions.take().map(Ok));
         }
         // Without a blacklist file, an image read at open gives it ([`Self::kprobe_blacklist`]).
@@ -247,10 +248,41 @@ impl Kernel {
         &self.inputs
     }
 
-    /// The ftrace list (read on first use from a folder).
+    /// The ftrace list: read on first use from a folder, else, for a kernel opened from
+    /// its image without one (a bare vmlinuz: no symbols at open), named from the image's
+    /// mcount table with its own kallsyms, as `available_filter_functions` names it.
     pub fn filter_functions(&self) -> Option<&Loaded<FilterFunctions>> {
         let path = self.inputs.deferred.filter_functions.as_deref();
-        lazy(&self.filter_functions, path, load::read_filter_functions)?.as_ref().ok()
+        self.filter_functions
+            .get_or_init(|| match path {
+                Some(p) => {
+                    Some(load::read_filter_functions(p, &fevlint_load::Limits::default()).map_err(|e| e.to_string()))
+                }
+                None => self.image_filter_functions().map(Ok),
+            })
+            .as_ref()?
+            .as_ref()
+            .ok()
+    }
+
+    /// The ftrace list named from the image loaded at open and the symbol map.
+    fn image_filter_functions(&self) -> Option<Loaded<FilterFunctions>> {
+        let elf = self.inputs.elf.as_ref()?;
+        let symbols = &self.symbols()?.value;
+        let sites = elf.value.ftrace_sites(Some(symbols)).ok()?;
+        // FTRACE_MCOUNT_MAX_OFFSET: 4 past an ENDBR64 with CONFIG_X86_KERNEL_IBT, whose
+        // linker script places the `__ibt_endbr_seal` table.
+        let max = match self.config() {
+            Some(c) => c.value.ftrace_max_offset(),
+            None if self.arch == Arch::X86_64 && symbols.addr_of("__ibt_endbr_seal").is_some() => 4,
+            None => 0,
+        };
+        let names = fevlint_load::elf::ftrace_function_names(&sites.sites, symbols, Some(max));
+        let container = load::Container::Computed("named from the image's mcount table and kallsyms");
+        Some(Loaded {
+            value: FilterFunctions::from_names(names.iter().map(String::as_str)),
+            from: Provenance { container, ..elf.from.clone() },
+        })
     }
 
     /// The kprobe blacklist: read on first use from a folder, else, for a kernel opened

@@ -1,5 +1,6 @@
-//! The kprobe blacklist of a kernel given without one (a `debian:` kernel's folder: its
-//! vmlinuz, config and the System.map decoded from the image; or the bare vmlinuz), built
+//! What a kernel given as its image derives from it. The kprobe blacklist of a kernel
+//! given without one (a `debian:` kernel's folder: its vmlinuz, config and the System.map
+//! decoded from the image; or the bare vmlinuz), built
 //! from the image as `populate_kprobe_blacklist` builds it at boot, against the fixtures'
 //! `kprobe_blacklist` (computed offline by regenerate.sh from the same build's vmlinux and
 //! System.map, and cross-checked there against the `-dbg` vmlinux's own symbols).
@@ -65,4 +66,22 @@ fn a_bare_image_has_its_own_symbols() {
         assert_eq!(symbols.addr_of(f).map(|a| a.0), map.get(f).copied(), "{f}");
     }
     assert!(bare.code().is_some(), "image, symbols and tables: the code is there");
+}
+
+/// A bare vmlinuz has no ftrace list and no symbols at open: its mcount table named with
+/// its own kallsyms (ENDBR64's 4 bytes allowed, from the `__ibt_endbr_seal` table) is the
+/// fixture's `available_filter_functions`, line for line.
+#[test]
+fn a_bare_image_names_its_ftrace_list() {
+    for release in ["6.12.117+deb12-amd64", "6.1.0-56-amd64"] {
+        let dir = fevlint_testkit::kernel_fixture(release);
+        let fixture = Kernel::open(&dir).expect("fixture");
+        let want = &fixture.filter_functions().expect("the fixture's list").value;
+        let bare = Kernel::open(&dir.join("vmlinuz")).expect("vmlinuz");
+        assert!(!bare.notes.iter().any(|n| n.contains("traceability is not checked")), "{:?}", bare.notes);
+        let got = &bare.filter_functions().expect("named from the image").value;
+        assert_eq!((got.len(), got.invalid_lines()), (want.len(), want.invalid_lines()), "{release}");
+        assert!(got.iter().eq(want.iter()), "{release}: the names differ");
+        eprintln!("{release}: {} traceable functions, {} invalid lines", got.len(), got.invalid_lines());
+    }
 }
