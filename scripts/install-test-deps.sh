@@ -120,7 +120,7 @@ done
 [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 
 # --- a real BPF tool collection for the bench (scripts/bench.py, issue 23): Debian's
-#     libbpf-tools, 52 binaries embedding 61 CO-RE objects built by Debian ---------------
+#     libbpf-tools: 52 binaries, each embedding its CO-RE object, built by Debian ---------
 dpkg-query -W -f='${Status}' libbpf-tools 2>/dev/null | grep -q 'install ok installed' || apt_install libbpf-tools
 
 # --- bpftrace scripts (server/crates/bpftrace): Debian's bpftrace 0.17 judges the parser
