@@ -144,3 +144,75 @@ fn relocations_are_listed_per_kernel() {
     assert_eq!(version("6.12.117+deb12-amd64")["outcome"], "poisoned");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A kfunc of a module (`tests/bpf/module_kfunc.bpf.c`: nf_conntrack's
+/// `bpf_skb_ct_lookup`, a module on Debian 6.1): with the module's split BTF in the kernel
+/// folder's `btf/` (nf_conntrack.ko's `.BTF` from Debian's own 6.1.0-56 package, as
+/// `/sys/kernel/btf/nf_conntrack` holds it) it resolves, as libbpf resolves it there;
+/// without, it is information, never an error (vmlinux's BTF alone cannot say). libbpf's
+/// own reading of the module's BTF (`bpftool btf dump -B`) confirms both kfuncs are there.
+#[test]
+fn a_module_kfunc_resolves_in_the_module_btf_and_is_unknown_without_it() {
+    if !fevlint_testkit::real_tools("clang, bpftool, binutils and Debian's 6.1.0-56 package") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("fevlint-bpf-module-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    fevlint_testkit::bpf::vmlinux_h("6.1.0-56-amd64", &dir);
+    fevlint_testkit::bpf::compile(&dir, "module_kfunc.bpf.c");
+    let deb = run(Command::new("bash")
+        .arg(repo().join("scripts/fetch-kernel-deb.sh"))
+        .arg("linux-image-6.1.0-56-amd64-unsigned=6.1.192-2"));
+    let deb = PathBuf::from(String::from_utf8_lossy(&deb.stdout).trim());
+    let ko = "./lib/modules/6.1.0-56-amd64/kernel/net/netfilter/nf_conntrack.ko";
+    let tar = run(Command::new("dpkg-deb").arg("--fsys-tarfile").arg(&deb)).stdout;
+    std::fs::write(dir.join("image.tar"), tar).expect("tar");
+    run(Command::new("tar").current_dir(&dir).args(["-xf", "image.tar", ko]));
+    // The kernel folder: the fixture's files, and `btf/` as /sys/kernel/btf has it.
+    let folder = dir.join("6.1.0-56-amd64");
+    std::fs::create_dir_all(folder.join("btf")).expect("btf/");
+    for e in std::fs::read_dir(kernel("6.1.0-56-amd64")).expect("fixture") {
+        let e = e.expect("entry");
+        std::os::unix::fs::symlink(e.path(), folder.join(e.file_name())).expect("link");
+    }
+    let module = folder.join("btf/nf_conntrack");
+    run(Command::new("objcopy")
+        .arg(format!("--dump-section=.BTF={}", module.display()))
+        .arg(dir.join(ko))
+        .arg(dir.join("ko.out")));
+    let dump = run(Command::new("bpftool")
+        .args(["btf", "dump", "-B"])
+        .arg(dir.join("6.1.0-56-amd64.btf"))
+        .arg("file")
+        .arg(&module));
+    let dump = String::from_utf8_lossy(&dump.stdout);
+    for f in ["bpf_skb_ct_lookup", "bpf_ct_release"] {
+        assert!(dump.contains(&format!("FUNC '{f}'")), "libbpf does not see {f} in nf_conntrack's BTF");
+    }
+    let check = |k: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_fevlint"))
+            .current_dir(&dir)
+            .args(["check", "--format", "json", "-k"])
+            .arg(k)
+            .arg("module_kfunc.bpf.o")
+            .output()
+            .expect("fevlint runs");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let b612: Vec<String> = json["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .filter(|d| d["code"] == "B612")
+            .map(|d| format!("{} {}", d["severity"], d["message"]))
+            .collect();
+        (out.status.code(), b612)
+    };
+    let (status, with) = check(&folder);
+    assert_eq!((status, with.clone()), (Some(0), Vec::new()), "with the module's BTF: {with:?}");
+    let (status, without) = check(&kernel("6.1.0-56-amd64"));
+    assert_eq!(status, Some(0), "without the module's BTF: {without:?}");
+    assert_eq!(without.len(), 2, "{without:?}");
+    assert!(without.iter().all(|d| d.starts_with("\"info\"") && d.contains("loaded module")), "{without:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -16,7 +16,7 @@
 //! without direct loads, which a kprobe's verifier refuses whatever CO-RE says): 6.1's
 //! member chains, flavours, type and enum relocations, loaded where every reachable
 //! relocation resolves and refused where one is poisoned. Also `attach.bpf.c`
-//! (multi-kprobe patterns, `fmod_ret` targets, a syscall trace event) and `subprog.bpf.o`,
+//! (multi-kprobe patterns, `fmod_ret` targets, a syscall trace event) and `subprog_linked.bpf.o`,
 //! linked by `bpftool gen object` from `subprog.bpf.c` and `subprog_strong.bpf.c` (a
 //! `__weak` subprogram replaced at link time and a subprogram nothing calls, both with a
 //! CO-RE read 6.12 poisons: libbpf skips the one and never loads the other). An object
@@ -45,7 +45,7 @@ fn fixture(name: &str) -> PathBuf {
 const SOURCES: &[&str] = &["drift.bpf.c", "ksym.bpf.c", "ksym_type.bpf.c", "args.bpf.c", "weak.bpf.c", "attach.bpf.c"];
 
 /// Objects linked from several sources by `bpftool gen object`: (object, sources).
-const LINKED: &[(&str, &[&str])] = &[("subprog.bpf.o", &["subprog.bpf.c", "subprog_strong.bpf.c"])];
+const LINKED: &[(&str, &[&str])] = &[("subprog_linked.bpf.o", &["subprog.bpf.c", "subprog_strong.bpf.c"])];
 
 /// Programs made by the generator: (seed, accesses, with flavours). The first two are
 /// the libbpf judge's first seeds; the others, without flavours (a renamed or retyped
