@@ -15,7 +15,6 @@ fn file(name: &str) -> PathBuf {
     let d = DIR.get_or_init(|| {
         let d = std::env::temp_dir().join(format!("fevlint-fuzz-tar-{}", std::process::id()));
         std::fs::create_dir_all(&d).expect("dir");
-        fevlint_load::cache::set_dir(None);
         d
     });
     d.join(name)

@@ -50,7 +50,6 @@ fn dir() -> &'static PathBuf {
     DIR.get_or_init(|| {
         let d = std::env::temp_dir().join(format!("fevlint-fuzz-cache-{}", std::process::id()));
         std::fs::create_dir_all(&d).expect("cache dir");
-        cache::set_dir(Some(d.clone()));
         d
     })
 }
@@ -67,9 +66,10 @@ fn names(table: &FunctionNames) {
 
 fuzz_target!(|data: &[u8]| {
     let d = dir();
+    let cache = cache::Cache::new(Some(d.clone()));
     // A derived file as the cache stores it: the fuzz input is the whole file.
     std::fs::write(d.join("fuzz.names"), data).expect("write");
-    if let Some(slice) = cache::get_derived("fuzz.names") {
+    if let Some(slice) = cache.get_derived("fuzz.names") {
         if let Some(t) = FunctionNames::from_bytes(slice.clone()) {
             names(&t);
         }
@@ -102,9 +102,9 @@ fuzz_target!(|data: &[u8]| {
             _ => {}
         }
     }
-    if cache::get(&src).is_none() && data.len() >= 64 * 1024 {
+    if cache.get(&src).is_none() && data.len() >= 64 * 1024 {
         // Seed one real entry (the payload must be large enough to be cached).
-        cache::put(&src, fevlint_load::Codec::ALL[0], data);
+        cache.put(&src, fevlint_load::Codec::ALL[0], data);
     }
-    let _ = cache::get(&src);
+    let _ = cache.get(&src);
 });

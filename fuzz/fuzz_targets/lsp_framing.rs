@@ -11,7 +11,6 @@ use tokio::io::AsyncWriteExt;
 fn runtime() -> &'static tokio::runtime::Runtime {
     static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
     RT.get_or_init(|| {
-        fevlint_load::cache::set_dir(None);
         tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("runtime")
     })
 }

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use fevlint_check::analysis::{check, count_definitions, Options};
 use fevlint_kernel::Kernel;
+use fevlint_load::cache::Cache;
 use fevlint_syntax::{Parser, Target};
 
 const DEFINITIONS: usize = 1000;
@@ -56,10 +57,10 @@ fn repeated() -> Result<String, Box<dyn std::error::Error>> {
 
 /// Opens the four kernels side by side and checks `text` against them; returns (open,
 /// check) times and the count of diagnostics.
-fn run_four(text: &str) -> Run {
+fn run_four(text: &str, cache: &Cache) -> Run {
     let paths: Vec<PathBuf> = FOUR.iter().map(|k| fixtures().join("kernels").join(k)).collect();
     let t0 = Instant::now();
-    let kernels = Kernel::open_all(&paths).into_iter().collect::<Result<Vec<_>, _>>()?;
+    let kernels = Kernel::open_all(&paths, cache).into_iter().collect::<Result<Vec<_>, _>>()?;
     let t1 = Instant::now();
     let refs: Vec<&Kernel> = kernels.iter().collect();
     let diags = check(&mut Parser::new(), text.as_bytes().to_vec(), &Options::new(Target::X86_64).kernels(&refs)).1;
@@ -98,9 +99,9 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 /// Opens the kernel and checks the script; returns (open, check) times and the count of
 /// diagnostics.
-fn run(text: &str) -> Run {
+fn run(text: &str, cache: &Cache) -> Run {
     let t0 = Instant::now();
-    let kernel = Kernel::open(&fixtures().join("kernels/6.12.117+deb12-amd64"))?;
+    let kernel = Kernel::open_cached(&fixtures().join("kernels/6.12.117+deb12-amd64"), cache)?;
     let t1 = Instant::now();
     let diags =
         check(&mut Parser::new(), text.as_bytes().to_vec(), &Options::new(Target::X86_64).kernels(&[&kernel])).1;
@@ -134,19 +135,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         i += 1;
         let dir = base.join(format!("cold-{i}"));
         std::fs::create_dir_all(&dir)?;
-        fevlint_load::cache::set_dir(Some(dir.clone()));
-        run(&text)
+        run(&text, &Cache::new(Some(dir)))
     })?;
     // Warm: one cache directory, filled by a first run that is not counted.
     let dir = base.join("warm");
     std::fs::create_dir_all(&dir)?;
-    fevlint_load::cache::set_dir(Some(dir.clone()));
-    run(&text)?;
-    report("warm cache", || run(&text))?;
+    let warm = Cache::new(Some(dir));
+    run(&text, &warm)?;
+    report("warm cache", || run(&text, &warm))?;
     // Four kernels, warm cache (the directory above), both scripts.
-    report("four kernels, one-field + clean, warm cache", || run_four(&text))?;
+    report("four kernels, one-field + clean, warm cache", || run_four(&text, &warm))?;
     let repeated = repeated()?;
-    report("four kernels, clean repeated, warm cache", || run_four(&repeated))?;
+    report("four kernels, clean repeated, warm cache", || run_four(&repeated, &warm))?;
     std::fs::remove_dir_all(&base)?;
     Ok(())
 }

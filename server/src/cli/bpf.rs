@@ -55,7 +55,7 @@ pub(crate) struct KernelBtf {
 
 /// Opens the kernels and takes their BTF (a kernel without BTF is an error: CO-RE needs it).
 pub(crate) fn kernel_btfs(paths: &[PathBuf]) -> anyhow::Result<Vec<KernelBtf>> {
-    Kernel::open_all(paths)
+    Kernel::open_all(paths, super::kernel_cache())
         .into_iter()
         .zip(paths)
         .map(|(k, p)| {

@@ -257,7 +257,7 @@ impl Kernels {
                 None => Ok((*p).clone()),
             })
             .collect::<anyhow::Result<_>>()?;
-        for (path, k) in new.iter().zip(Kernel::open_all(&resolved)) {
+        for (path, k) in new.iter().zip(Kernel::open_all(&resolved, super::kernel_cache())) {
             let k = k.with_context(|| format!("cannot open kernel {}", path.display()))?;
             k.load_deferred().map_err(|e| anyhow::anyhow!("cannot open kernel {}: {e}", path.display()))?;
             for note in &k.notes {

@@ -150,7 +150,8 @@ pub fn fetch_debian(version: &str) -> anyhow::Result<PathBuf> {
 /// (from its mcount table, named with those symbols) into a fetched folder.
 fn derive_symbols(dir: &Path) -> anyhow::Result<(usize, usize)> {
     use fevlint_kernel::Kernel;
-    let image = Kernel::open(&dir.join("vmlinuz")).context("cannot read the fetched vmlinuz")?;
+    let image =
+        Kernel::open_cached(&dir.join("vmlinuz"), super::kernel_cache()).context("cannot read the fetched vmlinuz")?;
     let elf = &image.inputs().elf.as_ref().context("the vmlinuz has no ELF payload")?.value;
     let percpu = image.config().map(|c| c.value.is_enabled("KALLSYMS_ABSOLUTE_PERCPU")).or_else(|| {
         let text = std::fs::read_to_string(dir.join("config")).ok()?;
@@ -162,7 +163,7 @@ fn derive_symbols(dir: &Path) -> anyhow::Result<(usize, usize)> {
     let symbols = map.lines().count();
     // The folder now has an image, symbols and a config: the loader computes the
     // ftrace list from the mcount table.
-    let folder = Kernel::open(dir).context("cannot read the fetched kernel")?;
+    let folder = Kernel::open_cached(dir, super::kernel_cache()).context("cannot read the fetched kernel")?;
     let list = folder.filter_functions().context("no ftrace list could be computed from the image")?;
     let mut text = String::new();
     for (name, _) in list.value.iter() {

@@ -82,9 +82,8 @@ pub fn run(cmd: &KernelCommand) -> anyhow::Result<ExitCode> {
     };
     // `type` and `at` need the types alone: the rest of a folder is not read for them.
     let k = match cmd {
-        KernelCommand::Type { .. } | KernelCommand::At { .. } => {
-            Kernel::open(path).with_context(|| format!("cannot open kernel {}", path.display()))?
-        }
+        KernelCommand::Type { .. } | KernelCommand::At { .. } => Kernel::open_cached(path, super::kernel_cache())
+            .with_context(|| format!("cannot open kernel {}", path.display()))?,
         _ => super::open_kernel(path)?,
     };
     let (text, value) = match cmd {

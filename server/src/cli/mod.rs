@@ -153,6 +153,13 @@ fn derived_cache_dir() -> Option<std::path::PathBuf> {
     cache_root()
 }
 
+/// The cache every kernel this process opens is given ([`derived_cache_dir`]): decided
+/// once, here at the edge, and passed down as a value; the libraries read no environment.
+pub(crate) fn kernel_cache() -> &'static fevlint_load::cache::Cache {
+    static CACHE: std::sync::OnceLock<fevlint_load::cache::Cache> = std::sync::OnceLock::new();
+    CACHE.get_or_init(|| fevlint_load::cache::Cache::new(derived_cache_dir()))
+}
+
 pub fn main() -> ExitCode {
     // A closed pipe (`fevlint check | head -1`) ends the program quietly, as it ends
     // `grep`: the default action of SIGPIPE, which Rust's runtime sets to "ignore" (every
@@ -160,7 +167,7 @@ pub fn main() -> ExitCode {
     // gone is an error it handles.
     set_sigpipe(libc::SIG_DFL);
     // Before the arguments: `--kernel debian:…` fetches while they are parsed.
-    fevlint_load::cache::set_dir(derived_cache_dir());
+    let cache = kernel_cache();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -183,7 +190,7 @@ pub fn main() -> ExitCode {
         Command::Man { dir } => man(dir.as_deref()),
         Command::Lsp { stdio: _ } => {
             set_sigpipe(libc::SIG_IGN);
-            return fevlint_lsp::run();
+            return fevlint_lsp::run(cache.clone());
         }
     };
     match result {
@@ -247,7 +254,8 @@ fn rule(code: Option<&str>) -> anyhow::Result<ExitCode> {
 /// later (config, ftrace list, blacklist) are read now, so a broken one is an error here.
 pub(crate) fn open_kernel(path: &std::path::Path) -> anyhow::Result<fevlint_kernel::Kernel> {
     use anyhow::Context;
-    let k = fevlint_kernel::Kernel::open(path).with_context(|| format!("cannot open kernel {}", path.display()))?;
+    let k = fevlint_kernel::Kernel::open_cached(path, kernel_cache())
+        .with_context(|| format!("cannot open kernel {}", path.display()))?;
     k.load_deferred().map_err(|e| anyhow::anyhow!("cannot open kernel {}: {e}", path.display()))?;
     Ok(k)
 }
@@ -255,7 +263,7 @@ pub(crate) fn open_kernel(path: &std::path::Path) -> anyhow::Result<fevlint_kern
 /// [`open_kernel`] for several, in parallel.
 pub(crate) fn open_kernels(paths: &[std::path::PathBuf]) -> anyhow::Result<Vec<fevlint_kernel::Kernel>> {
     use anyhow::Context;
-    fevlint_kernel::Kernel::open_all(paths)
+    fevlint_kernel::Kernel::open_all(paths, kernel_cache())
         .into_iter()
         .zip(paths)
         .map(|(k, p)| {

@@ -309,7 +309,7 @@ impl Core {
     pub fn open(kernel: &Kernel, kernel_path: &Path, core: &Path, pick: &Pick) -> anyhow::Result<Core> {
         refuse_special(core)?;
         let mut dump = Dump::open(core).with_context(|| format!("cannot open core {}", core.display()))?;
-        let image = match Blob::read(kernel_path) {
+        let image = match Blob::read_in(kernel_path, kernel.cache().dir()) {
             Ok(blob) if is_elf(&blob.whole()) => KernelElf::parse(blob, kernel_path).ok(),
             _ => None,
         };

@@ -247,12 +247,6 @@ impl NameIndex {
     }
 }
 
-/// The directory kernel caches share ([`fevlint_load::cache::dir`], as the CLI
-/// set it); `None` when caching is off.
-pub fn default_cache_dir() -> Option<PathBuf> {
-    fevlint_load::cache::dir()
-}
-
 /// The cache file for `dw`, if it has a build-id and a cache directory.
 pub fn cache_path(dw: &Dwarf) -> Option<PathBuf> {
     let id = dw.elf().build_id_hex()?;

@@ -226,16 +226,16 @@ impl Dwarf {
             signatures: FxHashMap::default(),
             abbrevs: Mutex::new(FxHashMap::default()),
             index: OnceLock::new(),
-            cache_dir: index::default_cache_dir(),
+            cache_dir: None,
             max_version: 0,
         };
         dwarf.read_unit_headers()?;
         Ok(dwarf)
     }
 
-    /// Where the name index is cached (`None`: never cached). Defaults to
-    /// [`index::default_cache_dir`], the directory the decompression cache uses (as the
-    /// CLI chose it), so turning the cache off or moving it applies to both.
+    /// Where the name index is cached (`None`, the default: never cached). The kernel
+    /// loader passes the directory the edge chose for every kernel cache, so turning the
+    /// cache off or moving it applies to all of them.
     pub fn with_cache_dir(mut self, dir: Option<PathBuf>) -> Dwarf {
         self.cache_dir = dir;
         self

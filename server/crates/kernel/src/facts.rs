@@ -5,7 +5,7 @@
 use crate::names::FunctionNames;
 use crate::open::{self as load, KernelInputs, Loaded, OpenOptions, Provenance};
 use fevlint_btf::Btf;
-use fevlint_load::cache;
+use fevlint_load::cache::Cache;
 use fevlint_load::symbols::{
     clone_base, syscall_name, FilterFunctions, KernelConfig, KprobeBlacklist, SymbolTable, SyscallWrapper, TraceEvents,
 };
@@ -50,6 +50,8 @@ pub struct Kernel {
     /// Where the types came from (`vmlinux.btf.zst (zstd)`).
     pub types_from: Option<String>,
     inputs: KernelInputs,
+    /// How the files left for later are read (the cache the edge chose).
+    opts: OpenOptions,
     /// The symbol map, or why the deferred one could not be read.
     symbols: OnceLock<Option<Result<Loaded<SymbolTable>, String>>>,
     /// The config, ftrace list and blacklist: read at open, or when first asked for.
@@ -121,17 +123,23 @@ impl FunctionFacts {
 }
 
 impl Kernel {
-    /// Opens whatever `--kernel` names (see [`load::open_with`]).
     /// Opens several kernels side by side (one thread each: decompression and parsing
     /// are independent), results in the order of `paths`.
-    pub fn open_all<P: AsRef<Path> + Sync>(paths: &[P]) -> Vec<Result<Kernel, KernelError>> {
+    pub fn open_all<P: AsRef<Path> + Sync>(paths: &[P], cache: &Cache) -> Vec<Result<Kernel, KernelError>> {
         use rayon::prelude::*;
-        paths.par_iter().map(|p| Kernel::open(p.as_ref())).collect()
+        paths.par_iter().map(|p| Kernel::open_cached(p.as_ref(), cache)).collect()
     }
 
+    /// Opens whatever `--kernel` names (see [`load::open_with`]), caching nothing.
     pub fn open(path: &Path) -> Result<Kernel, KernelError> {
-        let opts = OpenOptions { defer_symbols: true, ..OpenOptions::default() };
+        Kernel::open_cached(path, &Cache::off())
+    }
+
+    /// [`Kernel::open`], decompressions and indexes kept in (and mapped from) `cache`.
+    pub fn open_cached(path: &Path, cache: &Cache) -> Result<Kernel, KernelError> {
+        let opts = OpenOptions { defer_symbols: true, cache: cache.clone(), ..OpenOptions::default() };
         let mut inputs = load::open_with(path, &opts)?;
+        let dwarf_cache = || cache.dir().map(Path::to_owned);
         let mut notes = inputs.notes.clone();
         let btf_crc = inputs.btf.as_ref().map(|b| crc32fast::hash(&b.value));
         let mut dwarf = None;
@@ -139,10 +147,12 @@ impl Kernel {
         let (types, types_from): (Option<Arc<dyn TypeSource>>, Option<String>) = match &inputs.btf {
             Some(b) => {
                 let key = format!("{:08x}{:08x}", btf_crc.unwrap_or(0), b.value.len());
-                let btf =
-                    Btf::parse(b.from.to_string(), b.value.clone())?.with_index_cache(key, Arc::new(DerivedCache));
+                let btf = Btf::parse(b.from.to_string(), b.value.clone())?
+                    .with_index_cache(key, Arc::new(DerivedCache(cache.clone())));
                 if let Some(e) = inputs.elf.take_if(|e| e.value.has_dwarf()) {
-                    dwarf = fevlint_dwarf::Dwarf::new(Arc::new(e.value)).ok().map(Arc::new);
+                    dwarf = fevlint_dwarf::Dwarf::new(Arc::new(e.value))
+                        .ok()
+                        .map(|d| Arc::new(d.with_cache_dir(dwarf_cache())));
                 }
                 let btf = Arc::new(btf);
                 btf_types = Some(btf.clone());
@@ -152,7 +162,7 @@ impl Kernel {
                 Some(e) => {
                     // The ELF moves into the DWARF reader (it maps the debug sections).
                     let desc = format!("DWARF from {}", e.from);
-                    let dwarf = fevlint_dwarf::Dwarf::new(Arc::new(e.value))?;
+                    let dwarf = fevlint_dwarf::Dwarf::new(Arc::new(e.value))?.with_cache_dir(dwarf_cache());
                     (Some(Arc::new(dwarf)), Some(desc))
                 }
                 None => {
@@ -205,6 +215,7 @@ impl Kernel {
             dwarf,
             types_from,
             inputs,
+            opts,
             symbols,
             config,
             filter_functions,
@@ -248,6 +259,11 @@ impl Kernel {
         &self.inputs
     }
 
+    /// The cache this kernel was opened with (reads of its files later use it too).
+    pub fn cache(&self) -> &Cache {
+        &self.opts.cache
+    }
+
     /// The ftrace list: read on first use from a folder, else, for a kernel opened from
     /// its image without one (a bare vmlinuz: no symbols at open), named from the image's
     /// mcount table with its own kallsyms, as `available_filter_functions` names it.
@@ -255,9 +271,7 @@ impl Kernel {
         let path = self.inputs.deferred.filter_functions.as_deref();
         self.filter_functions
             .get_or_init(|| match path {
-                Some(p) => {
-                    Some(load::read_filter_functions(p, &fevlint_load::Limits::default()).map_err(|e| e.to_string()))
-                }
+                Some(p) => Some(load::read_filter_functions(p, &self.opts).map_err(|e| e.to_string())),
                 None => self.image_filter_functions().map(Ok),
             })
             .as_ref()?
@@ -292,9 +306,7 @@ impl Kernel {
         let path = self.inputs.deferred.kprobe_blacklist.as_deref();
         self.kprobe_blacklist
             .get_or_init(|| match path {
-                Some(p) => {
-                    Some(load::read_kprobe_blacklist(p, &fevlint_load::Limits::default()).map_err(|e| e.to_string()))
-                }
+                Some(p) => Some(load::read_kprobe_blacklist(p, &self.opts).map_err(|e| e.to_string())),
                 None => self.image_blacklist().map(Ok),
             })
             .as_ref()?
@@ -318,13 +330,13 @@ impl Kernel {
     /// folder).
     pub fn trace_events(&self) -> Option<&Loaded<TraceEvents>> {
         let path = self.inputs.deferred.trace_events.as_deref();
-        lazy(&self.trace_events, path, load::read_trace_events)?.as_ref().ok()
+        lazy(&self.trace_events, path, &self.opts, load::read_trace_events)?.as_ref().ok()
     }
 
     /// The kernel config (read on first use from a folder).
     pub fn config(&self) -> Option<&Loaded<KernelConfig>> {
         let path = self.inputs.deferred.config.as_deref();
-        lazy(&self.config, path, load::read_config)?.as_ref().ok()
+        lazy(&self.config, path, &self.opts, load::read_config)?.as_ref().ok()
     }
 
     /// Reads every file left for later (config, ftrace list, blacklist) and returns the
@@ -361,7 +373,7 @@ impl Kernel {
     fn symbols_read(&self) -> Option<&Result<Loaded<SymbolTable>, String>> {
         self.symbols
             .get_or_init(|| match self.inputs.deferred_symbols.as_ref() {
-                Some(d) => Some(load::read_symbols(d, &fevlint_load::Limits::default()).map_err(|e| e.to_string())),
+                Some(d) => Some(load::read_symbols(d, &self.opts).map_err(|e| e.to_string())),
                 None => self.image_kallsyms(),
             })
             .as_ref()
@@ -428,19 +440,20 @@ impl Kernel {
     fn text_symbol_names(&self) -> Option<&FunctionNames> {
         self.text_symbols
             .get_or_init(|| {
-                let d = self.inputs.deferred_symbols.as_ref().filter(|_| cache::dir().is_some())?;
-                let bytes = load::read_symbol_bytes(d, &fevlint_load::Limits::default()).ok()?;
+                let cache = &self.opts.cache;
+                let d = self.inputs.deferred_symbols.as_ref().filter(|_| cache.dir().is_some())?;
+                let bytes = load::read_symbol_bytes(d, &self.opts).ok()?;
                 let mut h = crc32fast::Hasher::new();
                 h.update(b"text-symbols 1");
                 h.update(&[u8::from(d.kallsyms)]);
                 h.update(&(bytes.len() as u64).to_le_bytes());
                 let file = format!("{:08x}{:08x}.textsyms", h.finalize(), crc32fast::hash(&bytes));
-                if let Some(t) = cache::get_derived(&file).and_then(FunctionNames::from_bytes) {
+                if let Some(t) = cache.get_derived(&file).and_then(FunctionNames::from_bytes) {
                     return Some(t);
                 }
                 let table = &self.symbols()?.value;
                 let t = FunctionNames::build_set(table.iter().filter(|s| s.is_text()).map(|s| s.name));
-                cache::put_derived(&file, t.as_bytes());
+                cache.put_derived(&file, t.as_bytes());
                 Some(t)
             })
             .as_ref()
@@ -465,7 +478,7 @@ impl Kernel {
         self.image
             .get_or_init(|| {
                 let p = self.inputs.deferred.image.as_deref()?;
-                Some(load::read_image(p, &fevlint_load::Limits::default()).map_err(|e| e.to_string()))
+                Some(load::read_image(p, &self.opts).map_err(|e| e.to_string()))
             })
             .as_ref()
     }
@@ -577,14 +590,15 @@ impl Kernel {
     pub fn function_names(&self) -> &FunctionNames {
         self.names.get_or_init(|| {
             let file = self.names_key().map(|k| format!("{k:016x}.names"));
-            if let Some(t) = file.as_deref().and_then(cache::get_derived).and_then(FunctionNames::from_bytes) {
+            let cache = &self.opts.cache;
+            if let Some(t) = file.as_deref().and_then(|f| cache.get_derived(f)).and_then(FunctionNames::from_bytes) {
                 return t;
             }
             let typed: Vec<String> = self.types().and_then(|t| t.function_names().ok()).unwrap_or_default();
             let traced = self.filter_functions().into_iter().flat_map(|ff| ff.value.iter().map(|(n, _)| n));
             let t = FunctionNames::build(typed.iter().map(String::as_str).chain(traced));
             if let Some(f) = &file {
-                cache::put_derived(f, t.as_bytes());
+                cache.put_derived(f, t.as_bytes());
             }
             t
         })
@@ -617,20 +631,21 @@ impl Kernel {
 fn lazy<'a, T>(
     cell: &'a OnceLock<Option<Result<Loaded<T>, String>>>,
     path: Option<&std::path::Path>,
-    read: fn(&std::path::Path, &fevlint_load::Limits) -> Result<Loaded<T>, fevlint_load::LoadError>,
+    opts: &OpenOptions,
+    read: fn(&std::path::Path, &OpenOptions) -> Result<Loaded<T>, fevlint_load::LoadError>,
 ) -> Option<&'a Result<Loaded<T>, String>> {
-    cell.get_or_init(|| Some(read(path?, &fevlint_load::Limits::default()).map_err(|e| e.to_string()))).as_ref()
+    cell.get_or_init(|| Some(read(path?, opts).map_err(|e| e.to_string()))).as_ref()
 }
 
-/// The BTF reader's name indexes kept in the derived-data cache ([`cache::get_derived`]).
-struct DerivedCache;
+/// The BTF reader's name indexes kept in the derived-data cache ([`Cache::get_derived`]).
+struct DerivedCache(Cache);
 
 impl fevlint_btf::IndexStore for DerivedCache {
     fn get(&self, name: &str) -> Option<fevlint_btf::IndexBytes> {
-        cache::get_derived(name).map(|b| Box::new(b) as fevlint_btf::IndexBytes)
+        self.0.get_derived(name).map(|b| Box::new(b) as fevlint_btf::IndexBytes)
     }
 
     fn put(&self, name: &str, bytes: &[u8]) {
-        cache::put_derived(name, bytes)
+        self.0.put_derived(name, bytes)
     }
 }

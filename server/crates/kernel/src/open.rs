@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use fevlint_load::blob::{Blob, BlobSlice};
 use fevlint_load::bzimage;
+use fevlint_load::cache::Cache;
 use fevlint_load::decompress::{self, Content, Limits, Origin};
 use fevlint_load::elf::{ftrace_function_names, is_elf, KernelElf};
 use fevlint_load::error::LoadError;
@@ -24,9 +25,12 @@ pub enum ImagePolicy {
     Never,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct OpenOptions {
     pub limits: Limits,
+    /// Where decompressions and private copies are kept (the edge decides; the default
+    /// caches nothing).
+    pub cache: Cache,
     pub image: ImagePolicy,
     /// Leave a folder's System.map/kallsyms unread (see [`KernelInputs::deferred_symbols`])
     /// when nothing else needs it now: parsing it is the slowest part of opening.
@@ -170,23 +174,23 @@ impl TextKind {
 }
 
 /// Reads a deferred config.
-pub fn read_config(path: &Path, limits: &Limits) -> Result<Loaded<KernelConfig>, LoadError> {
-    read_text(path, TextKind::Config, limits, KernelConfig::parse)
+pub fn read_config(path: &Path, opts: &OpenOptions) -> Result<Loaded<KernelConfig>, LoadError> {
+    read_text(path, TextKind::Config, opts, KernelConfig::parse)
 }
 
 /// Reads a deferred ftrace list.
-pub fn read_filter_functions(path: &Path, limits: &Limits) -> Result<Loaded<FilterFunctions>, LoadError> {
-    read_text(path, TextKind::FtraceList, limits, FilterFunctions::parse)
+pub fn read_filter_functions(path: &Path, opts: &OpenOptions) -> Result<Loaded<FilterFunctions>, LoadError> {
+    read_text(path, TextKind::FtraceList, opts, FilterFunctions::parse)
 }
 
 /// Reads a deferred kprobe blacklist.
-pub fn read_kprobe_blacklist(path: &Path, limits: &Limits) -> Result<Loaded<KprobeBlacklist>, LoadError> {
-    read_text(path, TextKind::Blacklist, limits, KprobeBlacklist::parse)
+pub fn read_kprobe_blacklist(path: &Path, opts: &OpenOptions) -> Result<Loaded<KprobeBlacklist>, LoadError> {
+    read_text(path, TextKind::Blacklist, opts, KprobeBlacklist::parse)
 }
 
 /// Reads a deferred trace event list.
-pub fn read_trace_events(path: &Path, limits: &Limits) -> Result<Loaded<TraceEvents>, LoadError> {
-    read_text(path, TextKind::EventList, limits, TraceEvents::parse)
+pub fn read_trace_events(path: &Path, opts: &OpenOptions) -> Result<Loaded<TraceEvents>, LoadError> {
+    read_text(path, TextKind::EventList, opts, TraceEvents::parse)
 }
 
 /// A System.map or kallsyms file left for later.
@@ -197,24 +201,24 @@ pub struct DeferredSymbols {
 }
 
 /// Reads a deferred symbol file.
-pub fn read_symbols(d: &DeferredSymbols, limits: &Limits) -> Result<Loaded<SymbolTable>, LoadError> {
+pub fn read_symbols(d: &DeferredSymbols, opts: &OpenOptions) -> Result<Loaded<SymbolTable>, LoadError> {
     if d.kallsyms {
-        read_text(&d.path, TextKind::Symbols, limits, SymbolTable::parse_kallsyms)
+        read_text(&d.path, TextKind::Symbols, opts, SymbolTable::parse_kallsyms)
     } else {
-        read_text(&d.path, TextKind::Symbols, limits, SymbolTable::parse_system_map)
+        read_text(&d.path, TextKind::Symbols, opts, SymbolTable::parse_system_map)
     }
 }
 
 /// The bytes of a deferred symbol file, decompressed (mapped from the cache when it can
 /// be), unparsed.
-pub fn read_symbol_bytes(d: &DeferredSymbols, limits: &Limits) -> Result<Blob, LoadError> {
-    read_text_bytes(&d.path, TextKind::Symbols, limits).map(|(bytes, _)| bytes)
+pub fn read_symbol_bytes(d: &DeferredSymbols, opts: &OpenOptions) -> Result<Blob, LoadError> {
+    read_text_bytes(&d.path, TextKind::Symbols, opts).map(|(bytes, _)| bytes)
 }
 
 /// Reads a kernel image (vmlinux, vmlinuz, compressed or not) left for later.
-pub fn read_image(path: &Path, limits: &Limits) -> Result<Loaded<KernelElf>, LoadError> {
+pub fn read_image(path: &Path, opts: &OpenOptions) -> Result<Loaded<KernelElf>, LoadError> {
     let mut k = KernelInputs::default();
-    let opts = OpenOptions { limits: *limits, image: ImagePolicy::Always, defer_symbols: true };
+    let opts = OpenOptions { image: ImagePolicy::Always, defer_symbols: true, ..opts.clone() };
     read_image_or_btf(path, &opts, &mut k)?;
     k.elf.ok_or_else(|| LoadError::Unrecognized { path: path.to_owned(), message: "not a kernel image".into() })
 }
@@ -253,8 +257,8 @@ pub fn open_with(path: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadEr
 impl KernelInputs {
     /// Adds a module's split BTF (raw or compressed). The BTF parser reads it on top of
     /// [`Self::btf`].
-    pub fn add_module_btf(&mut self, path: &Path, limits: &Limits) -> Result<(), LoadError> {
-        let (bytes, codec) = read_decompressed(path, Content::Btf, limits)?;
+    pub fn add_module_btf(&mut self, path: &Path, opts: &OpenOptions) -> Result<(), LoadError> {
+        let (bytes, codec) = read_decompressed(path, Content::Btf, &opts.limits, &opts.cache)?;
         if !is_btf(&bytes) {
             return Err(LoadError::Unrecognized {
                 path: path.to_owned(),
@@ -349,17 +353,22 @@ fn is_btf(data: &[u8]) -> bool {
 
 /// Reads a file and decompresses it if its magic says so (one level), stopping at once
 /// when the first decompressed bytes are not `content`.
-fn read_decompressed(path: &Path, content: Content, limits: &Limits) -> Result<(Blob, Option<Codec>), LoadError> {
-    if let Some((codec, blob)) = fevlint_load::cache::get(path) {
+fn read_decompressed(
+    path: &Path,
+    content: Content,
+    limits: &Limits,
+    cache: &Cache,
+) -> Result<(Blob, Option<Codec>), LoadError> {
+    if let Some((codec, blob)) = cache.get(path) {
         return Ok((blob, Some(codec)));
     }
-    let raw = Blob::read(path)?;
-    if let Some(streamed) = decompress_into_cache(&raw, path, content, limits) {
+    let raw = Blob::read_in(path, cache.dir())?;
+    if let Some(streamed) = decompress_into_cache(&raw, path, content, limits, cache) {
         return streamed;
     }
     match decompress::decompress_auto_as(&raw, content, limits, Origin::file(path))? {
         Some((codec, out)) => {
-            fevlint_load::cache::put(path, codec, &out);
+            cache.put(path, codec, &out);
             Ok((Blob::from_vec(out), Some(codec)))
         }
         None => Ok((raw, None)),
@@ -378,14 +387,14 @@ fn decompress_into_cache(
     path: &Path,
     content: Content,
     limits: &Limits,
+    cache: &Cache,
 ) -> Option<Result<(Blob, Option<Codec>), LoadError>> {
     if raw.len() < STREAM_THRESHOLD {
         return None;
     }
     let codec = decompress::detect(raw)?;
-    let filled = fevlint_load::cache::fill(path, codec, |w| {
-        decompress::decompress_to(raw, codec, content, limits, Origin::file(path), w)
-    })?;
+    let filled =
+        cache.fill(path, codec, |w| decompress::decompress_to(raw, codec, content, limits, Origin::file(path), w))?;
     match filled {
         Ok(blob) => Some(Ok((blob, Some(codec)))),
         Err(decompress::ToError::Load(e)) => Some(Err(e)),
@@ -399,23 +408,23 @@ fn read_image_or_btf(path: &Path, opts: &OpenOptions, k: &mut KernelInputs) -> R
     let prov = |codec, container| Provenance { path: path.to_owned(), codec, container };
     // A cached decompression first: the compressed file need not even be read (only a
     // file that decompressed is ever cached, so never a bzImage).
-    let (bytes, codec) = match fevlint_load::cache::get(path) {
+    let (bytes, codec) = match opts.cache.get(path) {
         Some((codec, blob)) => (blob, Some(codec)),
         None => {
-            let raw = Blob::read(path)?;
+            let raw = Blob::read_in(path, opts.cache.dir())?;
             // A bzImage before any decompression: its boot sector is not a compression
             // magic, and its payload must be found through the header, not by scanning.
             if decompress::is_bzimage(&raw) {
                 let (h, elf) = bzimage::extract_payload(&raw, path, Content::Elf, &opts.limits)?;
                 return set_elf(k, Blob::from_vec(elf), path, Some(h.codec), Container::BzImage);
             }
-            match decompress_into_cache(&raw, path, Content::KernelImage, &opts.limits) {
+            match decompress_into_cache(&raw, path, Content::KernelImage, &opts.limits, &opts.cache) {
                 Some(streamed) => streamed?,
                 None => {
                     match decompress::decompress_auto_as(&raw, Content::KernelImage, &opts.limits, Origin::file(path))?
                     {
                         Some((codec, out)) => {
-                            fevlint_load::cache::put(path, codec, &out);
+                            opts.cache.put(path, codec, &out);
                             (Blob::from_vec(out), Some(codec))
                         }
                         None => (raw, None),
@@ -539,10 +548,10 @@ fn find_suffix(dir: &Path, suffix: &str) -> Option<PathBuf> {
 fn read_text<T>(
     path: &Path,
     kind: TextKind,
-    limits: &Limits,
+    opts: &OpenOptions,
     parse: impl FnOnce(&[u8], &Path) -> Result<T, LoadError>,
 ) -> Result<Loaded<T>, LoadError> {
-    let (bytes, codec) = read_text_bytes(path, kind, limits)?;
+    let (bytes, codec) = read_text_bytes(path, kind, opts)?;
     let value = parse(&bytes, path)?;
     Ok(Loaded { value, from: Provenance { path: path.to_owned(), codec, container: Container::File } })
 }
@@ -550,8 +559,8 @@ fn read_text<T>(
 /// A text file's bytes (decompressed), within the bound of its kind (or the limits'
 /// `max_output`, when lower: tests lower it): a file over it is refused by its size,
 /// before it is read; a compressed one stops decompressing at the bound.
-fn read_text_bytes(path: &Path, kind: TextKind, limits: &Limits) -> Result<(Blob, Option<Codec>), LoadError> {
-    let max = kind.max_bytes().min(limits.max_output);
+fn read_text_bytes(path: &Path, kind: TextKind, opts: &OpenOptions) -> Result<(Blob, Option<Codec>), LoadError> {
+    let max = kind.max_bytes().min(opts.limits.max_output);
     // procfs and sysfs files report size 0: the read itself is bounded below.
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     if size > max {
@@ -563,8 +572,8 @@ fn read_text_bytes(path: &Path, kind: TextKind, limits: &Limits) -> Result<(Blob
             ),
         });
     }
-    let limits = Limits { max_output: max, ..*limits };
-    let (bytes, codec) = read_decompressed(path, Content::Text, &limits)?;
+    let limits = Limits { max_output: max, ..opts.limits };
+    let (bytes, codec) = read_decompressed(path, Content::Text, &limits, &opts.cache)?;
     if bytes.len() as u64 > max {
         return Err(LoadError::Io {
             path: path.to_owned(),
@@ -586,7 +595,6 @@ fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
             .unwrap_or_else(|| dir.display().to_string()),
         ..KernelInputs::default()
     };
-    let limits = &opts.limits;
     let symbol_file = if let Some(p) = find(dir, &["System.map"]).or_else(|| find_suffix(dir, "System.map")) {
         Some(DeferredSymbols { path: p, kallsyms: false })
     } else {
@@ -597,7 +605,7 @@ fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
     let defer = opts.defer_symbols && ftrace_list.is_some();
     match symbol_file {
         Some(d) if defer => k.deferred_symbols = Some(d),
-        Some(d) => k.symbols = Some(read_symbols(&d, limits)?),
+        Some(d) => k.symbols = Some(read_symbols(&d, opts)?),
         None => {}
     }
     // With deferral, what only some questions need is read when one asks (a `kernel
@@ -611,25 +619,25 @@ fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
     if let Some(p) = find(dir, &["config", ".config"]) {
         match lazy && has_btf {
             true => k.deferred.config = Some(p),
-            false => k.config = Some(read_text(&p, TextKind::Config, limits, KernelConfig::parse)?),
+            false => k.config = Some(read_text(&p, TextKind::Config, opts, KernelConfig::parse)?),
         }
     }
     if let Some(p) = ftrace_list {
         match lazy {
             true => k.deferred.filter_functions = Some(p),
-            false => k.filter_functions = Some(read_text(&p, TextKind::FtraceList, limits, FilterFunctions::parse)?),
+            false => k.filter_functions = Some(read_text(&p, TextKind::FtraceList, opts, FilterFunctions::parse)?),
         }
     }
     if let Some(p) = find(dir, &["kprobe_blacklist", "blacklist"]) {
         match lazy {
             true => k.deferred.kprobe_blacklist = Some(p),
-            false => k.kprobe_blacklist = Some(read_text(&p, TextKind::Blacklist, limits, KprobeBlacklist::parse)?),
+            false => k.kprobe_blacklist = Some(read_text(&p, TextKind::Blacklist, opts, KprobeBlacklist::parse)?),
         }
     }
     if let Some(p) = find(dir, &["available_events"]) {
         match lazy {
             true => k.deferred.trace_events = Some(p),
-            false => k.trace_events = Some(read_trace_events(&p, limits)?),
+            false => k.trace_events = Some(read_trace_events(&p, opts)?),
         }
     }
     // `btf/`: a copy of `/sys/kernel/btf` (vmlinux and the loaded modules' split BTF).
@@ -671,9 +679,8 @@ fn open_running(opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
             .unwrap_or_else(|_| RUNNING.to_owned()),
         ..KernelInputs::default()
     };
-    let limits = &opts.limits;
     let btf = Path::new("/sys/kernel/btf/vmlinux");
-    match Blob::read(btf) {
+    match Blob::read_in(btf, opts.cache.dir()) {
         Ok(b) if is_btf(&b) => {
             k.btf = Some(Loaded {
                 value: b.whole(),
@@ -691,7 +698,7 @@ fn open_running(opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
             k.notes.push(format!("no {what}: {e}"));
         }
     };
-    let r = read_text(Path::new("/proc/kallsyms"), TextKind::Symbols, limits, SymbolTable::parse_kallsyms).map(|s| {
+    let r = read_text(Path::new("/proc/kallsyms"), TextKind::Symbols, opts, SymbolTable::parse_kallsyms).map(|s| {
         if s.value.iter().all(|s| s.addr.0 == 0) {
             k.notes.push("/proc/kallsyms shows zero addresses (kptr_restrict): names only".into());
         }
@@ -703,7 +710,7 @@ fn open_running(opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
         .map(PathBuf::from)
         .find(|p| p.is_file());
     if let Some(p) = config {
-        let r = read_text(&p, TextKind::Config, limits, KernelConfig::parse).map(|c| k.config = Some(c));
+        let r = read_text(&p, TextKind::Config, opts, KernelConfig::parse).map(|c| k.config = Some(c));
         optional(&mut k, "config", r);
     }
     let tracefs = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
@@ -713,21 +720,20 @@ fn open_running(opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
         .find(|p| std::fs::File::open(p).is_ok());
     match aff {
         Some(p) => {
-            let r = read_text(&p, TextKind::FtraceList, limits, FilterFunctions::parse)
-                .map(|f| k.filter_functions = Some(f));
+            let r =
+                read_text(&p, TextKind::FtraceList, opts, FilterFunctions::parse).map(|f| k.filter_functions = Some(f));
             optional(&mut k, "ftrace list", r);
         }
         None => k.notes.push("no ftrace list: tracefs available_filter_functions is not readable".into()),
     }
     let events = tracefs.iter().map(|d| Path::new(d).join("available_events")).find(|p| std::fs::File::open(p).is_ok());
     if let Some(p) = events {
-        let r = read_trace_events(&p, limits).map(|e| k.trace_events = Some(e));
+        let r = read_trace_events(&p, opts).map(|e| k.trace_events = Some(e));
         optional(&mut k, "trace event list", r);
     }
     let bl = Path::new("/sys/kernel/debug/kprobes/blacklist");
     if std::fs::File::open(bl).is_ok() {
-        let r =
-            read_text(bl, TextKind::Blacklist, limits, KprobeBlacklist::parse).map(|b| k.kprobe_blacklist = Some(b));
+        let r = read_text(bl, TextKind::Blacklist, opts, KprobeBlacklist::parse).map(|b| k.kprobe_blacklist = Some(b));
         optional(&mut k, "kprobe blacklist", r);
     }
     Ok(k)

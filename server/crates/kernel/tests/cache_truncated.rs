@@ -5,7 +5,7 @@
 //! In-process, and alone in its binary: a SIGBUS would end the whole test process.
 
 use fevlint_kernel::Kernel;
-use fevlint_load::cache;
+use fevlint_load::cache::Cache;
 use std::path::{Path, PathBuf};
 
 fn fixture(release: &str) -> PathBuf {
@@ -25,16 +25,16 @@ fn a_cache_file_truncated_under_a_live_kernel_does_not_crash() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cache-truncated-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("cache dir");
-    cache::set_dir(Some(dir.clone()));
+    let cache = Cache::new(Some(dir.clone()));
     let kernel = fixture("6.12.117+deb12-amd64");
     // A first open fills the cache (the decompressed BTF, its name indexes).
-    let first = Kernel::open(&kernel).expect("open");
+    let first = Kernel::open_cached(&kernel, &cache).expect("open");
     assert!(first.function("vfs_read").expect("lookup").exists());
     drop(first);
     assert!(!entries(&dir, "bin").is_empty(), "nothing cached in {}", dir.display());
     // A second open is served from the cache; then another program truncates every
     // cache file while the kernel is live.
-    let live = Kernel::open(&kernel).expect("open from the cache");
+    let live = Kernel::open_cached(&kernel, &cache).expect("open from the cache");
     for p in entries(&dir, "bin").into_iter().chain(entries(&dir, "btfidx1")) {
         std::fs::OpenOptions::new().write(true).open(&p).expect("open cache file").set_len(0).expect("truncate");
     }
@@ -45,7 +45,7 @@ fn a_cache_file_truncated_under_a_live_kernel_does_not_crash() {
     assert!(live.function("vfs_read").expect("lookup").exists());
     assert!(live.function("tcp_sendmsg").expect("lookup").exists());
     // The truncated entries are noticed by the next open, which decompresses again.
-    let again = Kernel::open(&kernel).expect("open after truncation");
+    let again = Kernel::open_cached(&kernel, &cache).expect("open after truncation");
     assert!(again.function("vfs_read").expect("lookup").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use fevlint_kernel::open::{open, open_with, ArchSource, Container, ImagePolicy, OpenOptions};
 use fevlint_load::symbols::SymbolFormat;
-use fevlint_load::{Codec, Limits, LoadError};
+use fevlint_load::{Codec, LoadError};
 use fevlint_types::Arch;
 
 fn tempdir(tag: &str) -> PathBuf {
@@ -157,11 +157,14 @@ fn module_btf_on_top() {
     let mut k = open(&dir.join("vmlinux.btf.zst")).expect("opens");
     // Any BTF blob stands in for a module's split BTF here: what is checked is the
     // reading, not the split semantics (that is the BTF parser's).
-    k.add_module_btf(&fevlint_testkit::kernel_fixture("6.1.0-47-amd64").join("vmlinux.btf.zst"), &Limits::default())
-        .expect("module btf");
+    k.add_module_btf(
+        &fevlint_testkit::kernel_fixture("6.1.0-47-amd64").join("vmlinux.btf.zst"),
+        &OpenOptions::default(),
+    )
+    .expect("module btf");
     assert_eq!(k.module_btf.len(), 1);
     assert_eq!(k.module_btf[0].from.codec, Some(Codec::Zstd));
-    let err = k.add_module_btf(&dir.join("config.zst"), &Limits::default()).expect_err("not btf");
+    let err = k.add_module_btf(&dir.join("config.zst"), &OpenOptions::default()).expect_err("not btf");
     assert!(matches!(err, LoadError::Unrecognized { .. }), "{err}");
 }
 

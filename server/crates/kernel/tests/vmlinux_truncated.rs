@@ -6,7 +6,7 @@
 //! In-process, and alone in its binary: a SIGBUS would end the whole test process.
 
 use fevlint_kernel::Kernel;
-use fevlint_load::{blob::MMAP_THRESHOLD, bzimage, cache, Limits};
+use fevlint_load::{blob::MMAP_THRESHOLD, bzimage, Limits};
 use std::path::PathBuf;
 
 #[test]
@@ -14,8 +14,8 @@ fn a_vmlinux_truncated_under_a_live_kernel_does_not_crash() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("vmlinux-truncated-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("dir");
-    // No cache: the file itself is what the kernel reads (the private copy goes beside it).
-    cache::set_dir(None);
+    // No cache (`Kernel::open`): the file itself is what the kernel reads (the private
+    // copy goes beside it).
     let vmlinuz = fevlint_testkit::kernel_fixture("6.12.117+deb12-amd64").join("vmlinuz");
     let image = std::fs::read(&vmlinuz).expect("vmlinuz");
     let (_, elf) = bzimage::extract_vmlinux(&image, &vmlinuz, &Limits::default()).expect("the payload");

@@ -6,8 +6,8 @@
 use std::fmt;
 use std::fs::File;
 use std::ops::{Deref, Range};
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::path::Path;
+use std::sync::Arc;
 
 use crate::error::LoadError;
 use crate::fsio;
@@ -18,14 +18,6 @@ pub const MMAP_THRESHOLD: u64 = 16 << 20;
 /// The most bytes read from a file that reported a small size (procfs files report 0;
 /// `/proc/kallsyms` is about 20 MiB): far above any real one, and bounded.
 const READ_LIMIT: u64 = 1 << 30;
-
-/// Where private copies go first: fevlint's cache directory, given by the cache
-/// ([`crate::cache::set_dir`] passes it on); beside the file when unset.
-static PRIVATE_DIR: RwLock<Option<PathBuf>> = RwLock::new(None);
-
-pub(crate) fn set_private_dir(dir: Option<PathBuf>) {
-    *PRIVATE_DIR.write().unwrap_or_else(|p| p.into_inner()) = dir;
-}
 
 /// Shared, immutable bytes. Cloning is cheap (one `Arc`).
 #[derive(Clone)]
@@ -47,10 +39,16 @@ impl Blob {
     /// are; nothing is decompressed here. Only regular files are read: a device, a FIFO or
     /// a socket is refused before reading (it could be endless, or block forever).
     pub fn read(path: &Path) -> Result<Blob, LoadError> {
+        Blob::read_in(path, None)
+    }
+
+    /// [`Blob::read`], a large file's private copy made in `scratch` first (fevlint's
+    /// cache directory, as the edge chose it), else beside the file.
+    pub fn read_in(path: &Path, scratch: Option<&Path>) -> Result<Blob, LoadError> {
         let io = |error| LoadError::Io { path: path.to_owned(), error };
         let (file, len) = fsio::open_regular(path).map_err(|e| io(e.into_io()))?;
         if len >= MMAP_THRESHOLD {
-            return private_copy(file, len, path);
+            return private_copy(file, len, path, scratch);
         }
         // Small files and procfs/sysfs files (which report size 0 or 4096): read to the
         // end, the size only a hint, but never more than READ_LIMIT.
@@ -72,6 +70,11 @@ impl Blob {
     /// faults (SIGBUS) on the next read; the copy is read with `read`, which only sees the
     /// file end early.
     pub fn read_private(path: &Path) -> Result<Blob, LoadError> {
+        Blob::read_private_in(path, None)
+    }
+
+    /// [`Blob::read_private`], the copy made in `scratch` first (see [`Blob::read_in`]).
+    pub fn read_private_in(path: &Path, scratch: Option<&Path>) -> Result<Blob, LoadError> {
         let io = |error| LoadError::Io { path: path.to_owned(), error };
         let (file, len) = fsio::open_regular(path).map_err(|e| io(e.into_io()))?;
         if len < MMAP_THRESHOLD {
@@ -81,7 +84,7 @@ impl Blob {
                 Err(fsio::LimitedError::TooLarge) => Err(io(std::io::Error::other("grew while being read"))),
             };
         }
-        private_copy(file, len, path)
+        private_copy(file, len, path, scratch)
     }
 
     /// Whether the bytes are a memory map of the file (as opposed to an owned copy).
@@ -103,17 +106,16 @@ impl Blob {
     }
 }
 
-/// The `len` bytes of the open `file` (named `path`) as a map of a private copy: in the
-/// cache directory when one is set (fevlint's own), else beside the file; where neither
+/// The `len` bytes of the open `file` (named `path`) as a map of a private copy: in
+/// `scratch` when given (fevlint's cache directory), else beside the file; where neither
 /// can hold it (a read-only folder, a full disk), read into memory. A file that ends
 /// before `len` (truncated while copied) is an error, never a short blob.
-fn private_copy(mut file: File, len: u64, path: &Path) -> Result<Blob, LoadError> {
+fn private_copy(mut file: File, len: u64, path: &Path, scratch: Option<&Path>) -> Result<Blob, LoadError> {
     let io = |error| LoadError::Io { path: path.to_owned(), error };
     let changed = || io(std::io::Error::other(format!("changed while being read (it was {len} bytes)")));
-    let beside = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_owned();
-    let first = PRIVATE_DIR.read().unwrap_or_else(|p| p.into_inner()).clone();
-    for dir in first.into_iter().chain([beside]) {
-        let Ok(mut copy) = private_file(&dir) else { continue };
+    let beside = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    for dir in scratch.into_iter().chain([beside]) {
+        let Ok(mut copy) = private_file(dir) else { continue };
         match std::io::copy(&mut file, &mut copy) {
             Ok(n) if n == len => return map(&copy).map(|m| Blob(Arc::new(Inner::Mapped(m)))).map_err(io),
             Ok(_) => return Err(changed()),

@@ -9,32 +9,40 @@
 //!
 //! Location: decided once by the program's edge (the CLI, which also starts the
 //! language server: `FEVLINT_CACHE_DIR`, `XDG_CACHE_HOME`, `HOME`, `FEVLINT_NO_CACHE`)
-//! and given to this module with [`set_dir`]; the readers read no environment variable
-//! and know no home directory. Until it is given, nothing is cached.
+//! and passed down as a [`Cache`] value; the readers read no environment variable and
+//! know no home directory. [`Cache::off`] (the default) caches nothing.
 
 use crate::blob::{Blob, BlobSlice};
 use crate::codec::Codec;
 use std::path::{Path, PathBuf};
-use std::sync::RwLock;
+use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"FEVBLOB1";
 /// Entries smaller than this are not worth a file.
 const MIN_SIZE: usize = 64 * 1024;
 
-/// The directory the edge chose (`None`: caching off).
-static DIR: RwLock<Option<PathBuf>> = RwLock::new(None);
-
-/// Sets the cache directory for every kernel opened from now on (`None` turns the cache
-/// off). Called by the CLI before it parses its arguments, and by tests and benches that
-/// want a private directory.
-pub fn set_dir(dir: Option<PathBuf>) {
-    crate::blob::set_private_dir(dir.clone());
-    *DIR.write().unwrap_or_else(|p| p.into_inner()) = dir;
+/// The cache directory the edge chose, as a value the loaders are given: cheap to clone,
+/// `Cache::off()` (the default) caches nothing and writes nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cache {
+    dir: Option<Arc<Path>>,
 }
 
-/// The cache directory, or `None` when disabled or never given.
-pub fn dir() -> Option<PathBuf> {
-    DIR.read().unwrap_or_else(|p| p.into_inner()).clone()
+impl Cache {
+    /// Caches in `dir` (created when first written); `None` is [`Cache::off`].
+    pub fn new(dir: Option<PathBuf>) -> Cache {
+        Cache { dir: dir.map(Arc::from) }
+    }
+
+    /// No cache: every kernel is decompressed and indexed each time.
+    pub fn off() -> Cache {
+        Cache { dir: None }
+    }
+
+    /// The cache directory, or `None` when the cache is off.
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
 }
 
 /// Identity of a source file: what makes a cached decompression valid.
@@ -89,100 +97,103 @@ fn header(s: Stamp, codec: Codec, payload: &[u8]) -> Vec<u8> {
     h
 }
 
-/// The cached decompression of `path`, if there is a valid one.
-pub fn get(path: &Path) -> Option<(Codec, Blob)> {
-    let dir = dir()?;
-    let s = stamp(path)?;
-    let (bin, hdr) = paths(&dir, s);
-    let h = std::fs::read(&hdr).ok()?;
-    if h.len() != 37 || &h[..8] != MAGIC {
-        return None;
-    }
-    let word = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().unwrap_or_default());
-    if word(8) != s.len || word(16) != s.mtime_ns {
-        return None;
-    }
-    let codec = *Codec::ALL.get(usize::from(h[36]))?;
-    let blob = Blob::read_private(&bin).ok()?;
-    let crc = u32::from_le_bytes(h[32..36].try_into().unwrap_or_default());
-    if blob.len() as u64 != word(24) || crc32fast::hash(&blob) != crc {
-        return None;
-    }
-    Some((codec, blob))
-}
-
-/// Stores a decompression; failures are ignored (the cache is an optimisation).
-pub fn put(path: &Path, codec: Codec, payload: &[u8]) {
-    if payload.len() < MIN_SIZE {
-        return;
-    }
-    let (Some(dir), Some(s)) = (dir(), stamp(path)) else { return };
-    if std::fs::create_dir_all(&dir).is_err() {
-        return;
-    }
-    let (bin, hdr) = paths(&dir, s);
-    // Payload first, header last: a header only exists for a complete payload.
-    if write_atomic(&bin, payload).is_ok() {
-        let _ = write_atomic(&hdr, &header(s, codec, payload));
-    }
-}
-
-/// Stores what `produce` writes as the decompression of `path`, streamed to the cache
-/// file (never held in memory), and returns it memory-mapped. `None` when the cache is
-/// off or cannot be written (the caller then decompresses in memory); an error of
-/// `produce` about the input is returned as is.
-pub fn fill<E>(
-    path: &Path,
-    codec: Codec,
-    produce: impl FnOnce(&mut dyn std::io::Write) -> Result<u64, E>,
-) -> Option<Result<Blob, E>> {
-    let (dir, s) = (dir()?, stamp(path)?);
-    std::fs::create_dir_all(&dir).ok()?;
-    let (bin, hdr) = paths(&dir, s);
-    /// Hashes and counts what passes through.
-    struct Tee<'a> {
-        file: std::io::BufWriter<&'a mut std::fs::File>,
-        crc: crc32fast::Hasher,
-    }
-    impl std::io::Write for Tee<'_> {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            let n = self.file.write(buf)?;
-            self.crc.update(&buf[..n]);
-            Ok(n)
+impl Cache {
+    /// The cached decompression of `path`, if there is a valid one.
+    pub fn get(&self, path: &Path) -> Option<(Codec, Blob)> {
+        let dir = self.dir()?;
+        let s = stamp(path)?;
+        let (bin, hdr) = paths(dir, s);
+        let h = std::fs::read(&hdr).ok()?;
+        if h.len() != 37 || &h[..8] != MAGIC {
+            return None;
         }
-        fn flush(&mut self) -> std::io::Result<()> {
-            self.file.flush()
+        let word = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().unwrap_or_default());
+        if word(8) != s.len || word(16) != s.mtime_ns {
+            return None;
+        }
+        let codec = *Codec::ALL.get(usize::from(h[36]))?;
+        let blob = Blob::read_private_in(&bin, Some(dir)).ok()?;
+        let crc = u32::from_le_bytes(h[32..36].try_into().unwrap_or_default());
+        if blob.len() as u64 != word(24) || crc32fast::hash(&blob) != crc {
+            return None;
+        }
+        Some((codec, blob))
+    }
+
+    /// Stores a decompression; failures are ignored (the cache is an optimisation).
+    pub fn put(&self, path: &Path, codec: Codec, payload: &[u8]) {
+        if payload.len() < MIN_SIZE {
+            return;
+        }
+        let (Some(dir), Some(s)) = (self.dir(), stamp(path)) else { return };
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+        let (bin, hdr) = paths(dir, s);
+        // Payload first, header last: a header only exists for a complete payload.
+        if write_atomic(&bin, payload).is_ok() {
+            let _ = write_atomic(&hdr, &header(s, codec, payload));
         }
     }
-    let mut outcome: Option<Result<(u64, u32), E>> = None;
-    let written = crate::fsio::write_atomic_with(&bin, |f| {
-        let mut tee = Tee { file: std::io::BufWriter::with_capacity(1 << 20, f), crc: crc32fast::Hasher::new() };
-        match produce(&mut tee) {
-            Ok(n) => {
-                std::io::Write::flush(&mut tee)?;
-                outcome = Some(Ok((n, tee.crc.finalize())));
-                Ok(())
+
+    /// Stores what `produce` writes as the decompression of `path`, streamed to the cache
+    /// file (never held in memory), and returns it memory-mapped. `None` when the cache is
+    /// off or cannot be written (the caller then decompresses in memory); an error of
+    /// `produce` about the input is returned as is.
+    pub fn fill<E>(
+        &self,
+        path: &Path,
+        codec: Codec,
+        produce: impl FnOnce(&mut dyn std::io::Write) -> Result<u64, E>,
+    ) -> Option<Result<Blob, E>> {
+        let (dir, s) = (self.dir()?, stamp(path)?);
+        std::fs::create_dir_all(dir).ok()?;
+        let (bin, hdr) = paths(dir, s);
+        /// Hashes and counts what passes through.
+        struct Tee<'a> {
+            file: std::io::BufWriter<&'a mut std::fs::File>,
+            crc: crc32fast::Hasher,
+        }
+        impl std::io::Write for Tee<'_> {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                let n = self.file.write(buf)?;
+                self.crc.update(&buf[..n]);
+                Ok(n)
             }
-            Err(e) => {
-                outcome = Some(Err(e));
-                // Abandon the file: nothing is named, nothing is left.
-                Err(std::io::Error::other("decompression failed"))
+            fn flush(&mut self) -> std::io::Result<()> {
+                self.file.flush()
             }
         }
-    });
-    match outcome? {
-        Err(e) => Some(Err(e)),
-        Ok(_) if written.is_err() => None,
-        Ok((len, crc)) => {
-            let mut h = Vec::with_capacity(48);
-            h.extend_from_slice(MAGIC);
-            h.extend_from_slice(&s.len.to_le_bytes());
-            h.extend_from_slice(&s.mtime_ns.to_le_bytes());
-            h.extend_from_slice(&len.to_le_bytes());
-            h.extend_from_slice(&crc.to_le_bytes());
-            h.push(codec_id(codec));
-            write_atomic(&hdr, &h).ok()?;
-            get(path).map(|(_, blob)| Ok(blob))
+        let mut outcome: Option<Result<(u64, u32), E>> = None;
+        let written = crate::fsio::write_atomic_with(&bin, |f| {
+            let mut tee = Tee { file: std::io::BufWriter::with_capacity(1 << 20, f), crc: crc32fast::Hasher::new() };
+            match produce(&mut tee) {
+                Ok(n) => {
+                    std::io::Write::flush(&mut tee)?;
+                    outcome = Some(Ok((n, tee.crc.finalize())));
+                    Ok(())
+                }
+                Err(e) => {
+                    outcome = Some(Err(e));
+                    // Abandon the file: nothing is named, nothing is left.
+                    Err(std::io::Error::other("decompression failed"))
+                }
+            }
+        });
+        match outcome? {
+            Err(e) => Some(Err(e)),
+            Ok(_) if written.is_err() => None,
+            Ok((len, crc)) => {
+                let mut h = Vec::with_capacity(48);
+                h.extend_from_slice(MAGIC);
+                h.extend_from_slice(&s.len.to_le_bytes());
+                h.extend_from_slice(&s.mtime_ns.to_le_bytes());
+                h.extend_from_slice(&len.to_le_bytes());
+                h.extend_from_slice(&crc.to_le_bytes());
+                h.push(codec_id(codec));
+                write_atomic(&hdr, &h).ok()?;
+                self.get(path).map(|(_, blob)| Ok(blob))
+            }
         }
     }
 }
@@ -196,39 +207,42 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Marks the end of a derived entry: `payload, length (u64), CRC-32 (u32), DERIVED`.
 const DERIVED: &[u8; 8] = b"FEVDRV01";
 
-/// A derived file (an index computed from a kernel's inputs) stored as `name` under a
-/// key that covers everything it was computed from; `None` when absent, torn, corrupt or
-/// the cache is off. One file: written whole under a temporary name and renamed, its
-/// trailer gives the payload's length and CRC-32.
-pub fn get_derived(name: &str) -> Option<BlobSlice> {
-    let blob = Blob::read_private(&dir()?.join(name)).ok()?;
-    let body = blob.len().checked_sub(20)?;
-    let trailer = &blob[body..];
-    if &trailer[12..] != DERIVED {
-        return None;
+impl Cache {
+    /// A derived file (an index computed from a kernel's inputs) stored as `name` under a
+    /// key that covers everything it was computed from; `None` when absent, torn, corrupt or
+    /// the cache is off. One file: written whole under a temporary name and renamed, its
+    /// trailer gives the payload's length and CRC-32.
+    pub fn get_derived(&self, name: &str) -> Option<BlobSlice> {
+        let dir = self.dir()?;
+        let blob = Blob::read_private_in(&dir.join(name), Some(dir)).ok()?;
+        let body = blob.len().checked_sub(20)?;
+        let trailer = &blob[body..];
+        if &trailer[12..] != DERIVED {
+            return None;
+        }
+        let len = u64::from_le_bytes(trailer[..8].try_into().ok()?);
+        let crc = u32::from_le_bytes(trailer[8..12].try_into().ok()?);
+        if len != body as u64 || crc32fast::hash(&blob[..body]) != crc {
+            return None;
+        }
+        blob.slice(0..body)
     }
-    let len = u64::from_le_bytes(trailer[..8].try_into().ok()?);
-    let crc = u32::from_le_bytes(trailer[8..12].try_into().ok()?);
-    if len != body as u64 || crc32fast::hash(&blob[..body]) != crc {
-        return None;
-    }
-    blob.slice(0..body)
-}
 
-/// Stores a derived file (see [`get_derived`]); failures are ignored (the cache is an
-/// optimisation).
-pub fn put_derived(name: &str, payload: &[u8]) {
-    let Some(dir) = dir() else { return };
-    if std::fs::create_dir_all(&dir).is_err() {
-        return;
+    /// Stores a derived file (see [`Cache::get_derived`]); failures are ignored (the cache is an
+    /// optimisation).
+    pub fn put_derived(&self, name: &str, payload: &[u8]) {
+        let Some(dir) = self.dir() else { return };
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+        let _ = crate::fsio::write_atomic_with(&dir.join(name), |f| {
+            use std::io::Write;
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+            w.write_all(payload)?;
+            w.write_all(&(payload.len() as u64).to_le_bytes())?;
+            w.write_all(&crc32fast::hash(payload).to_le_bytes())?;
+            w.write_all(DERIVED)?;
+            w.flush()
+        });
     }
-    let _ = crate::fsio::write_atomic_with(&dir.join(name), |f| {
-        use std::io::Write;
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-        w.write_all(payload)?;
-        w.write_all(&(payload.len() as u64).to_le_bytes())?;
-        w.write_all(&crc32fast::hash(payload).to_le_bytes())?;
-        w.write_all(DERIVED)?;
-        w.flush()
-    });
 }

@@ -8,6 +8,7 @@
 //! never replaces a newer one).
 
 use fevlint_kernel::Kernel;
+use fevlint_load::cache::Cache;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -77,9 +78,16 @@ pub struct Available {
 #[derive(Debug, Default)]
 pub struct Kernels {
     entries: HashMap<PathBuf, Entry>,
+    /// Where the loads keep decompressions and indexes (the edge chose it).
+    pub cache: Cache,
 }
 
 impl Kernels {
+    /// No kernels yet; their loads will keep what they derive in `cache`.
+    pub fn new(cache: Cache) -> Kernels {
+        Kernels { entries: HashMap::new(), cache }
+    }
+
     /// Makes the entries for `used` (all paths any open document names) exist, drops
     /// the others, and returns the loads to start: new paths, and with `recheck` those
     /// whose files changed since their last load started.
@@ -187,8 +195,8 @@ impl Kernels {
 
 /// Opens a kernel and warms what completion and the rules read first (the sorted
 /// function names, the clone index), off the request path.
-pub fn open(path: &Path) -> Result<Kernel, String> {
-    let k = Kernel::open(path).map_err(|e| e.to_string())?;
+pub fn open(path: &Path, cache: &Cache) -> Result<Kernel, String> {
+    let k = Kernel::open_cached(path, cache).map_err(|e| e.to_string())?;
     k.load_deferred()?;
     let _ = k.function_names();
     let _ = k.function("");

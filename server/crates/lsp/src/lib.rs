@@ -32,6 +32,7 @@ pub use server::{
     capabilities, Backend, KernelCheck, KernelRules, KERNEL_DEBOUNCE, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_LINES,
 };
 
+use fevlint_load::cache::Cache;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -39,9 +40,18 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 use tower_lsp_server::LspService;
 
-/// Serves one client on `input`/`output` until `exit` or end of input. Returns whether
-/// `shutdown` came first (the protocol's exit code 0).
+/// Serves one client on `input`/`output` until `exit` or end of input, caching nothing.
+/// Returns whether `shutdown` came first (the protocol's exit code 0).
 pub async fn serve<I, O>(input: I, output: O, kernel: Option<Arc<dyn KernelCheck>>) -> bool
+where
+    I: AsyncRead + Unpin + Send + 'static,
+    O: AsyncWrite + Unpin + Send + 'static,
+{
+    serve_cached(input, output, kernel, Cache::off()).await
+}
+
+/// [`serve`], kernels' decompressions and indexes kept in `cache` (the CLI decides it).
+pub async fn serve_cached<I, O>(input: I, output: O, kernel: Option<Arc<dyn KernelCheck>>, cache: Cache) -> bool
 where
     I: AsyncRead + Unpin + Send + 'static,
     O: AsyncWrite + Unpin + Send + 'static,
@@ -52,7 +62,8 @@ where
     let direct = frames.downgrade();
     let raw = transport::Raw::default();
     let results = raw.clone();
-    let (service, socket) = LspService::new(move |client| Backend::new(client, kernel, flag, direct, results));
+    let (service, socket) =
+        LspService::new(move |client| Backend::new(client, kernel, flag, direct, results, cache.clone()));
     let writer = tokio::spawn(transport::write_frames(output, queue));
     dispatch::serve(input, service, socket, frames, raw).await;
     // The writer ends when the last answer is written and flushed.
@@ -60,8 +71,8 @@ where
     shutdown.load(Ordering::SeqCst)
 }
 
-/// `fevlint lsp`: serves stdin/stdout.
-pub fn run() -> ExitCode {
+/// `fevlint lsp`: serves stdin/stdout, kernels cached in `cache`.
+pub fn run(cache: Cache) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -69,7 +80,7 @@ pub fn run() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let clean = runtime.block_on(serve(tokio::io::stdin(), tokio::io::stdout(), None));
+    let clean = runtime.block_on(serve_cached(tokio::io::stdin(), tokio::io::stdout(), None, cache));
     // The blocking stdin reader may still wait for input that will never come.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     if clean {

@@ -771,7 +771,8 @@ impl Inner {
         tokio::spawn(async move {
             let n = inner.serial.fetch_add(1, Ordering::SeqCst);
             let key = load.key.clone();
-            let job = tokio::task::spawn_blocking(move || kernels::open(&key));
+            let cache = inner.kernels().cache.clone();
+            let job = tokio::task::spawn_blocking(move || kernels::open(&key, &cache));
             let (progress, watch) = {
                 let state = inner.lock();
                 (state.progress, state.watch && !state.watched.contains(&load.key))
@@ -1279,20 +1280,22 @@ impl Inner {
 
 impl Backend {
     /// A server; `kernel` replaces the kernel rules ([`KernelRules`]) as the kernel check.
-    /// `frames`: the transport's output queue, where diagnostics go directly.
+    /// `frames`: the transport's output queue, where diagnostics go directly. Kernels
+    /// keep their decompressions and indexes in `cache`.
     pub fn new(
         client: Client,
         kernel: Option<Arc<dyn KernelCheck>>,
         shutdown: Arc<AtomicBool>,
         frames: tokio::sync::mpsc::WeakUnboundedSender<crate::transport::Out>,
         raw: crate::transport::Raw,
+        cache: fevlint_load::cache::Cache,
     ) -> Backend {
         Backend(Arc::new(Inner {
             client,
             state: Mutex::new(State::default()),
             publish: Mutex::new(()),
             check: kernel.unwrap_or_else(|| Arc::new(KernelRules::default())),
-            kernels: Mutex::new(Kernels::default()),
+            kernels: Mutex::new(Kernels::new(cache)),
             cores: Mutex::new(Cores::default()),
             debounce: debounce(),
             shutdown,
