@@ -39,6 +39,8 @@ FEVLINT_BENCH_WRITE="$scripts" cargo bench --profile $profile --locked -p fevlin
 cargo bench --profile $profile --locked -p fevlint --bench check -- --write "$scripts/one-field-1000.fev" \
     --write-repeated "$scripts/repeated-1000.fev" 2>&1 | grep wrote
 FEVLINT_BENCH_BIN=$bin FEVLINT_BENCH_OUT=$out python3 scripts/bench.py
+# The README's whole-process table is this run's, written here (--quick: only checked).
+python3 scripts/bench-readme.py $([ $quick = 1 ] && echo --check) "$out/REPORT.md" README.md
 echo
 echo "## Language server (cargo bench --bench lsp: the server process, driven over stdio)" | tee -a "$out/REPORT.md"
 export FEVLINT_CACHE_DIR; FEVLINT_CACHE_DIR=$(mktemp -d)
