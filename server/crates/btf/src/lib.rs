@@ -71,6 +71,8 @@ pub struct Btf {
     sizes: OnceLock<Vec<std::sync::atomic::AtomicU32>>,
     /// Decoded structs and unions (at most 4096), by id.
     decoded: OnceLock<std::sync::Mutex<std::collections::HashMap<u32, fevlint_types::model::Type>>>,
+    /// `type_names` of the struct, union and typedef namespaces, listed on first use.
+    type_names: [OnceLock<Arc<[String]>>; 3],
 }
 
 impl fmt::Debug for Btf {
@@ -180,6 +182,7 @@ impl Btf {
             embedders: OnceLock::new(),
             sizes: OnceLock::new(),
             decoded: OnceLock::new(),
+            type_names: Default::default(),
         };
         btf.pointer_size = btf.guess_pointer_size().unwrap_or(btf.pointer_size);
         Ok(btf)

@@ -7,6 +7,7 @@ use fevlint_types::model::{
     Composite, ForwardKind, FunctionInfo, Member, ModelError, Param, Prototype, Qualifier, Type, TypeNamespace,
     TypeRef, TypeSource,
 };
+use std::sync::Arc;
 
 /// BTF FUNC linkage (`btf_func_linkage`), kept in the FUNC's vlen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -377,6 +378,20 @@ impl TypeSource for Btf {
 
     fn pointer_size(&self) -> u32 {
         self.pointer_size
+    }
+
+    fn type_names_shared(&self, ns: TypeNamespace) -> Result<Arc<[String]>, ModelError> {
+        let slot = match ns {
+            TypeNamespace::Struct => 0,
+            TypeNamespace::Union => 1,
+            TypeNamespace::Ordinary => 2,
+            TypeNamespace::Enum => return Ok(Arc::from([])),
+        };
+        if let Some(names) = self.type_names[slot].get() {
+            return Ok(Arc::clone(names));
+        }
+        let names: Arc<[String]> = self.type_names(ns)?.into();
+        Ok(Arc::clone(self.type_names[slot].get_or_init(|| names)))
     }
 
     fn type_names(&self, ns: TypeNamespace) -> Result<Vec<String>, ModelError> {

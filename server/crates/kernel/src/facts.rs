@@ -266,12 +266,14 @@ impl Kernel {
 
     /// The ftrace list: read on first use from a folder, else, for a kernel opened from
     /// its image without one (a bare vmlinuz: no symbols at open), named from the image's
-    /// mcount table with its own kallsyms, as `available_filter_functions` names it.
+    /// mcount table with its own kallsyms, as `available_filter_functions` names it. A
+    /// folder's list is parsed once, then kept in the cache under [`Cache::source_key`] of
+    /// the file and read back without parsing.
     pub fn filter_functions(&self) -> Option<&Loaded<FilterFunctions>> {
         let path = self.inputs.deferred.filter_functions.as_deref();
         self.filter_functions
             .get_or_init(|| match path {
-                Some(p) => Some(load::read_filter_functions(p, &self.opts).map_err(|e| e.to_string())),
+                Some(p) => Some(read_filter_functions_cached(p, &self.opts).map_err(|e| e.to_string())),
                 None => self.image_filter_functions().map(Ok),
             })
             .as_ref()?
@@ -435,19 +437,16 @@ impl Kernel {
     }
 
     /// The names of the text symbols of a symbol map not read yet, kept in the cache
-    /// (keyed by the file's contents): a later run answers without parsing the map. The
-    /// set is only stored after the map parsed: a hit means the same bytes parsed before.
+    /// (keyed by the file's path, length and modification time, [`Cache::source_key`]): a
+    /// later run answers without reading the map at all. The set is only stored after the
+    /// map parsed: a hit means the same file parsed before.
     fn text_symbol_names(&self) -> Option<&FunctionNames> {
         self.text_symbols
             .get_or_init(|| {
                 let cache = &self.opts.cache;
-                let d = self.inputs.deferred_symbols.as_ref().filter(|_| cache.dir().is_some())?;
-                let bytes = load::read_symbol_bytes(d, &self.opts).ok()?;
-                let mut h = crc32fast::Hasher::new();
-                h.update(b"text-symbols 1");
-                h.update(&[u8::from(d.kallsyms)]);
-                h.update(&(bytes.len() as u64).to_le_bytes());
-                let file = format!("{:08x}{:08x}.textsyms", h.finalize(), crc32fast::hash(&bytes));
+                let d = self.inputs.deferred_symbols.as_ref()?;
+                let source = cache.source_key(&d.path)?;
+                let file = format!("{source:016x}{:02x}.textsyms2", u8::from(d.kallsyms));
                 if let Some(t) = cache.get_derived(&file).and_then(FunctionNames::from_bytes) {
                     return Some(t);
                 }
@@ -635,6 +634,36 @@ fn lazy<'a, T>(
     read: fn(&std::path::Path, &OpenOptions) -> Result<Loaded<T>, fevlint_load::LoadError>,
 ) -> Option<&'a Result<Loaded<T>, String>> {
     cell.get_or_init(|| Some(read(path?, opts).map_err(|e| e.to_string()))).as_ref()
+}
+
+/// [`load::read_filter_functions`] through the derived-data cache: the parsed list (and
+/// the codec the file was decompressed with, for its provenance) stored under the file's
+/// [`Cache::source_key`]; a stored list that does not read back is parsed again.
+fn read_filter_functions_cached(
+    path: &Path,
+    opts: &OpenOptions,
+) -> Result<Loaded<FilterFunctions>, fevlint_load::LoadError> {
+    let cache = &opts.cache;
+    let Some(name) = cache.source_key(path).map(|k| format!("{k:016x}.ftrace1")) else {
+        return load::read_filter_functions(path, opts);
+    };
+    let from = |codec| load::Provenance { path: path.to_owned(), codec, container: load::Container::File };
+    if let Some(b) = cache.get_derived(&name) {
+        let codec = match b.first() {
+            Some(&0) => Some(None),
+            Some(&c) => fevlint_load::Codec::ALL.get(usize::from(c) - 1).map(|&c| Some(c)),
+            None => None,
+        };
+        if let (Some(codec), Some(value)) = (codec, FilterFunctions::from_bytes(&b[1..])) {
+            return Ok(Loaded { value, from: from(codec) });
+        }
+    }
+    let read = load::read_filter_functions(path, opts)?;
+    let codec = read.from.codec.and_then(|c| fevlint_load::Codec::ALL.iter().position(|&x| x == c));
+    let mut bytes = vec![codec.map_or(0, |i| i as u8 + 1)];
+    bytes.extend_from_slice(&read.value.to_bytes());
+    cache.put_derived(&name, &bytes);
+    Ok(read)
 }
 
 /// The BTF reader's name indexes kept in the derived-data cache ([`Cache::get_derived`]).

@@ -43,6 +43,15 @@ impl Cache {
     pub fn dir(&self) -> Option<&Path> {
         self.dir.as_deref()
     }
+
+    /// A key for what is derived from the file at `path`, valid while the file keeps its
+    /// canonical path, length and modification time (as a cached decompression is):
+    /// checking it costs a `stat`, not a read. `None` when the cache is off or the file
+    /// cannot be stat'ed.
+    pub fn source_key(&self, path: &Path) -> Option<u64> {
+        self.dir()?;
+        stamp(path).map(|s| s.key)
+    }
 }
 
 /// Identity of a source file: what makes a cached decompression valid.

@@ -506,6 +506,9 @@ impl fmt::Debug for FilterFunctions {
     }
 }
 
+/// The first bytes of [`FilterFunctions::to_bytes`].
+const FTRACE_MAGIC: &[u8; 8] = b"FEVFTR01";
+
 /// The placeholder the kernel prints for the mcount entry of an overridden weak function.
 pub const FTRACE_INVALID_PREFIX: &str = "__ftrace_invalid_address___";
 
@@ -598,6 +601,84 @@ impl FilterFunctions {
             h.update(&[start, len, module].map(u32::to_le_bytes).concat());
         }
         (u64::from(h.finalize()) << 32) ^ self.list.entries.len() as u64
+    }
+
+    /// The parsed list as bytes, for the derived-data cache ([`FilterFunctions::from_bytes`]
+    /// reads them back without parsing the text or building the index again).
+    ///
+    /// Layout (little-endian): magic `FEVFTR01`, invalid lines (u64), entries `n`, index
+    /// entries `h`, name text length, module text length (u32 each); the name text;
+    /// `n` x (start, length, module) u32; `h` x (hash u64, entry u32); the module names,
+    /// each followed by a newline.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let l = &self.list;
+        let modules: String = l.modules.iter().flat_map(|m| [m.as_str(), "\n"]).collect();
+        let index = l.sorted.entries();
+        let mut out = Vec::with_capacity(32 + l.names.len() + l.entries.len() * 12 + index.len() * 12 + modules.len());
+        out.extend_from_slice(FTRACE_MAGIC);
+        out.extend_from_slice(&(self.invalid as u64).to_le_bytes());
+        for n in [l.entries.len(), index.len(), l.names.len(), modules.len()] {
+            out.extend_from_slice(&(n as u32).to_le_bytes());
+        }
+        out.extend_from_slice(l.names.as_bytes());
+        for &(start, len, module) in &l.entries {
+            for v in [start, len, module] {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        for &(hash, id) in index {
+            out.extend_from_slice(&hash.to_le_bytes());
+            out.extend_from_slice(&id.to_le_bytes());
+        }
+        out.extend_from_slice(modules.as_bytes());
+        out
+    }
+
+    /// Reads what [`FilterFunctions::to_bytes`] wrote; `None` when the bytes are not a
+    /// consistent list (every name range inside the text and on character boundaries,
+    /// every module and index entry in range, the index sorted), so a bad file is rebuilt,
+    /// never trusted. Nothing is allocated beyond what the bytes hold.
+    pub fn from_bytes(b: &[u8]) -> Option<FilterFunctions> {
+        let body = b.strip_prefix(FTRACE_MAGIC)?;
+        let u32_at = |at: usize| Some(u32::from_le_bytes(body.get(at..at + 4)?.try_into().ok()?) as usize);
+        let invalid = usize::try_from(u64::from_le_bytes(body.get(..8)?.try_into().ok()?)).ok()?;
+        let (n, h, text, mods) = (u32_at(8)?, u32_at(12)?, u32_at(16)?, u32_at(20)?);
+        let rest = body.get(24..)?;
+        let sizes = [text, n.checked_mul(12)?, h.checked_mul(12)?, mods];
+        if sizes.iter().try_fold(0usize, |a, &s| a.checked_add(s))? != rest.len() {
+            return None;
+        }
+        let (names, rest) = rest.split_at(text);
+        let (entries, rest) = rest.split_at(n * 12);
+        let (index, modules) = rest.split_at(h * 12);
+        let names = std::str::from_utf8(names).ok()?.to_owned();
+        let modules: Vec<String> = match std::str::from_utf8(modules).ok()? {
+            "" => Vec::new(),
+            m => m.strip_suffix('\n')?.split('\n').map(str::to_owned).collect(),
+        };
+        let word = |c: &[u8]| u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        let mut list = Vec::with_capacity(n);
+        for e in entries.chunks_exact(12) {
+            let (start, len, module) = (word(&e[..4]), word(&e[4..8]), word(&e[8..]));
+            let end = start.checked_add(len)? as usize;
+            if end > names.len() || !names.is_char_boundary(start as usize) || !names.is_char_boundary(end) {
+                return None;
+            }
+            if module as usize > modules.len() {
+                return None;
+            }
+            list.push((start, len, module));
+        }
+        let mut sorted = Vec::with_capacity(h);
+        for e in index.chunks_exact(12) {
+            let id = word(&e[8..]);
+            if id as usize >= n {
+                return None;
+            }
+            sorted.push((u64::from_le_bytes(e[..8].try_into().ok()?), id));
+        }
+        let sorted = HashIndex::from_sorted(sorted)?;
+        Some(FilterFunctions { list: NameList { names, entries: list, sorted, modules }, invalid })
     }
 
     /// The number of different names.

@@ -230,3 +230,40 @@ fn containing_walks_past_small_functions_to_a_large_one() {
     assert_eq!(at(0xfff), None);
     assert_eq!(at(u64::MAX), None);
 }
+
+/// The stored form of a parsed ftrace list (the derived-data cache's) reads back as the
+/// same list, on every fixture kernel's real file and on one with modules; a file cut
+/// short or with a name range moved is refused, never trusted.
+#[test]
+fn filter_functions_bytes_read_back_and_refuse_damage() {
+    let same = |a: &FilterFunctions, b: &FilterFunctions| {
+        assert_eq!(a.len(), b.len());
+        assert_eq!(a.invalid_lines(), b.invalid_lines());
+        assert_eq!(a.fingerprint(), b.fingerprint());
+        assert!(a.iter().eq(b.iter()));
+        for (name, _) in a.iter().step_by(97) {
+            assert_eq!(a.count(name), b.count(name), "{name}");
+        }
+    };
+    for kernel in ["6.1.0-56-amd64", "6.12.117+deb12-amd64"] {
+        let (path, text) = fevlint_testkit::kernel_fixture_file(kernel, "available_filter_functions");
+        let ff = FilterFunctions::parse(&text, &path).expect("parses");
+        let back = FilterFunctions::from_bytes(&ff.to_bytes()).expect("reads back");
+        same(&ff, &back);
+        assert!(back.count("vfs_read") > 0);
+    }
+    let p = Path::new("aff");
+    let ff = FilterFunctions::parse(b"vfs_read\n__ftrace_invalid_address___12\nfoo [ext4]\nfoo\nbar [xfs]\n", p)
+        .expect("parses");
+    let bytes = ff.to_bytes();
+    same(&ff, &FilterFunctions::from_bytes(&bytes).expect("reads back"));
+    for cut in [0, 7, 8, 31, bytes.len() - 1] {
+        assert!(FilterFunctions::from_bytes(&bytes[..cut]).is_none(), "cut at {cut}");
+    }
+    // The first entry's start moved past the name text: refused.
+    let mut moved = bytes.clone();
+    let text_len = u32::from_le_bytes(moved[24..28].try_into().expect("four bytes")) as usize;
+    let entry = 32 + text_len;
+    moved[entry..entry + 4].copy_from_slice(&(text_len as u32).to_le_bytes());
+    assert!(FilterFunctions::from_bytes(&moved).is_none());
+}

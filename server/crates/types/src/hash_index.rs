@@ -39,6 +39,11 @@ impl HashIndex {
         HashIndex { entries }
     }
 
+    /// An index from its [`HashIndex::entries`] as stored earlier; `None` unless sorted.
+    pub fn from_sorted(entries: Vec<(u64, u32)>) -> Option<HashIndex> {
+        entries.windows(2).all(|w| w[0] <= w[1]).then_some(HashIndex { entries })
+    }
+
     /// Ids whose name hashes like `name`, in id order.
     pub fn candidates(&self, name: &[u8]) -> impl Iterator<Item = u32> + '_ {
         let h = hash_name(name);

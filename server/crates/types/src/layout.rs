@@ -486,11 +486,15 @@ pub fn past_end(src: &dyn TypeSource, obj: TypeRef, offset: u64, want: u64) -> R
     if let Some(name) = &c.name {
         let tag = first_leaf(src, obj)?;
         let mut family = Vec::new();
-        for other in src.type_names(crate::model::TypeNamespace::Struct)? {
-            if other == *name || !extends_name(name, &other) {
+        // A name that extends `name` contains its first word: most names are skipped
+        // before their words are split.
+        let first_word = name.split('_').find(|w| !w.is_empty()).unwrap_or_default();
+        let names = src.type_names_shared(crate::model::TypeNamespace::Struct)?;
+        for other in names.iter() {
+            if other == name || !other.contains(first_word) || !extends_name(name, other) {
                 continue;
             }
-            for cand in src.find_type(crate::model::TypeNamespace::Struct, &other)?.into_iter().take(1) {
+            for cand in src.find_type(crate::model::TypeNamespace::Struct, other)?.into_iter().take(1) {
                 let same_tag = match (&tag, first_leaf(src, cand)?) {
                     (Some((a_name, a_size)), Some((b_name, b_size))) => {
                         a_size == &b_size && last_word(a_name) == last_word(&b_name)

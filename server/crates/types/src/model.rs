@@ -183,4 +183,10 @@ pub trait TypeSource: Send + Sync + fmt::Debug {
     fn type_names(&self, _ns: TypeNamespace) -> Result<Vec<String>, ModelError> {
         Ok(Vec::new())
     }
+    /// [`TypeSource::type_names`], shared: a source that keeps the list (BTF) hands out
+    /// the same one to every caller instead of listing again (a check asks for the
+    /// struct names once per member read past a struct's end).
+    fn type_names_shared(&self, ns: TypeNamespace) -> Result<Arc<[String]>, ModelError> {
+        Ok(self.type_names(ns)?.into())
+    }
 }
