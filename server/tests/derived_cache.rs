@@ -1,6 +1,6 @@
 //! The indexes a kernel derives and keeps in the cache (its function names with their
 //! similarity index, `*.names`; the text symbols of its symbol map, `*.textsyms`; the
-//! BTF's name indexes by namespace, `*.btfidx1`): a
+//! parsed ftrace list, `*.ftrace1`; the BTF's name indexes by namespace, `*.btfidx1`): a
 //! run that builds them, a run that maps them and a run without any cache say the same,
 //! and a damaged entry is noticed, not believed, and written again.
 
@@ -37,7 +37,7 @@ fn derived(cache: &Path) -> Vec<PathBuf> {
         .expect("cache dir")
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "names" || e == "textsyms" || e == "btfidx1"))
+        .filter(|p| p.extension().is_some_and(|e| ["names", "textsyms", "ftrace1", "btfidx1"].iter().any(|k| e == *k)))
         .collect();
     v.sort();
     v
@@ -60,6 +60,8 @@ fn derived_indexes_answer_as_a_fresh_build_and_damage_is_rebuilt() {
     // 6.18's folder has no ftrace list, so its kallsyms is read at open and that table
     // answers; 6.1's System.map is left for K201, which maps its text-symbol set.
     assert_eq!((kinds("names"), kinds("textsyms")), (2, 1), "{files:?}");
+    // 6.1's ftrace list, parsed once (6.18's folder has none).
+    assert_eq!(kinds("ftrace1"), 1, "{files:?}");
     // At least the function index of each kernel's BTF.
     assert!(kinds("btfidx1") >= 2, "{files:?}");
     let stamps: Vec<_> =

@@ -446,7 +446,7 @@ impl Kernel {
                 let cache = &self.opts.cache;
                 let d = self.inputs.deferred_symbols.as_ref()?;
                 let source = cache.source_key(&d.path)?;
-                let file = format!("{source:016x}{:02x}.textsyms2", u8::from(d.kallsyms));
+                let file = format!("{source:016x}{:02x}.textsyms", u8::from(d.kallsyms));
                 if let Some(t) = cache.get_derived(&file).and_then(FunctionNames::from_bytes) {
                     return Some(t);
                 }
