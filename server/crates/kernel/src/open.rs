@@ -275,7 +275,7 @@ impl KernelInputs {
     /// Adds the split BTF of every module in `dir` (a copy of `/sys/kernel/btf`: one file
     /// per loaded module, named after it, beside `vmlinux`, which is skipped), in name
     /// order. A file that is not BTF is skipped with a note.
-    pub fn add_module_btf_dir(&mut self, dir: &Path, limits: &Limits) {
+    pub fn add_module_btf_dir(&mut self, dir: &Path, opts: &OpenOptions) {
         let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
             Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file()).collect(),
             Err(e) => {
@@ -286,7 +286,7 @@ impl KernelInputs {
         files.retain(|p| p.file_name().is_some_and(|n| !n.to_string_lossy().starts_with("vmlinux")));
         files.sort();
         for f in files {
-            if let Err(e) = self.add_module_btf(&f, limits) {
+            if let Err(e) = self.add_module_btf(&f, opts) {
                 self.notes.push(format!("module BTF skipped: {e}"));
             }
         }
@@ -650,7 +650,7 @@ fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
         read_image_or_btf(p, opts, &mut k)?;
     }
     if sys_btf.is_dir() {
-        k.add_module_btf_dir(&sys_btf, limits);
+        k.add_module_btf_dir(&sys_btf, opts);
     }
     let image = find(dir, &["vmlinux", "vmlinuz", "bzImage"]);
     if let Some(p) = image {
@@ -691,7 +691,7 @@ fn open_running(opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
         Err(e) => k.notes.push(format!("no BTF: {e}")),
     }
     if k.btf.is_some() {
-        k.add_module_btf_dir(Path::new("/sys/kernel/btf"), limits);
+        k.add_module_btf_dir(Path::new("/sys/kernel/btf"), opts);
     }
     let optional = |k: &mut KernelInputs, what: &str, r: Result<(), LoadError>| {
         if let Err(e) = r {
