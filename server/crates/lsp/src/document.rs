@@ -58,6 +58,9 @@ pub struct Document {
     /// Each line's diagnostics as they go out, parallel to `parse.lines` (see
     /// [`encoded`]): a line whose findings change is marked stale and encoded again.
     encoded: Vec<Encoded>,
+    /// The lines of `encoded` that may be stale (a range holding every `Encoded::Stale`):
+    /// a report looks at these only.
+    stale: std::ops::Range<usize>,
     /// The `resultId` of the last publish: a publish of the same findings is skipped.
     pub published: Option<u64>,
     /// The client pulls this document's diagnostics (`textDocument/diagnostic`): they
@@ -132,6 +135,7 @@ impl Document {
             directive_lines: Vec::new(),
             directives: 0,
             encoded: Vec::new(),
+            stale: 0..0,
             published: None,
             line_tokens: Vec::new(),
             line_symbols: Vec::new(),
@@ -190,6 +194,15 @@ impl Document {
                         resplice(&mut self.directive_lines, at, removed, directive).iter().filter(|&&d| d).count();
                     let n = new.len();
                     resplice(&mut self.encoded, at, removed, std::iter::repeat_with(|| Encoded::Stale).take(n));
+                    // The stale lines after the edit move with it.
+                    let moved = |x: usize| match x {
+                        x if x <= at => x,
+                        x if x >= at + removed => x - removed + n,
+                        _ => at + n,
+                    };
+                    self.stale =
+                        if self.stale.is_empty() { at..at + n } else { moved(self.stale.start)..moved(self.stale.end) };
+                    self.stale = union(&self.stale, at..at + n);
                     let gone = resplice(&mut self.whole_lines, at, removed, std::iter::repeat_with(Vec::new).take(n));
                     self.whole_found -= gone.iter().filter(|w| !w.is_empty()).count();
                     resplice(&mut self.line_tokens, at, removed, std::iter::repeat_with(|| None).take(n));
@@ -265,6 +278,7 @@ impl Document {
         self.line_findings = line_findings(&self.text, &self.parse.lines, self.settings.target, self.mainline);
         let n = self.parse.lines.len();
         self.encoded = std::iter::repeat_with(|| Encoded::Stale).take(n).collect();
+        self.stale = 0..n;
         self.whole_lines = vec![Vec::new(); n];
         self.whole_found = 0;
         self.directive_lines = self.parse.lines.iter().map(|l| has_directive(l, &self.text)).collect();
@@ -302,10 +316,11 @@ impl Document {
             // No function has two events: N101 finds nothing, and only the lines that had
             // its findings change.
             if self.whole_found > 0 {
-                for (w, e) in self.whole_lines.iter_mut().zip(&mut self.encoded) {
+                for (i, (w, e)) in self.whole_lines.iter_mut().zip(&mut self.encoded).enumerate() {
                     if !w.is_empty() {
                         w.clear();
                         *e = Encoded::Stale;
+                        self.stale = union(&self.stale, i..i + 1);
                     }
                 }
                 self.whole_found = 0;
@@ -333,6 +348,7 @@ impl Document {
             if group != self.whole_lines[i] {
                 self.whole_lines[i] = group;
                 self.encoded[i] = Encoded::Stale;
+                self.stale = union(&self.stale, i..i + 1);
             }
         }
     }
@@ -367,6 +383,7 @@ impl Document {
         self.kernel_lines = None;
         self.kernel_whole = Some(found);
         self.encoded.iter_mut().for_each(|e| *e = Encoded::Stale);
+        self.stale = 0..self.encoded.len();
     }
 
     /// Whether [`Document::report`] can copy the lines' encoded findings: a `*.fev`
@@ -400,11 +417,16 @@ impl Document {
     /// writing the report: a publish of the same findings is skipped before it is written.
     pub fn encode(&mut self, w: &mut crate::convert::Writer<'_>) -> u64 {
         let mut encoded = std::mem::take(&mut self.encoded);
-        encoded.resize_with(self.parse.lines.len(), Encoded::default);
+        if encoded.len() != self.parse.lines.len() {
+            self.stale = union(&self.stale, encoded.len().min(self.parse.lines.len())..self.parse.lines.len());
+            encoded.resize_with(self.parse.lines.len(), Encoded::default);
+        }
+        let stale = std::mem::replace(&mut self.stale, 0..0);
         {
             let at = self.positions();
             let mut found: Vec<Diagnostic> = Vec::new();
-            for (i, e) in encoded.iter_mut().enumerate() {
+            let lines = stale.start.min(encoded.len())..stale.end.min(encoded.len());
+            for (i, e) in encoded.iter_mut().enumerate().skip(lines.start).take(lines.len()) {
                 if !matches!(e, Encoded::Stale) {
                     continue;
                 }
@@ -546,7 +568,7 @@ impl Document {
     /// others were made with the loads `kernels`: indexes into `parse.lines`.
     pub fn kernel_lines_to_check(&self, kernels: &[usize]) -> Option<Vec<usize>> {
         let k = self.kernel_lines.as_ref().filter(|k| k.kernels == kernels)?;
-        Some(k.lines.iter().enumerate().filter(|(_, f)| f.is_none()).map(|(i, _)| i).collect())
+        Some(k.lines.iter().enumerate().filter(|(_, f)| f.is_none()).map(|(i, _)| i).take(k.missing).collect())
     }
 
     /// Stores the kernel findings of the lines `checked` (absolute spans), made with
@@ -557,6 +579,7 @@ impl Document {
             Some(k) if k.kernels == kernels && k.lines.len() == n => k,
             _ => {
                 self.encoded.iter_mut().for_each(|e| *e = Encoded::Stale);
+                self.stale = 0..self.encoded.len();
                 KernelLines { kernels: kernels.to_vec(), lines: vec![None; n], missing: n }
             }
         };
@@ -568,6 +591,7 @@ impl Document {
             }
             if let Some(e) = self.encoded.get_mut(i) {
                 *e = Encoded::Stale;
+                self.stale = union(&self.stale, i..i + 1);
             }
         }
         let lines = &self.parse.lines;
@@ -627,6 +651,15 @@ fn line_tokens(
         out.push([start, u32::try_from(length).unwrap_or(u32::MAX), kind, modifiers]);
     }
     out.into()
+}
+
+/// The smallest range holding both (an empty one holds nothing).
+fn union(a: &std::ops::Range<usize>, b: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    match (a.is_empty(), b.is_empty()) {
+        (true, _) => b,
+        (_, true) => a.clone(),
+        _ => a.start.min(b.start)..a.end.max(b.end),
+    }
 }
 
 /// Replaces the `removed` entries at `at` of a vector kept parallel to the lines (clamped
@@ -816,6 +849,10 @@ mod tests {
             keys.iter().flatten().for_each(|k| *counts.entry(*k).or_insert(0u32) += 1);
             assert_eq!(doc.event_counts, counts, "version {version}");
             assert_eq!(doc.repeated, counts.values().filter(|&&n| n >= 2).count(), "version {version}");
+            // Every line left to encode is within the range a report looks at.
+            let stale: Vec<usize> =
+                doc.encoded.iter().enumerate().filter(|(_, e)| matches!(e, Encoded::Stale)).map(|(i, _)| i).collect();
+            assert!(stale.is_empty(), "version {version}: lines {stale:?} were not encoded");
             // So are the counts of lines with directives and with N101 findings.
             assert_eq!(doc.directives, doc.text.split('\n').filter(|l| l.contains("fevlint:")).count(), "{version}");
             assert_eq!(doc.whole_found, doc.whole_lines.iter().filter(|w| !w.is_empty()).count(), "{version}");
