@@ -2167,7 +2167,14 @@ impl LanguageServer for Backend {
     }
 
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        // The one request that may wait before it reads the document (a core opened the
+        // first time): an edit that came meanwhile makes its range stale.
+        let version = |inner: &Inner| inner.lock().docs.get(&params.text_document.uri).map(|d| d.version);
+        let asked = version(&self.0);
         let core = self.0.core_for(&params.text_document.uri).await;
+        if version(&self.0) != asked {
+            return Err(Error::content_modified());
+        }
         self.0
             .request("inlayHint", &params.text_document.uri, |_, doc, kernels| {
                 if kernels.is_empty() {
