@@ -4,7 +4,7 @@
 //! VS Code's own tokenizer (vscode-textmate + Oniguruma, from `editors/vscode/node_modules`,
 //! installed by `scripts/install-test-deps.sh`) must give every character of real scripts
 //! the scope of the tree-sitter capture covering it. The `dynevents` grammar is checked on
-//! sample lines.
+//! sample lines, the hand-written `bpftrace` grammar on sample lines and Debian's bpftrace tools.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -125,5 +125,29 @@ fn dynevents_textmate_grammar_scopes_mainline_lines() {
         return;
     }
     let (ok, out) = node(&["test/dynevents-check.js"]);
+    assert!(ok && out.contains(" passed, 0 failed"), "{out}");
+}
+
+/// The bpftrace grammar (`bpftrace.tmLanguage.json`, hand-written: VS Code highlights with
+/// TextMate, the tree-sitter grammar-bpftrace serves Neovim and Helix) scopes the parts of
+/// sample lines, and over every tool script Debian's bpftrace ships, every comment, probe
+/// kind and map.
+#[test]
+fn bpftrace_textmate_grammar_scopes_the_debian_tools() {
+    if !fevlint_testkit::real_tools("Node.js with editors/vscode/node_modules") {
+        return;
+    }
+    let tools = root().join("fixtures/bpftrace/debian-0.17-tools");
+    let mut scripts: Vec<String> = std::fs::read_dir(&tools)
+        .expect("fixtures/bpftrace/debian-0.17-tools")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "bt"))
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    scripts.sort();
+    assert!(scripts.len() >= 30, "the Debian tools: {}", scripts.len());
+    let mut args = vec!["test/bpftrace-check.js"];
+    args.extend(scripts.iter().map(String::as_str));
+    let (ok, out) = node(&args);
     assert!(ok && out.contains(" passed, 0 failed"), "{out}");
 }

@@ -122,6 +122,7 @@ fn vscode_extension_builds_and_works_in_a_real_workbench() {
         "extension/out/kernels.js",
         "extension/syntaxes/fev.tmLanguage.json",
         "extension/syntaxes/dynevents.tmLanguage.json",
+        "extension/syntaxes/bpftrace.tmLanguage.json",
         "extension/language-configuration.json",
         "extension/node_modules/vscode-languageclient/package.json",
     ] {
