@@ -182,11 +182,12 @@ if [ ! -f "$BT_PARSER_SO" ] || [ grammar-bpftrace/src/parser.c -nt "$BT_PARSER_S
 fi
 
 # --- bt-editors (issue 24): kak-lsp 22.0.0 (crates.io), the LSP client Kakoune lacks in
-#     Debian, for tests/editors/kakoune_test.sh's .bt diagnostics. `cargo install --locked`
-#     builds it once into ~/.cargo/bin: about 5 minutes on 2 cores the first time ---------
+#     Debian, for tests/editors/kakoune_test.sh's .bt diagnostics. `cargo install --locked
+#     --debug` builds it once into ~/.cargo/bin: 47 s on 2 cores the first time (a release
+#     build takes about 5 minutes, and the test needs no speed from it) ---------------------
 if [ "$(kak-lsp --version 2>/dev/null)" != "22.0.0" ]; then
-    say "cargo install kak-lsp 22.0.0 (a few minutes, once)"
-    cargo install --locked --quiet kak-lsp --version 22.0.0 || die "cargo install kak-lsp 22.0.0 failed"
+    say "cargo install --debug kak-lsp 22.0.0 (about a minute, once)"
+    cargo install --locked --quiet --debug kak-lsp --version 22.0.0 || die "cargo install kak-lsp 22.0.0 failed"
 fi
 
 # --- VS Code extension: npm ci (typescript, vsce, vscode-languageclient, vscode-textmate) ---
