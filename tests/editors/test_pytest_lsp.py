@@ -37,6 +37,17 @@ async def client(request, lsp_client: LanguageClient):
     def inlay_hint_refresh(params):
         return None
 
+    # Every publish, kept in arrival order: `wait_for_notification` resolves only for the
+    # first notification after the wait began, and a burst of publishes read in one chunk
+    # (the workspace's scripts, then the open document's) left the one awaited unseen.
+    lsp_client.published, lsp_client.seen = [], 0
+    del lsp_client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    @lsp_client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def publish_diagnostics(params: types.PublishDiagnosticsParams):
+        lsp_client.diagnostics[params.uri] = params.diagnostics
+        lsp_client.published.append(params)
+
     lsp_client.init_result = await lsp_client.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities(request.param),
@@ -65,11 +76,24 @@ async def open_doc(client: LanguageClient, version=1):
     return await wait_version(client, version)
 
 
-async def wait_version(client: LanguageClient, version):
+async def next_publish(client: LanguageClient, wanted, timeout=10):
+    """The first publish not looked at yet for which `wanted(params)` holds (those before
+    it are passed over), waiting at most `timeout` seconds for it."""
+    deadline = asyncio.get_running_loop().time() + timeout
     while True:
-        params = await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 10)
-        if params.uri == URI and params.version == version:
-            return params.diagnostics
+        while client.seen < len(client.published):
+            params = client.published[client.seen]
+            client.seen += 1
+            if wanted(params):
+                return params
+        if asyncio.get_running_loop().time() > deadline:
+            raise asyncio.TimeoutError(f"no such publish in {timeout} s; got {client.published!r}")
+        await asyncio.sleep(0.01)
+
+
+async def wait_version(client: LanguageClient, version):
+    params = await next_publish(client, lambda p: p.uri == URI and p.version == version)
+    return params.diagnostics
 
 
 def summary(diags):
@@ -105,10 +129,7 @@ async def test_dynevents_diagnostics(client: LanguageClient):
             text_document=types.TextDocumentItem(uri=uri, language_id="dynevents", version=1, text=text)
         )
     )
-    while True:
-        params = await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 10)
-        if params.uri == uri and params.version == 1:
-            break
+    params = await next_publish(client, lambda p: p.uri == uri and p.version == 1)
     assert summary(params.diagnostics) == [("S001", 1, 24, 27)]
     assert params.diagnostics[0].message.startswith("the kernel rejects this line")
 
@@ -239,10 +260,8 @@ async def open_kernel_doc(client: LanguageClient):
 
 
 async def wait_kernel(client: LanguageClient, version, code="K201"):
-    while True:
-        params = await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 20)
-        if params.uri == KERNEL_URI and params.version == version and any(d.code == code for d in params.diagnostics):
-            return params.diagnostics
+    wanted = lambda p: p.uri == KERNEL_URI and p.version == version and any(d.code == code for d in p.diagnostics)
+    return (await next_publish(client, wanted, 20)).diagnostics
 
 
 def position(line, character):

@@ -1056,13 +1056,19 @@ impl Inner {
     }
 
     /// Stores the reports of checked scripts; pushes them or asks for a pull.
+    ///
+    /// A script opened while its check from disk ran is not pushed: the open text's
+    /// publish owns its diagnostics, and a later one of the same document would replace
+    /// it in the client's queue (seen as a kernel finding that never arrived for
+    /// `version` 1). The state lock is held until the pushes are queued, so an open
+    /// cannot fall between the test and the push.
     async fn workspace_results(&self, done: Vec<(PathBuf, Checked)>) {
-        let pulled = self.lock().workspace_pulled;
-        let refresh = self.lock().diagnostic_refresh;
-        let mut pushes = Vec::new();
         let mut failures = Vec::new();
         let mut changed = false;
-        {
+        let (pulled, refresh) = {
+            let state = self.lock();
+            let (pulled, refresh) = (state.workspace_pulled, state.diagnostic_refresh);
+            let mut pushes = Vec::new();
             let mut ws = self.workspace();
             for (path, result) in done {
                 let Some(f) = ws.files.get_mut(&path) else { continue };
@@ -1081,22 +1087,29 @@ impl Inner {
                 if f.items.is_some() && f.id == id {
                     continue;
                 }
+                let Some(uri) = Uri::from_file_path(&path) else { continue };
+                if state.docs.contains_key(&uri) || state.large.contains_key(&uri) {
+                    // Opened meanwhile: reported from the open text; checked again when closed.
+                    f.items.get_or_insert_with(|| b"[]".to_vec());
+                    continue;
+                }
                 changed = true;
                 f.id = id;
                 if !pulled && (items.len() > 2 || f.pushed) {
                     f.pushed = items.len() > 2;
-                    if let Some(uri) = Uri::from_file_path(&path) {
-                        pushes.push((uri, items.clone()));
-                    }
+                    pushes.push((uri, items.clone()));
                 }
                 f.items = Some(items);
             }
-        }
-        for (uri, items) in pushes {
-            if let Ok(body) = convert::publish_frame_body(&uri, None, &items) {
-                self.send_publish(&uri, &body);
+            drop(ws);
+            for (uri, items) in pushes {
+                if let Ok(body) = convert::publish_frame_body(&uri, None, &items) {
+                    self.send_publish(&uri, &body);
+                }
             }
-        }
+            drop(state);
+            (pulled, refresh)
+        };
         for f in failures {
             self.log(MessageType::ERROR, f).await;
         }
