@@ -28,15 +28,22 @@ fn kernel(name: &str) -> PathBuf {
 
 /// A workspace with drift.bpf.c, its object and a fevlint.toml naming both kernels.
 fn workspace(name: &str) -> PathBuf {
+    workspace_of(name, "drift.bpf.c")
+}
+
+/// A workspace with `server/tests/bpf/<source>` compiled, and a fevlint.toml naming its
+/// object and the 6.1 and 6.12 kernels.
+fn workspace_of(name: &str, source: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("fevlint-lsp-bpf-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch");
     fevlint_testkit::bpf::vmlinux_h("6.1.0-56-amd64", &dir);
-    fevlint_testkit::bpf::compile(&dir, "drift.bpf.c");
+    fevlint_testkit::bpf::compile(&dir, source);
     let config = format!(
-        "kernels = [{:?}, {:?}]\nobjects = [\"drift.bpf.o\"]\n",
+        "kernels = [{:?}, {:?}]\nobjects = [{:?}]\n",
         kernel("6.1.0-56-amd64").display().to_string(),
-        kernel("6.12.117+deb12-amd64").display().to_string()
+        kernel("6.12.117+deb12-amd64").display().to_string(),
+        source.replace(".c", ".o")
     );
     std::fs::write(dir.join("fevlint.toml"), config).expect("fevlint.toml");
     dir.canonicalize().expect("canonical")
@@ -180,9 +187,11 @@ fn a_workspace_object_reports_at_its_bpf_c_lines_with_hovers_per_kernel() {
     assert_eq!(drift.len(), 1, "{diags:#?}");
     let message = drift[0]["message"].as_str().expect("message");
     assert!(message.contains("6.12.117+deb12-amd64") && message.contains("6.1.0-56-amd64"), "{message}");
-    let (read_line, _) = place(&text, "BPF_KPROBE(read_version");
-    let at = drift[0]["range"]["start"]["line"].as_u64().expect("line");
-    assert!(at == read_line || at == read_line + 1, "line {at}: {:#}", drift[0]);
+    // Line info puts the read at the `BPF_KPROBE` line (the offset load is scheduled
+    // ahead of the body's record); the member's name is on the next record's line.
+    let (at, column) = place(&text, "f_version");
+    assert_eq!(drift[0]["range"]["start"], json!({"line": at, "character": column}), "{:#}", drift[0]);
+    assert_eq!(drift[0]["range"]["end"], json!({"line": at, "character": column + 9}), "{:#}", drift[0]);
     // The kprobe on a function 6.12 renamed: at its `SEC("...")` string, column exact.
     let alloc = find("B611", "__alloc_pages");
     assert_eq!(alloc.len(), 1, "{diags:#?}");
@@ -231,6 +240,93 @@ fn a_workspace_object_reports_at_its_bpf_c_lines_with_hovers_per_kernel() {
     server.notify("exit", Value::Null);
     let status = server.child.wait().expect("exit");
     assert!(status.success(), "{status}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Several CO-RE accesses on one line, compiled by clang 14 (`server/tests/bpf/hover.bpf.c`):
+/// each relocation sits at the member it reads (clang's line info gives the macro's
+/// column for `BPF_CORE_READ`, the member's for `task->pid`, and a record of the line
+/// before for an offset load scheduled ahead of its line): a hover there shows that
+/// relocation alone on each kernel, the finding's range is the member's name, and a
+/// hover elsewhere on the line shows nothing.
+#[test]
+fn each_access_of_a_line_has_its_own_hover_and_range() {
+    if !fevlint_testkit::real_tools("clang, bpftool and libbpf") {
+        return;
+    }
+    let dir = workspace_of("hover", "hover.bpf.c");
+    let source = dir.join("hover.bpf.c");
+    let text = std::fs::read_to_string(&source).expect("source");
+    let uri = format!("file://{}", source.display());
+    let mut server = Server::start();
+    server.request("initialize", json!({"rootUri": format!("file://{}", dir.display()), "capabilities": {}}));
+    server.notify("initialized", json!({}));
+    server.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "c", "version": 1, "text": text}}),
+    );
+    let published = server.wait("the diagnostics of hover.bpf.c", |v| {
+        v["method"] == "textDocument/publishDiagnostics" && v["params"]["uri"] == uri
+    });
+    let diags = published["params"]["diagnostics"].as_array().expect("diagnostics").clone();
+    // f_version, the second access of its line: the range is its name.
+    let (line, column) = place(&text, "f_version");
+    let drift: Vec<&Value> = diags.iter().filter(|d| d["code"] == "B604").collect();
+    assert_eq!(drift.len(), 1, "{diags:#?}");
+    let range = json!({"start": {"line": line, "character": column}, "end": {"line": line, "character": column + 9}});
+    assert_eq!(drift[0]["range"], range, "{:#}", drift[0]);
+    assert_eq!(diags.len(), 1, "{diags:#?}");
+
+    let mut hover = |needle: &str, skip: usize| {
+        let (line, l) = text.lines().enumerate().find(|(_, l)| l.contains(needle)).expect("needle");
+        let column = l.find(needle).expect("in line") + skip;
+        let position = json!({"line": line, "character": column});
+        let h = server.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": position}));
+        (h["contents"]["value"].as_str().unwrap_or_default().to_owned(), h["range"].clone())
+    };
+    let word = |needle: &str, name: &str| {
+        let (line, l) = text.lines().enumerate().find(|(_, l)| l.contains(needle)).expect("needle");
+        let start = l.find(needle).expect("in line") + needle.find(name).expect("name");
+        json!({"start": {"line": line, "character": start}, "end": {"line": line, "character": start + name.len()}})
+    };
+    let relocations = |h: &str| h.matches("**CO-RE**").count();
+    // BPF_CORE_READ(task, mm, exe_file): two relocations, one per member.
+    let (h, r) = hover("exe_file);", 2);
+    assert!(h.contains("`struct mm_struct.exe_file`") && relocations(&h) == 1, "{h}");
+    assert!(h.contains("- `6.1.0-56-amd64`: = 944") && h.contains("- `6.12.117+deb12-amd64`: = 1168"), "{h}");
+    assert_eq!(r, word("exe_file);", "exe_file"));
+    let (h, r) = hover("mm, exe_file", 1);
+    assert!(h.contains("`struct task_struct.mm`") && relocations(&h) == 1, "{h}");
+    assert!(h.contains("- `6.1.0-56-amd64`: = 2272") && h.contains("- `6.12.117+deb12-amd64`: = 2304"), "{h}");
+    assert_eq!(r, word("mm, exe_file", "mm"));
+    // Two reads of one struct on one line: each alone.
+    let (h, _) = hover("f_pos)", 0);
+    assert!(h.contains("`struct file.f_pos`") && relocations(&h) == 1, "{h}");
+    assert!(h.contains("- `6.1.0-56-amd64`: = 104") && h.contains("- `6.12.117+deb12-amd64`: = 112"), "{h}");
+    let (h, r) = hover("f_version)", 3);
+    assert!(h.contains("`struct file.f_version`") && relocations(&h) == 1, "{h}");
+    assert!(h.contains("- `6.1.0-56-amd64`: = 184"), "{h}");
+    assert!(h.contains("- `6.12.117+deb12-amd64`: poisoned: `struct file` has no member `f_version`"), "{h}");
+    assert_eq!(r, range);
+    // Direct accesses: clang gives each member's column.
+    let (h, r) = hover("pid +", 1);
+    assert!(h.contains("`struct task_struct.pid`") && relocations(&h) == 1, "{h}");
+    assert!(h.contains("= 2416") && h.contains("= 2432"), "{h}");
+    assert_eq!(r, word("pid +", "pid"));
+    let (h, _) = hover("tgid;", 0);
+    assert!(h.contains("`struct task_struct.tgid`") && relocations(&h) == 1, "{h}");
+    assert!(h.contains("= 2420") && h.contains("= 2436"), "{h}");
+    // A register read by a macro (`PT_REGS_PARM1` reads `pt_regs.di`): at the column.
+    let (h, r) = hover("PT_REGS_PARM1", 3);
+    assert!(h.contains("`struct pt_regs.di`") && relocations(&h) == 1, "{h}");
+    assert_eq!(r, word("PT_REGS_PARM1", "PT_REGS_PARM1"));
+    // Elsewhere on those lines: nothing.
+    assert_eq!(hover("BPF_CORE_READ(file, f_pos)", 2).0, "");
+    assert_eq!(hover("task->pid", 1).0, "");
+
+    server.request("shutdown", Value::Null);
+    server.notify("exit", Value::Null);
+    assert!(server.child.wait().expect("exit").success());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -313,8 +409,14 @@ async fn a_pulling_client_gets_the_findings_of_an_object_built_elsewhere() {
     assert_eq!(drift.len(), 1, "{items:#}");
     let message = drift[0]["message"].as_str().expect("message");
     assert!(message.contains("BPF_PROG_TYPE_NETFILTER") && message.contains("6.1.0-56-amd64"), "{message}");
-    let (line, column) = place(&text, "= bpf_core_enum_value_exists(enum bpf_prog_type___new");
-    assert_eq!(drift[0]["range"]["start"], json!({"line": line, "character": column}), "{:#}", drift[0]);
+    // Line info puts it a line early (on the `bpf_core_enum_value_exists` test of the same
+    // enumerator); the relocation's kind is `bpf_core_enum_value`'s: at the name there.
+    let read = "bpf_core_enum_value(enum bpf_prog_type___new, ";
+    let (line, column) = place(&text, read);
+    let column = column + read.len() as u64;
+    let end = column + "BPF_PROG_TYPE_NETFILTER___new".len() as u64;
+    let range = json!({"start": {"line": line, "character": column}, "end": {"line": line, "character": end}});
+    assert_eq!(drift[0]["range"], range, "{:#}", drift[0]);
     let position = json!({"line": line, "character": column});
     let h = c.request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": position})).await;
     let h = h["contents"]["value"].as_str().unwrap_or_default().to_owned();

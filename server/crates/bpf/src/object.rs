@@ -285,6 +285,26 @@ impl BpfObject {
             column: rec.column(),
         })
     }
+
+    /// The source position of the first line_info record after `insn_off` in `section`
+    /// (of a line other than 0) within the same program: where the code an instruction was
+    /// scheduled ahead of begins (clang hoists a CO-RE offset load above the line record
+    /// of its access).
+    pub fn source_after(&self, section: &str, insn_off: u32) -> Option<SourcePos> {
+        let (ext, btf) = (self.ext.as_ref()?, self.btf.as_ref()?);
+        let sec = ext.line_info.iter().find(|s| s.name.as_deref() == Some(section))?;
+        let rec: &LineInfo =
+            sec.records.iter().filter(|r| r.insn_off > insn_off && r.line() != 0).min_by_key(|r| r.insn_off)?;
+        let program = |off: u32| self.program_at(section, u64::from(off)).map(|p| p.offset);
+        if program(rec.insn_off) != program(insn_off) {
+            return None; // another program's code
+        }
+        Some(SourcePos {
+            file: btf.string(StrOffset(rec.file_name_off)).ok()?.to_owned(),
+            line: rec.line(),
+            column: rec.column(),
+        })
+    }
 }
 
 /// One BPF instruction (`struct bpf_insn`).
