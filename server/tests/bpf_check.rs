@@ -216,3 +216,58 @@ fn a_module_kfunc_resolves_in_the_module_btf_and_is_unknown_without_it() {
     assert!(without.iter().all(|d| d.starts_with("\"info\"") && d.contains("loaded module")), "{without:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Placeholder attach targets (`tests/bpf/placeholder.bpf.c`, and Debian's own
+/// libbpf-tools): a `dummy_*` or `foo` target no kernel of the run has is one note for
+/// the program (the tool sets the target at run time), a bare `SEC("kprobe")` is nothing,
+/// and real missing functions stay errors: a name no kernel has, a `dummy` name one kernel
+/// has (error on the other), and libbpf-tools 0.26's `kmem_cache_alloc`, which 6.12 renamed.
+#[test]
+fn placeholder_attach_targets_are_information_and_missing_functions_errors() {
+    if !fevlint_testkit::real_tools("clang, bpftool, libbpf and Debian's libbpf-tools") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("fevlint-bpf-placeholder-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    fevlint_testkit::bpf::vmlinux_h("6.1.0-56-amd64", &dir);
+    fevlint_testkit::bpf::compile(&dir, "placeholder.bpf.c");
+    let b611 = |args: &[&str]| -> Vec<(String, String, String)> {
+        let out = fevlint(&dir, args);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        json["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .filter(|d| d["code"] == "B611")
+            .map(|d| {
+                let s = |k: &str| d[k].as_str().unwrap_or("").to_owned();
+                (s("severity"), s("kernel"), s("message"))
+            })
+            .collect()
+    };
+    let found = b611(&["check", "--format", "json", "placeholder.bpf.o"]);
+    let about = |section: &str| -> Vec<(String, String)> {
+        let quoted = format!("`{section}`");
+        found.iter().filter(|(_, _, m)| m.contains(&quoted)).map(|(s, k, _)| (s.clone(), k.clone())).collect()
+    };
+    for placeholder in ["kprobe/dummy_file_read", "fentry/dummy_file_read", "kretprobe/foo"] {
+        assert_eq!(about(placeholder), [("info".to_owned(), String::new())], "{placeholder}: {found:#?}");
+    }
+    assert!(about("kprobe").is_empty(), "{found:#?}");
+    assert_eq!(about("kprobe/alloc_netdev_dummy"), [("error".to_owned(), "6.1.0-56-amd64".to_owned())]);
+    assert_eq!(about("fentry/fevlint_gone_function").iter().filter(|(s, _)| s == "error").count(), 2);
+    assert_eq!(found.len(), 6, "{found:#?}");
+    let note = found.iter().find(|(_, _, m)| m.contains("`kprobe/dummy_file_read`")).expect("note");
+    assert!(note.2.contains("set at run time") && note.2.contains("any of the 2 kernels"), "{}", note.2);
+
+    // Debian's tools: fsdist's 20 placeholders are notes, slabratetop's rename an error.
+    let fsdist = b611(&["check", "--format", "json", "/usr/sbin/fsdist"]);
+    assert_eq!(fsdist.len(), 20, "{fsdist:#?}");
+    assert!(fsdist.iter().all(|(s, k, m)| s == "info" && k.is_empty() && m.contains("dummy_")), "{fsdist:#?}");
+    let slab = b611(&["check", "--format", "json", "/usr/sbin/slabratetop"]);
+    assert_eq!(slab.len(), 1, "{slab:#?}");
+    assert_eq!((slab[0].0.as_str(), slab[0].1.as_str()), ("error", "6.12.117+deb12-amd64"));
+    assert!(slab[0].2.contains("`kmem_cache_alloc` does not exist"), "{}", slab[0].2);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -23,7 +23,7 @@ pub mod section;
 pub use crate::core::{resolve, Outcome, Resolution};
 pub use crate::ext::{BtfExt, CoreRelo, ExtSection, FuncInfo, LineInfo, ReloKind};
 pub use crate::object::{BpfObject, ObjectError, Program};
-pub use crate::section::{AttachKind, SectionDef};
+pub use crate::section::{AttachKind, Placeholder, SectionDef};
 
 /// The BTF reader this crate shares with the kernel model.
 pub use fevlint_btf as btf;

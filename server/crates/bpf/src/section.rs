@@ -160,6 +160,38 @@ impl SectionDef {
     }
 }
 
+/// Which naming convention marks a section's target as a placeholder the tool replaces
+/// at run time (bcc's libbpf-tools: `kprobe/dummy_file_read`, `fentry/dummy_fentry`,
+/// `kprobe/foo`). A name only reads as one; whether the kernels lack it is the caller's.
+/// A target that is merely the program's own name (bcc's `kprobe/handle_entry`, attached
+/// as a uprobe by name) is not one: `fentry/md_flush_request` in program
+/// `md_flush_request` names a real function the same way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placeholder {
+    /// A `_`-separated part of the name is `dummy` or `placeholder`.
+    Dummy,
+    /// The whole name is a metasyntactic word (`foo`, `bar`, `baz`, `qux`).
+    Metasyntactic,
+}
+
+impl Placeholder {
+    /// `target`, when its name follows a placeholder convention.
+    pub fn of(target: &str) -> Option<Placeholder> {
+        if target.split('_').any(|w| w.eq_ignore_ascii_case("dummy") || w.eq_ignore_ascii_case("placeholder")) {
+            return Some(Placeholder::Dummy);
+        }
+        ["foo", "bar", "baz", "qux"].contains(&target).then_some(Placeholder::Metasyntactic)
+    }
+
+    /// How the convention reads, for a message.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Placeholder::Dummy => "named as a placeholder (`dummy`)",
+            Placeholder::Metasyntactic => "a placeholder name",
+        }
+    }
+}
+
 /// The pattern of a `kprobe.multi/PATTERN` or `kretprobe.multi/PATTERN` section as
 /// libbpf 1.1's `attach_kprobe_multi` reads it (`sscanf("%m[a-zA-Z0-9_.*?]")`: the
 /// leading run of those characters); `None` when the run is empty (libbpf: "pattern is
@@ -215,6 +247,26 @@ mod tests {
         assert_eq!(s.target("fentry.s/do_unlinkat"), Some("do_unlinkat"));
         assert_eq!(SectionDef::find("xdp").map(|d| d.kind), Some(A::Other));
         assert_eq!(SectionDef::find(".text"), None);
+    }
+
+    #[test]
+    fn placeholder_targets_by_convention() {
+        use Placeholder as P;
+        for (target, want) in [
+            ("dummy_file_read", Some(P::Dummy)),
+            ("dummy_kprobe", Some(P::Dummy)),
+            ("dummy", Some(P::Dummy)),
+            ("my_placeholder_fn", Some(P::Dummy)),
+            ("foo", Some(P::Metasyntactic)),
+            // Real names: `dummycon_init` is one word, `food` is not `foo`; a program's
+            // own name is no convention (`md_flush_request` is real).
+            ("dummycon_init", None),
+            ("food", None),
+            ("handle_entry", None),
+            ("md_flush_request", None),
+        ] {
+            assert_eq!(Placeholder::of(target), want, "{target}");
+        }
     }
 
     #[test]

@@ -430,7 +430,8 @@ fn program_facts(
                         .iter()
                         .filter(|f| {
                             (f.diagnostic.is(&rules::B611) || f.diagnostic.is(&rules::B613))
-                                && f.diagnostic.kernel.as_deref() == Some(k.kernel.name.as_str())
+                                // A placeholder target's note is about every kernel (no kernel named).
+                                && f.diagnostic.kernel.as_deref().is_none_or(|n| n == k.kernel.name)
                                 && (f.anchor.as_deref() == Some(anchor.as_str())
                                     || f.program.as_deref() == Some(p.name.as_str()))
                         })

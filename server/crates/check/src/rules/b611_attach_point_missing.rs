@@ -5,7 +5,7 @@ use super::Rule;
 use crate::bpf::{BpfContext, BpfFinding, PerKernel};
 use crate::diagnostic::Severity;
 use fevlint_bpf::btf::BtfKind;
-use fevlint_bpf::AttachKind;
+use fevlint_bpf::{AttachKind, Placeholder, Program};
 use fevlint_kernel::{Kernel, Trace};
 use fevlint_types::Arch;
 
@@ -26,6 +26,18 @@ else the tracepoint's `btf_trace_NAME` typedef, and nothing for `syscalls/`, who
 have none); `raw_tp/`, `tp_btf/` the tracepoint's `btf_trace_NAME` typedef; `lsm/HOOK`
 the `bpf_lsm_HOOK` function; `iter/NAME` the `bpf_iter_NAME` function. User-space probes
 (`uprobe`, `usdt`) are not the kernel's to check.
+
+A placeholder target is information, once per program, not an error on every kernel:
+tools such as bcc's libbpf-tools declare `SEC("kprobe/dummy_file_read")`,
+`SEC("fentry/dummy_fentry")` or `SEC("kprobe/foo")` and set the real function at run time
+(`bpf_program__set_attach_target()` before loading, `bpf_program__attach_kprobe()` or
+`_uprobe()` by name) or switch the program off (`bpf_program__set_autoload(false)`). A
+target is taken for one when a `_`-separated part of it is `dummy` or `placeholder`, or it
+is `foo`, `bar`, `baz` or `qux`, and no kernel of the run knows the name at all (symbol,
+BTF function, ftrace list); a `dummy` name one kernel has (`alloc_netdev_dummy`, new in
+6.10) stays an error on the others, and so does any other name, even one the program
+is named after (`fentry/md_flush_request`). A section with no target (`SEC("kprobe")`)
+names nothing to check.
 
 `fmod_ret/FN` also needs `FN` to be modifiable: a `security_` hook, or a function on the
 kernel's error-injection list (`ALLOW_ERROR_INJECTION`), which is empty on a kernel built
@@ -246,10 +258,66 @@ fn attach_problem(pk: &PerKernel<'_>, kind: AttachKind, target: &str) -> Option<
     }
 }
 
+/// A placeholder target (see [`Placeholder`]) that no kernel of the run knows by any
+/// name (symbol, BTF function, ftrace list): libbpf-tools set the real target at run
+/// time (`bpf_program__set_attach_target()`, `bpf_program__attach_kprobe()` or
+/// `_uprobe()` by name) or switch the program off (`bpf_program__set_autoload(false)`),
+/// so its absence says nothing about the kernels. A real function missing from some
+/// kernels only, or named otherwise, stays an error.
+fn run_time_target(cx: &BpfContext<'_>, kind: AttachKind, target: &str) -> Option<Placeholder> {
+    let name = match kind {
+        AttachKind::Kprobe | AttachKind::Kretprobe => target.split('+').next().unwrap_or(target),
+        AttachKind::Fentry | AttachKind::Fexit | AttachKind::FmodRet => target,
+        _ => return None,
+    };
+    let convention = Placeholder::of(name)?;
+    let unknown_everywhere =
+        !cx.kernels.is_empty() && cx.kernels.iter().all(|pk| pk.kernel.function(name).is_ok_and(|f| !f.exists()));
+    unknown_everywhere.then_some(convention)
+}
+
+/// The one note for a placeholder target: information, for the whole run.
+fn run_time_note(
+    cx: &BpfContext<'_>,
+    p: &Program,
+    kind: AttachKind,
+    target: &str,
+    convention: Placeholder,
+) -> BpfFinding {
+    let n = cx.kernels.len();
+    let kernels = if n == 1 { "the kernel".to_owned() } else { format!("any of the {n} kernels") };
+    let message = format!(
+        "attach target of `{}` is set at run time: `{target}` is {} and not a function of {kernels}",
+        p.section,
+        convention.describe()
+    );
+    let how = match kind {
+        AttachKind::Kprobe | AttachKind::Kretprobe => {
+            "a tool attaches such a program by name (`bpf_program__attach_kprobe()`, `_uprobe()`) or switches it \
+             off (`bpf_program__set_autoload(false)`); attached as written it fails with `-ENOENT`"
+        }
+        _ => {
+            "a tool retargets such a program before loading (`bpf_program__set_attach_target()`) or switches it \
+             off (`bpf_program__set_autoload(false)`); loaded as written libbpf refuses it (no BTF function \
+             of that name)"
+        }
+    };
+    let mut f = cx.finding(&RULE, None, cx.program_source(p), message);
+    f.diagnostic.severity = Severity::Info;
+    f.program = Some(p.name.clone());
+    f.anchor = Some(format!("\"{}\"", p.section));
+    f.diagnostic = f.diagnostic.note(format!("program `{}`", p.name)).note(how.to_owned());
+    f
+}
+
 pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
     for p in &cx.object.programs {
         let Some(def) = p.def else { continue };
         let Some(target) = def.target(&p.section) else { continue };
+        if let Some(convention) = run_time_target(cx, def.kind, target) {
+            out.push(run_time_note(cx, p, def.kind, target, convention));
+            continue;
+        }
         for pk in &cx.kernels {
             let Some(Problem { why, severity }) = problem(pk, def.kind, target) else { continue };
             let message = if severity != Severity::Error {
