@@ -32,7 +32,15 @@ export interface Api {
   status(uri: string): DocumentStatus | undefined;
   /** The status bar item's text for the active editor. */
   statusText(): string;
+  /** The documents the language client sends to the server. */
+  documentSelector(): Filter[];
 }
+
+/** A document filter both the language client and `vscode.languages.match` take. */
+export interface Filter { scheme: string; language: string; pattern?: string }
+
+/** The folders whose `*.bpf.c` are sent to the server (see [`objectFolders`]). */
+let cFolders: string[] = [];
 
 export async function activate(context: vscode.ExtensionContext): Promise<Api> {
   tracker = new StatusTracker();
@@ -57,8 +65,51 @@ export async function activate(context: vscode.ExtensionContext): Promise<Api> {
       }
     }),
   );
+  // A fevlint.toml that starts or stops naming objects changes which C files are sent.
+  const tomls = vscode.workspace.createFileSystemWatcher('**/fevlint.toml');
+  const reconsider = async () => {
+    const now = await objectFolders();
+    if (JSON.stringify(now) !== JSON.stringify(cFolders)) await restartServer();
+  };
+  context.subscriptions.push(tomls, tomls.onDidCreate(reconsider), tomls.onDidChange(reconsider), tomls.onDidDelete(reconsider));
   await startServer();
-  return { status: (uri) => tracker.get(uri), statusText: () => status.text };
+  return { status: (uri) => tracker.get(uri), statusText: () => status.text, documentSelector: () => documentSelector(cFolders) };
+}
+
+/** The folders of the fevlint.toml files (in the workspace, or the nearest above a
+ * workspace folder, as the server finds them) that name compiled objects (`objects = `). */
+async function objectFolders(): Promise<string[]> {
+  const files = new Set<string>();
+  for (const f of await vscode.workspace.findFiles('**/fevlint.toml', '**/node_modules/**', 200)) files.add(f.fsPath);
+  for (const w of vscode.workspace.workspaceFolders ?? []) {
+    for (let d = w.uri.fsPath; ; d = path.dirname(d)) {
+      const f = path.join(d, 'fevlint.toml');
+      if (fs.existsSync(f)) { files.add(f); break; }
+      if (path.dirname(d) === d) break;
+    }
+  }
+  const out: string[] = [];
+  for (const f of files) {
+    try {
+      if (/^\s*objects\s*=/m.test(fs.readFileSync(f, 'utf8'))) out.push(path.dirname(f));
+    } catch { /* unreadable: the server says so */ }
+  }
+  return out.sort();
+}
+
+/** The languages the server checks: `*.fev`, the mainline `*.dynevents`, bpftrace `*.bt`;
+ * and the `*.bpf.c` under a fevlint.toml that names compiled objects, for the findings
+ * and hovers of those objects there (the server never parses C; no other C file is sent,
+ * and C alone never activates the extension). */
+function documentSelector(folders: string[]): Filter[] {
+  const glob = (f: string) => f.replace(/[[\]{}*?]/g, (c) => `[${c}]`);
+  return [
+    ...['fev', 'dynevents', 'bpftrace'].flatMap((language) => [
+      { scheme: 'file', language },
+      { scheme: 'untitled', language },
+    ]),
+    ...folders.map((f) => ({ scheme: 'file', language: 'c', pattern: `${glob(f)}/**/*.bpf.c` })),
+  ];
 }
 
 /** Problems in the editor's own settings (a fevlint.toml's are shown by the server, with
@@ -82,22 +133,14 @@ export async function deactivate(): Promise<void> {
 
 async function startServer(): Promise<void> {
   const command = settings.fevlintPath();
+  cFolders = await objectFolders();
   // vscode-languageclient appends `--stdio`; `fevlint lsp` accepts it.
   const serverOptions: ServerOptions = {
     run: { command, args: ['lsp'], transport: TransportKind.stdio },
     debug: { command, args: ['lsp'], transport: TransportKind.stdio },
   };
   const clientOptions: LanguageClientOptions = {
-    // The languages the server checks: `*.fev`, the mainline `*.dynevents`, bpftrace `*.bt`;
-    // and the `*.bpf.c` sources of compiled objects a fevlint.toml names (`objects`), for the
-    // hovers at their findings: the server never parses C (other C files are not sent).
-    documentSelector: [
-      ...['fev', 'dynevents', 'bpftrace'].flatMap((language) => [
-        { scheme: 'file', language },
-        { scheme: 'untitled', language },
-      ]),
-      { scheme: 'file', language: 'c', pattern: '**/*.bpf.c' },
-    ],
+    documentSelector: documentSelector(cFolders),
     initializationOptions: { fevlint: settings.serverLayer() },
     outputChannel: channel,
   };

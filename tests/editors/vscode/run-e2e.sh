@@ -11,11 +11,13 @@
 # fixed.json, commands.json, bpftrace.json (tests/editors/kernel/kernel.bt) (the harness, through the VS Code API), browser.json (the
 # screen: squiggles, Problems count, status bar) and screenshots (*.png), plus
 # code-server.log. server/tests/vscode.rs runs this and checks those files.
+# FEVLINT_E2E_MODE=bpf (with SCRIPT a workspace folder, see below) runs the harness's BPF
+# scenario instead: diagnostics.json, hover.json, browser.json, workbench.png, hover.png.
 #
 # The tools come from scripts/install-test-deps.sh (under ~/.cache/fevlint-test-deps/vscode,
 # or $FEVLINT_VSCODE_DEPS). The script stops code-server and everything it started.
 set -euo pipefail
-vsix=$(realpath "$1"); fevlint=$(realpath "$2"); script=$(realpath "$3"); kernel=$(realpath "$4")
+vsix=$(realpath "$1"); fevlint=$(realpath "$2"); script=$(realpath "$3"); kernel=$(realpath -m "$4")
 hover=$5; fix=$6; out=$(mkdir -p "$7" && realpath "$7")
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -42,12 +44,21 @@ cp -r "$here/harness" "$run/harness"
 
 ws=$run/workspace
 mkdir -p "$ws" "$run/ud/User" "$run/ud/Machine" "$run/ext"
-cp "$script" "$ws/"
-file=$ws/$(basename "$script")
+if [ -d "$script" ]; then
+    # FEVLINT_E2E_MODE=bpf: SCRIPT is a workspace (its fevlint.toml names the kernels and
+    # objects), FEVLINT_E2E_OPEN the file in it to open; KERNEL is `-`, FIX_LINE:COL `-`.
+    cp -r "$script/." "$ws/"
+    file=$ws/$FEVLINT_E2E_OPEN
+else
+    cp "$script" "$ws/"
+    file=$ws/$(basename "$script")
+fi
+kernels=
+[ "$4" = - ] || kernels="\"fevlint.kernels\": [\"$kernel\"],"
 cat > "$run/ud/User/settings.json" <<JSON
 {
   "fevlint.path": "$fevlint",
-  "fevlint.kernels": ["$kernel"],
+  $kernels
   "fevlint.core": "$run/no-such.core",
   "workbench.startupEditor": "none",
   "workbench.tips.enabled": false,

@@ -11,6 +11,11 @@
 //      then a *.dynevents file beside the script                      -> dynevents.json
 //   7. (after `go-status`) write a malformed fevlint.toml next to them: the server's
 //      `fevlint/status` of each document, and the status bar text       -> status.json
+// With FEVLINT_E2E_MODE=bpf, instead (a workspace whose fevlint.toml names a compiled
+// BPF object; FEVLINT_E2E_FILE is its .bpf.c, FEVLINT_E2E_HOVER `line:col;line:col;...`):
+//   1. open the .bpf.c, wait for the object's findings                  -> diagnostics.json
+//   2. (after `go-hover`) hover at each position through the API, the first on screen,
+//      and which documents the extension's selector sends to the server  -> hover.json
 // Any exception ends in error.json.
 const vscode = require('vscode');
 const fs = require('fs');
@@ -56,8 +61,49 @@ async function settle(uri, ok, ms, quietMs = 1500) {
 
 const hoverText = (hovers) => (hovers || []).flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value)));
 
+/** The BPF scenario: findings and hovers of a compiled object in its .bpf.c. */
+async function bpf() {
+  const uri = vscode.Uri.file(process.env.FEVLINT_E2E_FILE);
+  const doc = await vscode.workspace.openTextDocument(uri);
+  const editor = await vscode.window.showTextDocument(doc);
+  const diagnostics = await settle(uri, (ds) => ds.some((d) => /^B6/.test(String(d.code))), 180000);
+  const ext = vscode.extensions.getExtension('fevlint.fevlint');
+  write('diagnostics.json', {
+    vscode: vscode.version, languageId: doc.languageId, extensionActive: !!(ext && ext.isActive), diagnostics,
+  });
+  await waitFor('go-hover', 60000);
+  const hovers = [];
+  for (const at of process.env.FEVLINT_E2E_HOVER.split(';')) {
+    const [l, c] = at.split(':').map(Number);
+    const found = (await vscode.commands.executeCommand('vscode.executeHoverProvider', uri, new vscode.Position(l, c))) || [];
+    hovers.push({
+      position: [l, c], hover: hoverText(found),
+      ranges: found.filter((h) => h.range).map((h) => [h.range.start.line, h.range.start.character, h.range.end.line, h.range.end.character]),
+    });
+  }
+  // Which C documents the language client sends to the server.
+  const selector = ext.exports.documentSelector();
+  const sent = {};
+  for (const rel of (process.env.FEVLINT_E2E_C_FILES || '').split(';').filter(Boolean)) {
+    const other = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(vscode.workspace.workspaceFolders[0].uri.fsPath, rel)));
+    sent[rel] = { languageId: other.languageId, score: vscode.languages.match(selector, other) };
+  }
+  const [l, c] = process.env.FEVLINT_E2E_HOVER.split(';')[0].split(':').map(Number);
+  await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
+  const pos = new vscode.Position(l, c);
+  editor.selection = new vscode.Selection(pos, pos);
+  editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenter);
+  await sleep(300);
+  await vscode.commands.executeCommand('editor.action.showHover');
+  write('hover.json', { hovers, selector, sent });
+}
+
 exports.activate = async function activate() {
   if (!dir) return;
+  if (process.env.FEVLINT_E2E_MODE === 'bpf') {
+    try { await bpf(); } catch (e) { write('error.json', { error: String((e && e.stack) || e) }); }
+    return;
+  }
   try {
     const uri = vscode.Uri.file(process.env.FEVLINT_E2E_FILE);
     const [hl, hc] = process.env.FEVLINT_E2E_HOVER.split(':').map(Number);
