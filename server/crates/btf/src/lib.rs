@@ -64,8 +64,9 @@ pub struct Btf {
     /// Where the name indexes are kept between runs: a name naming this blob's contents
     /// and the store holding it ([`Btf::with_index_cache`]); none, built every run.
     index_cache: Option<(String, Arc<dyn IndexStore>)>,
-    /// Member type id → composites holding it at offset 0 (built on first use).
-    embedders: OnceLock<std::collections::HashMap<u32, Vec<u32>>>,
+    /// `(member type id, composite id)` for each composite holding that type at offset 0,
+    /// sorted (from the index store, else built on first use: [`Btf::embedder_index`]).
+    embedders: OnceLock<Vec<(u32, u32)>>,
     /// Sizes of this blob's own types by `id - first_id`, filled as they are asked for
     /// (a check asks for the sizes of the same members over and over).
     sizes: OnceLock<Vec<std::sync::atomic::AtomicU32>>,

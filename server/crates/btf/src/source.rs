@@ -233,60 +233,98 @@ impl Btf {
 }
 
 impl Btf {
-    /// Member type → composites that start with it, over this BTF and its base.
-    fn embedder_index(&self) -> &std::collections::HashMap<u32, Vec<u32>> {
+    /// Member type → composites that start with it, over this BTF and its base, as
+    /// `(member, composite)` pairs sorted (a composite's ids in id order for each member).
+    /// Listing them reads every struct and union record of the blob, so for a blob without
+    /// a base the list is kept in the index store ([`Btf::with_index_cache`]) and a later
+    /// run reads it back instead.
+    fn embedder_index(&self) -> &[(u32, u32)] {
         self.embedders.get_or_init(|| {
-            let mut map: std::collections::HashMap<u32, Vec<u32>> = std::collections::HashMap::new();
-            let first = self.base.as_ref().map_or(self.first_id, |b| b.first_id);
-            for id in first..self.next_id() {
-                let Ok(raw) = self.raw(BtfTypeId(id)) else { continue };
-                if !matches!(raw.kind, BtfKind::Struct | BtfKind::Union) || raw.vlen == 0 {
-                    continue;
-                }
-                // Members at offset 0 (a bitfield's offset word is non-zero past bit 0
-                // too, so the raw word decides), without decoding names.
-                let leading = (0..usize::from(raw.vlen)).map_while(|i| {
-                    let ty = self.extra_u32(&raw, 3 * i + 1).ok()?;
-                    let offset = self.extra_u32(&raw, 3 * i + 2).ok()?;
-                    let bits = if raw.kind_flag { offset & 0xff_ffff } else { offset };
-                    (bits == 0).then_some(ty)
-                });
-                for ty in leading {
-                    // Look through typedefs and qualifiers to the embedded composite.
-                    let mut t = ty;
-                    for _ in 0..8 {
-                        match self.raw(BtfTypeId(t)) {
-                            Ok(r)
-                                if matches!(
-                                    r.kind,
-                                    BtfKind::Typedef
-                                        | BtfKind::Const
-                                        | BtfKind::Volatile
-                                        | BtfKind::Restrict
-                                        | BtfKind::TypeTag
-                                ) =>
-                            {
-                                t = r.size_or_type
-                            }
-                            _ => break,
-                        }
-                    }
-                    map.entry(t).or_default().push(id);
-                }
+            let file = match (&self.base, &self.index_cache) {
+                (None, Some((k, store))) => Some((format!("{k}.btfemb1"), store)),
+                _ => None,
+            };
+            if let Some(pairs) = file.as_ref().and_then(|(f, store)| store.get(f)).and_then(|b| self.read_embedders(&b))
+            {
+                return pairs;
             }
-            map
+            let pairs = self.list_embedders();
+            if let Some((f, store)) = &file {
+                let bytes: Vec<u8> =
+                    pairs.iter().flat_map(|&(m, c)| [m.to_le_bytes(), c.to_le_bytes()]).flatten().collect();
+                store.put(f, &bytes);
+            }
+            pairs
         })
+    }
+
+    /// A stored embedder list: `None` unless it is whole pairs of ids of this blob, in
+    /// order (a damaged or foreign entry is listed again).
+    fn read_embedders(&self, bytes: &crate::IndexBytes) -> Option<Vec<(u32, u32)>> {
+        let bytes = (**bytes).as_ref();
+        if bytes.len() % 8 != 0 {
+            return None;
+        }
+        let word = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        let pairs: Vec<(u32, u32)> = bytes.chunks_exact(8).map(|p| (word(&p[..4]), word(&p[4..]))).collect();
+        let next = self.next_id();
+        let valid = pairs.iter().all(|&(m, c)| m < next && c < next) && pairs.windows(2).all(|w| w[0] <= w[1]);
+        valid.then_some(pairs)
+    }
+
+    /// Reads every struct and union record for the members at offset 0.
+    fn list_embedders(&self) -> Vec<(u32, u32)> {
+        let mut pairs = Vec::new();
+        let first = self.base.as_ref().map_or(self.first_id, |b| b.first_id);
+        for id in first..self.next_id() {
+            let Ok(raw) = self.raw(BtfTypeId(id)) else { continue };
+            if !matches!(raw.kind, BtfKind::Struct | BtfKind::Union) || raw.vlen == 0 {
+                continue;
+            }
+            // Members at offset 0 (a bitfield's offset word is non-zero past bit 0
+            // too, so the raw word decides), without decoding names.
+            let leading = (0..usize::from(raw.vlen)).map_while(|i| {
+                let ty = self.extra_u32(&raw, 3 * i + 1).ok()?;
+                let offset = self.extra_u32(&raw, 3 * i + 2).ok()?;
+                let bits = if raw.kind_flag { offset & 0xff_ffff } else { offset };
+                (bits == 0).then_some(ty)
+            });
+            for ty in leading {
+                // Look through typedefs and qualifiers to the embedded composite.
+                let mut t = ty;
+                for _ in 0..8 {
+                    match self.raw(BtfTypeId(t)) {
+                        Ok(r)
+                            if matches!(
+                                r.kind,
+                                BtfKind::Typedef
+                                    | BtfKind::Const
+                                    | BtfKind::Volatile
+                                    | BtfKind::Restrict
+                                    | BtfKind::TypeTag
+                            ) =>
+                        {
+                            t = r.size_or_type
+                        }
+                        _ => break,
+                    }
+                }
+                pairs.push((t, id));
+            }
+        }
+        // A composite holding the same type twice at offset 0 (a union's alternatives, a
+        // zero-sized member first) is listed twice, as it always was.
+        pairs.sort_unstable();
+        pairs
     }
 }
 
 impl TypeSource for Btf {
     fn embedders(&self, ty: TypeRef) -> Result<Vec<TypeRef>, ModelError> {
         let id = u32::try_from(ty.0).unwrap_or(u32::MAX);
-        Ok(self
-            .embedder_index()
-            .get(&id)
-            .map(|v| v.iter().map(|&i| TypeRef(u64::from(i))).collect())
-            .unwrap_or_default())
+        let pairs = self.embedder_index();
+        let from = pairs.partition_point(|&(m, _)| m < id);
+        Ok(pairs[from..].iter().take_while(|&&(m, _)| m == id).map(|&(_, c)| TypeRef(u64::from(c))).collect())
     }
 
     fn error_name(&self) -> String {

@@ -344,3 +344,61 @@ fn zero_copy_owners() {
     assert_eq!(from_arc.own_type_count(), from_vec.own_type_count());
     let _: Arc<dyn TypeSource> = Arc::new(from_vec);
 }
+
+/// An index store in memory, counting what was put.
+#[derive(Default)]
+struct MemStore(std::sync::Mutex<std::collections::HashMap<String, Vec<u8>>>);
+
+impl fevlint_btf::IndexStore for MemStore {
+    fn get(&self, name: &str) -> Option<fevlint_btf::IndexBytes> {
+        let map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(name).map(|b| Box::new(b.clone()) as fevlint_btf::IndexBytes)
+    }
+    fn put(&self, name: &str, bytes: &[u8]) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned(), bytes.to_vec());
+    }
+}
+
+/// The structs embedding a type at offset 0 (what an offset past a struct's end may be
+/// read in) are listed once and kept in the index store: a later blob reads them back
+/// and answers as the listing did; a damaged entry (cut short, an id past the blob, out
+/// of order) is listed again, never believed.
+#[test]
+fn embedders_are_kept_in_the_index_store_and_checked() {
+    use fevlint_btf::IndexStore;
+    let kernel = "6.12.117+deb12-amd64";
+    let bytes = btf_common::raw_btf(kernel);
+    let store = std::sync::Arc::new(MemStore::default());
+    let open = || {
+        fevlint_btf::Btf::parse("vmlinux.btf", bytes.clone())
+            .expect("parse")
+            .with_index_cache("k".into(), store.clone())
+    };
+    let plain = btf_common::btf(kernel);
+    let ids: Vec<TypeRef> = ["list_head", "sock", "sock_common", "inode", "file"]
+        .iter()
+        .map(|n| plain.find_type(TypeNamespace::Struct, n).expect("lookup")[0])
+        .collect();
+    let want: Vec<Vec<TypeRef>> = ids.iter().map(|&t| plain.embedders(t).expect("embedders")).collect();
+    // `struct sock` starts with `struct sock_common` (tcp_sock and others embed sock).
+    assert!(want[2].contains(&ids[1]), "{want:?}");
+    let answers = |b: &fevlint_btf::Btf| ids.iter().map(|&t| b.embedders(t).expect("embedders")).collect::<Vec<_>>();
+    assert_eq!(answers(&open()), want);
+    let stored = store.0.lock().unwrap_or_else(|e| e.into_inner()).get("k.btfemb1").cloned().expect("stored");
+    assert!(!stored.is_empty() && stored.len() % 8 == 0);
+    assert_eq!(answers(&open()), want);
+    let next = open().next_id();
+    let mut cut = stored.clone();
+    cut.pop();
+    let mut wild = stored.clone();
+    wild[..8].copy_from_slice(&u64::MAX.to_le_bytes());
+    let mut past = stored.clone();
+    let n = past.len();
+    past[n - 8..n - 4].copy_from_slice(&next.to_le_bytes());
+    let reversed: Vec<u8> = stored.chunks_exact(8).rev().flatten().copied().collect();
+    for bad in [cut, wild, past, reversed] {
+        store.put("k.btfemb1", &bad);
+        assert_eq!(answers(&open()), want);
+        assert_eq!(store.0.lock().unwrap_or_else(|e| e.into_inner())["k.btfemb1"], stored, "listed again");
+    }
+}
