@@ -58,7 +58,9 @@ async fn a_kernel_from_fevlint_toml_drives_diagnostics_hover_completion_hints_an
     let file = dir.join("probe.fev");
     let uri = uri(&file);
     let mut c = Client::start();
-    c.initialize(json!({"window": {"workDoneProgress": true}}), Value::Null).await;
+    let caps = json!({"window": {"workDoneProgress": true},
+        "textDocument": {"publishDiagnostics": {"codeDescriptionSupport": true}}});
+    c.initialize(caps, Value::Null).await;
     c.notify(
         "textDocument/didOpen",
         json!({"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": SCRIPT}}),

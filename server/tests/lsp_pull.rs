@@ -98,6 +98,53 @@ async fn a_pulled_document_answers_unchanged_until_its_findings_change() {
     c.finish().await;
 }
 
+/// A diagnostic carries the rule's link (`codeDescription`) and its notes as related
+/// information only for a client that declares it takes them (VS Code does, Neovim and
+/// Eglot do not take the link), pushed or pulled; otherwise the notes are in the message.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_diagnostic_carries_what_the_client_declares_it_shows() {
+    let text = "vfs_read(x64 file)\nvfs_read(x64 file)\n";
+    let vscode = json!({"relatedInformation": true, "codeDescriptionSupport": true});
+    let neovim = json!({"relatedInformation": true, "dataSupport": true});
+    let eglot = json!({"relatedInformation": false, "codeDescriptionSupport": false});
+    for (name, publish, pull) in [
+        ("vscode", &vscode, false),
+        ("neovim", &neovim, false),
+        ("eglot", &eglot, false),
+        ("none", &json!({}), false),
+        ("pull 3.18", &json!({}), true),
+    ] {
+        let mut caps = json!({"textDocument": {"publishDiagnostics": publish}});
+        if pull {
+            caps["textDocument"]["diagnostic"] = vscode.clone();
+        }
+        let mut c = Client::start();
+        c.initialize(caps, Value::Null).await;
+        let uri = "file:///tmp/fevlint-pull/links.fev";
+        c.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": text}}),
+        )
+        .await;
+        let d = if pull {
+            c.request("textDocument/diagnostic", json!({"textDocument": {"uri": uri}})).await["items"][0].clone()
+        } else {
+            let p = c.wait("publish", |v| v["method"] == "textDocument/publishDiagnostics").await;
+            p["params"]["diagnostics"][0].clone()
+        };
+        assert_eq!((d["code"].as_str(), d["source"].as_str()), (Some("N101"), Some("fevlint")), "{name}: {d:#}");
+        let links = pull || publish["codeDescriptionSupport"] == true;
+        let href = d["codeDescription"]["href"].as_str();
+        assert_eq!(href.is_some_and(|h| h.ends_with("/docs/rules/N101.md")), links, "{name}: {d:#}");
+        assert_eq!(d.get("codeDescription").is_some(), links, "{name}: {d:#}");
+        let related = pull || publish["relatedInformation"] == true;
+        let message = d["message"].as_str().unwrap_or("");
+        assert_eq!(d.get("relatedInformation").is_some(), related, "{name}: {d:#}");
+        assert_eq!(message.contains('\n'), !related, "{name}: the notes go in the message: {d:#}");
+        c.finish().await;
+    }
+}
+
 /// A workspace of every dialect, no kernels.
 fn workspace(name: &str) -> (PathBuf, Vec<PathBuf>) {
     let dir = temp_dir(name);

@@ -214,6 +214,11 @@ impl<'a> Writer<'a> {
         Writer { uri, docs, related_information, label_kernel, message: String::new(), hrefs: HashMap::new() }
     }
 
+    /// Whether notes go out as `relatedInformation` (each with a range of its own).
+    pub fn related_information(&self) -> bool {
+        self.related_information
+    }
+
     /// One diagnostic at `r`; `line` writes each line number of a range.
     pub fn write(
         &mut self,

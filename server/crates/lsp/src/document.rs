@@ -6,7 +6,7 @@
 //! request reads it (diagnostics never do). Reparsing a flat 50,000-line tree costs tens
 //! of milliseconds even when incremental, since its root is rebuilt.
 
-use super::encoded::{self, Chunk, Encoded};
+use super::encoded::{self, Encoded, Found};
 use super::position;
 use crate::config::Settings;
 use fevlint_check::diagnostic::Diagnostic;
@@ -399,7 +399,7 @@ impl Document {
     pub fn report(&mut self, w: &mut crate::convert::Writer<'_>, out: &mut Vec<u8>) -> u64 {
         let id = self.encode(w);
         out.reserve_exact(self.items_len());
-        self.write_items(out);
+        self.write_items(w, out);
         id
     }
 
@@ -408,9 +408,10 @@ impl Document {
         encoded::report_len(self.encoded.iter())
     }
 
-    /// Writes the JSON array of every line's encoded diagnostics (after [`Document::encode`]).
-    pub fn write_items(&self, out: &mut Vec<u8>) {
-        encoded::write(out, self.encoded.iter());
+    /// Writes the JSON array of every line's encoded diagnostics (after [`Document::encode`],
+    /// with a writer of the same settings).
+    pub fn write_items(&self, w: &mut crate::convert::Writer<'_>, out: &mut Vec<u8>) {
+        encoded::write(out, self.encoded.iter(), Some(w));
     }
 
     /// Encodes the stale lines and returns the report's hash (the `resultId`), without
@@ -424,14 +425,13 @@ impl Document {
         let stale = std::mem::replace(&mut self.stale, 0..0);
         {
             let at = self.positions();
-            let mut found: Vec<Diagnostic> = Vec::new();
             let lines = stale.start.min(encoded.len())..stale.end.min(encoded.len());
             for (i, e) in encoded.iter_mut().enumerate().skip(lines.start).take(lines.len()) {
                 if !matches!(e, Encoded::Stale) {
                     continue;
                 }
                 let Some(line) = self.parse.lines.get(i) else { continue };
-                found.clear();
+                let mut found: Vec<Diagnostic> = Vec::new();
                 let kernel = self.kernel_lines.as_ref().and_then(|k| k.lines.get(i)).into_iter().flatten().flatten();
                 let syntax = self.line_findings.get(i).into_iter().flatten();
                 let whole = self.whole_lines.get(i).into_iter().flatten();
@@ -445,8 +445,7 @@ impl Document {
                     found.push(d);
                 }
                 found.sort_by(fevlint_check::rules::order);
-                let refs: Vec<&Diagnostic> = found.iter().collect();
-                *e = Chunk::encode(w, &at, line.number, &refs);
+                *e = Found::encode(w, &at, line.number, found);
             }
         }
         self.encoded = encoded;

@@ -1,15 +1,86 @@
-//! Diagnostics in the form they go out in. Each line's findings are kept as the
-//! protocol's JSON with their line numbers left open (a [`Chunk`]): an edit re-encodes
-//! the lines it touched, and a publish or a pull report copies the other lines' bytes and
-//! writes their line numbers in. A hash over the lines' chunks is the report's
-//! `resultId`, and tells when the findings did not change (no publish then).
+//! Diagnostics in the form they go out in. Each line's findings are kept settled (the
+//! severity and order a report gives them) with their ranges, line numbers counted from
+//! the line's own (a [`Found`]): an edit settles again the lines it touched, and a publish
+//! or a pull report writes every line's findings with their line numbers in. The texts
+//! are the findings' own (`Arc<str>`, shared with the document's copy), not a second copy
+//! as JSON: a kernel finding costs its diagnostic twice, not its text twice. A hash over the
+//! lines is the report's `resultId`, and tells when the findings did not change (no publish
+//! then). Outline symbols are kept as their JSON (a [`Chunk`]).
 
 use crate::convert::{itoa, Writer};
 use crate::position::Positions;
 use fevlint_check::diagnostic::Diagnostic;
 use std::hash::{Hash, Hasher};
+use tower_lsp_server::ls_types::Range;
 
-/// The encoded diagnostics of one line.
+/// The settled diagnostics of one line and what writing them takes.
+#[derive(Debug)]
+pub struct Found {
+    /// Each diagnostic with its range, the range's lines counted from the chunk's line.
+    items: Box<[(Diagnostic, Range)]>,
+    /// The length of their JSON array's inside without the line numbers.
+    len: usize,
+    /// Whether each note takes a range of its own (`relatedInformation`): the count of
+    /// line numbers written.
+    related: bool,
+    /// A hash of their JSON and line offsets.
+    hash: u64,
+}
+
+impl Found {
+    /// Settled diagnostics `found` (absolute spans, in order) of line `line`; their JSON
+    /// is written once, to measure and hash it.
+    pub fn encode(w: &mut Writer<'_>, at: &Positions<'_>, line: u32, found: Vec<Diagnostic>) -> Encoded {
+        if found.is_empty() {
+            return Encoded::Empty;
+        }
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let mut scratch = Vec::with_capacity(512);
+        let mut items = Vec::with_capacity(found.len());
+        let mut len = found.len() - 1;
+        for d in found {
+            let mut r = at.range(d.span);
+            r.start.line = r.start.line.saturating_sub(line);
+            r.end.line = r.end.line.saturating_sub(line);
+            scratch.clear();
+            // Only string escapes can fail (never, for `str`): such a finding is left out.
+            if w.write(&mut scratch, r, &d, &mut |_, _| {}).is_err() {
+                len = len.saturating_sub(1);
+                continue;
+            }
+            scratch.hash(&mut h);
+            (r.start.line, r.end.line).hash(&mut h);
+            len += scratch.len();
+            items.push((d, r));
+        }
+        if items.is_empty() {
+            return Encoded::Empty;
+        }
+        let related = w.related_information();
+        Encoded::Found(Box::new(Found { items: items.into(), len, related, hash: h.finish() }))
+    }
+
+    /// The length of [`Found::write_to`]'s bytes.
+    fn written_len(&self, line: u32) -> usize {
+        let numbers = |(d, r): &(Diagnostic, Range)| {
+            let ranges = 1 + if self.related { d.notes.len() } else { 0 };
+            ranges * (digits(line + r.start.line) + digits(line + r.end.line))
+        };
+        self.len + self.items.iter().map(numbers).sum::<usize>()
+    }
+
+    /// Appends the diagnostics with their line numbers counted from `line`.
+    fn write_to(&self, w: &mut Writer<'_>, out: &mut Vec<u8>, line: u32) {
+        for (i, (d, r)) in self.items.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            let _ = w.write(out, *r, d, &mut |out, l| itoa(out, line + l));
+        }
+    }
+}
+
+/// The JSON of one line's outline symbols, their line numbers left open.
 #[derive(Debug)]
 pub struct Chunk {
     /// The diagnostics' JSON objects, comma-separated, without their line numbers.
@@ -28,37 +99,13 @@ pub enum Encoded {
     Stale,
     /// No diagnostics.
     Empty,
+    /// Outline symbols as their JSON.
     Chunk(Box<Chunk>),
+    /// Diagnostics.
+    Found(Box<Found>),
 }
 
 impl Chunk {
-    /// Encodes the diagnostics `found` (absolute spans, in order) of line `line`.
-    pub fn encode(w: &mut Writer<'_>, at: &Positions<'_>, line: u32, found: &[&Diagnostic]) -> Encoded {
-        if found.is_empty() {
-            return Encoded::Empty;
-        }
-        let mut bytes = Vec::with_capacity(256 * found.len());
-        let mut holes = Vec::new();
-        for (i, d) in found.iter().enumerate() {
-            if i > 0 {
-                bytes.push(b',');
-            }
-            let range = at.range(d.span);
-            let mut hole = |out: &mut Vec<u8>, l: u32| {
-                holes.push((out.len() as u32, l.saturating_sub(line)));
-            };
-            // Only string escapes can fail (never, for `str`): such a finding is left out.
-            let mark = bytes.len();
-            if w.write(&mut bytes, range, d, &mut hole).is_err() {
-                bytes.truncate(mark);
-            }
-        }
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        bytes.hash(&mut h);
-        holes.hash(&mut h);
-        Encoded::Chunk(Box::new(Chunk { bytes: bytes.into(), holes: holes.into(), hash: h.finish() }))
-    }
-
     /// The length of [`Chunk::write_to`]'s bytes.
     fn written_len(&self, line: u32) -> usize {
         self.bytes.len() + self.holes.iter().map(|&(_, delta)| digits(line + delta)).sum::<usize>()
@@ -76,27 +123,32 @@ impl Chunk {
     }
 }
 
-/// Writes the JSON array of the chunks of `lines` (in line order), and returns the
-/// report's hash (its `resultId`).
+/// Writes the JSON array of the outline chunks of `lines` (in line order), and returns
+/// the report's hash.
 pub fn report<'a>(out: &mut Vec<u8>, lines: impl Iterator<Item = &'a Encoded> + Clone) -> u64 {
     out.reserve_exact(report_len(lines.clone()));
-    write(out, lines.clone());
+    write(out, lines.clone(), None);
     report_id(lines)
 }
 
-/// The chunks with their line numbers.
-fn chunks<'a>(lines: impl Iterator<Item = &'a Encoded>) -> impl Iterator<Item = (u32, &'a Chunk)> {
+/// The lines that have something to write, with their line numbers.
+fn filled<'a>(lines: impl Iterator<Item = &'a Encoded>) -> impl Iterator<Item = (u32, &'a Encoded)> {
     lines.enumerate().filter_map(|(i, e)| match e {
-        Encoded::Chunk(c) => Some((u32::try_from(i).unwrap_or(u32::MAX), &**c)),
+        Encoded::Chunk(_) | Encoded::Found(_) => Some((u32::try_from(i).unwrap_or(u32::MAX), e)),
         _ => None,
     })
 }
 
-/// The report's hash (its `resultId`), from the chunks' hashes: nothing is written.
+/// The report's hash (its `resultId`), from the lines' hashes: nothing is written.
 pub fn report_id<'a>(lines: impl Iterator<Item = &'a Encoded>) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    for (line, c) in chunks(lines) {
-        (line, c.hash).hash(&mut h);
+    for (line, e) in filled(lines) {
+        let hash = match e {
+            Encoded::Chunk(c) => c.hash,
+            Encoded::Found(f) => f.hash,
+            _ => 0,
+        };
+        (line, hash).hash(&mut h);
     }
     h.finish()
 }
@@ -104,21 +156,30 @@ pub fn report_id<'a>(lines: impl Iterator<Item = &'a Encoded>) -> u64 {
 /// The length of the JSON array [`write`] writes: a publish is allocated once, at its size.
 pub fn report_len<'a>(lines: impl Iterator<Item = &'a Encoded>) -> usize {
     let (mut len, mut n) = (2, 0);
-    for (line, c) in chunks(lines) {
-        len += c.written_len(line);
+    for (line, e) in filled(lines) {
+        len += match e {
+            Encoded::Chunk(c) => c.written_len(line),
+            Encoded::Found(f) => f.written_len(line),
+            _ => 0,
+        };
         n += 1;
     }
     len + n.max(1) - 1
 }
 
-/// Writes the JSON array of the chunks of `lines` (in line order).
-pub fn write<'a>(out: &mut Vec<u8>, lines: impl Iterator<Item = &'a Encoded>) {
+/// Writes the JSON array of `lines` (in line order). Diagnostics are written by `w` (an
+/// outline's chunks need none: without it, a line's diagnostics would be left out).
+pub fn write<'a>(out: &mut Vec<u8>, lines: impl Iterator<Item = &'a Encoded>, mut w: Option<&mut Writer<'_>>) {
     out.push(b'[');
-    for (i, (line, c)) in chunks(lines).enumerate() {
+    for (i, (line, e)) in filled(lines).enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        c.write_to(out, line);
+        match (e, w.as_deref_mut()) {
+            (Encoded::Chunk(c), _) => c.write_to(out, line),
+            (Encoded::Found(f), Some(w)) => f.write_to(w, out, line),
+            _ => debug_assert!(false, "diagnostics written without their writer"),
+        }
     }
     out.push(b']');
 }

@@ -573,7 +573,8 @@ impl Inner {
                         return;
                     }
                     doc.published = Some(r.id);
-                    Ok(convert::publish_frame(&uri, Some(version), r.len(doc), |out| r.write(doc, out)))
+                    let mut w = writer(doc, &uri, rule_docs, *related_information);
+                    Ok(convert::publish_frame(&uri, Some(version), r.len(doc), |out| r.write(doc, &mut w, out)))
                 }
                 Ok(Err(e)) => Ok(Err(e)),
                 Err(p) => Err(Some(p)),
@@ -647,7 +648,7 @@ impl Inner {
         body.extend_from_slice(br#"{"kind":"full","resultId":""#);
         body.extend_from_slice(result_id.as_bytes());
         body.extend_from_slice(br#"","items":"#);
-        r.write(doc, &mut body);
+        r.write(doc, &mut writer(doc, uri, rule_docs, *related_information), &mut body);
         body.push(b'}');
         Ok(full_report(Some(self.raw.put(body)), Vec::new()))
     }
@@ -1338,7 +1339,7 @@ fn report(
         Some(items) => Ok((items, r.id)),
         None => {
             let mut items = Vec::with_capacity(doc.items_len());
-            doc.write_items(&mut items);
+            doc.write_items(&mut writer(doc, uri, docs, related_information), &mut items);
             Ok((items, r.id))
         }
     }
@@ -1357,18 +1358,23 @@ impl Report {
         self.items.as_ref().map_or_else(|| doc.items_len(), Vec::len)
     }
 
-    fn write(&self, doc: &Document, out: &mut Vec<u8>) {
+    /// `w`: a [`writer`] of the document, as [`prepare`] made.
+    fn write(&self, doc: &Document, w: &mut convert::Writer<'_>, out: &mut Vec<u8>) {
         match &self.items {
             Some(items) => out.extend_from_slice(items),
-            None => doc.write_items(out),
+            None => doc.write_items(w, out),
         }
     }
 }
 
+/// What writes a document's diagnostics (the client's capabilities, the kernels' labels).
+fn writer<'a>(doc: &Document, uri: &'a Uri, docs: &'a RuleDocs, related_information: bool) -> convert::Writer<'a> {
+    convert::Writer::new(uri, docs, related_information, doc.settings.kernels.len() > 1)
+}
+
 /// [`report`] up to the writing: what a publish that may be skipped needs.
 fn prepare(doc: &mut Document, uri: &Uri, docs: &RuleDocs, related_information: bool) -> serde_json::Result<Report> {
-    let several = doc.settings.kernels.len() > 1;
-    let mut w = convert::Writer::new(uri, docs, related_information, several);
+    let mut w = writer(doc, uri, docs, related_information);
     let mut items = Vec::with_capacity(1 << 12);
     // The kernels' findings arriving is news even when there are none: a client waiting
     // for them gets that publish.
@@ -1660,15 +1666,19 @@ impl LanguageServer for Backend {
                     Err(e) => problems.push(format!("initializationOptions: {e}")),
                 }
             }
-            state.related_information = params
-                .capabilities
-                .text_document
-                .as_ref()
-                .and_then(|t| t.publish_diagnostics.as_ref())
-                .and_then(|p| p.related_information)
-                .unwrap_or(false);
+            // What the client shows of a diagnostic, from its pushed and (LSP 3.18) pulled
+            // diagnostics' capabilities: a field it does not take is not sent.
+            let text = params.capabilities.text_document.as_ref();
+            let publish = text.and_then(|t| t.publish_diagnostics.as_ref());
+            let pull = text.and_then(|t| t.diagnostic.as_ref());
+            state.related_information = publish.and_then(|p| p.related_information).unwrap_or(false)
+                || pull.and_then(|p| p.related_information).unwrap_or(false);
             state.roots = roots(&params);
-            state.rule_docs = RuleDocs::find(&state.roots);
+            // The rule's link (`codeDescription`, about 80 bytes a finding) goes only to a
+            // client that shows it (VS Code); Neovim and Eglot do not take it.
+            let links = publish.and_then(|p| p.code_description_support).unwrap_or(false)
+                || pull.and_then(|p| p.code_description_support).unwrap_or(false);
+            state.rule_docs = if links { RuleDocs::find(&state.roots) } else { RuleDocs::default() };
             let caps = &params.capabilities;
             state.encoding =
                 position::Encoding::negotiate(caps.general.as_ref().and_then(|g| g.position_encodings.as_deref()));
