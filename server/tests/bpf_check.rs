@@ -271,3 +271,73 @@ fn placeholder_attach_targets_are_information_and_missing_functions_errors() {
     assert!(slab[0].2.contains("`kmem_cache_alloc` does not exist"), "{}", slab[0].2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `fmod_ret` targets against the error-injection list a kernel folder carries
+/// (`error_injection_list`, a copy of /sys/kernel/debug/error_injection/list). Debian's
+/// kernels are built without the list (`bpf_kernel.rs` boots them: the file is absent and
+/// `fmod_ret/vfs_fsync` is refused), so this folder is 6.12's files with the config line
+/// turned on: it checks how a list is read and used, not a kernel's answer. With the list,
+/// a function on it is modifiable and one off it is an error naming the list; without it
+/// the verdict is unknown (information), never a guess; `security_` hooks need no list.
+#[test]
+fn fmod_ret_targets_are_judged_by_the_folders_error_injection_list() {
+    if !fevlint_testkit::real_tools("clang, bpftool and libbpf") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("fevlint-bpf-eil-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    fevlint_testkit::bpf::vmlinux_h("6.1.0-56-amd64", &dir);
+    fevlint_testkit::bpf::compile(&dir, "attach.bpf.c");
+    let release = "6.12.117+deb12-amd64";
+    let k = dir.join("k");
+    std::fs::create_dir_all(&k).expect("kernel folder");
+    for file in ["vmlinux.btf", "System.map", "available_filter_functions", "kprobe_blacklist"] {
+        std::fs::write(k.join(file), fevlint_testkit::kernel_fixture_file(release, file).1).expect("copy");
+    }
+    let config = String::from_utf8(fevlint_testkit::kernel_fixture_file(release, "config").1).expect("config");
+    assert!(config.contains("# CONFIG_FUNCTION_ERROR_INJECTION is not set"));
+    let config = config.replace("# CONFIG_FUNCTION_ERROR_INJECTION is not set", "CONFIG_FUNCTION_ERROR_INJECTION=y");
+    std::fs::write(k.join("config"), config).expect("config");
+    let modret = |list: Option<&str>| -> Vec<(String, String)> {
+        let path = k.join("error_injection_list");
+        match list {
+            Some(text) => std::fs::write(&path, text).expect("list"),
+            None => {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_fevlint"))
+            .current_dir(&dir)
+            .args(["check", "--format", "json", "-k"])
+            .arg(&k)
+            .arg("attach.bpf.o")
+            .output()
+            .expect("fevlint runs");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        json["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .filter(|d| d["code"] == "B611" && d["message"].as_str().is_some_and(|m| m.contains("fmod_ret/")))
+            .map(|d| (d["severity"].as_str().unwrap_or("").to_owned(), d["message"].as_str().unwrap_or("").to_owned()))
+            .collect()
+    };
+    let off = modret(Some("should_failslab\tERRNO\nopen_ctree [btrfs]\tERRNO\n"));
+    assert_eq!(off.len(), 1, "{off:#?}");
+    assert_eq!(off[0].0, "error", "{off:#?}");
+    assert!(
+        off[0].1.contains("`fmod_ret/vfs_fsync`")
+            && off[0].1.contains("is not on it (`")
+            && off[0].1.contains("error_injection_list`, 2 functions)"),
+        "{}",
+        off[0].1
+    );
+    let on = modret(Some("should_failslab\tERRNO\nvfs_fsync\tERRNO\n"));
+    assert!(on.is_empty(), "{on:#?}");
+    let unknown = modret(None);
+    assert_eq!(unknown.len(), 1, "{unknown:#?}");
+    assert_eq!(unknown[0].0, "info", "{unknown:#?}");
+    assert!(unknown[0].1.contains("cannot tell whether `vfs_fsync`"), "{}", unknown[0].1);
+    let _ = std::fs::remove_dir_all(&dir);
+}

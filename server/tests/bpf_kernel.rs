@@ -32,7 +32,7 @@
 #[allow(dead_code)] // `generate` (with direct loads) is the libbpf judge's.
 mod gen;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -109,8 +109,10 @@ enum Verdict {
     Refused(String),
 }
 
-/// The kernel's verdicts: (object, program) -> verdict, from the loader's PROG lines.
-fn boot(image: &Path, dir: &Path) -> BTreeMap<(String, String), Verdict> {
+/// The kernel's verdicts: (object, program) -> verdict, from the loader's PROG lines;
+/// and its error-injection list (`None`: /sys/kernel/debug/error_injection/list absent).
+#[allow(clippy::type_complexity)]
+fn boot(image: &Path, dir: &Path) -> (BTreeMap<(String, String), Verdict>, Option<BTreeSet<String>>) {
     let out = Command::new("bash")
         .arg(repo().join("tests/oracle/run-bpf-load.sh"))
         .arg(image)
@@ -134,7 +136,15 @@ fn boot(image: &Path, dir: &Path) -> BTreeMap<(String, String), Verdict> {
         verdicts.insert((f[1].to_owned(), f[2].to_owned()), v);
     }
     assert!(!verdicts.is_empty(), "no PROG lines:\n{text}");
-    verdicts
+    assert!(text.lines().any(|l| l == "DEBUGFS"), "debugfs not mounted in the guest:\n{text}");
+    let eil = (!text.lines().any(|l| l == "EIL-ABSENT")).then(|| {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("EIL\t"))
+            .filter_map(|l| l.split(['\t', ' ']).next())
+            .map(str::to_owned)
+            .collect()
+    });
+    (verdicts, eil)
 }
 
 /// fevlint's verdicts on kernel `k` (index among the kernels checked), and per object
@@ -194,7 +204,17 @@ fn agree(
     kernels: &[fevlint_kernel::Kernel],
     k: usize,
 ) -> (usize, usize, BTreeMap<(String, String), Verdict>) {
-    let real = boot(image, dir);
+    let (real, eil) = boot(image, dir);
+    // The error-injection list `fmod_ret` needs: the kernel's against fevlint's (from the
+    // folder's image and symbol map; none where the config leaves it out).
+    let theirs = &kernels[k];
+    let ours_eil: Option<BTreeSet<String>> =
+        theirs.error_injection().map(|l| l.value.iter().map(str::to_owned).collect());
+    assert_eq!(eil, ours_eil, "{kernel}: the kernel's error-injection list against fevlint's");
+    if eil.is_none() {
+        let config = &theirs.config().expect("config").value;
+        assert!(!config.is_enabled("FUNCTION_ERROR_INJECTION"), "{kernel}: no list, yet the config has one");
+    }
     let (ours, any) = fevlint_verdicts(dir, names, kernels, k);
     // An object the kernel runs whole: nothing fevlint says about it there may be an error.
     for (object, said) in &any {

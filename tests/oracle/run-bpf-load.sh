@@ -2,7 +2,8 @@
 # run-bpf-load.sh: boot a real kernel under QEMU and run a static BPF loader on objects in
 # the guest (server/tests/bpf_kernel.rs). The loader (server/tests/bpf/loader.c) prints one
 # PROG line per program: load and attach results and libbpf's warnings. This prints the
-# guest's output lines (those of ttyS1) on stdout.
+# guest's output lines (those of ttyS1) on stdout, after the error-injection list's
+# (`EIL\tLINE`, or `EIL-ABSENT`).
 #
 # usage: run-bpf-load.sh VMLINUZ|KERNEL.deb DIR
 #   DIR: holds `loader` (static) and the objects (*.o) it is run on, in name order.
@@ -40,6 +41,10 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t bpf bpf /sys/fs/bpf 2>/dev/null
 exec 3>/dev/ttyS1
 echo "BEGIN $(uname -r)" >&3
+# The error-injection list fmod_ret needs (absent on a kernel built without it).
+[ -d /sys/kernel/debug/kprobes ] && echo DEBUGFS >&3
+if [ -e /sys/kernel/debug/error_injection/list ]; then sed 's/^/EIL\t/' /sys/kernel/debug/error_injection/list >&3
+else echo EIL-ABSENT >&3; fi
 cd /objs && /bin/loader *.o >&3 2>&1
 echo END >&3
 poweroff -f

@@ -17,7 +17,7 @@
 //! facts (and "unknown" answers), never a panic.
 
 use fevlint_load::elf::KernelElf;
-use fevlint_load::symbols::{BlacklistEntry, KprobeBlacklist, Symbol, SymbolTable, VirtAddr};
+use fevlint_load::symbols::{BlacklistEntry, ErrorInjectionList, KprobeBlacklist, Symbol, SymbolTable, VirtAddr};
 use iced_x86::{Decoder, DecoderOptions, OpKind};
 use std::collections::HashSet;
 
@@ -528,6 +528,31 @@ pub fn derive_blacklist(elf: &KernelElf, symbols: &SymbolTable, all_symbols: boo
         }
     }
     Some(KprobeBlacklist::from_entries(entries))
+}
+
+/// The error-injection list the kernel builds at boot (`populate_error_injection_list`,
+/// lib/error-inject.c): each `struct error_injection_entry { unsigned long addr; int
+/// etype; }` of the `_error_injection_whitelist` table, between
+/// `__start_error_injection_whitelist` and `__stop_error_injection_whitelist`, names the
+/// function at `addr` (the kernel keeps the entry only where kallsyms knows the address).
+/// `None` when the table or its bounds are missing or cannot be read.
+pub fn derive_error_injection(elf: &KernelElf, symbols: &SymbolTable) -> Option<ErrorInjectionList> {
+    let start = symbols.addr_of("__start_error_injection_whitelist")?;
+    let end = symbols.addr_of("__stop_error_injection_whitelist")?;
+    let width = elf.arch().pointer_size() as usize;
+    let table = elf.read_virt(start, end.0.checked_sub(start.0)?)?;
+    // `addr` then `etype`, padded to the pointer's alignment.
+    let names: Vec<&str> = table
+        .chunks_exact(2 * width)
+        .filter_map(|e| {
+            let addr = match e[..width] {
+                [a, b, c, d] => u64::from(u32::from_le_bytes([a, b, c, d])),
+                ref w => u64::from_le_bytes(w.try_into().ok()?),
+            };
+            symbols.lookup_text(VirtAddr(addr)).filter(|s| s.addr.0 == addr).map(|s| s.name)
+        })
+        .collect();
+    Some(ErrorInjectionList::from_names(names))
 }
 
 #[cfg(test)]

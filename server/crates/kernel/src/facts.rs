@@ -7,7 +7,8 @@ use crate::open::{self as load, KernelInputs, Loaded, OpenOptions, Provenance};
 use fevlint_btf::Btf;
 use fevlint_load::cache::Cache;
 use fevlint_load::symbols::{
-    clone_base, syscall_name, FilterFunctions, KernelConfig, KprobeBlacklist, SymbolTable, SyscallWrapper, TraceEvents,
+    clone_base, syscall_name, ErrorInjectionList, FilterFunctions, KernelConfig, KprobeBlacklist, SymbolTable,
+    SyscallWrapper, TraceEvents,
 };
 use fevlint_types::model::{FunctionInfo, ModelError, TypeSource};
 use fevlint_types::Arch;
@@ -59,6 +60,8 @@ pub struct Kernel {
     filter_functions: OnceLock<Option<Result<Loaded<FilterFunctions>, String>>>,
     kprobe_blacklist: OnceLock<Option<Result<Loaded<KprobeBlacklist>, String>>>,
     trace_events: OnceLock<Option<Result<Loaded<TraceEvents>, String>>>,
+    /// The error-injection list: a folder's file, the running kernel's, or the image's.
+    error_injection: OnceLock<Option<Result<Loaded<ErrorInjectionList>, String>>>,
     clones: OnceLock<HashMap<String, Vec<String>>>,
     names: OnceLock<FunctionNames>,
     /// CRC-32 of the raw BTF, computed once: the key of what is cached from it.
@@ -205,6 +208,11 @@ impl Kernel {
         if inputs.deferred.trace_events.is_none() {
             let _ = trace_events.set(inputs.trace_events.take().map(Ok));
         }
+        // Without a list file, the image's table gives it when first asked.
+        let error_injection = OnceLock::new();
+        if let Some(l) = inputs.error_injection.take() {
+            let _ = error_injection.set(Some(Ok(l)));
+        }
         Ok(Kernel {
             name: inputs.name.clone(),
             path: path.to_owned(),
@@ -221,6 +229,7 @@ impl Kernel {
             filter_functions,
             kprobe_blacklist,
             trace_events,
+            error_injection,
             clones: OnceLock::new(),
             names: OnceLock::new(),
             btf_crc,
@@ -335,6 +344,40 @@ impl Kernel {
         lazy(&self.trace_events, path, &self.opts, load::read_trace_events)?.as_ref().ok()
     }
 
+    /// The functions `fmod_ret` may modify besides `security_` hooks (the error-injection
+    /// list, `ALLOW_ERROR_INJECTION`): a folder's `error_injection_list` (a copy of
+    /// /sys/kernel/debug/error_injection/list; the running kernel's, read live), else the
+    /// image's `_error_injection_whitelist` table named through the symbol map
+    /// ([`crate::code::derive_error_injection`]). `None`: unknown (no list, no image, or
+    /// an image without the table, as one built without CONFIG_FUNCTION_ERROR_INJECTION).
+    pub fn error_injection(&self) -> Option<&Loaded<ErrorInjectionList>> {
+        let path = self.inputs.deferred.error_injection.as_deref();
+        self.error_injection
+            .get_or_init(|| match path {
+                Some(p) => Some(load::read_error_injection(p, &self.opts).map_err(|e| e.to_string())),
+                None => self.image_error_injection().map(Ok),
+            })
+            .as_ref()?
+            .as_ref()
+            .ok()
+    }
+
+    /// The list built from the image (read now if the folder left it for later).
+    fn image_error_injection(&self) -> Option<Loaded<ErrorInjectionList>> {
+        let symbols = &self.symbols()?.value;
+        // Only a kernel built with the list has these; do not decompress an image to learn it has none.
+        symbols.addr_of("__start_error_injection_whitelist")?;
+        let elf = self.image()?;
+        let value = crate::code::derive_error_injection(elf, symbols)?;
+        let from = match (&self.inputs.elf, self.image.get()) {
+            (Some(e), _) => e.from.clone(),
+            (None, Some(Some(Ok(e)))) => e.from.clone(),
+            _ => return None,
+        };
+        let container = load::Container::Computed("built from the image's _error_injection_whitelist table");
+        Some(Loaded { value, from: Provenance { container, ..from } })
+    }
+
     /// The kernel config (read on first use from a folder).
     pub fn config(&self) -> Option<&Loaded<KernelConfig>> {
         let path = self.inputs.deferred.config.as_deref();
@@ -346,7 +389,11 @@ impl Kernel {
     /// broken file is an error, as if it had been read at open.
     pub fn load_deferred(&self) -> Result<(), String> {
         let _ = (self.config(), self.filter_functions(), self.kprobe_blacklist(), self.trace_events());
+        if self.inputs.deferred.error_injection.is_some() {
+            let _ = self.error_injection();
+        }
         let first = [
+            self.error_injection.get().and_then(|r| r.as_ref()?.as_ref().err()),
             self.config.get().and_then(|r| r.as_ref()?.as_ref().err()),
             self.filter_functions.get().and_then(|r| r.as_ref()?.as_ref().err()),
             self.kprobe_blacklist.get().and_then(|r| r.as_ref()?.as_ref().err()),

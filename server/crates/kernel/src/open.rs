@@ -10,7 +10,9 @@ use fevlint_load::cache::Cache;
 use fevlint_load::decompress::{self, Content, Limits, Origin};
 use fevlint_load::elf::{ftrace_function_names, is_elf, KernelElf};
 use fevlint_load::error::LoadError;
-use fevlint_load::symbols::{FilterFunctions, KernelConfig, KprobeBlacklist, SymbolFormat, SymbolTable, TraceEvents};
+use fevlint_load::symbols::{
+    ErrorInjectionList, FilterFunctions, KernelConfig, KprobeBlacklist, SymbolFormat, SymbolTable, TraceEvents,
+};
 use fevlint_load::Codec;
 use fevlint_types::Arch;
 
@@ -114,6 +116,8 @@ pub struct KernelInputs {
     pub kprobe_blacklist: Option<Loaded<KprobeBlacklist>>,
     /// `available_events` (`SYSTEM:EVENT` lines): the trace events and their systems.
     pub trace_events: Option<Loaded<TraceEvents>>,
+    /// `error_injection_list` (a copy of /sys/kernel/debug/error_injection/list).
+    pub error_injection: Option<Loaded<ErrorInjectionList>>,
     /// Things worth telling the user (a file skipped, a tracefs file not readable).
     pub notes: Vec<String>,
     /// The config, ftrace list and kprobe blacklist of a folder, found but not read yet
@@ -134,6 +138,7 @@ pub struct DeferredFiles {
     pub filter_functions: Option<PathBuf>,
     pub kprobe_blacklist: Option<PathBuf>,
     pub trace_events: Option<PathBuf>,
+    pub error_injection: Option<PathBuf>,
 }
 
 /// The kinds of text file a kernel folder holds, each with its own bound.
@@ -144,6 +149,7 @@ pub enum TextKind {
     FtraceList,
     Blacklist,
     EventList,
+    InjectionList,
 }
 
 impl TextKind {
@@ -159,6 +165,8 @@ impl TextKind {
             TextKind::FtraceList | TextKind::Blacklist => 64 << 20,
             // Debian 6.12 lists 1,476 events (44 KB).
             TextKind::EventList => 16 << 20,
+            // A few hundred functions.
+            TextKind::InjectionList => 4 << 20,
         }
     }
 
@@ -169,6 +177,7 @@ impl TextKind {
             TextKind::FtraceList => "an ftrace list",
             TextKind::Blacklist => "a kprobe blacklist",
             TextKind::EventList => "a trace event list (available_events)",
+            TextKind::InjectionList => "an error-injection list",
         }
     }
 }
@@ -191,6 +200,11 @@ pub fn read_kprobe_blacklist(path: &Path, opts: &OpenOptions) -> Result<Loaded<K
 /// Reads a deferred trace event list.
 pub fn read_trace_events(path: &Path, opts: &OpenOptions) -> Result<Loaded<TraceEvents>, LoadError> {
     read_text(path, TextKind::EventList, opts, TraceEvents::parse)
+}
+
+/// Reads a deferred error-injection list.
+pub fn read_error_injection(path: &Path, opts: &OpenOptions) -> Result<Loaded<ErrorInjectionList>, LoadError> {
+    read_text(path, TextKind::InjectionList, opts, ErrorInjectionList::parse)
 }
 
 /// A System.map or kallsyms file left for later.
@@ -234,7 +248,7 @@ pub fn open(path: &Path) -> Result<KernelInputs, LoadError> {
 /// Reads a kernel given as: a raw BTF file (plain or compressed), an ELF vmlinux, a
 /// bzImage, a BTFHub `.btf.tar.xz`, a folder holding any of those plus
 /// `System.map`/`kallsyms`, `config`, `available_filter_functions`, `kprobe_blacklist`,
-/// `available_events`
+/// `available_events`, `error_injection_list`
 /// (each possibly compressed), or the word `running` (write `./running` for a folder
 /// of that name).
 pub fn open_with(path: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
@@ -640,6 +654,12 @@ fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
             false => k.trace_events = Some(read_trace_events(&p, opts)?),
         }
     }
+    if let Some(p) = find(dir, &["error_injection_list"]) {
+        match lazy {
+            true => k.deferred.error_injection = Some(p),
+            false => k.error_injection = Some(read_error_injection(&p, opts)?),
+        }
+    }
     // `btf/`: a copy of `/sys/kernel/btf` (vmlinux and the loaded modules' split BTF).
     let sys_btf = dir.join("btf");
     let btf_file = find(dir, &["vmlinux.btf", "btf"])
@@ -735,6 +755,11 @@ fn open_running(opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
     if std::fs::File::open(bl).is_ok() {
         let r = read_text(bl, TextKind::Blacklist, opts, KprobeBlacklist::parse).map(|b| k.kprobe_blacklist = Some(b));
         optional(&mut k, "kprobe blacklist", r);
+    }
+    let eil = Path::new("/sys/kernel/debug/error_injection/list");
+    if std::fs::File::open(eil).is_ok() {
+        let r = read_error_injection(eil, opts).map(|l| k.error_injection = Some(l));
+        optional(&mut k, "error-injection list", r);
     }
     Ok(k)
 }

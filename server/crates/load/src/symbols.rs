@@ -747,6 +747,58 @@ impl TraceEvents {
     }
 }
 
+/// The error-injection list (`ALLOW_ERROR_INJECTION`): the functions besides `security_`
+/// hooks whose return value `fmod_ret` programs (and `bpf_override_return`) may change.
+/// Read from a copy of /sys/kernel/debug/error_injection/list or built from an image's
+/// `_error_injection_whitelist` table.
+#[derive(Debug, Default)]
+pub struct ErrorInjectionList {
+    names: std::collections::HashSet<String>,
+}
+
+impl ErrorInjectionList {
+    /// Parses the kernel's `FUNCTION\tTYPE` lines (`ei_seq_show`: `%ps\t%s`; a module's
+    /// function reads `FUNCTION [MODULE]`).
+    pub fn parse(text: &[u8], path: &Path) -> Result<ErrorInjectionList, LoadError> {
+        let mut names = std::collections::HashSet::new();
+        for (no, off, line) in lines(text) {
+            if line.is_empty() {
+                continue;
+            }
+            let line = utf8(line, path, no, off)?;
+            let (name, _type) = line
+                .split_once('\t')
+                .and_then(|(f, t)| Some((f.split(' ').next()?, t)))
+                .filter(|(f, t)| !f.is_empty() && !t.is_empty())
+                .ok_or_else(|| text_err(path, no, off, "expected `FUNCTION<TAB>TYPE`"))?;
+            names.insert(name.to_owned());
+        }
+        Ok(ErrorInjectionList { names })
+    }
+
+    pub fn from_names<'a>(names: impl IntoIterator<Item = &'a str>) -> ErrorInjectionList {
+        ErrorInjectionList { names: names.into_iter().map(str::to_owned).collect() }
+    }
+
+    /// Whether `fmod_ret` may modify function `name`.
+    pub fn contains(&self, name: &str) -> bool {
+        self.names.contains(name)
+    }
+
+    /// The function names, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.names.iter().map(String::as_str)
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
 /// One line of /sys/kernel/debug/kprobes/blacklist.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlacklistEntry {
@@ -1032,5 +1084,22 @@ mod trace_event_tests {
         assert_eq!(ev.len(), 3);
         let e = TraceEvents::parse(b"sched:a\nno colon\n", Path::new("ae")).expect_err("refused");
         assert!(e.to_string().contains("ae") && e.to_string().contains('2'), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod error_injection_tests {
+    use super::*;
+
+    #[test]
+    fn the_kernels_list_format_reads_with_modules_and_bad_lines_refused() {
+        // `ei_seq_show`: `%ps\t%s`, a module's function with ` [MODULE]`.
+        let text = b"should_failslab\tERRNO\nopen_ctree [btrfs]\tERRNO\n\nfunc_null\tNULL\n";
+        let list = ErrorInjectionList::parse(text, Path::new("list")).expect("parses");
+        assert_eq!(list.len(), 3);
+        assert!(list.contains("should_failslab") && list.contains("open_ctree") && !list.contains("vfs_fsync"));
+        let err = ErrorInjectionList::parse(b"should_failslab\tERRNO\nno type here\n", Path::new("list"))
+            .expect_err("refused");
+        assert!(err.to_string().contains("list") && err.to_string().contains('2'), "{err}");
     }
 }

@@ -41,8 +41,13 @@ names nothing to check.
 
 `fmod_ret/FN` also needs `FN` to be modifiable: a `security_` hook, or a function on the
 kernel's error-injection list (`ALLOW_ERROR_INJECTION`), which is empty on a kernel built
-without `CONFIG_FUNCTION_ERROR_INJECTION` (Debian's); where the config enables it but the
-list is not at hand, the finding is information (unknown), not an error.
+without `CONFIG_FUNCTION_ERROR_INJECTION` (Debian's). fevlint reads the list from the
+kernel folder's `error_injection_list` (a copy of /sys/kernel/debug/error_injection/list;
+`running` reads it live), else from the image's `_error_injection_whitelist` table
+(`__start_error_injection_whitelist` to `__stop_error_injection_whitelist` in the symbol
+map, each entry a function's address and an error type); a function off the list is an
+error naming where the list came from. Where the config enables it (or is missing) and no
+list is at hand, the finding is information (unknown), not an error.
 `kprobe.multi/PATTERN` and `kretprobe.multi/PATTERN` need `CONFIG_FPROBE`, and libbpf 1.1
 expands the pattern (`?` and `*`) over the kernel's symbols (`/proc/kallsyms`; the folder's
 symbol map here) and passes every match to the kernel, which refuses the link when a match
@@ -103,24 +108,40 @@ fn problem(pk: &PerKernel<'_>, kind: AttachKind, target: &str) -> Option<Problem
 }
 
 /// `fmod_ret`: the verifier's `check_attach_modify_return` (`security_` hooks and the
-/// error-injection list) on a function that exists and is traceable.
+/// error-injection list) on a function that exists and is traceable. The list comes from
+/// the kernel ([`Kernel::error_injection`]); a kernel built without
+/// `CONFIG_FUNCTION_ERROR_INJECTION` has none; otherwise without it the answer is unknown.
 fn not_modifiable(k: &Kernel, target: &str) -> Option<Problem> {
     if target.starts_with("security_") {
         return None;
     }
-    let config = &k.config()?.value;
-    if !config.is_enabled("FUNCTION_ERROR_INJECTION") {
-        return Some(Problem::from(format!(
+    let refused = |why: String| {
+        Some(Problem::from(format!(
             "`{target}` is not modifiable on {}: `fmod_ret` needs a `security_` hook or a function on the \
-             error-injection list, and {} is built without `CONFIG_FUNCTION_ERROR_INJECTION` (the verifier says \
-             `{target}() is not modifiable`)",
-            k.name, k.name
-        )));
+             error-injection list, and {why}: the verifier says `{target}() is not modifiable`",
+            k.name
+        )))
+    };
+    if let Some(config) = k.config().map(|c| &c.value) {
+        if !config.is_enabled("FUNCTION_ERROR_INJECTION") {
+            return refused(format!("{} is built without `CONFIG_FUNCTION_ERROR_INJECTION`", k.name));
+        }
+    }
+    if let Some(list) = k.error_injection() {
+        if list.value.contains(target) {
+            return None;
+        }
+        return refused(format!(
+            "`{target}` is not on it (`{}`, {} functions)",
+            list.from.path.display(),
+            list.value.len()
+        ));
     }
     Some(Problem {
         why: format!(
             "cannot tell whether `{target}` is on the error-injection list of {} (`ALLOW_ERROR_INJECTION`), \
-             which `fmod_ret` needs outside `security_` hooks",
+             which `fmod_ret` needs outside `security_` hooks: give the kernel folder an `error_injection_list` \
+             (a copy of /sys/kernel/debug/error_injection/list) or its image",
             k.name
         ),
         severity: Severity::Info,
