@@ -341,3 +341,44 @@ fn fmod_ret_targets_are_judged_by_the_folders_error_injection_list() {
     assert!(unknown[0].1.contains("cannot tell whether `vfs_fsync`"), "{}", unknown[0].1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An object libbpf cannot open (an undefined function that is neither `__ksym` nor
+/// `__kconfig`: `unlinked.bpf.c` calls into an object it was never linked with, as
+/// Linux's selftest `linked_funcs1.c` does) is refused on every kernel, and libbpf is the
+/// judge: `bpftool gen skeleton` (`bpf_object__open_mem`) refuses it with the same words.
+/// fevlint said nothing about such an object before.
+#[test]
+fn an_object_libbpf_cannot_open_is_refused_on_every_kernel() {
+    if !fevlint_testkit::real_tools("clang, bpftool and libbpf") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("fevlint-bpf-unlinked-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    fevlint_testkit::bpf::vmlinux_h("6.1.0-56-amd64", &dir);
+    fevlint_testkit::bpf::compile(&dir, "unlinked.bpf.c");
+    let libbpf = Command::new("bpftool")
+        .current_dir(&dir)
+        .args(["gen", "skeleton", "unlinked.bpf.o"])
+        .output()
+        .expect("bpftool (scripts/install-test-deps.sh installs it)");
+    assert!(!libbpf.status.success(), "libbpf opened it");
+    let said = String::from_utf8_lossy(&libbpf.stderr).into_owned();
+    let words = "failed to find BTF for extern 'count_elsewhere' [";
+    assert!(said.contains(words), "{said}");
+    let out = fevlint(&dir, &["check", "--format", "json", "unlinked.bpf.o"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let refused: Vec<_> =
+        json["diagnostics"].as_array().expect("diagnostics").iter().filter(|d| d["code"] == "B603").collect();
+    let kernels: Vec<_> = refused.iter().map(|d| d["kernel"].as_str().expect("kernel")).collect();
+    assert_eq!(kernels, ["6.1.0-56-amd64", "6.12.117+deb12-amd64"], "{json:#}");
+    for d in &refused {
+        assert!(d["message"].as_str().expect("message").contains("`count_elsewhere`"), "{d:#}");
+        assert!(d["notes"].to_string().contains(words), "{d:#}");
+        let line = d["line"].as_u64().expect("line");
+        let text = std::fs::read_to_string(dir.join("unlinked.bpf.c")).expect("source");
+        assert!(text.lines().nth(line as usize - 1).expect("line").contains("count_elsewhere(1)"), "{d:#}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,9 +1,10 @@
-//! B603 object-refused: libbpf refuses the whole object on a kernel while relocating.
+//! B603 object-refused: libbpf refuses the whole object on a kernel while relocating, or
+//! on every kernel when it opens it (an extern it cannot classify).
 
 use super::Rule;
 use crate::bpf::{relo_place, BpfContext, BpfFinding};
 use crate::diagnostic::Severity;
-use fevlint_bpf::Outcome;
+use fevlint_bpf::{ksym, Outcome};
 
 pub static RULE: Rule = Rule {
     code: "B603",
@@ -15,7 +16,10 @@ pub static RULE: Rule = Rule {
 Reports a CO-RE relocation that libbpf cannot compute at all on a kernel (as opposed to
 one it poisons): ambiguous candidates (`field offset ambiguity`, `relocation decision
 ambiguity`), an access string it cannot parse, a type without a size, an instruction that
-does not hold the value the relocation expects.
+does not hold the value the relocation expects. Also an object libbpf cannot even open:
+an undefined function or variable that is neither a `__ksym` nor a `__kconfig` extern
+(a call into another object that was not linked in with `bpftool gen object`, or a helper
+macro the installed libbpf headers lack, such as `bpf_ksym_exists` before libbpf 1.2).
 
 ## Why is this bad?
 `bpf_object__load()` fails with `failed to relocate` or `failed to patch`: no program of
@@ -57,6 +61,30 @@ int probe(void *ctx)
 };
 
 pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
+    // `bpf_object__collect_externs`: libbpf refuses the object before it looks at a kernel.
+    if let Err(why) = ksym::externs(cx.object) {
+        let culprit = cx.object.externs.iter().find(|e| why.contains(&format!("'{}'", e.name)));
+        let (section, off) = culprit.and_then(|e| e.uses.first().cloned()).unwrap_or_default();
+        let what = culprit.map_or_else(
+            || "an extern".to_owned(),
+            |e| format!("extern `{}`, which is neither `__ksym` nor `__kconfig`", e.name),
+        );
+        for pk in &cx.kernels {
+            let mut f = cx.finding(
+                &RULE,
+                Some(pk.kernel),
+                cx.object.source(&section, off),
+                format!("libbpf cannot open the object ({what}): no program of it loads on any kernel"),
+            );
+            f.diagnostic = f.diagnostic.note(format!("libbpf: {why}"));
+            f.diagnostic = f.diagnostic.note(
+                "help: link the object that defines it with `bpftool gen object`, or declare a kernel \
+                 function or variable `__ksym`",
+            );
+            out.push(f);
+        }
+        return;
+    }
     for pk in &cx.kernels {
         // libbpf stops at the first failure.
         let Some(r) = pk.resolutions.iter().find(|r| matches!(r.outcome, Outcome::Failed { .. })) else { continue };
