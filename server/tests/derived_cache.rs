@@ -1,6 +1,8 @@
 //! The indexes a kernel derives and keeps in the cache (its function names with their
 //! similarity index, `*.names`; the text symbols of its symbol map, `*.textsyms`; the
-//! parsed ftrace list, `*.ftrace1`; the BTF's name indexes by namespace, `*.btfidx1`): a
+//! parsed ftrace list, `*.ftrace1`; the BTF's name indexes by namespace, `*.btfidx1`; the
+//! sorted struct, union and typedef names an offset past a struct's end is looked up in,
+//! `*.btfnames1`): a
 //! run that builds them, a run that maps them and a run without any cache say the same,
 //! and a damaged entry is noticed, not believed, and written again.
 
@@ -12,9 +14,11 @@ fn root() -> PathBuf {
 }
 
 /// Misspelt, vanished and renamed functions: K201 asks for similar names (the names
-/// index) and for text symbols (the symbol map) on both kernels.
+/// index) and for text symbols (the symbol map) on both kernels; an offset past the end
+/// of `struct file` is looked for in the structs that embed it (the struct names).
 const SCRIPT: &str = "vfs_raed(x64 file)\nkmalloc_noprof(u64 size)\ntcp_sendmgs(x64 sk)\n\
-                      __x64_sys_openat(x64 regs)\nnot_a_function_at_all(x64 a)\nvfs_read(x64 file)\n";
+                      __x64_sys_openat(x64 regs)\nnot_a_function_at_all(x64 a)\nvfs_read(x64 file)\n\
+                      vfs_read(x64 file | u64 file+4000[0])\n";
 
 fn check(dir: &Path, cache: Option<&Path>) -> String {
     let mut c = Command::new(env!("CARGO_BIN_EXE_fevlint"));
@@ -37,7 +41,10 @@ fn derived(cache: &Path) -> Vec<PathBuf> {
         .expect("cache dir")
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| ["names", "textsyms", "ftrace1", "btfidx1"].iter().any(|k| e == *k)))
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| ["names", "textsyms", "ftrace1", "btfidx1", "btfnames1"].iter().any(|k| e == *k))
+        })
         .collect();
     v.sort();
     v
@@ -57,13 +64,16 @@ fn derived_indexes_answer_as_a_fresh_build_and_damage_is_rebuilt() {
     assert_eq!(cold, uncached, "building the indexes changes nothing");
     let files = derived(&cache);
     let kinds = |ext: &str| files.iter().filter(|p| p.extension().is_some_and(|e| e == ext)).count();
-    // 6.18's folder has no ftrace list, so its kallsyms is read at open and that table
-    // answers; 6.1's System.map is left for K201, which maps its text-symbol set.
-    assert_eq!((kinds("names"), kinds("textsyms")), (2, 1), "{files:?}");
+    // Each folder's symbol map (6.1's System.map; 6.18's kallsyms: its folder has no
+    // ftrace list and no image to compute one from) is left for K201, which maps its
+    // text-symbol set.
+    assert_eq!((kinds("names"), kinds("textsyms")), (2, 2), "{files:?}");
     // 6.1's ftrace list, parsed once (6.18's folder has none).
     assert_eq!(kinds("ftrace1"), 1, "{files:?}");
     // At least the function index of each kernel's BTF.
     assert!(kinds("btfidx1") >= 2, "{files:?}");
+    // The struct names of each kernel's BTF.
+    assert!(kinds("btfnames1") >= 2, "{files:?}");
     let stamps: Vec<_> =
         files.iter().map(|p| std::fs::metadata(p).and_then(|m| m.modified()).expect("mtime")).collect();
     assert_eq!(check(&dir, Some(&cache)), uncached, "mapped from the cache");

@@ -381,6 +381,45 @@ impl Btf {
         })
     }
 
+    /// Where the sorted list of `type_names` of namespace `slot` is kept (only for a blob
+    /// without a base: a split blob's list includes its base's).
+    fn type_names_file(&self, slot: usize) -> Option<(String, &Arc<dyn IndexStore>)> {
+        if self.base.is_some() {
+            return None;
+        }
+        self.index_cache.as_ref().map(|(k, store)| (format!("{k}-{slot}.btfnames1"), store))
+    }
+
+    /// A stored `type_names` list (names separated by NUL, which no BTF string holds):
+    /// `None` when absent, not UTF-8, or not strictly sorted (a damaged or foreign entry:
+    /// the list is then made again from the type records).
+    pub(crate) fn stored_type_names(&self, slot: usize) -> Option<Vec<String>> {
+        let (file, store) = self.type_names_file(slot)?;
+        let bytes = store.get(&file)?;
+        let bytes = (*bytes).as_ref();
+        if bytes.is_empty() {
+            return Some(Vec::new());
+        }
+        let mut names: Vec<String> = Vec::new();
+        for name in bytes.split(|&b| b == 0) {
+            let name = std::str::from_utf8(name).ok()?;
+            if names.last().is_some_and(|last| last.as_str() >= name) {
+                return None;
+            }
+            names.push(name.to_owned());
+        }
+        Some(names)
+    }
+
+    /// Keeps a `type_names` list for later runs (see [`Btf::stored_type_names`]).
+    pub(crate) fn store_type_names(&self, slot: usize, names: &[String]) {
+        let Some((file, store)) = self.type_names_file(slot) else { return };
+        if names.iter().any(String::is_empty) {
+            return; // would not read back apart from an empty list
+        }
+        store.put(&file, names.join("\0").as_bytes());
+    }
+
     /// This blob's own named types (not its base's) whose essential name
     /// ([`essential_name`]) hashes like `name`'s, in id order: libbpf's CO-RE candidates
     /// for a local type called `name`, and rare collisions, which callers filter by

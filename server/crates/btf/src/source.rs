@@ -428,7 +428,14 @@ impl TypeSource for Btf {
         if let Some(names) = self.type_names[slot].get() {
             return Ok(Arc::clone(names));
         }
-        let names: Arc<[String]> = self.type_names(ns)?.into();
+        let names: Arc<[String]> = match self.stored_type_names(slot) {
+            Some(names) => names.into(),
+            None => {
+                let names = self.type_names(ns)?;
+                self.store_type_names(slot, &names);
+                names.into()
+            }
+        };
         Ok(Arc::clone(self.type_names[slot].get_or_init(|| names)))
     }
 

@@ -144,7 +144,7 @@ impl Kernel {
         let mut inputs = load::open_with(path, &opts)?;
         let dwarf_cache = || cache.dir().map(Path::to_owned);
         let mut notes = inputs.notes.clone();
-        let btf_crc = inputs.btf.as_ref().map(|b| crc32fast::hash(&b.value));
+        let btf_crc = inputs.btf.as_ref().map(|b| inputs.btf_crc.unwrap_or_else(|| crc32fast::hash(&b.value)));
         let mut dwarf = None;
         let mut btf_types = None;
         let (types, types_from): (Option<Arc<dyn TypeSource>>, Option<String>) = match &inputs.btf {

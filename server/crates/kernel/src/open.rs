@@ -104,6 +104,9 @@ pub struct KernelInputs {
     pub arch: Option<(Arch, ArchSource)>,
     /// The raw BTF blob (vmlinux), owned or a zero-copy slice of a mapped file.
     pub btf: Option<Loaded<BlobSlice>>,
+    /// The CRC-32 of [`Self::btf`]'s bytes, when the cache already checked it as it read
+    /// them (a whole cached file); else computed by whoever needs it.
+    pub btf_crc: Option<u32>,
     /// Split BTF of modules, on top of [`Self::btf`] (see [`Self::add_module_btf`]).
     pub module_btf: Vec<Loaded<BlobSlice>>,
     /// The folder the modules' BTF was read from (a copy of `/sys/kernel/btf`): the
@@ -422,8 +425,12 @@ fn read_image_or_btf(path: &Path, opts: &OpenOptions, k: &mut KernelInputs) -> R
     let prov = |codec, container| Provenance { path: path.to_owned(), codec, container };
     // A cached decompression first: the compressed file need not even be read (only a
     // file that decompressed is ever cached, so never a bzImage).
-    let (bytes, codec) = match opts.cache.get(path) {
-        Some((codec, blob)) => (blob, Some(codec)),
+    let mut crc = None;
+    let (bytes, codec) = match opts.cache.get_checked(path) {
+        Some((codec, blob, c)) => {
+            crc = Some(c);
+            (blob, Some(codec))
+        }
         None => {
             let raw = Blob::read_in(path, opts.cache.dir())?;
             // A bzImage before any decompression: its boot sector is not a compression
@@ -449,6 +456,7 @@ fn read_image_or_btf(path: &Path, opts: &OpenOptions, k: &mut KernelInputs) -> R
     };
     if is_btf(&bytes) {
         k.btf = Some(Loaded { value: bytes.whole(), from: prov(codec, Container::File) });
+        k.btf_crc = crc;
         return Ok(());
     }
     if codec.is_some() && decompress::is_bzimage(&bytes) {
@@ -616,7 +624,14 @@ fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
     };
     let ftrace_list = find(dir, &["available_filter_functions"]);
     // Without the ftrace list, the symbols are needed now to compute it from an image.
-    let defer = opts.defer_symbols && ftrace_list.is_some();
+    // A folder without an image either (BTF, a config and kallsyms: a kernel whose
+    // tracefs was not copied) has nothing to compute, and the config (read now) tells
+    // the architecture: its symbols too are read when a question needs them (the text
+    // symbols K201 asks about are then kept in the cache).
+    let computes_nothing = find(dir, &["vmlinux", "vmlinuz", "bzImage"]).is_none()
+        && find(dir, &["config", ".config"]).is_some()
+        && find(dir, &["vmlinux.btf", "btf"]).or_else(|| find_suffix(dir, ".btf")).is_some();
+    let defer = opts.defer_symbols && (ftrace_list.is_some() || computes_nothing);
     match symbol_file {
         Some(d) if defer => k.deferred_symbols = Some(d),
         Some(d) => k.symbols = Some(read_symbols(&d, opts)?),

@@ -109,6 +109,12 @@ fn header(s: Stamp, codec: Codec, payload: &[u8]) -> Vec<u8> {
 impl Cache {
     /// The cached decompression of `path`, if there is a valid one.
     pub fn get(&self, path: &Path) -> Option<(Codec, Blob)> {
+        self.get_checked(path).map(|(codec, blob, _)| (codec, blob))
+    }
+
+    /// [`Cache::get`] with the CRC-32 of the bytes, checked as they were read (a caller
+    /// that keys things by the contents' checksum need not compute it again).
+    pub fn get_checked(&self, path: &Path) -> Option<(Codec, Blob, u32)> {
         let dir = self.dir()?;
         let s = stamp(path)?;
         let (bin, hdr) = paths(dir, s);
@@ -126,7 +132,7 @@ impl Cache {
         if blob.len() as u64 != word(24) || crc32fast::hash(&blob) != crc {
             return None;
         }
-        Some((codec, blob))
+        Some((codec, blob, crc))
     }
 
     /// Stores a decompression; failures are ignored (the cache is an optimisation).
