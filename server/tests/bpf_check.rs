@@ -382,3 +382,42 @@ fn an_object_libbpf_cannot_open_is_refused_on_every_kernel() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A program in a section libbpf 1.1 does not recognize (`tc/ingress`, a name of libbpf
+/// 1.3) makes `bpf_object__load()` refuse the object: libbpf 1.1 itself is the judge
+/// (`relo_judge.c` linked with Debian's `libbpf.a` loads it offline). fevlint warns (a
+/// loader may set the type itself, and newer libbpf knows the name); it said nothing before.
+#[test]
+fn a_section_libbpf_does_not_recognize_is_a_warning() {
+    if !fevlint_testkit::real_tools("clang, gcc, bpftool and libbpf") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("fevlint-bpf-newer-section-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    fevlint_testkit::bpf::vmlinux_h("6.1.0-56-amd64", &dir);
+    fevlint_testkit::bpf::compile(&dir, "newer_section.bpf.c");
+    let judge = dir.join("relo_judge");
+    run(Command::new("gcc")
+        .arg("-O1")
+        .arg(repo().join("server/crates/bpf/tests/judge/relo_judge.c"))
+        .arg("-o")
+        .arg(&judge)
+        .args(["/usr/lib/x86_64-linux-gnu/libbpf.a", "-lelf", "-lz"]));
+    let log = run(Command::new(&judge).arg(dir.join("6.1.0-56-amd64.btf")).arg(dir.join("newer_section.bpf.o")));
+    let log = String::from_utf8_lossy(&log.stdout).into_owned();
+    assert!(log.contains("unrecognized ELF section name 'tc/ingress'"), "{log}");
+    assert!(log.contains("JUDGE: load returned -22"), "{log}");
+    let out = fevlint(&dir, &["check", "--format", "json", "newer_section.bpf.o"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let found: Vec<_> =
+        json["diagnostics"].as_array().expect("diagnostics").iter().filter(|d| d["code"] == "B603").collect();
+    assert_eq!(found.len(), 1, "{json:#}");
+    assert_eq!(found[0]["severity"], "warning");
+    assert!(found[0]["message"].as_str().expect("message").contains("`tc/ingress`"), "{json:#}");
+    assert!(found[0]["notes"].to_string().contains("unrecognized ELF section name 'tc/ingress'"), "{json:#}");
+    let text = std::fs::read_to_string(dir.join("newer_section.bpf.c")).expect("source");
+    let line = found[0]["line"].as_u64().expect("line") as usize;
+    assert!(text.lines().nth(line - 1).expect("line").contains("SEC(\"tc/ingress\")"), "{json:#}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -20,6 +20,9 @@ does not hold the value the relocation expects. Also an object libbpf cannot eve
 an undefined function or variable that is neither a `__ksym` nor a `__kconfig` extern
 (a call into another object that was not linked in with `bpftool gen object`, or a helper
 macro the installed libbpf headers lack, such as `bpf_ksym_exists` before libbpf 1.2).
+A warning for a program in a section libbpf 1.1 does not recognize (`tc/ingress`,
+`uprobe.multi`, `kprobe.session`: names of later versions): it has no program type, and
+`bpf_object__load()` refuses the object unless the loader sets one.
 
 ## Why is this bad?
 `bpf_object__load()` fails with `failed to relocate` or `failed to patch`: no program of
@@ -84,6 +87,31 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
             out.push(f);
         }
         return;
+    }
+    // A program in a section libbpf 1.1 does not recognize (`tc/ingress`, `uprobe.multi`:
+    // names of later versions) has no program type: `bpf_object__load()` fails on it
+    // (`-EINVAL`) unless the loader sets the type, or switches it off (`SEC("?...")`).
+    for p in &cx.object.programs {
+        if p.def.is_some() || p.section == ".text" || p.section.starts_with('?') {
+            continue;
+        }
+        let mut f = cx.finding(
+            &RULE,
+            None,
+            cx.program_source(p),
+            format!(
+                "libbpf 1.1 does not recognize section `{}`: it refuses the object unless the loader sets the \
+                 type of program `{}`",
+                p.section, p.name
+            ),
+        );
+        f.diagnostic.severity = Severity::Warning;
+        f.program = Some(p.name.clone());
+        f.anchor = Some(format!("\"{}\"", p.section));
+        f.diagnostic = f.diagnostic.note(format!("libbpf: prog '{}': unrecognized ELF section name '{}'", p.name, p.section)).note(
+            "help: use a section name libbpf 1.1 knows, or call `bpf_program__set_type()` before loading (libbpf 1.2 and later know more names)",
+        );
+        out.push(f);
     }
     for pk in &cx.kernels {
         // libbpf stops at the first failure.
