@@ -3,6 +3,12 @@
 
     scripts/bench-readme.py REPORT.md README.md          # replace the README's table
     scripts/bench-readme.py --check REPORT.md README.md  # only check both can be spliced
+    scripts/bench-readme.py --section NAME [--check] REPORT.md README.md
+
+`--section NAME` copies another block instead: the lines REPORT.md has between
+`<!-- bench.sh: NAME -->` and `<!-- /bench.sh -->` (a bench that prints its own table
+between those lines, e.g. scripts/bench-editors.py's `editors`) go between the same lines
+of the README.
 
 The README's table sits between the lines `<!-- bench.sh: whole-process -->` and
 `<!-- /bench.sh -->`; what goes there is REPORT.md's run line (machine, commit, load)
@@ -18,6 +24,16 @@ BEGIN = "<!-- bench.sh: whole-process -->"
 END = "<!-- /bench.sh -->"
 
 
+def section(report, begin):
+    """The last block of REPORT.md between `begin` and END."""
+    lines = report.read_text().splitlines()
+    starts = [i for i, l in enumerate(lines) if l == begin]
+    ends = [i for i, l in enumerate(lines) if l == END and starts and i > starts[-1]]
+    if not starts or not ends or ends[0] - starts[-1] < 4:
+        sys.exit(f"bench-readme: {report} has no table between {begin} and {END}")
+    return lines[starts[-1] + 1:ends[0]]
+
+
 def block(report):
     lines = report.read_text().splitlines()
     run = next((l for l in lines if "; commit " in l), None)
@@ -28,20 +44,23 @@ def block(report):
 
 
 def main(argv):
+    begin, name = BEGIN, None
+    if argv[:1] == ["--section"] and len(argv) > 1:
+        name, argv = argv[1], argv[2:]
+        begin = f"<!-- bench.sh: {name} -->"
     check = argv[:1] == ["--check"]
     if check:
         argv = argv[1:]
     if len(argv) != 2:
         sys.exit(__doc__)
     report, readme = Path(argv[0]), Path(argv[1])
-    new = block(report)
+    new = section(report, begin) if name else block(report)
     text = readme.read_text().split("\n")
     try:
-        b, e = text.index(BEGIN), text.index(END)
+        b = text.index(begin)
+        e = text.index(END, b)
     except ValueError:
-        sys.exit(f"bench-readme: {readme} lacks the lines {BEGIN} and {END}")
-    if e < b:
-        sys.exit(f"bench-readme: {END} comes before {BEGIN} in {readme}")
+        sys.exit(f"bench-readme: {readme} lacks the lines {begin} and {END} after it")
     if check:
         print(f"bench-readme: {readme} can take the {len(new) - 2}-line table of {report}")
         return

@@ -7,7 +7,8 @@
 # target/bench/REPORT.md (the whole-process table, then the LSP, DWARF and core dump
 # benches' own output); the README's tables are copied from it.
 #
-#   scripts/bench.sh            # whole-process table, LSP bench; the DWARF bench if the -dbg
+#   scripts/bench.sh            # whole-process table, LSP bench, the editors' edit -> squiggle
+#                               # (scripts/bench-editors.py); the DWARF bench if the -dbg
 #                               # vmlinux is there (scripts/fetch-dbg-vmlinux.sh), the core
 #                               # dump bench if the test dumps are (FEVLINT_REAL_TOOLS=1
 #                               # cargo test -p fevlint-memory --test kernel_dumps)
@@ -54,6 +55,17 @@ if [ $quick = 1 ]; then
     FEVLINT_BENCH_EDITS=20 python3 scripts/bench-lsp-publish.py "$bin" push 5000 2>&1 | tee -a "$out/REPORT.md"
 else
     python3 scripts/bench-lsp-publish.py "$bin" all 2>&1 | tee -a "$out/REPORT.md"
+fi
+# Issue 26: edit -> squiggle in the real editors (Neovim, VS Code in code-server), each
+# beside its 100-line anchor; the README's editor table is this run's. --quick: Neovim
+# only, 4 edits, the splice only checked (code-server and Chromium cost minutes).
+echo "## Editors, edit -> squiggle (scripts/bench-editors.py)" | tee -a "$out/REPORT.md"
+if [ $quick = 1 ]; then
+    FEVLINT_BENCH_EDITS=4 python3 scripts/bench-editors.py "$bin" nvim 2>&1 | tee -a "$out/REPORT.md"
+    python3 scripts/bench-readme.py --section editors --check "$out/REPORT.md" README.md
+else
+    python3 scripts/bench-editors.py "$bin" all 2>&1 | tee -a "$out/REPORT.md"
+    python3 scripts/bench-readme.py --section editors "$out/REPORT.md" README.md
 fi
 if [ $quick = 1 ]; then
     echo "DWARF and core dump benches: not in the quick mode"

@@ -1,0 +1,117 @@
+-- Edit -> squiggle in headless Neovim 0.11 with its default settings and editors/nvim on
+-- the runtimepath (as a user installs the plugin), driven by scripts/bench-editors.py.
+--
+--   FEVLINT=BIN nvim --headless --clean --cmd 'set rtp^=editors/nvim' \
+--     -l scripts/bench-editors/nvim.lua OUT.json N SCRIPT...
+--
+-- Each SCRIPT (in a folder whose fevlint.toml names the kernel) is opened in turn and
+-- left until its kernel diagnostics are in and have been still for two seconds. Then N
+-- one-character edits at random definition lines: an `x` typed at the end of the
+-- function's name (`vfs_read(` -> `vfs_readx(`: the findings of that line change), then
+-- deleted again, each through the buffer as insert mode changes it. Each edit is timed
+-- with vim.uv.hrtime from just before the change to the DiagnosticChanged autocmd after
+-- which `vim.diagnostic.get` shows that line's findings changed. The next edit comes
+-- 300-500 ms after the previous one's keystroke or 100 ms after its squiggle, whichever
+-- is later (a person typing a character, then pausing): whatever the editor asks the
+-- server for after an edit (semantic tokens 200 ms later) competes with the next one.
+-- Writes {nvim, scripts: [{file, lines, findings, edits: [ms, ...], timeouts}]}.
+
+local out, n = _G.arg[1], tonumber(_G.arg[2])
+local files = vim.list_slice(_G.arg, 3)
+local uv = vim.uv or vim.loop
+local report = { nvim = tostring(vim.version()), scripts = {} }
+
+local function fail(msg)
+  io.stderr:write('bench nvim: ' .. msg .. '\n')
+  vim.cmd('cquit 1')
+end
+
+-- What DiagnosticChanged last showed for the watched line, and when.
+local watch = nil
+
+local function line_key(buf, lnum)
+  local parts = {}
+  for _, d in ipairs(vim.diagnostic.get(buf, { lnum = lnum })) do
+    parts[#parts + 1] = tostring(d.code) .. ':' .. d.col .. ':' .. d.message
+  end
+  table.sort(parts)
+  return table.concat(parts, '|')
+end
+
+vim.api.nvim_create_autocmd('DiagnosticChanged', {
+  callback = function(args)
+    local now = uv.hrtime()
+    if watch and not watch.done and args.buf == watch.buf and line_key(watch.buf, watch.lnum) ~= watch.before then
+      watch.done = now
+    end
+  end,
+})
+
+local rng_state = 0x2545F491 % 2147483647
+local function rand(k) -- deterministic (Park-Miller), the same edits in every run
+  rng_state = (rng_state * 16807) % 2147483647
+  return rng_state % k
+end
+
+for _, file in ipairs(files) do
+  vim.cmd.edit(vim.fn.fnameescape(file))
+  local buf = vim.api.nvim_get_current_buf()
+  if not vim.wait(30000, function() return #vim.lsp.get_clients({ bufnr = buf, name = 'fevlint' }) > 0 end, 20) then
+    return fail('the fevlint client never attached to ' .. file)
+  end
+  -- Wait for the kernel's findings, then for two quiet seconds.
+  local changed = uv.hrtime()
+  local au = vim.api.nvim_create_autocmd('DiagnosticChanged', { callback = function() changed = uv.hrtime() end })
+  local ok = vim.wait(300000, function()
+    local kernel = false
+    for _, d in ipairs(vim.diagnostic.get(buf)) do
+      if tostring(d.code):match('^[KTA]') then kernel = true break end
+    end
+    return kernel and uv.hrtime() - changed > 2e9
+  end, 50)
+  vim.api.nvim_del_autocmd(au)
+  if not ok then return fail('no kernel diagnostics for ' .. file) end
+
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local defs = {}
+  for i, l in ipairs(lines) do
+    local name = l:match('^([%w_]+)%(')
+    if name then defs[#defs + 1] = { i - 1, #name } end
+  end
+  local entry = { file = file, lines = #lines, findings = #vim.diagnostic.get(buf), edits = {}, timeouts = 0 }
+  local k = 0
+  while k < n do
+    local def = defs[rand(#defs) + 1]
+    for _, typed in ipairs({ true, false }) do
+      k = k + 1
+      local row, col = def[1], def[2]
+      watch = { buf = buf, lnum = row, before = line_key(buf, row) }
+      local start = uv.hrtime()
+      watch.start = start
+      if typed then
+        vim.api.nvim_buf_set_text(buf, row, col, row, col, { 'x' })
+      else
+        vim.api.nvim_buf_set_text(buf, row, col, row, col + 1, { '' })
+      end
+      if vim.wait(10000, function() return watch.done ~= nil end, 1) then
+        entry.edits[#entry.edits + 1] = (watch.done - start) / 1e6
+      else
+        entry.timeouts = entry.timeouts + 1
+      end
+      local pause = (300 + rand(200)) * 1e6
+      local after_squiggle = (watch.done or uv.hrtime()) + 100e6
+      local next_at = math.max(start + pause, after_squiggle)
+      vim.wait(math.max(0, (next_at - uv.hrtime()) / 1e6), function() return false end, 5)
+    end
+  end
+  watch = nil
+  report.scripts[#report.scripts + 1] = entry
+  vim.cmd('silent! bwipeout!')
+end
+
+local f = assert(io.open(out, 'w'))
+f:write(vim.json.encode(report))
+f:close()
+for _, c in ipairs(vim.lsp.get_clients()) do c:stop() end
+vim.wait(3000, function() return #vim.lsp.get_clients() == 0 end, 20)
+vim.cmd('qall!')

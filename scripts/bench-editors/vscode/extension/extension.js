@@ -1,0 +1,95 @@
+// Runs inside code-server's extension host for scripts/bench-editors.py (inert unless
+// FEVLINT_BENCH_DIR is set). Opens each of FEVLINT_BENCH_FILES (JSON list) in turn, waits
+// until its kernel diagnostics are in and have been still for two seconds, then makes
+// FEVLINT_BENCH_EDITS one-character edits: the cursor goes to the end of a random
+// definition's function name (the line revealed in the middle of the editor, then 300 ms
+// for the editor to settle, as a person looks before typing), `x` is typed with VS Code's
+// `type` command (what a key press runs), then deleted with `deleteLeft`. Each edit is
+// timed from the command to the `onDidChangeDiagnostics` after which the line's findings
+// differ from before it. The next edit comes 300-500 ms after the previous keystroke or
+// 100 ms after its squiggle, whichever is later. Writes bench.json (or error.json).
+const vscode = require('vscode');
+const fs = require('fs');
+const path = require('path');
+
+const dir = process.env.FEVLINT_BENCH_DIR;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+
+function write(name, value) {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file + '.tmp', JSON.stringify(value));
+  fs.renameSync(file + '.tmp', file);
+}
+
+function lineKey(uri, line) {
+  return vscode.languages.getDiagnostics(uri)
+    .filter((d) => d.range.start.line === line)
+    .map((d) => `${typeof d.code === 'object' && d.code ? d.code.value : d.code}:${d.range.start.character}:${d.message}`)
+    .sort().join('|');
+}
+
+let seed = 0x2545F491 % 2147483647;
+const rand = (k) => { seed = (seed * 16807) % 2147483647; return seed % k; };
+
+exports.activate = async function activate() {
+  if (!dir) return;
+  try {
+    const files = JSON.parse(process.env.FEVLINT_BENCH_FILES);
+    const n = Number(process.env.FEVLINT_BENCH_EDITS);
+    let watch = null;
+    vscode.languages.onDidChangeDiagnostics((e) => {
+      const t = now();
+      if (watch && !watch.done && e.uris.some((u) => u.toString() === watch.uri.toString())
+          && lineKey(watch.uri, watch.line) !== watch.before) {
+        watch.done = t;
+      }
+    });
+    const report = { vscode: vscode.version, scripts: [] };
+    for (const file of files) {
+      const uri = vscode.Uri.file(file);
+      const doc = await vscode.workspace.openTextDocument(uri);
+      const editor = await vscode.window.showTextDocument(doc, { preview: false });
+      let last = ''; let since = now();
+      for (const deadline = now() + 300000; ; await sleep(100)) {
+        const ds = vscode.languages.getDiagnostics(uri);
+        const key = `${ds.length}`;
+        if (key !== last) { last = key; since = now(); }
+        const kernel = ds.some((d) => /^[KTA]\d/.test(String(typeof d.code === 'object' && d.code ? d.code.value : d.code)));
+        if (kernel && now() - since > 2000) break;
+        if (now() > deadline) throw new Error(`no kernel diagnostics for ${file}`);
+      }
+      const defs = [];
+      for (let i = 0; i < doc.lineCount; i++) {
+        const m = /^([A-Za-z0-9_]+)\(/.exec(doc.lineAt(i).text);
+        if (m) defs.push([i, m[1].length]);
+      }
+      const lines = doc.lineCount - (doc.lineAt(doc.lineCount - 1).text === '' ? 1 : 0);
+      const entry = { file, lines, findings: vscode.languages.getDiagnostics(uri).length, edits: [], timeouts: 0 };
+      for (let k = 0; k < n;) {
+        const [row, col] = defs[rand(defs.length)];
+        const at = new vscode.Position(row, col);
+        editor.selection = new vscode.Selection(at, at);
+        editor.revealRange(new vscode.Range(at, at), vscode.TextEditorRevealType.InCenter);
+        await sleep(300);
+        for (const typed of [true, false]) {
+          k++;
+          watch = { uri, line: row, before: lineKey(uri, row) };
+          const start = now();
+          if (typed) await vscode.commands.executeCommand('type', { text: 'x' });
+          else await vscode.commands.executeCommand('deleteLeft');
+          for (const deadline = start + 10000; !watch.done && now() < deadline;) await sleep(1);
+          if (watch.done) entry.edits.push(watch.done - start); else entry.timeouts++;
+          const next = Math.max(start + 300 + rand(200), (watch.done || now()) + 100);
+          await sleep(Math.max(0, next - now()));
+        }
+      }
+      watch = null;
+      report.scripts.push(entry);
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    }
+    write('bench.json', report);
+  } catch (e) {
+    write('error.json', { error: String((e && e.stack) || e) });
+  }
+};
