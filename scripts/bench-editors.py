@@ -25,7 +25,9 @@ Each opens the anchor first, a 100-line script of the same kind, then the 50,000
 `x64 a0` each, a comment every fifth line; about 4,500 findings), and types an `x` at the
 end of a random definition's function name, then deletes it, N times in all, each edit
 timed from the keystroke to the editor's own diagnostics showing that line's findings
-changed. Prints one line per editor and script and a markdown table between
+changed. Then scripts/bench-editors/requests.py: what each request the editors send after
+an edit costs the server, by a client outside its code. Prints one line per editor and
+script and a markdown table between
 `<!-- bench.sh: editors -->` and `<!-- /bench.sh -->` (scripts/bench-readme.py --section
 editors copies it into the README).
 """
@@ -45,6 +47,7 @@ K612 = os.path.join(ROOT, "fixtures", "kernels", "6.12.117+deb12-amd64")
 EDITS = int(os.environ.get("FEVLINT_BENCH_EDITS", "200"))
 TRACE = os.environ.get("FEVLINT_BENCH_TRACE") == "1"
 SIZES = (100, 50_000)
+REQUEST_EDITS = max(2, min(10, EDITS // 10))
 DEPS = os.path.expanduser("~/.cache/fevlint-test-deps")
 
 spec = importlib.util.spec_from_file_location("publish", os.path.join(ROOT, "scripts", "bench-lsp-publish.py"))
@@ -168,6 +171,11 @@ def main():
             print(f"  ({time.time() - start:.0f} s, load average {load:.1f})", flush=True)
             if TRACE:
                 trace_summary(tmp, key)
+        # The anchor for where the time goes: the server's cost of each request.
+        print("What each request the editors send after an edit costs the server (requests.py, 50,000 lines, "
+              f"{REQUEST_EDITS} edits, one request at a time, answer parsed):", flush=True)
+        subprocess.run([sys.executable, os.path.join(HERE, "requests.py"), binary, "50000", str(REQUEST_EDITS)],
+                       env=env, check=True, timeout=1800)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print()

@@ -29,10 +29,13 @@ end
 -- What DiagnosticChanged last showed for the watched line, and when.
 local watch = nil
 
-local function line_key(buf, lnum)
+-- The findings of line `lnum` among `diags`, as one string.
+local function line_key(diags, lnum)
   local parts = {}
-  for _, d in ipairs(vim.diagnostic.get(buf, { lnum = lnum })) do
-    parts[#parts + 1] = tostring(d.code) .. ':' .. d.col .. ':' .. d.message
+  for _, d in ipairs(diags) do
+    if d.lnum == lnum then
+      parts[#parts + 1] = tostring(d.code) .. ':' .. d.col .. ':' .. d.message
+    end
   end
   table.sort(parts)
   return table.concat(parts, '|')
@@ -41,11 +44,23 @@ end
 vim.api.nvim_create_autocmd('DiagnosticChanged', {
   callback = function(args)
     local now = uv.hrtime()
-    if watch and not watch.done and args.buf == watch.buf and line_key(watch.buf, watch.lnum) ~= watch.before then
-      watch.done = now
+    if watch and not watch.done and args.buf == watch.buf then
+      if line_key(vim.diagnostic.get(args.buf, { lnum = watch.lnum }), watch.lnum) ~= watch.before then
+        watch.done = now
+      end
     end
   end,
 })
+
+-- FEVLINT_BENCH_NO_TOKENS=1 (to see where the time goes): no semantic tokens requests.
+if os.getenv('FEVLINT_BENCH_NO_TOKENS') == '1' then
+  vim.api.nvim_create_autocmd('LspAttach', {
+    callback = function(args)
+      local c = vim.lsp.get_client_by_id(args.data.client_id)
+      if c then vim.lsp.semantic_tokens.stop(args.buf, c.id) end
+    end,
+  })
+end
 
 local rng_state = 0x2545F491 % 2147483647
 local function rand(k) -- deterministic (Park-Miller), the same edits in every run
@@ -85,7 +100,7 @@ for _, file in ipairs(files) do
     for _, typed in ipairs({ true, false }) do
       k = k + 1
       local row, col = def[1], def[2]
-      watch = { buf = buf, lnum = row, before = line_key(buf, row) }
+      watch = { buf = buf, lnum = row, before = line_key(vim.diagnostic.get(buf, { lnum = row }), row) }
       local start = uv.hrtime()
       watch.start = start
       if typed then

@@ -40,6 +40,28 @@ pub fn completions_with(parse: &Parse, text: &str, offset: usize, kernels: &[&Ke
     out
 }
 
+/// Whether [`completions_with`] at `offset` reads the syntax tree: not for a word at its
+/// line's start (a function name, completed from the line alone). The language server
+/// reparses a large document's tree after an edit only for a request that reads it.
+pub fn completion_reads_tree(text: &str, offset: usize) -> bool {
+    let offset = fevlint_syntax::floor_char_boundary(text, offset);
+    let bytes = text.as_bytes();
+    let mut start = offset;
+    while start > 0 && is_word_byte(bytes[start - 1]) {
+        start -= 1;
+    }
+    !at_line_start(bytes, start)
+}
+
+/// Whether only blanks come before `start` on its line.
+fn at_line_start(bytes: &[u8], start: usize) -> bool {
+    let mut p = start;
+    while p > 0 && bytes[p - 1] != b'\n' && is_space(bytes[p - 1]) {
+        p -= 1;
+    }
+    p == 0 || bytes[p - 1] == b'\n'
+}
+
 /// Completions at a byte offset (empty where none apply).
 pub fn completions(parse: &Parse, text: &str, offset: usize) -> Vec<Completion> {
     let offset = fevlint_syntax::floor_char_boundary(text, offset);
@@ -103,12 +125,11 @@ pub fn completions(parse: &Parse, text: &str, offset: usize) -> Vec<Completion> 
 
 /// The completion context of a word starting at `start`, from the leaf before it.
 fn position(parse: &Parse, text: &str, start: usize) -> Option<Position> {
-    let bytes = text.as_bytes();
     let mut p = start;
-    while p > 0 && bytes[p - 1] != b'\n' && is_space(bytes[p - 1]) {
+    while p > 0 && text.as_bytes()[p - 1] != b'\n' && is_space(text.as_bytes()[p - 1]) {
         p -= 1;
     }
-    if p == 0 || bytes[p - 1] == b'\n' {
+    if at_line_start(text.as_bytes(), start) {
         return None; // line start: a function name (kernel-aware, later)
     }
     let line = parse.line_at(start)?;
@@ -127,5 +148,40 @@ fn position(parse: &Parse, text: &str, start: usize) -> Option<Position> {
         "|" => Some(Position::AfterPipe),
         "unsigned" => Some(Position::AfterUnsigned),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The language server leaves the tree behind an edit unless the request reads it:
+    /// wherever [`completion_reads_tree`] says no, a tree of another text (what an edit
+    /// leaves) gives the same completions, and fixes never read the tree.
+    #[test]
+    fn what_does_not_read_the_tree_answers_the_same_with_a_stale_one() {
+        let text = "# c\nvfs_read(x64 a0, unsigned x32 b, x8 c=+8(%di))\n  do_sys_open(x, symbol f)\nip_rcv(\n";
+        let mut parser = fevlint_syntax::Parser::new();
+        let fresh = parser.parse(text, fevlint_syntax::Target::default(), None);
+        let mut stale = parser.parse(text, fevlint_syntax::Target::default(), None);
+        stale.tree = parser.tree("tcp_v4_rcv(x64 skb)\n\n\n\n# other\n", None);
+        let mut skipped = 0;
+        for offset in 0..=text.len() {
+            if !completion_reads_tree(text, offset) {
+                skipped += 1;
+                assert_eq!(completions(&stale, text, offset), completions(&fresh, text, offset), "at {offset}");
+            }
+        }
+        // Line starts and names typed there (also indented); not after `(` or a type.
+        assert!(skipped > 20, "{skipped}");
+        assert!(!completion_reads_tree(text, 8) && !completion_reads_tree(text, 53));
+        assert!(completion_reads_tree(text, 14) && completion_reads_tree(text, 69));
+        let findings = fevlint_check::analysis::check_parse(&fresh, text);
+        assert!(!findings.is_empty());
+        let all = fevlint_syntax::Span::new(0, text.len());
+        assert_eq!(
+            crate::fixes_with(&stale, text, &findings, all, &[]),
+            crate::fixes_with(&fresh, text, &findings, all, &[])
+        );
     }
 }

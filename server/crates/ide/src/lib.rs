@@ -15,7 +15,7 @@ mod kernel_aware;
 mod mainline;
 mod outline;
 
-pub use complete::{completions, completions_with};
+pub use complete::{completion_reads_tree, completions, completions_with};
 pub use fix::{fixes, fixes_with};
 pub use format::format;
 pub use highlight::{highlights, Highlight, HighlightKind};

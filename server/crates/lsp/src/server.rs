@@ -1253,19 +1253,23 @@ impl Inner {
 
     /// Runs a read-only request on an open document with its loaded kernels; unopened
     /// documents answer `R::default()`.
+    /// Answers a request from the document and its kernels. `reads_tree` says whether `f`
+    /// reads the syntax tree: edits leave it behind (diagnostics do not read it), and
+    /// reparsing the tree of a 50,000-line script costs 50-300 ms after every edit, so it
+    /// is brought up to date only for a request that reads it (hover, completion after a
+    /// field's start, the outline and tokens' fallbacks), never for code actions (asked
+    /// by VS Code after every edit), formatting or inlay hints, which read the lines.
     async fn request<R: Default>(
         &self,
         what: &str,
         uri: &Uri,
+        reads_tree: impl FnOnce(&Document) -> bool,
         f: impl FnOnce(&State, &Document, &[&Kernel]) -> R,
     ) -> Result<R> {
         let result = {
             let mut state = self.lock();
             let Some(doc) = state.docs.get_mut(uri) else { return Ok(R::default()) };
-            // Edits leave the tree behind (diagnostics do not read it): requests read it,
-            // but inlay hints, which read the lines (reparsing the tree of a 50,000-line
-            // script costs tens of milliseconds, after every edit).
-            let refreshed = if what == "inlayHint" { Ok(()) } else { guarded(|| doc.refresh_tree()) };
+            let refreshed = if reads_tree(doc) { guarded(|| doc.refresh_tree()) } else { Ok(()) };
             let state = &*state;
             let Some(doc) = state.docs.get(uri) else { return Ok(R::default()) };
             // The `*.fev` features read the function-event parse: a mainline document
@@ -1613,15 +1617,21 @@ impl Backend {
     /// `range` covers when given.
     async fn whole_tokens(&self, uri: &Uri, range: Option<Range>) -> Result<Option<SemanticTokensResult>> {
         self.0
-            .request("semanticTokens", uri, |_, doc, _| {
-                let mut highlights = fevlint_ide::highlights(&doc.parse, &doc.text);
-                if let Some(r) = range {
-                    let span =
-                        doc.at().span(Range::new(Position::new(r.start.line, 0), Position::new(r.end.line + 1, 0)));
-                    highlights.retain(|h| h.span.start >= span.start && h.span.start < span.end.max(span.start + 1));
-                }
-                Some(SemanticTokensResult::Tokens(convert::semantic_tokens(doc.at(), &highlights)))
-            })
+            .request(
+                "semanticTokens",
+                uri,
+                |_| true,
+                |_, doc, _| {
+                    let mut highlights = fevlint_ide::highlights(&doc.parse, &doc.text);
+                    if let Some(r) = range {
+                        let span =
+                            doc.at().span(Range::new(Position::new(r.start.line, 0), Position::new(r.end.line + 1, 0)));
+                        highlights
+                            .retain(|h| h.span.start >= span.start && h.span.start < span.end.max(span.start + 1));
+                    }
+                    Some(SemanticTokensResult::Tokens(convert::semantic_tokens(doc.at(), &highlights)))
+                },
+            )
             .await
     }
 }
@@ -1952,44 +1962,59 @@ impl LanguageServer for Backend {
             return Ok(guarded(|| self.0.object_hover(&state, &p.text_document.uri, p.position)).ok().flatten());
         }
         self.0
-            .request("hover", &p.text_document.uri, |_, doc, kernels| {
-                let offset = doc.at().offset(p.position);
-                if doc.bpftrace {
-                    let text = fevlint_check::bpftrace::describe_at(&doc.text, offset, kernels)?;
-                    return Some(convert::hover(doc.at(), fevlint_ide::Hover { span: text.0, markdown: text.1 }));
-                }
-                if doc.mainline {
-                    let Some(text) = fevlint_check::dynevents::describe_at(&doc.text, offset, kernels) else {
-                        // The place: its prototype on each kernel.
-                        let h = fevlint_ide::dynevents::place_hover(&doc.text, offset, kernels)?;
-                        return Some(convert::hover(doc.at(), h));
-                    };
-                    return Some(convert::hover(doc.at(), fevlint_ide::Hover { span: text.0, markdown: text.1 }));
-                }
-                fevlint_ide::hover_with(&doc.parse, &doc.text, offset, kernels).map(|h| convert::hover(doc.at(), h))
-            })
+            .request(
+                "hover",
+                &p.text_document.uri,
+                |_| true,
+                |_, doc, kernels| {
+                    let offset = doc.at().offset(p.position);
+                    if doc.bpftrace {
+                        let text = fevlint_check::bpftrace::describe_at(&doc.text, offset, kernels)?;
+                        return Some(convert::hover(doc.at(), fevlint_ide::Hover { span: text.0, markdown: text.1 }));
+                    }
+                    if doc.mainline {
+                        let Some(text) = fevlint_check::dynevents::describe_at(&doc.text, offset, kernels) else {
+                            // The place: its prototype on each kernel.
+                            let h = fevlint_ide::dynevents::place_hover(&doc.text, offset, kernels)?;
+                            return Some(convert::hover(doc.at(), h));
+                        };
+                        return Some(convert::hover(doc.at(), fevlint_ide::Hover { span: text.0, markdown: text.1 }));
+                    }
+                    fevlint_ide::hover_with(&doc.parse, &doc.text, offset, kernels).map(|h| convert::hover(doc.at(), h))
+                },
+            )
             .await
     }
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let p = params.text_document_position;
         self.0
-            .request("completion", &p.text_document.uri, |_, doc, kernels| {
-                let offset = doc.at().offset(p.position);
-                if doc.bpftrace {
-                    return bpftrace_completions(doc, offset, kernels);
-                }
-                let found = if doc.mainline {
-                    fevlint_ide::dynevents::completions(&doc.text, offset, kernels)
-                } else {
-                    fevlint_ide::completions_with(&doc.parse, &doc.text, offset, kernels)
-                };
-                // Function names are cut at a limit: the client asks again as the word grows.
-                let incomplete = found.iter().any(|c| c.kind == fevlint_ide::CompletionKind::Function);
-                let items: Vec<CompletionItem> = found.into_iter().map(|c| convert::completion(doc.at(), c)).collect();
-                (!items.is_empty())
-                    .then_some(CompletionResponse::List(CompletionList { is_incomplete: incomplete, items }))
-            })
+            .request(
+                "completion",
+                &p.text_document.uri,
+                |doc| {
+                    doc.bpftrace
+                        || doc.mainline
+                        || fevlint_ide::completion_reads_tree(&doc.text, doc.at().offset(p.position))
+                },
+                |_, doc, kernels| {
+                    let offset = doc.at().offset(p.position);
+                    if doc.bpftrace {
+                        return bpftrace_completions(doc, offset, kernels);
+                    }
+                    let found = if doc.mainline {
+                        fevlint_ide::dynevents::completions(&doc.text, offset, kernels)
+                    } else {
+                        fevlint_ide::completions_with(&doc.parse, &doc.text, offset, kernels)
+                    };
+                    // Function names are cut at a limit: the client asks again as the word grows.
+                    let incomplete = found.iter().any(|c| c.kind == fevlint_ide::CompletionKind::Function);
+                    let items: Vec<CompletionItem> =
+                        found.into_iter().map(|c| convert::completion(doc.at(), c)).collect();
+                    (!items.is_empty())
+                        .then_some(CompletionResponse::List(CompletionList { is_incomplete: incomplete, items }))
+                },
+            )
             .await
     }
 
@@ -2012,12 +2037,17 @@ impl LanguageServer for Backend {
             return Ok(Some(DocumentSymbolResponse::Nested(vec![placeholder])));
         }
         self.0
-            .request("documentSymbol", uri, |_, doc, _| {
-                let symbols = fevlint_ide::symbols(&doc.parse, &doc.text);
-                Some(DocumentSymbolResponse::Nested(
-                    symbols.into_iter().map(|s| convert::symbol(doc.at(), s)).collect(),
-                ))
-            })
+            .request(
+                "documentSymbol",
+                uri,
+                |_| true,
+                |_, doc, _| {
+                    let symbols = fevlint_ide::symbols(&doc.parse, &doc.text);
+                    Some(DocumentSymbolResponse::Nested(
+                        symbols.into_iter().map(|s| convert::symbol(doc.at(), s)).collect(),
+                    ))
+                },
+            )
             .await
     }
 
@@ -2105,9 +2135,16 @@ impl LanguageServer for Backend {
 
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
         self.0
-            .request("formatting", &params.text_document.uri, |_, doc, _| {
-                Some(fevlint_ide::format(&doc.parse, &doc.text).iter().map(|e| convert::edit(doc.at(), e)).collect())
-            })
+            .request(
+                "formatting",
+                &params.text_document.uri,
+                |_| false,
+                |_, doc, _| {
+                    Some(
+                        fevlint_ide::format(&doc.parse, &doc.text).iter().map(|e| convert::edit(doc.at(), e)).collect(),
+                    )
+                },
+            )
             .await
     }
 
@@ -2119,47 +2156,52 @@ impl LanguageServer for Backend {
         }
         let uri = params.text_document.uri;
         self.0
-            .request("codeAction", &uri, |state, doc, kernels| {
-                let span = doc.at().span(params.range);
-                if doc.bpftrace {
-                    return bpftrace_fixes(doc, &uri, span, kernels);
-                }
-                if doc.mainline {
-                    return mainline_fixes(doc, &uri, span, kernels);
-                }
-                let all: Vec<Diagnostic> =
-                    doc.diagnostics().into_iter().chain(doc.kernel_diagnostics().into_iter().flatten()).collect();
-                let several = doc.settings.kernels.len() > 1;
-                let actions: Vec<CodeActionOrCommand> =
-                    fevlint_ide::fixes_with(&doc.parse, &doc.text, &all, span, kernels)
-                        .into_iter()
-                        .map(|fix| {
-                            let diagnostic = all.get(fix.diagnostic).map(|d| {
-                                convert::diagnostic(
-                                    &doc.positions(),
-                                    &uri,
-                                    d,
-                                    &state.rule_docs,
-                                    state.related_information,
-                                    several,
-                                )
-                            });
-                            let edits = fix.edits.iter().map(|e| convert::edit(doc.at(), e)).collect();
-                            CodeActionOrCommand::CodeAction(CodeAction {
-                                title: fix.title,
-                                kind: Some(CodeActionKind::QUICKFIX),
-                                diagnostics: diagnostic.map(|d| vec![d]),
-                                edit: Some(WorkspaceEdit {
-                                    changes: Some(HashMap::from([(uri.clone(), edits)])),
+            .request(
+                "codeAction",
+                &uri,
+                |_| false,
+                |state, doc, kernels| {
+                    let span = doc.at().span(params.range);
+                    if doc.bpftrace {
+                        return bpftrace_fixes(doc, &uri, span, kernels);
+                    }
+                    if doc.mainline {
+                        return mainline_fixes(doc, &uri, span, kernels);
+                    }
+                    let all: Vec<Diagnostic> =
+                        doc.diagnostics().into_iter().chain(doc.kernel_diagnostics().into_iter().flatten()).collect();
+                    let several = doc.settings.kernels.len() > 1;
+                    let actions: Vec<CodeActionOrCommand> =
+                        fevlint_ide::fixes_with(&doc.parse, &doc.text, &all, span, kernels)
+                            .into_iter()
+                            .map(|fix| {
+                                let diagnostic = all.get(fix.diagnostic).map(|d| {
+                                    convert::diagnostic(
+                                        &doc.positions(),
+                                        &uri,
+                                        d,
+                                        &state.rule_docs,
+                                        state.related_information,
+                                        several,
+                                    )
+                                });
+                                let edits = fix.edits.iter().map(|e| convert::edit(doc.at(), e)).collect();
+                                CodeActionOrCommand::CodeAction(CodeAction {
+                                    title: fix.title,
+                                    kind: Some(CodeActionKind::QUICKFIX),
+                                    diagnostics: diagnostic.map(|d| vec![d]),
+                                    edit: Some(WorkspaceEdit {
+                                        changes: Some(HashMap::from([(uri.clone(), edits)])),
+                                        ..Default::default()
+                                    }),
+                                    is_preferred: Some(fix.preferred),
                                     ..Default::default()
-                                }),
-                                is_preferred: Some(fix.preferred),
-                                ..Default::default()
+                                })
                             })
-                        })
-                        .collect();
-                (!actions.is_empty()).then_some(actions)
-            })
+                            .collect();
+                    (!actions.is_empty()).then_some(actions)
+                },
+            )
             .await
     }
 
@@ -2199,18 +2241,23 @@ impl LanguageServer for Backend {
             return Err(Error::content_modified());
         }
         self.0
-            .request("inlayHint", &params.text_document.uri, |_, doc, kernels| {
-                if kernels.is_empty() {
-                    return None;
-                }
-                let span = doc.at().span(params.range);
-                let mut hints = fevlint_ide::inlay_hints(&doc.parse, span, kernels);
-                if let Some(core) = &core {
-                    hints.extend(cores::value_hints(&doc.parse, span, core));
-                    hints.sort_by_key(|h| h.at);
-                }
-                Some(hints.into_iter().map(|h| convert::inlay_hint(doc.at(), h)).collect())
-            })
+            .request(
+                "inlayHint",
+                &params.text_document.uri,
+                |_| false,
+                |_, doc, kernels| {
+                    if kernels.is_empty() {
+                        return None;
+                    }
+                    let span = doc.at().span(params.range);
+                    let mut hints = fevlint_ide::inlay_hints(&doc.parse, span, kernels);
+                    if let Some(core) = &core {
+                        hints.extend(cores::value_hints(&doc.parse, span, core));
+                        hints.sort_by_key(|h| h.at);
+                    }
+                    Some(hints.into_iter().map(|h| convert::inlay_hint(doc.at(), h)).collect())
+                },
+            )
             .await
     }
 }
