@@ -3,6 +3,8 @@
 
   scripts/bench-editors.py [BINARY] [nvim|vscode|all]
   FEVLINT_BENCH_EDITS=N     edits per script (default 200)
+  FEVLINT_BENCH_LINES=N     the large script's lines (default 50,000; scripts/bench.sh
+                            --quick: 5,000 on the debug build)
   FEVLINT_BENCH_TRACE=1     put scripts/bench-editors/lsp-trace.py between each editor and
                             the server and print what the editor asked for and what each
                             request cost (the proxy's own time is in the figures then:
@@ -46,7 +48,8 @@ HERE = os.path.join(ROOT, "scripts", "bench-editors")
 K612 = os.path.join(ROOT, "fixtures", "kernels", "6.12.117+deb12-amd64")
 EDITS = int(os.environ.get("FEVLINT_BENCH_EDITS", "200"))
 TRACE = os.environ.get("FEVLINT_BENCH_TRACE") == "1"
-SIZES = (100, 50_000)
+LINES = int(os.environ.get("FEVLINT_BENCH_LINES", "50000"))
+SIZES = (100, LINES)
 REQUEST_EDITS = max(2, min(10, EDITS // 10))
 DEPS = os.path.expanduser("~/.cache/fevlint-test-deps")
 
@@ -135,7 +138,7 @@ def trace_summary(tmp, editor):
     if not os.path.exists(log):
         return
     subprocess.run([sys.executable, os.path.join(HERE, "lsp-trace.py"), "--summary", log, "generated.fev",
-                    "lines-50000"], check=False)
+                    f"lines-{LINES}"], check=False)
 
 
 def main():
@@ -172,9 +175,9 @@ def main():
             if TRACE:
                 trace_summary(tmp, key)
         # The anchor for where the time goes: the server's cost of each request.
-        print("What each request the editors send after an edit costs the server (requests.py, 50,000 lines, "
+        print(f"What each request the editors send after an edit costs the server (requests.py, {LINES:,} lines, "
               f"{REQUEST_EDITS} edits, one request at a time, answer parsed):", flush=True)
-        subprocess.run([sys.executable, os.path.join(HERE, "requests.py"), binary, "50000", str(REQUEST_EDITS)],
+        subprocess.run([sys.executable, os.path.join(HERE, "requests.py"), binary, str(LINES), str(REQUEST_EDITS)],
                        env=env, check=True, timeout=1800)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
