@@ -482,15 +482,19 @@ fn fevlint_offsets_equal_the_kernels_btf_resolution_at_scale() {
         eprintln!("{note}");
     }
 
-    // Pair each function's two lines of one call by the stack address both record.
-    let mut lines: HashMap<String, (Vec<Fields>, Vec<Fields>)> = HashMap::new();
+    // Each function's lines, by CPU, in the order the trace has them: (is the BTF line, fields).
+    let mut lines: HashMap<String, BTreeMap<String, Vec<(bool, Fields)>>> = HashMap::new();
     for l in text.lines().filter_map(|l| l.strip_prefix("TRACE\t")) {
         let Some((event, fields)) = parse_trace(l) else { continue };
+        let Some(cpu) = l.split_once('[').and_then(|(_, r)| r.split_once(']')).map(|(c, _)| c.to_owned()) else {
+            continue;
+        };
         let fields: Fields = fields.iter().map(|(n, v)| ((*n).to_owned(), (*v).to_owned())).collect();
-        match event.strip_prefix("btf__") {
-            Some(f) => lines.entry(f.to_owned()).or_default().1.push(fields),
-            None => lines.entry(event.to_owned()).or_default().0.push(fields),
-        }
+        let (function, btf) = match event.strip_prefix("btf__") {
+            Some(f) => (f, true),
+            None => (event, false),
+        };
+        lines.entry(function.to_owned()).or_default().entry(cpu).or_default().push((btf, fields));
     }
     let slots_of: HashMap<&str, Vec<usize>> = cands
         .iter()
@@ -498,27 +502,47 @@ fn fevlint_offsets_equal_the_kernels_btf_resolution_at_scale() {
         .collect();
     let exprs: HashMap<&str, Vec<String>> =
         cands.iter().map(|c| (c.function.as_str(), c.fields().map(|f| f.expr.clone()).collect())).collect();
+    // The kernel runs the handlers of one address in one order: the order of the two lines
+    // of a call is the one most neighbours with the same stack and parameters show.
+    let call_key = |v: &Fields| {
+        v.iter().filter(|(n, _)| n == "sp" || n.starts_with('a')).map(|(n, s)| format!("{n}={s}")).collect::<Vec<_>>()
+    };
+    let (mut btf_then_p, mut p_then_btf) = (0usize, 0usize);
+    for seq in lines.values().flat_map(|by_cpu| by_cpu.values()) {
+        for w in seq.windows(2) {
+            if w[0].0 != w[1].0 && call_key(&w[0].1) == call_key(&w[1].1) {
+                *(if w[0].0 { &mut btf_then_p } else { &mut p_then_btf }) += 1;
+            }
+        }
+    }
+    let btf_first = btf_then_p >= p_then_btf;
+    eprintln!("neighbouring lines of one call: BTF line first {btf_then_p}, kprobe line first {p_then_btf}");
     let (mut functions, mut compared, mut calls, mut not_comparable) = (0usize, 0usize, 0usize, 0usize);
     let mut mismatches = Vec::new();
-    for (function, (ps, fs)) in &lines {
+    for (function, by_cpu) in &lines {
         let Some(exprs) = exprs.get(function.as_str()) else { continue };
-        // The pairing key: the stack address and the parameters' own values (`a<slot>`): a
-        // line the kernel did not record (a kprobe hit while another runs is missed) must
-        // not pair a line with the next call's.
-        let sp = |v: &Fields| {
-            v.iter()
-                .filter(|(n, _)| n == "sp" || n.starts_with('a'))
-                .map(|(n, s)| format!("{n}={s}"))
-                .collect::<Vec<_>>()
-        };
+        // The two lines of one call are recorded by one kprobe hit, one after the other on
+        // its CPU, in the handlers' order (a hit while another runs is missed whole): they
+        // are neighbours in the function's lines of that CPU, in that order, and carry the
+        // same stack address and parameters (`sp`, `a<slot>`). A line whose partner the
+        // trace lacks (tracing switched on between the two) stands alone and is skipped:
+        // pairing it with the next call's line compared a counter such as
+        // `cpu_base->nr_events` across two calls.
+        let mut calls_here = Vec::new();
+        for seq in by_cpu.values() {
+            let mut i = 0;
+            while i + 1 < seq.len() {
+                let ((a_btf, a), (b_btf, b)) = (&seq[i], &seq[i + 1]);
+                if *a_btf == btf_first && *b_btf != btf_first && call_key(a) == call_key(b) {
+                    calls_here.push(if *a_btf { (b, a) } else { (a, b) });
+                    i += 2;
+                } else {
+                    i += 1;
+                }
+            }
+        }
         let mut paired = 0;
-        // Calls in a row from one caller share a stack address: each line is used once,
-        // in order.
-        let mut used = vec![false; fs.len()];
-        for p in ps {
-            let Some(i) = (0..fs.len()).find(|&i| !used[i] && sp(&fs[i]) == sp(p)) else { continue };
-            used[i] = true;
-            let f = &fs[i];
+        for (p, f) in calls_here {
             paired += 1;
             let value_of = |line: &Fields, name: &str| line.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
             for (name, value) in p.iter().filter(|(n, _)| n != "sp") {
