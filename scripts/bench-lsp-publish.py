@@ -26,9 +26,16 @@ order), LINES lines (default 5,000 and 50,000). Such a script draws thousands of
   with the previous result ids must report only that file in full.
 
 Memory: the server's peak (VmHWM) and its resident size after the edits, and per finding
-the difference between this script's resident size and a control script's (the same lines
-commented out, `#name(x64 a0)`: the same bytes, the kernel loaded, no finding), divided by
-the findings.
+the difference between this script's resident size and a control script's (the same
+script with the codes it draws ignored: the kernel loaded, no finding kept), divided by
+the findings. The resident size swings with the allocator's arenas (hundreds of bytes a
+finding between runs), so where gdb is installed the live heap is measured the same way
+too: glibc's `malloc_stats()` "in use bytes", called in the server by gdb after opening.
+
+Bytes per finding: the opened document's diagnostics as JSON, by field, for the push
+client (no capabilities: notes in the message, no rule link) and, opened again, with
+VS Code's and Neovim 0.11's publishDiagnostics capabilities (related information, the
+rule link only for VS Code, which declares `codeDescriptionSupport`).
 """
 
 import json
@@ -91,10 +98,10 @@ while sys.stdin.buffer.readline():
 
 
 class Server:
-    def __init__(self, binary, cache, argv=None):
+    def __init__(self, binary, cache, argv=None, stderr=None):
         env = dict(os.environ, FEVLINT_CACHE_DIR=cache, FEVLINT_KERNEL_DEBOUNCE_MS="0")
         self.proc = subprocess.Popen(argv or [binary, "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, env=env, bufsize=0)
+                                     stderr=stderr or subprocess.DEVNULL, env=env, bufsize=0)
         self.out = open(self.proc.stdout.fileno(), "rb", buffering=1 << 20, closefd=False)
         self.next_id = 1
         self.pending = []
@@ -209,6 +216,49 @@ class Anchor:
         self.e.proc.wait()
 
 
+def live_heap(s, stderr):
+    """The server's live heap (bytes): glibc's `malloc_stats()` total "in use bytes",
+    printed to the server's stderr (the file `stderr`) when gdb calls it; None without gdb."""
+    if not shutil.which("gdb"):
+        return None
+    subprocess.run(["gdb", "-p", str(s.proc.pid), "-batch", "-ex", "call (void)malloc_stats()"],
+                   capture_output=True, timeout=120)
+    stderr.flush()
+    with open(stderr.name) as f:
+        inuse = [int(line.split("=")[1]) for line in f if line.strip().startswith("in use bytes")]
+    return inuse[-1] if inuse else None
+
+
+# What VS Code 1.65 and Neovim 0.11 declare for pushed diagnostics (pytest-lsp's records).
+CLIENTS = {
+    "VS Code": {"relatedInformation": True, "tagSupport": {"valueSet": [1, 2]}, "versionSupport": False,
+                "codeDescriptionSupport": True, "dataSupport": True},
+    "Neovim 0.11": {"relatedInformation": True, "tagSupport": {"valueSet": [1, 2]}, "dataSupport": True},
+}
+
+
+def fields(diagnostics):
+    """Bytes per finding of the diagnostics' compact JSON, and per field."""
+    n = max(len(diagnostics), 1)
+    total = len(json.dumps(diagnostics, separators=(",", ":")))
+    per = {}
+    for d in diagnostics:
+        for k, v in d.items():
+            per[k] = per.get(k, 0) + len(k) + 3 + len(json.dumps(v, separators=(",", ":"))) + 1
+    parts = ", ".join(f"{k} {v / n:.0f}" for k, v in sorted(per.items(), key=lambda kv: -kv[1]))
+    return f"{total / n:.0f} B ({parts})"
+
+
+def bytes_per_finding(binary, n, names, cache):
+    text = script(n, names)
+    for client, caps in CLIENTS.items():
+        s = Server(binary, cache)
+        s.initialize({"textDocument": {"publishDiagnostics": caps}}, {"kernels": [K612]})
+        opened = open_and_settle(s, "file:///bench/generated.fev", text, False)
+        print(f"  bytes per finding with {client}'s capabilities: {fields(opened['diagnostics'])}")
+        s.stop()
+
+
 def pct(times, p):
     s = sorted(times)
     return s[round((len(s) - 1) * p)] * 1e3
@@ -258,7 +308,8 @@ def change(uri, version, line, c0, c1, text):
 def push(binary, n, names, cache):
     text = script(n, names)
     lines = text.splitlines()
-    s = Server(binary, cache)
+    err = tempfile.NamedTemporaryFile("w+", prefix="fevlint-bench-stderr-")
+    s = Server(binary, cache, stderr=err)
     s.initialize({}, {"kernels": [K612]})
     uri = "file:///bench/generated.fev"
     opened = open_and_settle(s, uri, text, False)
@@ -266,6 +317,8 @@ def push(binary, n, names, cache):
     codes = sorted({d["code"] for d in opened["diagnostics"]})
     settle(s)
     rss_open = s.status("VmRSS")
+    heap_open = live_heap(s, err)
+    print(f"  bytes per finding (this client: no capabilities): {fields(opened['diagnostics'])}")
     floor = Anchor(json.dumps({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
                                "params": opened}).encode())
     read_t, parsed_t, first_t, sizes, skipped = [], [], [], [], 0
@@ -311,7 +364,8 @@ def push(binary, n, names, cache):
           f"process that only writes it (interleaved): read {summary(floor.read_t)}; "
           f"parsed p50 {pct(floor.parsed_t, 0.5):.2f} ms")
     print(f"  server RSS after the edits {rss / 1024:.0f} MB, peak {hwm / 1024:.0f} MB")
-    return found, rss_open, codes
+    err.close()
+    return found, rss_open, codes, heap_open
 
 
 def settle(s, quiet=3.0):
@@ -332,11 +386,12 @@ def settle(s, quiet=3.0):
 
 
 def control_rss(binary, n, names, cache, codes):
-    """The resident size and findings of the control: the same script with the codes it
-    draws ignored (`ignore` setting), so that the kernel does the same work and the
-    per-line caches hold the same lines, but the document keeps no finding."""
+    """The resident size, live heap (or None) and findings of the control: the same script
+    with the codes it draws ignored (`ignore` setting), so that the kernel does the same
+    work and the per-line caches hold the same lines, but the document keeps no finding."""
     text = script(n, names)
-    s = Server(binary, cache)
+    err = tempfile.NamedTemporaryFile("w+", prefix="fevlint-bench-stderr-")
+    s = Server(binary, cache, stderr=err)
     s.initialize({}, {"kernels": [K612], "ignore": codes})
     uri = "file:///bench/control.fev"
     s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": text}})
@@ -351,8 +406,10 @@ def control_rss(binary, n, names, cache, codes):
     again = settle(s)
     found = found if again is None else again
     rss = s.status("VmRSS")
+    heap = live_heap(s, err)
     s.stop()
-    return rss, found
+    err.close()
+    return rss, heap, found
 
 
 def pull(binary, n, names, cache):
@@ -462,12 +519,16 @@ def main():
     try:
         for n in sizes:
             if which in ("push", "all"):
-                found, rss, codes = push(binary, n, names, cache)
-                base, base_found = control_rss(binary, n, names, cache, codes)
+                found, rss, codes, heap = push(binary, n, names, cache)
+                base, base_heap, base_found = control_rss(binary, n, names, cache, codes)
                 if found > base_found:
                     print(f"  memory per finding: resident after opening, ({rss} - {base} KB for the same script with "
                           f"its codes ignored, {base_found} findings) / {found - base_found} = "
                           f"{(rss - base) * 1024 / (found - base_found):.0f} B")
+                    if heap is not None and base_heap is not None:
+                        print(f"  live heap per finding (malloc_stats in use after opening): ({heap} - {base_heap} B) "
+                              f"/ {found - base_found} = {(heap - base_heap) / (found - base_found):.0f} B")
+                bytes_per_finding(binary, n, names, cache)
             if which in ("pull", "all"):
                 pull(binary, n, names, cache)
         if which in ("workspace", "all"):
