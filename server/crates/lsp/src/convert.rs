@@ -227,6 +227,18 @@ impl<'a> Writer<'a> {
         d: &Diagnostic,
         line: &mut dyn FnMut(&mut Vec<u8>, u32),
     ) -> serde_json::Result<()> {
+        self.write_as(out, r, d, d.severity, line)
+    }
+
+    /// [`Writer::write`] at the severity `severity` (what the settings made of the finding's).
+    pub fn write_as(
+        &mut self,
+        out: &mut Vec<u8>,
+        r: lsp::Range,
+        d: &Diagnostic,
+        severity: Severity,
+        line: &mut dyn FnMut(&mut Vec<u8>, u32),
+    ) -> serde_json::Result<()> {
         let range = |out: &mut Vec<u8>, line: &mut dyn FnMut(&mut Vec<u8>, u32)| {
             out.extend_from_slice(br#"{"start":{"line":"#);
             line(out, r.start.line);
@@ -241,7 +253,7 @@ impl<'a> Writer<'a> {
         out.extend_from_slice(br#"{"range":"#);
         range(out, line);
         out.extend_from_slice(br#","severity":"#);
-        itoa(out, severity_number(d.severity));
+        itoa(out, severity_number(severity));
         out.extend_from_slice(br#","code":"#);
         serde_json::to_writer(&mut *out, d.code)?;
         let docs = self.docs;

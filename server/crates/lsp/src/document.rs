@@ -20,7 +20,8 @@ use tree_sitter::{InputEdit, Point};
 #[derive(Debug)]
 struct KernelLines {
     kernels: Vec<usize>,
-    lines: Vec<Option<Vec<Diagnostic>>>,
+    /// Shared with the lines' encoded form ([`Found`]).
+    lines: Vec<Option<Vec<Arc<Diagnostic>>>>,
     /// How many of `lines` are `None` (not checked yet).
     missing: usize,
 }
@@ -370,7 +371,7 @@ impl Document {
     pub fn kernel_diagnostics(&self) -> Option<Vec<Diagnostic>> {
         match &self.kernel_lines {
             Some(k) => {
-                let mut flat = self.flatten(k.lines.iter().map(|l| l.iter().flatten()));
+                let mut flat = self.flatten(k.lines.iter().map(|l| l.iter().flatten().map(|d| &**d)));
                 fevlint_check::rules::sort(&mut flat);
                 Some(flat)
             }
@@ -431,21 +432,21 @@ impl Document {
                     continue;
                 }
                 let Some(line) = self.parse.lines.get(i) else { continue };
-                let mut found: Vec<Diagnostic> = Vec::new();
+                let mut found: Vec<(Arc<Diagnostic>, fevlint_check::diagnostic::Severity)> = Vec::new();
                 let kernel = self.kernel_lines.as_ref().and_then(|k| k.lines.get(i)).into_iter().flatten().flatten();
                 let syntax = self.line_findings.get(i).into_iter().flatten();
                 let whole = self.whole_lines.get(i).into_iter().flatten();
                 // Without suppression comments, what `analysis::report` decides of each
-                // finding is `settle`'s.
-                for d in syntax.chain(whole).chain(kernel) {
+                // finding is `settle`'s. The kernel's findings are shared, not copied
+                // (there are thousands; the per-line rules' are few).
+                let own = syntax.chain(whole).map(|d| (None, d));
+                for (shared, d) in own.chain(kernel.map(|d| (Some(d), &**d))) {
                     let Some(severity) = self.settings.rules.settle(d) else { continue };
-                    let mut d = d.clone();
-                    d.severity = severity;
-                    d.span.shift(line.line.span.start as isize);
-                    found.push(d);
+                    found.push((shared.map_or_else(|| Arc::new(d.clone()), Arc::clone), severity));
                 }
-                found.sort_by(fevlint_check::rules::order);
-                *e = Found::encode(w, &at, line.number, found);
+                // All spans are from the line's start: their order is the absolute one.
+                found.sort_by(|a, b| fevlint_check::rules::order(&a.0, &b.0));
+                *e = Found::encode(w, &at, line.number, line.line.span.start, found);
             }
         }
         self.encoded = encoded;
@@ -610,7 +611,7 @@ impl Document {
             d.notes.iter_mut().for_each(&mut share);
             d.kernel.iter_mut().for_each(&mut share);
             d.notes.shrink_to_fit();
-            list.push(d);
+            list.push(Arc::new(d));
         }
         for &i in checked {
             if let Some(Some(list)) = k.lines.get_mut(i) {

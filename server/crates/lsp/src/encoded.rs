@@ -1,23 +1,25 @@
 //! Diagnostics in the form they go out in. Each line's findings are kept settled (the
 //! severity and order a report gives them) with their ranges, line numbers counted from
 //! the line's own (a [`Found`]): an edit settles again the lines it touched, and a publish
-//! or a pull report writes every line's findings with their line numbers in. The texts
-//! are the findings' own (`Arc<str>`, shared with the document's copy), not a second copy
-//! as JSON: a kernel finding costs its diagnostic twice, not its text twice. A hash over the
+//! or a pull report writes every line's findings with their line numbers in. A kernel
+//! finding is the document's own (`Arc<Diagnostic>`, shared), not a second copy as JSON. A hash over the
 //! lines is the report's `resultId`, and tells when the findings did not change (no publish
 //! then). Outline symbols are kept as their JSON (a [`Chunk`]).
 
 use crate::convert::{itoa, Writer};
 use crate::position::Positions;
-use fevlint_check::diagnostic::Diagnostic;
+use fevlint_check::diagnostic::{Diagnostic, Severity};
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 use tower_lsp_server::ls_types::Range;
 
 /// The settled diagnostics of one line and what writing them takes.
 #[derive(Debug)]
 pub struct Found {
-    /// Each diagnostic with its range, the range's lines counted from the chunk's line.
-    items: Box<[(Diagnostic, Range)]>,
+    /// Each diagnostic (the document's own, shared: its span is from the line's start),
+    /// its severity as the settings make it, and its range, the range's lines counted from
+    /// the chunk's line.
+    items: Box<[(Arc<Diagnostic>, Severity, Range)]>,
     /// The length of their JSON array's inside without the line numbers.
     len: usize,
     /// Whether each note takes a range of its own (`relatedInformation`): the count of
@@ -28,9 +30,15 @@ pub struct Found {
 }
 
 impl Found {
-    /// Settled diagnostics `found` (absolute spans, in order) of line `line`; their JSON
-    /// is written once, to measure and hash it.
-    pub fn encode(w: &mut Writer<'_>, at: &Positions<'_>, line: u32, found: Vec<Diagnostic>) -> Encoded {
+    /// Settled diagnostics `found` (spans from the start of line `line`, at byte `start`;
+    /// in order) with their severities; their JSON is written once, to measure and hash it.
+    pub fn encode(
+        w: &mut Writer<'_>,
+        at: &Positions<'_>,
+        line: u32,
+        start: usize,
+        found: Vec<(Arc<Diagnostic>, Severity)>,
+    ) -> Encoded {
         if found.is_empty() {
             return Encoded::Empty;
         }
@@ -38,20 +46,22 @@ impl Found {
         let mut scratch = Vec::with_capacity(512);
         let mut items = Vec::with_capacity(found.len());
         let mut len = found.len() - 1;
-        for d in found {
-            let mut r = at.range(d.span);
+        for (d, severity) in found {
+            let mut span = d.span;
+            span.shift(start as isize);
+            let mut r = at.range(span);
             r.start.line = r.start.line.saturating_sub(line);
             r.end.line = r.end.line.saturating_sub(line);
             scratch.clear();
             // Only string escapes can fail (never, for `str`): such a finding is left out.
-            if w.write(&mut scratch, r, &d, &mut |_, _| {}).is_err() {
+            if w.write_as(&mut scratch, r, &d, severity, &mut |_, _| {}).is_err() {
                 len = len.saturating_sub(1);
                 continue;
             }
             scratch.hash(&mut h);
             (r.start.line, r.end.line).hash(&mut h);
             len += scratch.len();
-            items.push((d, r));
+            items.push((d, severity, r));
         }
         if items.is_empty() {
             return Encoded::Empty;
@@ -62,7 +72,7 @@ impl Found {
 
     /// The length of [`Found::write_to`]'s bytes.
     fn written_len(&self, line: u32) -> usize {
-        let numbers = |(d, r): &(Diagnostic, Range)| {
+        let numbers = |(d, _, r): &(Arc<Diagnostic>, Severity, Range)| {
             let ranges = 1 + if self.related { d.notes.len() } else { 0 };
             ranges * (digits(line + r.start.line) + digits(line + r.end.line))
         };
@@ -71,11 +81,11 @@ impl Found {
 
     /// Appends the diagnostics with their line numbers counted from `line`.
     fn write_to(&self, w: &mut Writer<'_>, out: &mut Vec<u8>, line: u32) {
-        for (i, (d, r)) in self.items.iter().enumerate() {
+        for (i, (d, severity, r)) in self.items.iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            let _ = w.write(out, *r, d, &mut |out, l| itoa(out, line + l));
+            let _ = w.write_as(out, *r, d, *severity, &mut |out, l| itoa(out, line + l));
         }
     }
 }
