@@ -69,9 +69,9 @@ fn objects_and_skeleton_binaries_are_checked_at_their_source_lines() {
     assert_eq!(drift[0]["kernel"], "6.12.117+deb12-amd64");
     assert!(drift[0]["message"].as_str().expect("message").contains("resolves on 6.1.0-56-amd64 but not on"));
     assert!(drift[0]["file"].as_str().expect("file").ends_with("drift.bpf.c"));
-    let read_line = line_of(&dir, "BPF_KPROBE(read_version");
-    let at = drift[0]["line"].as_u64().expect("line");
-    assert!(at == read_line || at == read_line + 1, "line {at}");
+    // At the member it reads (line info gives the program's first lines: clang schedules
+    // the offset load ahead of the read's own line).
+    assert_eq!(drift[0]["line"].as_u64(), Some(line_of(&dir, "BPF_CORE_READ(file, f_version)")));
     // Attach points: a kprobe on a function renamed in 6.12, a tracepoint nobody has.
     let alloc = find("B611", "__alloc_pages");
     assert_eq!(alloc.len(), 1, "{diags:#?}");
@@ -419,5 +419,67 @@ fn a_section_libbpf_does_not_recognize_is_a_warning() {
     let text = std::fs::read_to_string(dir.join("newer_section.bpf.c")).expect("source");
     let line = found[0]["line"].as_u64().expect("line") as usize;
     assert!(text.lines().nth(line - 1).expect("line").contains("SEC(\"tc/ingress\")"), "{json:#}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every output puts a CO-RE finding where the language server does: at the name its
+/// access ends in. `tests/bpf/hover.bpf.c` reads `f_version` as the second
+/// `BPF_CORE_READ` of its line (clang 14's line info gives the macro's column): the drift
+/// on 6.12 is at `f_version` in the human output, JSON and SARIF (as `lsp_bpf.rs`'s
+/// `each_access_of_a_line_has_its_own_hover_and_range` asserts for the editor). A source
+/// that no longer spells the member falls back to line info's line and column.
+#[test]
+fn a_relocation_finding_is_at_the_member_it_reads_in_every_format() {
+    if !fevlint_testkit::real_tools("clang, bpftool and libbpf") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("fevlint-bpf-place-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    fevlint_testkit::bpf::vmlinux_h("6.1.0-56-amd64", &dir);
+    fevlint_testkit::bpf::compile(&dir, "hover.bpf.c");
+    let text = std::fs::read_to_string(dir.join("hover.bpf.c")).expect("source");
+    let (line, l) = text.lines().enumerate().find(|(_, l)| l.contains("f_version")).expect("f_version");
+    let (line, column) = (line as u64 + 1, l.find("f_version").expect("member") as u64 + 1);
+    // Where clang's line info puts the f_version read (the first macro's column).
+    let out = fevlint(&dir, &["bpf", "relocations", "--format", "json", "hover.bpf.o"]);
+    let records: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let record = records
+        .as_array()
+        .expect("records")
+        .iter()
+        .find(|r| r["local_spec"].as_str().is_some_and(|s| s.contains(".f_version ")))
+        .expect("the f_version relocation");
+    let clang = (record["source"]["line"].as_u64(), record["source"]["column"].as_u64());
+    assert_eq!(clang.0, Some(line), "{record}");
+    assert_ne!(clang.1, Some(column), "clang 14 gives the macro's column: {record}");
+
+    let out = fevlint(&dir, &["check", "--format", "json", "hover.bpf.o"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let drift: Vec<&serde_json::Value> =
+        json["diagnostics"].as_array().expect("diagnostics").iter().filter(|d| d["code"] == "B604").collect();
+    assert_eq!(drift.len(), 1, "{json:#}");
+    assert_eq!((drift[0]["line"].as_u64(), drift[0]["column"].as_u64()), (Some(line), Some(column)), "{json:#}");
+
+    let out = fevlint(&dir, &["check", "--format", "sarif", "hover.bpf.o"]);
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).expect("SARIF");
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    let drift: Vec<&serde_json::Value> = results.iter().filter(|r| r["ruleId"] == "B604").collect();
+    assert_eq!(drift.len(), 1, "{sarif:#}");
+    let region = &drift[0]["locations"][0]["physicalLocation"]["region"];
+    assert_eq!((region["startLine"].as_u64(), region["startColumn"].as_u64()), (Some(line), Some(column)));
+    assert_eq!(region["endColumn"].as_u64(), Some(column + "f_version".len() as u64), "{region}");
+
+    let out = fevlint(&dir, &["check", "--color", "never", "hover.bpf.o"]);
+    let human = String::from_utf8_lossy(&out.stdout);
+    assert!(human.contains(&format!("hover.bpf.c:{line}:{column}")), "{human}");
+
+    // The source edited since the build (the member renamed): line info's place.
+    std::fs::write(dir.join("hover.bpf.c"), text.replace("f_version", "f_renamed")).expect("edit");
+    let out = fevlint(&dir, &["check", "--format", "json", "hover.bpf.o"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let drift: Vec<&serde_json::Value> =
+        json["diagnostics"].as_array().expect("diagnostics").iter().filter(|d| d["code"] == "B604").collect();
+    assert_eq!((drift[0]["line"].as_u64(), drift[0]["column"].as_u64()), clang, "{json:#}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -345,7 +345,7 @@ struct BpfSummary {
 fn check_bpf(inputs: Vec<BpfInput>, kernels: &Kernels, reports: &mut Vec<FileReport>) -> anyhow::Result<BpfSummary> {
     use fevlint_bpf::BpfObject;
     use fevlint_check::analysis::check_objects_with;
-    use fevlint_check::bpf::{place_finding, BpfKernel};
+    use fevlint_check::bpf::BpfKernel;
     let mut summary = BpfSummary::default();
     let first = reports.len();
     let mut groups: Vec<(Vec<PathBuf>, Vec<BpfInput>)> = Vec::new();
@@ -384,9 +384,8 @@ fn check_bpf(inputs: Vec<BpfInput>, kernels: &Kernels, reports: &mut Vec<FileRep
                 summary.relocations += obj.ext.as_ref().map_or(0, |e| e.core_relo_count());
                 let mut own = FileReport { name: obj.name.clone(), text: String::new(), diagnostics: Vec::new() };
                 for f in found {
-                    let mut d = f.diagnostic;
-                    let Some(src) = f.source else {
-                        own.diagnostics.push(d);
+                    let Some(src) = &f.source else {
+                        own.diagnostics.push(f.diagnostic);
                         continue;
                     };
                     let path = [PathBuf::from(&src.file), input.dir.join(&src.file)].into_iter().find(|p| p.is_file());
@@ -399,11 +398,16 @@ fn check_bpf(inputs: Vec<BpfInput>, kernels: &Kernels, reports: &mut Vec<FileRep
                             .unwrap_or_default();
                         FileReport { name: key, text, diagnostics: Vec::new() }
                     });
-                    if report.text.is_empty() {
-                        d = d.note(format!("at {}:{}:{} (source not found)", src.file, src.line, src.column));
+                    // Each source is read once, by the first finding that points at it.
+                    let d = if report.text.is_empty() {
+                        let at = format!("at {}:{}:{} (source not found)", src.file, src.line, src.column);
+                        f.diagnostic.note(at)
                     } else {
-                        d.span = place_finding(&report.text, f.anchor.as_deref(), src.line, src.column);
-                    }
+                        let span = f.span_in(&report.text);
+                        let mut d = f.diagnostic;
+                        d.span = span;
+                        d
+                    };
                     report.diagnostics.push(d);
                 }
                 input.settings.apply(&mut own.diagnostics);

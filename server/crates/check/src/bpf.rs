@@ -81,8 +81,45 @@ pub struct BpfFinding {
     pub anchor: Option<String>,
     /// The program it is about (its function name); `None` for the whole object.
     pub program: Option<String>,
-    /// Its span is empty until [`place`] puts it in the source text.
+    /// The CO-RE relocation it is about: it goes at the name the access ends in.
+    pub relocation: Option<Relocated>,
+    /// Its span is empty until [`BpfFinding::span_in`] puts it in the source text.
     pub diagnostic: Diagnostic,
+}
+
+impl BpfFinding {
+    /// Where the finding goes in `text`, the source its [`Self::source`] names: its anchor
+    /// when the text has it; a relocation at the name its access ends in
+    /// ([`place_relocation`]); else the line and column line info gives. Every output (the
+    /// CLI's formats and the language server) places a finding with this.
+    pub fn span_in(&self, text: &str) -> Span {
+        if let Some(at) = self.anchor.as_deref().and_then(|a| text.find(a).map(|at| Span::new(at, at + a.len()))) {
+            return at;
+        }
+        let Some(src) = &self.source else { return Span::new(0, 0) };
+        match &self.relocation {
+            Some(r) => place_relocation(text, &r.kind, &r.subject, src, r.next.as_ref()).0,
+            None => place(text, src.line, src.column),
+        }
+    }
+}
+
+/// What puts a CO-RE relocation at the name its access ends in: its kind, what it reads
+/// ([`Resolution::subject`]) and the line-info record after its instruction in the same
+/// program and file (clang schedules an offset load ahead of its line's record).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Relocated {
+    pub kind: String,
+    pub subject: String,
+    pub next: Option<SourcePos>,
+}
+
+impl Relocated {
+    pub fn of(object: &BpfObject, r: &Resolution) -> Relocated {
+        let next =
+            r.source.as_ref().and_then(|s| object.source_after(&r.section, r.insn_off).filter(|a| a.file == s.file));
+        Relocated { kind: r.kind.clone(), subject: r.subject(), next }
+    }
 }
 
 impl BpfContext<'_> {
@@ -96,7 +133,21 @@ impl BpfContext<'_> {
     ) -> BpfFinding {
         let mut d = Diagnostic::new(rule, Span::new(0, 0), message);
         d.kernel = kernel.map(|k| Arc::from(k.name.as_str()));
-        BpfFinding { source, anchor: None, program: None, diagnostic: d }
+        BpfFinding { source, anchor: None, program: None, relocation: None, diagnostic: d }
+    }
+
+    /// A diagnostic of `rule` about relocation `r` on `kernel`, at the name its access
+    /// ends in; about `r`'s program.
+    pub fn relocation_finding(
+        &self,
+        rule: &impl Origin,
+        kernel: Option<&Kernel>,
+        r: &Resolution,
+        message: String,
+    ) -> BpfFinding {
+        let mut f = self.finding(rule, kernel, r.source.clone(), message);
+        f.relocation = Some(Relocated::of(self.object, r));
+        f
     }
 
     /// Whether a failing relocation is guarded on kernel `k` (index in [`Self::kernels`]):
@@ -187,6 +238,128 @@ pub fn place_finding(text: &str, anchor: Option<&str>, line: u32, column: u32) -
     }
 }
 
+/// Whether the text before a name (trimmed) is what precedes such a name in C.
+type Precedes = fn(&str) -> bool;
+
+/// How a relocation's place was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum How {
+    /// The name its access ends in, on the line of its line info record (or of the next
+    /// record: clang schedules a CO-RE offset load ahead of its line's record).
+    Name,
+    /// That name is not there (a macro's access): the identifier at the record's column.
+    Column,
+    /// Neither the name nor a column (0): the line.
+    Line,
+}
+
+/// What a relocation's access names, as the source spells it (`subject` is
+/// [`Resolution::subject`]): an enum's enumerator, a field access's last
+/// member, or a type relocation's type; and whether a name there is preceded by what
+/// precedes such a name in C (`->`, `.` or `,` before a member; `,` or `(` before an
+/// enumerator; `struct`/`union`/`enum`, `(` or `,` before a type).
+fn access_name(subject: &str) -> Option<(&str, Precedes)> {
+    let ident = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if let Some((_, e)) = subject.split_once("::") {
+        return ident(e).then_some((e, |before: &str| before.ends_with(',') || before.ends_with('(')));
+    }
+    let rest = subject.split_once(' ').map_or(subject, |x| x.1);
+    match rest.split_once('.') {
+        Some((_, members)) => {
+            let last = members.rsplit('.').next()?.split('[').next()?;
+            ident(last).then_some((last, |b: &str| b.ends_with("->") || b.ends_with('.') || b.ends_with(',')))
+        }
+        None => {
+            let ty = rest.split('[').next()?;
+            let before = |b: &str| {
+                let word = b.rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next().unwrap_or("");
+                matches!(word, "struct" | "union" | "enum") || b.ends_with('(') || b.ends_with(',')
+            };
+            ident(ty).then_some((ty, before))
+        }
+    }
+}
+
+/// Where a relocation sits in `text`: the name its access ends in ([`access_name`]) on
+/// the line of its record `src`, else on the line of the `next` record; of several there,
+/// the one at the record's column, else the first after it, else the first; for a kind
+/// only a macro emits ([`macro_of`]), one inside that macro's call first (a line that
+/// tests `bpf_core_enum_value_exists(E, V)` above one that reads `bpf_core_enum_value(E,
+/// V)`). Else the identifier at the column, else (no column) the line.
+pub fn place_relocation(
+    text: &str,
+    kind: &str,
+    subject: &str,
+    src: &SourcePos,
+    next: Option<&SourcePos>,
+) -> (Span, How) {
+    let line_at = |line: u32| {
+        let start = place(text, line, 1).start;
+        let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+        (start, &text[start..end])
+    };
+    let Some((name, fits)) = access_name(subject) else { return place_unnamed(text, src) };
+    // The name inside the macro of libbpf's headers that emits this kind, else anywhere.
+    let call = macro_of(kind).map(|m| format!("{m}("));
+    let mut passes = vec![None];
+    if let Some(c) = &call {
+        passes.insert(0, Some(c.as_str()));
+    }
+    for call in passes {
+        for pos in std::iter::once(src).chain(next) {
+            if pos.line == 0 {
+                continue;
+            }
+            let (start, line) = line_at(pos.line);
+            let is_word = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_');
+            let at: Vec<usize> = line
+                .match_indices(name)
+                .map(|(i, _)| i)
+                .filter(|&i| {
+                    !is_word(line[..i].bytes().last()) && !is_word(line.as_bytes().get(i + name.len()).copied())
+                })
+                .filter(|&i| fits(line[..i].trim_end()))
+                .filter(|&i| call.is_none_or(|c| line[..i].contains(c)))
+                .collect();
+            let col = pos.column.saturating_sub(1) as usize;
+            let best = at.iter().find(|&&i| i == col).or_else(|| at.iter().find(|&&i| pos.column > 0 && i > col));
+            if let Some(&i) = best.or(at.first()) {
+                return (Span::new(start + i, start + i + name.len()), How::Name);
+            }
+        }
+    }
+    place_unnamed(text, src)
+}
+
+/// The macro of `bpf_core_read.h` whose builtin emits a relocation of `kind`, for the
+/// kinds that only such a macro emits.
+fn macro_of(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "field_exists" => "bpf_core_field_exists",
+        "byte_sz" => "bpf_core_field_size",
+        "type_exists" => "bpf_core_type_exists",
+        "type_size" => "bpf_core_type_size",
+        "type_matches" => "bpf_core_type_matches",
+        "local_type_id" => "bpf_core_type_id_local",
+        "target_type_id" => "bpf_core_type_id_kernel",
+        "enumval_exists" => "bpf_core_enum_value_exists",
+        "enumval_value" => "bpf_core_enum_value",
+        _ => return None,
+    })
+}
+
+/// A relocation whose name is not found: at the identifier at its column, else (no
+/// column) on its line.
+fn place_unnamed(text: &str, src: &SourcePos) -> (Span, How) {
+    let start = place(text, src.line, 1).start;
+    let line = text[start..].split('\n').next().unwrap_or("");
+    if src.column == 0 || src.column as usize > line.len() {
+        let first = line.len() - line.trim_start().len();
+        return (Span::new(start + first, start + line.len()), How::Line);
+    }
+    (place(text, src.line, src.column), How::Column)
+}
+
 /// The relocation's outcome in words, for notes.
 pub fn outcome_text(r: &Resolution) -> String {
     match &r.outcome {
@@ -215,5 +388,38 @@ mod tests {
         assert_eq!(&text[s.start..s.end], "out[1] = BPF_CORE_READ(t, state);");
         assert_eq!(place(text, 40, 1), Span::new(text.len(), text.len()));
         assert_eq!(place("", 0, 0), Span::new(0, 0));
+    }
+
+    #[test]
+    fn a_relocation_sits_at_the_name_its_access_ends_in() {
+        let text = "int x;\n\tout[0] = (long)BPF_CORE_READ(task, mm, exe_file);\n\tout[1] = task->pid + task->tgid;\n";
+        let pos = |line, column| SourcePos { file: String::new(), line, column };
+        let at = |subject: &str, src: SourcePos, next: Option<SourcePos>| {
+            let (span, how) = place_relocation(text, "byte_off", subject, &src, next.as_ref());
+            (&text[span.start..span.end], how)
+        };
+        // Column of the macro: the member found by name.
+        assert_eq!(at("struct mm_struct.exe_file", pos(2, 17), None), ("exe_file", How::Name));
+        // Scheduled ahead of its line's record: found on the next record's line.
+        assert_eq!(at("struct task_struct.mm", pos(1, 5), Some(pos(2, 17))), ("mm", How::Name));
+        // Two accesses on one line: each at its own member.
+        assert_eq!(at("struct task_struct.pid", pos(3, 17), None), ("pid", How::Name));
+        assert_eq!(at("struct task_struct.tgid", pos(3, 29), None), ("tgid", How::Name));
+        // Not spelled there: the identifier at the column, else the line.
+        assert_eq!(at("struct file.f_version", pos(2, 17), None), ("BPF_CORE_READ", How::Column));
+        let line = "out[0] = (long)BPF_CORE_READ(task, mm, exe_file);";
+        assert_eq!(at("struct file.f_version", pos(2, 0), None), (line, How::Line));
+        // A variable of the member's name is not the member.
+        assert_eq!(at("struct s.task", pos(2, 17), None), ("BPF_CORE_READ", How::Column));
+        // Of two macros naming the same enumerator, the one of the relocation's kind.
+        let text = "\tx = bpf_core_enum_value_exists(enum e___new, V___new);\n\ty = bpf_core_enum_value(enum e___new, V___new);\n";
+        let (span, how) =
+            place_relocation(text, "enumval_value", "enum e___new::V___new", &pos(1, 5), Some(&pos(2, 5)));
+        assert_eq!((span.start, how), (text.rfind("V___new").expect("name"), How::Name));
+        let (span, _) = place_relocation(text, "enumval_exists", "enum e___new::V___new", &pos(1, 5), Some(&pos(2, 5)));
+        assert_eq!(span.start, text.find("V___new").expect("name"));
+        assert_eq!(access_name("enum e___new::V___new").map(|x| x.0), Some("V___new"));
+        assert_eq!(access_name("struct s.a[3]").map(|x| x.0), Some("a"));
+        assert_eq!(access_name("struct task_struct___old").map(|x| x.0), Some("task_struct___old"));
     }
 }

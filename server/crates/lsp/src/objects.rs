@@ -16,9 +16,8 @@
 //! [`fevlint_load::fsio::MAX_SCRIPT_BYTES`] each, and sources of that size too.
 
 use crate::config::{self, Layer, Problem};
-use fevlint_bpf::object::SourcePos;
 use fevlint_bpf::{AttachKind, BpfObject, Outcome};
-use fevlint_check::bpf::{place, place_finding, BpfKernel};
+use fevlint_check::bpf::{place_finding, place_relocation, BpfKernel, How, Relocated};
 use fevlint_check::diagnostic::Diagnostic;
 use fevlint_check::rules;
 use fevlint_kernel::Kernel;
@@ -146,18 +145,15 @@ pub fn check(objects: &[Configured], kernels: &[Arc<Kernel>], roots: &[PathBuf])
                 (!text.is_empty()).then_some((path, text))
             };
             for (obj, found) in objects.iter().zip(findings) {
-                let relocations = facts(obj, &bpf_kernels, &targets, &found, &mut source_of, &mut out.sources);
+                facts(obj, &bpf_kernels, &targets, &found, &mut source_of, &mut out.sources);
                 for f in &found {
                     let Some(severity) = c.rules.settle(&f.diagnostic) else { continue };
                     let mut d = f.diagnostic.clone();
                     d.severity = severity;
                     let placed = f.source.as_ref().and_then(|s| Some((s, source_of(&s.file)?)));
                     let (path, text) = match placed {
-                        Some((src, (path, text))) => {
-                            d.span = match relocation_of(f, &relocations).filter(|p| p.path == path) {
-                                Some(p) if f.anchor.is_none() => p.span,
-                                _ => place_finding(&text, f.anchor.as_deref(), src.line, src.column),
-                            };
+                        Some((_, (path, text))) => {
+                            d.span = f.span_in(&text);
                             (path, text)
                         }
                         None => {
@@ -222,23 +218,9 @@ fn read(path: &Path) -> Result<Vec<BpfObject>, String> {
     }
 }
 
-/// Where a relocation was put in a source: `relo` is its [`relo_place`] text up to the
-/// instruction number (`relo #1 of `kprobe/x` (insn 3`), which its findings' notes carry.
-#[derive(Clone, Debug)]
-struct Placed {
-    relo: String,
-    path: PathBuf,
-    span: Span,
-}
-
-/// The relocation a finding is about (B601-B604 name it in a note), where it was put.
-fn relocation_of<'a>(f: &fevlint_check::bpf::BpfFinding, placed: &'a [Placed]) -> Option<&'a Placed> {
-    placed.iter().find(|p| f.diagnostic.notes.iter().any(|n| n.contains(p.relo.as_str())))
-}
-
 /// The hover facts of one object: each CO-RE relocation (its outcome on each kernel) and
-/// each program's attach point (each kernel's verdict, from the findings); and where each
-/// relocation was put.
+/// each program's attach point (each kernel's verdict, from the findings), each at the
+/// place its findings are put ([`fevlint_check::bpf::BpfFinding::span_in`]).
 fn facts(
     obj: &BpfObject,
     kernels: &[BpfKernel<'_>],
@@ -246,19 +228,17 @@ fn facts(
     found: &[fevlint_check::bpf::BpfFinding],
     source_of: &mut SourceOf<'_>,
     sources: &mut BTreeMap<PathBuf, Source>,
-) -> Vec<Placed> {
+) {
     let per_kernel: Vec<Option<Vec<fevlint_bpf::Resolution>>> =
         targets.iter().map(|t| t.as_ref().map(|t| fevlint_bpf::resolve(obj, t))).collect();
-    let mut placed = Vec::new();
     let Some(first) = per_kernel.iter().flatten().next() else {
-        program_facts(obj, kernels, found, source_of, sources);
-        return placed;
+        return program_facts(obj, kernels, found, source_of, sources);
     };
     for (i, r) in first.iter().enumerate() {
         let Some(src) = &r.source else { continue };
         let Some((path, text)) = source_of(&src.file) else { continue };
-        let after = obj.source_after(&r.section, r.insn_off).filter(|a| a.file == src.file);
-        let (span, how) = place_relocation(&text, &r.kind, &r.subject(), src, after.as_ref());
+        let at = Relocated::of(obj, r);
+        let (span, how) = place_relocation(&text, &at.kind, &at.subject, src, at.next.as_ref());
         let mut md = format!(
             "**CO-RE** `{}` of `{}` (relo #{} of `{}`, insn {})\n",
             r.kind,
@@ -279,130 +259,11 @@ fn facts(
         if how == How::Line {
             md.push_str("\n_line info gives no column here: shown on the whole line_\n");
         }
-        let relo = format!("relo #{} of `{}` (insn {}", r.index, r.section, r.insn_off / 8);
-        placed.push(Placed { relo, path: path.clone(), span });
         let s = sources.entry(path).or_default();
         s.text = text;
         s.hovers.push(Fact { span, markdown: md });
     }
     program_facts(obj, kernels, found, source_of, sources);
-    placed
-}
-
-/// Whether the text before a name (trimmed) is what precedes such a name in C.
-type Precedes = fn(&str) -> bool;
-
-/// How a relocation's place was found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum How {
-    /// The name its access ends in, on the line of its line info record (or of the next
-    /// record: clang schedules a CO-RE offset load ahead of its line's record).
-    Name,
-    /// That name is not there (a macro's access): the identifier at the record's column.
-    Column,
-    /// Neither the name nor a column (0): the line.
-    Line,
-}
-
-/// What a relocation's access names, as the source spells it (`subject` is
-/// [`fevlint_bpf::Resolution::subject`]): an enum's enumerator, a field access's last
-/// member, or a type relocation's type; and whether a name there is preceded by what
-/// precedes such a name in C (`->`, `.` or `,` before a member; `,` or `(` before an
-/// enumerator; `struct`/`union`/`enum`, `(` or `,` before a type).
-fn access_name(subject: &str) -> Option<(&str, Precedes)> {
-    let ident = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-    if let Some((_, e)) = subject.split_once("::") {
-        return ident(e).then_some((e, |before: &str| before.ends_with(',') || before.ends_with('(')));
-    }
-    let rest = subject.split_once(' ').map_or(subject, |x| x.1);
-    match rest.split_once('.') {
-        Some((_, members)) => {
-            let last = members.rsplit('.').next()?.split('[').next()?;
-            ident(last).then_some((last, |b: &str| b.ends_with("->") || b.ends_with('.') || b.ends_with(',')))
-        }
-        None => {
-            let ty = rest.split('[').next()?;
-            let before = |b: &str| {
-                let word = b.rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next().unwrap_or("");
-                matches!(word, "struct" | "union" | "enum") || b.ends_with('(') || b.ends_with(',')
-            };
-            ident(ty).then_some((ty, before))
-        }
-    }
-}
-
-/// Where a relocation sits in `text`: the name its access ends in ([`access_name`]) on
-/// the line of its record `src`, else on the line of the `next` record; of several there,
-/// the one at the record's column, else the first after it, else the first; for a kind
-/// only a macro emits ([`macro_of`]), one inside that macro's call first (a line that
-/// tests `bpf_core_enum_value_exists(E, V)` above one that reads `bpf_core_enum_value(E,
-/// V)`). Else the identifier at the column, else (no column) the line.
-fn place_relocation(text: &str, kind: &str, subject: &str, src: &SourcePos, next: Option<&SourcePos>) -> (Span, How) {
-    let line_at = |line: u32| {
-        let start = place(text, line, 1).start;
-        let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
-        (start, &text[start..end])
-    };
-    let Some((name, fits)) = access_name(subject) else { return place_unnamed(text, src) };
-    // The name inside the macro of libbpf's headers that emits this kind, else anywhere.
-    let call = macro_of(kind).map(|m| format!("{m}("));
-    let mut passes = vec![None];
-    if let Some(c) = &call {
-        passes.insert(0, Some(c.as_str()));
-    }
-    for call in passes {
-        for pos in std::iter::once(src).chain(next) {
-            if pos.line == 0 {
-                continue;
-            }
-            let (start, line) = line_at(pos.line);
-            let is_word = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_');
-            let at: Vec<usize> = line
-                .match_indices(name)
-                .map(|(i, _)| i)
-                .filter(|&i| {
-                    !is_word(line[..i].bytes().last()) && !is_word(line.as_bytes().get(i + name.len()).copied())
-                })
-                .filter(|&i| fits(line[..i].trim_end()))
-                .filter(|&i| call.is_none_or(|c| line[..i].contains(c)))
-                .collect();
-            let col = pos.column.saturating_sub(1) as usize;
-            let best = at.iter().find(|&&i| i == col).or_else(|| at.iter().find(|&&i| pos.column > 0 && i > col));
-            if let Some(&i) = best.or(at.first()) {
-                return (Span::new(start + i, start + i + name.len()), How::Name);
-            }
-        }
-    }
-    place_unnamed(text, src)
-}
-
-/// The macro of `bpf_core_read.h` whose builtin emits a relocation of `kind`, for the
-/// kinds that only such a macro emits.
-fn macro_of(kind: &str) -> Option<&'static str> {
-    Some(match kind {
-        "field_exists" => "bpf_core_field_exists",
-        "byte_sz" => "bpf_core_field_size",
-        "type_exists" => "bpf_core_type_exists",
-        "type_size" => "bpf_core_type_size",
-        "type_matches" => "bpf_core_type_matches",
-        "local_type_id" => "bpf_core_type_id_local",
-        "target_type_id" => "bpf_core_type_id_kernel",
-        "enumval_exists" => "bpf_core_enum_value_exists",
-        "enumval_value" => "bpf_core_enum_value",
-        _ => return None,
-    })
-}
-
-/// A relocation whose name is not found: at the identifier at its column, else (no
-/// column) on its line.
-fn place_unnamed(text: &str, src: &SourcePos) -> (Span, How) {
-    let start = place(text, src.line, 1).start;
-    let line = text[start..].split('\n').next().unwrap_or("");
-    if src.column == 0 || src.column as usize > line.len() {
-        let first = line.len() - line.trim_start().len();
-        return (Span::new(start + first, start + line.len()), How::Line);
-    }
-    (place(text, src.line, src.column), How::Column)
 }
 
 fn program_facts(
@@ -537,38 +398,5 @@ mod tests {
         assert_eq!(hover_at([&s].into_iter(), 30), Some((Span::new(30, 31), "relo\nline".to_owned())));
         let empty = Source::default();
         assert_eq!(hover_at([&empty].into_iter(), 0), None);
-    }
-
-    #[test]
-    fn a_relocation_sits_at_the_name_its_access_ends_in() {
-        let text = "int x;\n\tout[0] = (long)BPF_CORE_READ(task, mm, exe_file);\n\tout[1] = task->pid + task->tgid;\n";
-        let pos = |line, column| SourcePos { file: String::new(), line, column };
-        let at = |subject: &str, src: SourcePos, next: Option<SourcePos>| {
-            let (span, how) = place_relocation(text, "byte_off", subject, &src, next.as_ref());
-            (&text[span.start..span.end], how)
-        };
-        // Column of the macro: the member found by name.
-        assert_eq!(at("struct mm_struct.exe_file", pos(2, 17), None), ("exe_file", How::Name));
-        // Scheduled ahead of its line's record: found on the next record's line.
-        assert_eq!(at("struct task_struct.mm", pos(1, 5), Some(pos(2, 17))), ("mm", How::Name));
-        // Two accesses on one line: each at its own member.
-        assert_eq!(at("struct task_struct.pid", pos(3, 17), None), ("pid", How::Name));
-        assert_eq!(at("struct task_struct.tgid", pos(3, 29), None), ("tgid", How::Name));
-        // Not spelled there: the identifier at the column, else the line.
-        assert_eq!(at("struct file.f_version", pos(2, 17), None), ("BPF_CORE_READ", How::Column));
-        let line = "out[0] = (long)BPF_CORE_READ(task, mm, exe_file);";
-        assert_eq!(at("struct file.f_version", pos(2, 0), None), (line, How::Line));
-        // A variable of the member's name is not the member.
-        assert_eq!(at("struct s.task", pos(2, 17), None), ("BPF_CORE_READ", How::Column));
-        // Of two macros naming the same enumerator, the one of the relocation's kind.
-        let text = "\tx = bpf_core_enum_value_exists(enum e___new, V___new);\n\ty = bpf_core_enum_value(enum e___new, V___new);\n";
-        let (span, how) =
-            place_relocation(text, "enumval_value", "enum e___new::V___new", &pos(1, 5), Some(&pos(2, 5)));
-        assert_eq!((span.start, how), (text.rfind("V___new").expect("name"), How::Name));
-        let (span, _) = place_relocation(text, "enumval_exists", "enum e___new::V___new", &pos(1, 5), Some(&pos(2, 5)));
-        assert_eq!(span.start, text.find("V___new").expect("name"));
-        assert_eq!(access_name("enum e___new::V___new").map(|x| x.0), Some("V___new"));
-        assert_eq!(access_name("struct s.a[3]").map(|x| x.0), Some("a"));
-        assert_eq!(access_name("struct task_struct___old").map(|x| x.0), Some("task_struct___old"));
     }
 }

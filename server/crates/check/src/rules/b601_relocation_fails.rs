@@ -72,10 +72,10 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
             {
                 continue;
             }
-            let mut f = cx.finding(
+            let mut f = cx.relocation_finding(
                 &RULE,
                 Some(pk.kernel),
-                r.source.clone(),
+                r,
                 format!("`{}` does not resolve on {}: {reason}", r.subject(), pk.kernel.name),
             );
             f.program = r.program.clone();

@@ -70,10 +70,10 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
             if !cx.guarded(k, i) || cx.never_loaded(r) {
                 continue;
             }
-            let mut f = cx.finding(
+            let mut f = cx.relocation_finding(
                 &RULE,
                 Some(pk.kernel),
-                r.source.clone(),
+                r,
                 format!("`{}` does not resolve on {}; an existence check guards it", r.subject(), pk.kernel.name),
             );
             f.program = r.program.clone();

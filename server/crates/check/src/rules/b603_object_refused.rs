@@ -117,10 +117,10 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
         // libbpf stops at the first failure.
         let Some(r) = pk.resolutions.iter().find(|r| matches!(r.outcome, Outcome::Failed { .. })) else { continue };
         let Outcome::Failed { reason, errno } = &r.outcome else { continue };
-        let mut f = cx.finding(
+        let mut f = cx.relocation_finding(
             &RULE,
             Some(pk.kernel),
-            r.source.clone(),
+            r,
             format!("libbpf refuses the object on {}: `{}`: {reason}", pk.kernel.name, r.subject()),
         );
         f.diagnostic =

@@ -71,10 +71,10 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
             else {
                 continue;
             };
-            let mut f = cx.finding(
+            let mut f = cx.relocation_finding(
                 &RULE,
                 Some(pk.kernel),
-                r.source.clone(),
+                r,
                 format!("`{}` resolves on {} but not on {}: {reason}", r.subject(), other.name, pk.kernel.name),
             );
             f.program = r.program.clone();
