@@ -217,11 +217,246 @@ fn a_module_kfunc_resolves_in_the_module_btf_and_is_unknown_without_it() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Attach points in modules (`module_attach.bpf.c`: md_mod's `md_flush_request`, kvm's
+/// `kvm_exit` tracepoint by BTF and by tracefs, xfs's `xfs_file_read_iter`) and a name
+/// nothing has. On the 6.1 fixture (vmlinux only, `CONFIG_MODULES=y`) each is a warning
+/// that says the image lacks it and a loaded module may provide it (it was an error
+/// saying the function does not exist); with the folder's `btf/` holding the modules'
+/// BTF (from Debian's own 6.1.0-56 package, as /sys/kernel/btf has it with the modules
+/// loaded; libbpf's reading, `bpftool btf dump -B`, sees each target there) the four
+/// resolve and the fifth is an error that says no loaded module has it either; beside
+/// that folder, the plain fixture's warnings name the module; on 6.18, built without
+/// `CONFIG_MODULES` (kvm and xfs built in), what it lacks is an error.
+/// A B611 finding: severity, kernel, message, notes (JSON).
+type B611Finding = (String, String, String, String);
+
+#[test]
+fn module_attach_points_are_warnings_without_module_information() {
+    if !fevlint_testkit::real_tools("clang, bpftool, binutils and Debian's 6.1.0-56 package") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("fevlint-bpf-module-attach-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    fevlint_testkit::bpf::vmlinux_h("6.1.0-56-amd64", &dir);
+    fevlint_testkit::bpf::compile(&dir, "module_attach.bpf.c");
+    let deb = run(Command::new("bash")
+        .arg(repo().join("scripts/fetch-kernel-deb.sh"))
+        .arg("linux-image-6.1.0-56-amd64-unsigned=6.1.192-2"));
+    let deb = PathBuf::from(String::from_utf8_lossy(&deb.stdout).trim());
+    let base = "./lib/modules/6.1.0-56-amd64/kernel/";
+    // (module as /sys/kernel/btf names it, its file in the package, what libbpf must see)
+    let modules = [
+        ("md_mod", "drivers/md/md-mod.ko", "FUNC 'md_flush_request'"),
+        ("kvm", "arch/x86/kvm/kvm.ko", "TYPEDEF 'btf_trace_kvm_exit'"),
+        ("xfs", "fs/xfs/xfs.ko", "FUNC 'xfs_file_read_iter'"),
+    ];
+    let tar = run(Command::new("dpkg-deb").arg("--fsys-tarfile").arg(&deb)).stdout;
+    std::fs::write(dir.join("image.tar"), tar).expect("tar");
+    let mut untar = Command::new("tar");
+    untar.current_dir(&dir).arg("-xf").arg("image.tar");
+    for (_, ko, _) in &modules {
+        untar.arg(format!("{base}{ko}"));
+    }
+    run(&mut untar);
+    let loaded = dir.join("6.1.0-56-amd64-loaded");
+    std::fs::create_dir_all(loaded.join("btf")).expect("btf/");
+    for e in std::fs::read_dir(kernel("6.1.0-56-amd64")).expect("fixture") {
+        let e = e.expect("entry");
+        std::os::unix::fs::symlink(e.path(), loaded.join(e.file_name())).expect("link");
+    }
+    for (name, ko, sees) in &modules {
+        let module = loaded.join("btf").join(name);
+        run(Command::new("objcopy")
+            .arg(format!("--dump-section=.BTF={}", module.display()))
+            .arg(dir.join(format!("{base}{ko}")))
+            .arg(dir.join("ko.out")));
+        let dump = run(Command::new("bpftool")
+            .args(["btf", "dump", "-B"])
+            .arg(dir.join("6.1.0-56-amd64.btf"))
+            .arg("file")
+            .arg(&module));
+        assert!(String::from_utf8_lossy(&dump.stdout).contains(sees), "libbpf does not see {sees} in {name}");
+    }
+    let check = |kernels: &[PathBuf]| -> (Option<i32>, Vec<B611Finding>) {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_fevlint"));
+        cmd.current_dir(&dir).args(["check", "--format", "json"]);
+        for k in kernels {
+            cmd.arg("-k").arg(k);
+        }
+        let out = cmd.arg("module_attach.bpf.o").output().expect("fevlint runs");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let found = json["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .filter(|d| d["code"] == "B611")
+            .map(|d| {
+                let s = |k: &str| d[k].as_str().unwrap_or("").to_owned();
+                (s("severity"), s("kernel"), s("message"), d["notes"].to_string())
+            })
+            .collect();
+        (out.status.code(), found)
+    };
+    let sections = [
+        "fentry/md_flush_request",
+        "tp_btf/kvm_exit",
+        "tp/kvm/kvm_exit",
+        "kprobe/xfs_file_read_iter",
+        "kprobe/fevlint_no_such_function",
+    ];
+    let about = |found: &[B611Finding], section: &str| -> Vec<B611Finding> {
+        found.iter().filter(|f| f.2.starts_with(&format!("`{section}`"))).cloned().collect()
+    };
+
+    // The fixture alone: warnings, no error.
+    let (status, plain) = check(&[kernel("6.1.0-56-amd64")]);
+    assert_eq!(status, Some(0), "{plain:#?}");
+    assert_eq!(plain.len(), 5, "{plain:#?}");
+    for section in sections {
+        let f = about(&plain, section);
+        assert_eq!(f.len(), 1, "{section}: {plain:#?}");
+        assert_eq!(f[0].0, "warning", "{section}: {f:#?}");
+        assert!(f[0].2.contains("is not in the kernel image (vmlinux) of 6.1.0-56-amd64"), "{f:#?}");
+        assert!(f[0].2.contains("it attaches only if a loaded module provides it"), "{f:#?}");
+    }
+    assert!(about(&plain, "tp/kvm/kvm_exit")[0].2.contains("tracepoint `kvm_exit`"), "{plain:#?}");
+
+    // With the modules' BTF: the four resolve, the fifth is an error.
+    let (status, with) = check(std::slice::from_ref(&loaded));
+    assert_eq!(status, Some(1), "{with:#?}");
+    assert_eq!(with.len(), 1, "{with:#?}");
+    let nowhere = &with[0];
+    assert_eq!((nowhere.0.as_str(), nowhere.1.as_str()), ("error", "6.1.0-56-amd64-loaded"), "{with:#?}");
+    assert!(nowhere.2.contains("`fevlint_no_such_function` does not exist"), "{with:#?}");
+    assert!(nowhere.3.contains("no module loaded on 6.1.0-56-amd64-loaded has it either"), "{with:#?}");
+
+    // Beside it, the plain fixture's warnings name the module.
+    let (_, both) = check(&[kernel("6.1.0-56-amd64"), loaded.clone()]);
+    for (section, module) in [
+        ("fentry/md_flush_request", "md_mod"),
+        ("tp_btf/kvm_exit", "kvm"),
+        ("tp/kvm/kvm_exit", "kvm"),
+        ("kprobe/xfs_file_read_iter", "xfs"),
+    ] {
+        let f = about(&both, section);
+        assert_eq!(f.len(), 1, "{section}: {both:#?}");
+        assert_eq!((f[0].0.as_str(), f[0].1.as_str()), ("warning", "6.1.0-56-amd64"), "{f:#?}");
+        assert!(f[0].3.contains(&format!("module `{module}` has it on 6.1.0-56-amd64-loaded")), "{f:#?}");
+    }
+
+    // A kernel that cannot have modules (kvm and xfs are built in): what it lacks is an error.
+    let (status, monolithic) = check(&[kernel("6.18.44-fc-v769")]);
+    assert_eq!(status, Some(1), "{monolithic:#?}");
+    let lacks: Vec<&str> = monolithic.iter().map(|f| f.2.split('`').nth(1).unwrap_or("")).collect();
+    assert_eq!(lacks, ["fentry/md_flush_request", "kprobe/fevlint_no_such_function"], "{monolithic:#?}");
+    assert!(monolithic.iter().all(|f| f.0 == "error"), "{monolithic:#?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A kprobe program whose section names no kernel function (`hand_attached.bpf.c`, as
+/// Debian's libbpf-tools `gethostlatency` writes `SEC("kprobe/handle_entry")` and attaches
+/// it to libc with `bpf_program__attach_uprobe()`), inside tools built here from
+/// `hand_attached_tool.c` with libbpf linked dynamically and statically: where the tool
+/// never attaches by section (no `bpf_object__attach_skeleton()`), the program's target is
+/// one note, not a finding per kernel; where it does (`-DBY_SECTION`), and in the bare
+/// object, the misspelt `kprobe/vfs_raed` stays what it was: an error on a kernel without
+/// modules (6.18), a warning that names `vfs_read` on Debian's 6.1 (a module could have
+/// it). Debian's own gethostlatency gets its two notes and nothing else (it had four errors).
+#[test]
+fn programs_a_tool_attaches_itself_are_a_note_and_misspelt_targets_stay() {
+    if !fevlint_testkit::real_tools("clang, gcc, bpftool, libbpf and Debian's libbpf-tools") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("fevlint-bpf-hand-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    fevlint_testkit::bpf::vmlinux_h("6.1.0-56-amd64", &dir);
+    fevlint_testkit::bpf::compile(&dir, "hand_attached.bpf.c");
+    let skel = run(Command::new("bpftool").current_dir(&dir).args(["gen", "skeleton", "hand_attached.bpf.o"]));
+    std::fs::write(dir.join("hand_attached.skel.h"), skel.stdout).expect("skeleton");
+    std::fs::copy(repo().join("server/tests/bpf/hand_attached_tool.c"), dir.join("tool.c")).expect("copy source");
+    let static_libbpf = ["/usr/lib/x86_64-linux-gnu/libbpf.a", "-lelf", "-lz"];
+    for (out, by_section, libs) in [
+        ("by_hand_dynamic", false, &["-lbpf"][..]),
+        ("by_hand_static", false, &static_libbpf[..]),
+        ("by_section_dynamic", true, &["-lbpf"][..]),
+        ("by_section_static", true, &static_libbpf[..]),
+    ] {
+        let mut gcc = Command::new("gcc");
+        gcc.current_dir(&dir).args(["-O2", "-I.", "tool.c", "-o", out]);
+        if by_section {
+            gcc.arg("-DBY_SECTION");
+        }
+        run(gcc.args(libs));
+    }
+    let b611 = |path: &str| -> Vec<B611Finding> {
+        let out = Command::new(env!("CARGO_BIN_EXE_fevlint"))
+            .current_dir(&dir)
+            .args(["check", "--format", "json", "-k"])
+            .arg(kernel("6.1.0-56-amd64"))
+            .arg("-k")
+            .arg(kernel("6.18.44-fc-v769"))
+            .arg(path)
+            .output()
+            .expect("fevlint runs");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let mut found: Vec<_> = json["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .filter(|d| d["code"] == "B611")
+            .map(|d| {
+                let s = |k: &str| d[k].as_str().unwrap_or("").to_owned();
+                let section = s("message").split('`').nth(1).unwrap_or("").to_owned();
+                (section, s("severity"), s("kernel"), format!("{} {}", s("message"), d["notes"]))
+            })
+            .collect();
+        found.sort();
+        found
+    };
+    let shape = |found: &[B611Finding]| -> Vec<(String, String, String)> {
+        found.iter().map(|(a, b, c, _)| (a.clone(), b.clone(), c.clone())).collect()
+    };
+    let t = |a: &str, b: &str, c: &str| (a.to_owned(), b.to_owned(), c.to_owned());
+    for tool in ["by_hand_dynamic", "by_hand_static"] {
+        let found = b611(tool);
+        assert_eq!(
+            shape(&found),
+            [t("kprobe/handle_entry", "info", ""), t("kprobe/vfs_raed", "info", "")],
+            "{tool}: {found:#?}"
+        );
+        assert!(found[0].3.contains("never calls `bpf_object__attach_skeleton()`"), "{found:#?}");
+    }
+    for tool in ["by_section_dynamic", "by_section_static", "hand_attached.bpf.o"] {
+        let found = b611(tool);
+        assert_eq!(
+            shape(&found),
+            [
+                t("kprobe/handle_entry", "error", "6.18.44-fc-v769"),
+                t("kprobe/handle_entry", "warning", "6.1.0-56-amd64"),
+                t("kprobe/vfs_raed", "error", "6.18.44-fc-v769"),
+                t("kprobe/vfs_raed", "warning", "6.1.0-56-amd64"),
+            ],
+            "{tool}: {found:#?}"
+        );
+        assert!(found[3].3.contains("similar names in vmlinux: `vfs_read`"), "{tool}: {found:#?}");
+    }
+    let real = b611("/usr/sbin/gethostlatency");
+    assert_eq!(
+        shape(&real),
+        [t("kprobe/handle_entry", "info", ""), t("kretprobe/handle_return", "info", "")],
+        "{real:#?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Placeholder attach targets (`tests/bpf/placeholder.bpf.c`, and Debian's own
 /// libbpf-tools): a `dummy_*` or `foo` target no kernel of the run has is one note for
 /// the program (the tool sets the target at run time), a bare `SEC("kprobe")` is nothing,
-/// and real missing functions stay errors: a name no kernel has, a `dummy` name one kernel
-/// has (error on the other), and libbpf-tools 0.26's `kmem_cache_alloc`, which 6.12 renamed.
+/// and real missing functions stay findings: a name no kernel has (a warning on these
+/// kernels, which may have modules), a `dummy` name one kernel has (error on the other),
+/// and libbpf-tools 0.26's `kmem_cache_alloc`, which 6.12 renamed.
 #[test]
 fn placeholder_attach_targets_are_information_and_missing_functions_errors() {
     if !fevlint_testkit::real_tools("clang, bpftool, libbpf and Debian's libbpf-tools") {
@@ -256,7 +491,8 @@ fn placeholder_attach_targets_are_information_and_missing_functions_errors() {
     }
     assert!(about("kprobe").is_empty(), "{found:#?}");
     assert_eq!(about("kprobe/alloc_netdev_dummy"), [("error".to_owned(), "6.1.0-56-amd64".to_owned())]);
-    assert_eq!(about("fentry/fevlint_gone_function").iter().filter(|(s, _)| s == "error").count(), 2);
+    // No kernel has it, and both may have modules: a warning each (module_attach_points_...).
+    assert_eq!(about("fentry/fevlint_gone_function").iter().filter(|(s, _)| s == "warning").count(), 2);
     assert_eq!(found.len(), 6, "{found:#?}");
     let note = found.iter().find(|(_, _, m)| m.contains("`kprobe/dummy_file_read`")).expect("note");
     assert!(note.2.contains("set at run time") && note.2.contains("any of the 2 kernels"), "{}", note.2);

@@ -367,14 +367,11 @@ fn check_bpf(inputs: Vec<BpfInput>, kernels: &Kernels, reports: &mut Vec<FileRep
             let objects: Vec<BpfObject> = match BpfObject::parse(input.name.clone(), input.bytes.clone()) {
                 Ok(o) => vec![o],
                 Err(e) => {
-                    let embedded = fevlint_bpf::object::embedded(&input.bytes);
+                    let embedded = fevlint_bpf::host::embedded_objects(&input.name, &input.bytes)?;
                     if embedded.is_empty() {
                         anyhow::bail!("{e}: not a BPF object, and no BPF object is embedded in it");
                     }
                     embedded
-                        .into_iter()
-                        .map(|(off, b)| BpfObject::parse(format!("{}@{off:#x}", input.name), b.to_vec()))
-                        .collect::<Result<_, _>>()?
                 }
             };
             let findings = check_objects_with(&objects, &bpf_kernels, &targets, &|_| true);

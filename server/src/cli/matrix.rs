@@ -186,14 +186,11 @@ fn object_rows(
     let objects: Vec<BpfObject> = match BpfObject::parse(name, bytes.clone()) {
         Ok(o) => vec![o],
         Err(e) => {
-            let embedded = fevlint_bpf::object::embedded(&bytes);
+            let embedded = fevlint_bpf::host::embedded_objects(name, &bytes)?;
             if embedded.is_empty() {
                 anyhow::bail!("{e}: not a BPF object, and no BPF object is embedded in it");
             }
             embedded
-                .into_iter()
-                .map(|(off, b)| BpfObject::parse(format!("{name}@{off:#x}"), b.to_vec()))
-                .collect::<Result<_, _>>()?
         }
     };
     // Checked together (a kfunc another kernel has in vmlinux is missing, not unknown),

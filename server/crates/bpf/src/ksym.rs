@@ -223,6 +223,16 @@ fn find_in_modules<'m>(modules: Option<&'m [Btf]>, kind: BtfKind, name: &str) ->
     Found::Nowhere
 }
 
+/// The first module in `modules` whose own BTF has a type of that kind and name (a
+/// function, a tracepoint's `btf_trace_*` typedef): where libbpf finds an attach target
+/// vmlinux lacks.
+pub fn module_with<'m>(modules: &'m [Btf], kind: BtfKind, name: &str) -> Option<&'m Btf> {
+    match find_in_modules(Some(modules), kind, name) {
+        Found::In(btf, _) => Some(btf),
+        Found::Nowhere | Found::Unknown => None,
+    }
+}
+
 /// The answer for a ksym the kernel lacks.
 pub fn missing(ext: &Extern, message: String) -> KsymOutcome {
     if ext.elf.weak {

@@ -16,6 +16,7 @@ pub mod btfx;
 pub mod core;
 pub mod ext;
 pub mod flow;
+pub mod host;
 pub mod ksym;
 pub mod object;
 pub mod section;

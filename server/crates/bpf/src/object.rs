@@ -84,6 +84,10 @@ pub struct BpfObject {
     /// (subprogram calls and callback addresses): (section index, byte offset of the
     /// instruction) -> (the symbol's section index, its value).
     code_relocs: std::collections::HashMap<(usize, u64), (usize, u64)>,
+    /// For an object embedded in a tool's binary: whether the tool ever attaches programs
+    /// by their section names ([`crate::host::calls_skeleton_attach`]); `None` for a plain
+    /// object, or when the binary's code does not tell. Set by whoever found the object.
+    pub host_attaches_by_section: Option<bool>,
 }
 
 impl BpfObject {
@@ -190,7 +194,7 @@ impl BpfObject {
                 }
             }
         }
-        Ok(BpfObject { name, data, sections, programs, btf, ext, externs, code_relocs })
+        Ok(BpfObject { name, data, sections, programs, btf, ext, externs, code_relocs, host_attaches_by_section: None })
     }
 
     /// The raw bytes of the object.

@@ -206,14 +206,11 @@ fn read(path: &Path) -> Result<Vec<BpfObject>, String> {
     match BpfObject::parse(name.clone(), bytes.clone()) {
         Ok(o) => Ok(vec![o]),
         Err(e) => {
-            let embedded = fevlint_bpf::object::embedded(&bytes);
+            let embedded = fevlint_bpf::host::embedded_objects(&name, &bytes).map_err(|e| e.to_string())?;
             if embedded.is_empty() {
                 return Err(format!("{e}: not a BPF object, and no BPF object is embedded in it"));
             }
-            embedded
-                .into_iter()
-                .map(|(off, b)| BpfObject::parse(format!("{name}@{off:#x}"), b.to_vec()).map_err(|e| e.to_string()))
-                .collect()
+            Ok(embedded)
         }
     }
 }

@@ -35,9 +35,35 @@ tools such as bcc's libbpf-tools declare `SEC("kprobe/dummy_file_read")`,
 target is taken for one when a `_`-separated part of it is `dummy` or `placeholder`, or it
 is `foo`, `bar`, `baz` or `qux`, and no kernel of the run knows the name at all (symbol,
 BTF function, ftrace list); a `dummy` name one kernel has (`alloc_netdev_dummy`, new in
-6.10) stays an error on the others, and so does any other name, even one the program
-is named after (`fentry/md_flush_request`). A section with no target (`SEC("kprobe")`)
-names nothing to check.
+6.10) stays an error on the others, and any other name is checked as below. A section
+with no target (`SEC("kprobe")`) names nothing to check.
+
+A target the kernel image lacks by any name may be a module's (`md_flush_request` of
+md_mod, the `kvm` tracepoints, `xfs_file_read_iter`): libbpf looks functions and
+`btf_trace_*` typedefs up in the loaded modules' BTF too, and the kernel attaches kprobes
+and tracepoints in loaded modules. Where the kernel folder says which modules were loaded
+(`btf/`, a copy of `/sys/kernel/btf`; kallsyms or an ftrace list with `[module]` entries),
+a target a module's BTF has is found, and one nowhere is an error that says no loaded
+module has it either. Where it does not (vmlinux BTF and `System.map` only, as the
+fixtures and `debian:` kernels), the finding is a warning: the target is not in the
+kernel image and attaches only if a loaded module provides it (the module is named when
+another kernel of the run has it in a module; similar vmlinux names are offered for a
+misspelling). It stays an error on a kernel built without `CONFIG_MODULES`, and where
+another kernel of the run has the name in its image (a function that left vmlinux or was
+renamed: `kmem_cache_alloc` on 6.12), as the bpftrace rule K210 and the ksym rule B612
+treat module names.
+
+A kprobe program whose target no kernel of the run has (image or listed modules), in a
+tool binary that never attaches programs by section, is one note for the program: the
+tool attaches it itself. Debian's libbpf-tools `gethostlatency` declares
+`SEC("kprobe/handle_entry")` and attaches the program to libc with
+`bpf_program__attach_uprobe()` (a kprobe program is a uprobe program too). "Never
+attaches by section" is read from the binary's code: it never calls libbpf's
+`bpf_object__attach_skeleton()` (what a skeleton's `NAME_bpf__attach()` calls), told by
+the dynamic import where libbpf is a shared library, else by the calls that reach the
+function holding libbpf's `failed to auto-attach` message (the function's start from
+`.eh_frame_hdr`). A tool that attaches by section, and a bare `.bpf.o`, keep the finding.
+Sections that fix the target at load time (`fentry/`, `tp_btf/`, ...) are never demoted.
 
 `fmod_ret/FN` also needs `FN` to be modifiable: a `security_` hook, or a function on the
 kernel's error-injection list (`ALLOW_ERROR_INJECTION`), which is empty on a kernel built
@@ -331,6 +357,193 @@ fn run_time_note(
     f
 }
 
+/// What an attach point names that a kernel image lacks by any name: a function (no
+/// symbol, BTF function or ftrace entry), or a tracepoint (no `btf_trace_*` typedef), as
+/// a module would provide it.
+struct Absent {
+    /// The name as the section gives it, for messages (`md_flush_request`, `kvm_exit`).
+    name: String,
+    /// What a module's BTF would have: a `Func` of that name, or the tracepoint's typedef.
+    kind: BtfKind,
+    btf_name: String,
+    /// `function` or `tracepoint`, for messages.
+    what: &'static str,
+}
+
+/// The target of `kind` when the kernel image lacks it entirely (see [`Absent`]); `None`
+/// when the image has it in some form, or the problem is another (blacklisted, not
+/// traceable, a tracefs event missing from a system the kernel lists).
+fn absent(pk: &PerKernel<'_>, kind: AttachKind, target: &str) -> Option<Absent> {
+    let k = pk.kernel;
+    let function = |name: &str| {
+        let f = k.function(name).ok()?;
+        let in_image = f.exists() && module_of_symbol(k, name).is_none();
+        (!in_image && f.prototypes.is_empty()).then(|| Absent {
+            name: name.to_owned(),
+            kind: BtfKind::Func,
+            btf_name: name.to_owned(),
+            what: "function",
+        })
+    };
+    let tracepoint = |name: &str| {
+        let typedef = format!("btf_trace_{name}");
+        (pk.target.map(|t| t.has(BtfKind::Typedef, &typedef)) == Some(false)).then(|| Absent {
+            name: name.to_owned(),
+            kind: BtfKind::Typedef,
+            btf_name: typedef,
+            what: "tracepoint",
+        })
+    };
+    match kind {
+        AttachKind::Kprobe | AttachKind::Kretprobe => function(target.split('+').next().unwrap_or(target)),
+        AttachKind::Fentry | AttachKind::Fexit | AttachKind::FmodRet => function(target),
+        AttachKind::Tracepoint => {
+            let (system, name) = target.split_once('/').unwrap_or(("", target));
+            if system == "syscalls" || k.trace_events().is_some_and(|e| e.value.has_system(system)) {
+                return None;
+            }
+            tracepoint(name)
+        }
+        AttachKind::RawTracepoint | AttachKind::TpBtf => tracepoint(target.rsplit('/').next().unwrap_or(target)),
+        _ => None,
+    }
+}
+
+/// The module the kernel's symbol map (kallsyms with its `[module]` column) or ftrace list
+/// (`NAME [module]` lines) puts `name` in, when they do.
+fn module_of_symbol(k: &Kernel, name: &str) -> Option<String> {
+    if let Some(m) = k.symbols().and_then(|s| s.value.by_name(name).find_map(|s| s.module)) {
+        return Some(m.to_owned());
+    }
+    let ftrace = &k.filter_functions()?.value;
+    if !ftrace.contains(name) {
+        return None;
+    }
+    ftrace.iter().find(|(n, m)| *n == name && m.is_some()).and_then(|(_, m)| m.map(str::to_owned))
+}
+
+/// Whether the kernel's files say which modules it had loaded: a `btf/` folder (a copy of
+/// `/sys/kernel/btf`), or kallsyms or an ftrace list with `[module]` entries.
+fn knows_modules(pk: &PerKernel<'_>) -> bool {
+    let k = pk.kernel;
+    pk.modules.is_some()
+        || k.symbols().is_some_and(|s| !s.value.modules().is_empty())
+        || k.filter_functions().is_some_and(|f| f.value.iter().any(|(_, m)| m.is_some()))
+}
+
+/// The module whose BTF (its folder's `btf/`) or symbols have what `a` names, on this kernel.
+fn module_having(pk: &PerKernel<'_>, a: &Absent) -> Option<String> {
+    let from_btf = pk.modules.and_then(|m| fevlint_bpf::ksym::module_with(m, a.kind, &a.btf_name)).map(|b| {
+        let path = std::path::Path::new(b.source_name());
+        path.file_name().map_or_else(|| b.source_name().to_owned(), |n| n.to_string_lossy().into_owned())
+    });
+    from_btf.or_else(|| (a.kind == BtfKind::Func).then(|| module_of_symbol(pk.kernel, &a.name)).flatten())
+}
+
+/// Why a target the image lacks is missing all the same where the kernel's modules are
+/// not known: the kernel cannot have modules, or another kernel of the run has it in its
+/// image (it left vmlinux, or was renamed: drift, not a module).
+fn missing_evidence(cx: &BpfContext<'_>, pk: &PerKernel<'_>, a: &Absent) -> bool {
+    if pk.kernel.config().is_some_and(|c| !c.value.is_enabled("MODULES")) {
+        return true;
+    }
+    cx.kernels.iter().any(|o| !std::ptr::eq(o.kernel, pk.kernel) && in_image(o, a))
+}
+
+/// Whether a kernel's image has what `a` names (a function by any name outside modules,
+/// a tracepoint's typedef in its vmlinux BTF).
+fn in_image(pk: &PerKernel<'_>, a: &Absent) -> bool {
+    match a.kind {
+        BtfKind::Func => {
+            pk.kernel.function(&a.name).is_ok_and(|f| f.exists()) && module_of_symbol(pk.kernel, &a.name).is_none()
+        }
+        _ => pk.target.is_some_and(|t| t.has(a.kind, &a.btf_name)),
+    }
+}
+
+/// The finding for a target the kernel image lacks on a kernel whose modules are not
+/// known: a warning (a loaded module may provide it), naming the module where another
+/// kernel of the run says which one has it.
+fn module_warning(cx: &BpfContext<'_>, pk: &PerKernel<'_>, p: &Program, a: &Absent) -> BpfFinding {
+    let k = pk.kernel;
+    let what = match a.what {
+        "tracepoint" => format!("tracepoint `{}`", a.name),
+        _ => format!("`{}`", a.name),
+    };
+    let message = format!(
+        "`{}` may not attach on {}: {what} is not in the kernel image (vmlinux) of {}: it attaches only if a \
+         loaded module provides it",
+        p.section, k.name, k.name
+    );
+    let mut f = cx.finding(&RULE, Some(k), cx.program_source(p), message);
+    f.diagnostic.severity = Severity::Warning;
+    f.program = Some(p.name.clone());
+    f.anchor = Some(format!("\"{}\"", p.section));
+    f.diagnostic = f.diagnostic.note(format!("program `{}`", p.name));
+    let elsewhere = cx.kernels.iter().filter(|o| !std::ptr::eq(o.kernel, k)).find_map(|o| {
+        let m = module_having(o, &Absent { name: a.name.clone(), btf_name: a.btf_name.clone(), ..*a })?;
+        Some((m, o.kernel.name.as_str()))
+    });
+    let own = module_of_symbol(k, &a.name).filter(|_| a.kind == BtfKind::Func);
+    if let Some(m) = own {
+        f.diagnostic = f.diagnostic.note(format!(
+            "the symbol map of {} puts `{}` in module `{m}`, whose BTF the kernel folder does not have (`btf/`)",
+            k.name, a.name
+        ));
+    } else if let Some((m, on)) = elsewhere {
+        f.diagnostic = f.diagnostic.note(format!("module `{m}` has it on {on}"));
+    } else if a.kind == BtfKind::Func {
+        let close: Vec<String> = k.similar_functions(&a.name, 3).iter().map(|c| format!("`{c}`")).collect();
+        if !close.is_empty() {
+            f.diagnostic =
+                f.diagnostic.note(format!("help: if it is misspelt, similar names in vmlinux: {}", close.join(", ")));
+        }
+    }
+    f.diagnostic = f.diagnostic.note(
+        "help: copy `/sys/kernel/btf` of a machine with the module loaded into the kernel folder as `btf/` (or its \
+         `/proc/kallsyms`) so that the modules are searched too, as libbpf and the kernel search them",
+    );
+    f
+}
+
+/// A kprobe-type program whose target no kernel of the run has by any name (image, or
+/// the modules a kernel folder lists), in a tool binary that never attaches programs by
+/// section (it never calls `bpf_object__attach_skeleton()`): the tool attaches it itself,
+/// as Debian's libbpf-tools `gethostlatency` attaches `SEC("kprobe/handle_entry")` to libc
+/// with `bpf_program__attach_uprobe()` (a kprobe program is a uprobe program too). One
+/// note, information. Section names that fix the target at load time (`fentry/`,
+/// `tp_btf/`, ...) are not demoted: libbpf resolves them whoever attaches.
+fn hand_attached(cx: &BpfContext<'_>, p: &Program, kind: AttachKind, target: &str) -> Option<BpfFinding> {
+    if cx.object.host_attaches_by_section != Some(false) || !matches!(kind, AttachKind::Kprobe | AttachKind::Kretprobe)
+    {
+        return None;
+    }
+    let missing = |pk: &PerKernel<'_>| {
+        absent(pk, kind, target).is_some_and(|a| module_having(pk, &a).is_none() && !in_image(pk, &a))
+    };
+    if cx.kernels.is_empty() || !cx.kernels.iter().all(missing) {
+        return None;
+    }
+    let name = target.split('+').next().unwrap_or(target);
+    let n = cx.kernels.len();
+    let kernels = if n == 1 { "the kernel".to_owned() } else { format!("any of the {n} kernels") };
+    let message = format!(
+        "`{}` is attached by the tool itself: `{name}` is not a function of {kernels}, and the tool never \
+         attaches programs by section name",
+        p.section
+    );
+    let mut f = cx.finding(&RULE, None, cx.program_source(p), message);
+    f.diagnostic.severity = Severity::Info;
+    f.program = Some(p.name.clone());
+    f.anchor = Some(format!("\"{}\"", p.section));
+    f.diagnostic = f.diagnostic.note(format!("program `{}`", p.name)).note(
+        "the binary that embeds this object never calls `bpf_object__attach_skeleton()`: it attaches each program \
+         itself, with a target of its own (`bpf_program__attach_uprobe()`, `_kprobe()`), or with \
+         `bpf_program__attach()`, which uses the section's target and then fails with `-ENOENT`",
+    );
+    Some(f)
+}
+
 pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
     for p in &cx.object.programs {
         let Some(def) = p.def else { continue };
@@ -339,8 +552,38 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
             out.push(run_time_note(cx, p, def.kind, target, convention));
             continue;
         }
+        if let Some(note) = hand_attached(cx, p, def.kind, target) {
+            out.push(note);
+            continue;
+        }
         for pk in &cx.kernels {
             let Some(Problem { why, severity }) = problem(pk, def.kind, target) else { continue };
+            let mut searched = None;
+            if let Some(a) = absent(pk, def.kind, target) {
+                let in_btf = pk.modules.and_then(|m| fevlint_bpf::ksym::module_with(m, a.kind, &a.btf_name));
+                let in_symbols = (a.kind == BtfKind::Func).then(|| module_of_symbol(pk.kernel, &a.name)).flatten();
+                if in_btf.is_some() {
+                    continue; // libbpf and the kernel find it in that loaded module
+                }
+                if knows_modules(pk) {
+                    searched = Some(match (&in_symbols, pk.modules.is_some()) {
+                        (Some(m), _) => format!("module `{m}` has the symbol, but no BTF of it is loaded"),
+                        (None, true) => {
+                            format!("no module loaded on {} has it either (its folder's `btf/`)", pk.kernel.name)
+                        }
+                        (None, false) => {
+                            format!("no module loaded on {} has it either (its symbol map)", pk.kernel.name)
+                        }
+                    });
+                    if in_symbols.is_some() && pk.modules.is_none() {
+                        out.push(module_warning(cx, pk, p, &a));
+                        continue;
+                    }
+                } else if !missing_evidence(cx, pk, &a) {
+                    out.push(module_warning(cx, pk, p, &a));
+                    continue;
+                }
+            }
             let message = if severity != Severity::Error {
                 format!("`{}` may not attach on {}: {why}", p.section, pk.kernel.name)
             } else {
@@ -351,6 +594,9 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
             f.program = Some(p.name.clone());
             f.anchor = Some(format!("\"{}\"", p.section));
             f.diagnostic = f.diagnostic.note(format!("program `{}`", p.name));
+            if let Some(searched) = searched {
+                f.diagnostic = f.diagnostic.note(searched);
+            }
             out.push(f);
         }
     }
