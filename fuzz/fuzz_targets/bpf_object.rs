@@ -1,4 +1,5 @@
-//! Fuzzes the BPF object reader (ELF, `.BTF`, `.BTF.ext`) and the CO-RE resolution over
+//! Fuzzes the BPF object reader (ELF, `.BTF`, `.BTF.ext`), libbpf's open-time refusals, the
+//! tool-binary reader (`host`) and the CO-RE resolution over
 //! every relocation, with the object's own BTF as the target: errors, never a panic, a
 //! hang or an allocation sized by a count from the input.
 #![no_main]
@@ -8,7 +9,10 @@ use fevlint_bpf::BpfObject;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    // The same bytes as a tool binary that may embed objects.
+    let _ = fevlint_bpf::host::calls_skeleton_attach(data);
     let Ok(obj) = BpfObject::parse("fuzz", data.to_vec()) else { return };
+    let _ = fevlint_bpf::open::refusals(&obj);
     let Some(btf) = &obj.btf else { return };
     let target = Target::new(btf);
     for r in fevlint_bpf::resolve(&obj, &target) {

@@ -619,6 +619,73 @@ fn an_object_libbpf_cannot_open_is_refused_on_every_kernel() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Objects libbpf 1.1 refuses whatever the kernel, with libbpf itself as the judge
+/// (`relo_judge.c` linked with Debian's `libbpf.a` opens each with the 6.1.0-56 BTF and
+/// loads it offline): a `static` entry program and an invalid `pinning` value and a
+/// `.struct_ops` slot pointing at a kprobe program (open), the only function of an
+/// object in `.text` (load); and their controls, which libbpf loads: two `.text`
+/// functions, a `.struct_ops` of struct_ops programs. fevlint said nothing about any of
+/// them; now each refused object is a B603 error on every kernel whose note is libbpf's
+/// own log line, and the controls get nothing.
+#[test]
+fn objects_libbpf_refuses_whatever_the_kernel_are_errors_in_its_words() {
+    if !fevlint_testkit::real_tools("clang, gcc, bpftool and libbpf") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("fevlint-bpf-open-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    fevlint_testkit::bpf::vmlinux_h("6.1.0-56-amd64", &dir);
+    let judge = dir.join("relo_judge");
+    run(Command::new("gcc")
+        .arg("-O1")
+        .arg(repo().join("server/crates/bpf/tests/judge/relo_judge.c"))
+        .arg("-o")
+        .arg(&judge)
+        .args(["/usr/lib/x86_64-linux-gnu/libbpf.a", "-lelf", "-lz"]));
+    // (source, libbpf refuses it, at open)
+    let cases = [
+        ("open_static.bpf.c", true, true),
+        ("open_pinning.bpf.c", true, true),
+        ("open_struct_ops.bpf.c", true, true),
+        ("text_only.bpf.c", true, false),
+        ("text_two.bpf.c", false, false),
+        ("open_struct_ops_ok.bpf.c", false, false),
+    ];
+    for (source, refused, at_open) in cases {
+        fevlint_testkit::bpf::compile(&dir, source);
+        let object = source.replace(".c", ".o");
+        // The judge exits non-zero where libbpf refuses: its log is the answer.
+        let log = Command::new(&judge).arg(dir.join("6.1.0-56-amd64.btf")).arg(dir.join(&object)).output();
+        let log = String::from_utf8_lossy(&log.expect("relo_judge runs").stdout).into_owned();
+        let libbpf_refused = !log.contains("JUDGE: load returned 0");
+        assert_eq!(libbpf_refused, refused, "{source}: libbpf says {log}");
+        assert_eq!(log.contains("JUDGE: open failed"), at_open, "{source}: {log}");
+        let out = fevlint(&dir, &["check", "--format", "json", &object]);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let found: Vec<_> =
+            json["diagnostics"].as_array().expect("diagnostics").iter().filter(|d| d["code"] == "B603").collect();
+        if !refused {
+            assert!(found.is_empty(), "{source}: {json:#}");
+            assert_eq!(out.status.code(), Some(0), "{source}: {json:#}");
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(1), "{source}: {json:#}");
+        let kernels: Vec<_> = found.iter().map(|d| d["kernel"].as_str().unwrap_or("")).collect();
+        assert_eq!(kernels, ["6.1.0-56-amd64", "6.12.117+deb12-amd64"], "{source}: {json:#}");
+        for d in &found {
+            assert_eq!(d["severity"], "error", "{d:#}");
+            let stage = if at_open { "libbpf cannot open the object" } else { "libbpf refuses to load the object" };
+            assert!(d["message"].as_str().expect("message").starts_with(stage), "{d:#}");
+            let note = d["notes"][0].as_str().expect("note");
+            let words = note.strip_prefix("libbpf: ").expect("libbpf's words");
+            assert!(log.contains(&format!("libbpf: {words}")), "{source}: libbpf did not say {words:?}: {log}");
+            assert!(d["file"].as_str().expect("file").ends_with(source), "{source}: {d:#}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A program in a section libbpf 1.1 does not recognize (`tc/ingress`, a name of libbpf
 /// 1.3) makes `bpf_object__load()` refuse the object: libbpf 1.1 itself is the judge
 /// (`relo_judge.c` linked with Debian's `libbpf.a` loads it offline). fevlint warns (a

@@ -79,7 +79,7 @@ fn rip_relative_leas(code: &[u8], base: u64, target: u64) -> Vec<u64> {
             let disp = i32::from_le_bytes([w[3], w[4], w[5], w[6]]);
             let next = base.wrapping_add(i as u64 + 7);
             if next.wrapping_add_signed(i64::from(disp)) == target {
-                out.push(base + i as u64);
+                out.push(base.wrapping_add(i as u64));
             }
         }
     }

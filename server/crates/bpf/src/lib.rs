@@ -19,6 +19,7 @@ pub mod flow;
 pub mod host;
 pub mod ksym;
 pub mod object;
+pub mod open;
 pub mod section;
 
 pub use crate::core::{resolve, Outcome, Resolution};

@@ -46,6 +46,21 @@ pub struct Program {
     pub size: u64,
     /// libbpf's definition of the section (`None` for `.text` and unknown sections).
     pub def: Option<&'static SectionDef>,
+    /// A `static` function (`STB_LOCAL`): libbpf 1.1 refuses one outside `.text`.
+    pub local: bool,
+}
+
+/// A function pointer of a variable in `.struct_ops`: the relocation that sets it.
+#[derive(Clone, Debug)]
+pub struct StructOpsSlot {
+    /// The variable (libbpf's struct_ops map) the slot is in, if a symbol names it.
+    pub map: Option<String>,
+    /// Byte offset of the slot in `.struct_ops`.
+    pub offset: u64,
+    /// The function it points at: its symbol's name, section index and value.
+    pub function: String,
+    pub section_index: usize,
+    pub value: u64,
 }
 
 /// An extern symbol of the object (`sym_is_extern`: undefined, global or weak, no type):
@@ -88,6 +103,8 @@ pub struct BpfObject {
     /// by their section names ([`crate::host::calls_skeleton_attach`]); `None` for a plain
     /// object, or when the binary's code does not tell. Set by whoever found the object.
     pub host_attaches_by_section: Option<bool>,
+    /// The function pointers set in `.struct_ops`, in relocation order.
+    pub struct_ops: Vec<StructOpsSlot>,
 }
 
 impl BpfObject {
@@ -160,6 +177,7 @@ impl BpfObject {
                 offset: sym.address(),
                 size: sym.size(),
                 def,
+                local: sym.is_local(),
             });
         }
         programs.sort_by_key(|p| (p.section_index, p.offset));
@@ -174,6 +192,27 @@ impl BpfObject {
             }
             extern_of.insert(sym.index().0, externs.len());
             externs.push(ElfExtern { name: ename.to_owned(), weak: sym.is_weak(), uses: Vec::new() });
+        }
+        let mut struct_ops = Vec::new();
+        if let Some(ops) = file.section_by_name(".struct_ops") {
+            let vars: Vec<(u64, u64, String)> = file
+                .symbols()
+                .filter(|v| v.section_index() == Some(ops.index()) && v.kind() == SymbolKind::Data)
+                .map(|v| (v.address(), v.size(), v.name().unwrap_or("").to_owned()))
+                .collect();
+            for (off, rel) in ops.relocations() {
+                let RelocationTarget::Symbol(i) = rel.target() else { continue };
+                let Ok(sym) = file.symbol_by_index(i) else { continue };
+                let Some(t) = sym.section_index() else { continue };
+                let map = vars.iter().find(|(at, size, _)| off >= *at && off < at.saturating_add(*size));
+                struct_ops.push(StructOpsSlot {
+                    map: map.map(|(_, _, n)| n.clone()),
+                    offset: off,
+                    function: sym.name().unwrap_or("").to_owned(),
+                    section_index: t.0,
+                    value: sym.address(),
+                });
+            }
         }
         let mut code_relocs = std::collections::HashMap::new();
         for s in file.sections() {
@@ -194,7 +233,18 @@ impl BpfObject {
                 }
             }
         }
-        Ok(BpfObject { name, data, sections, programs, btf, ext, externs, code_relocs, host_attaches_by_section: None })
+        Ok(BpfObject {
+            name,
+            data,
+            sections,
+            programs,
+            btf,
+            ext,
+            externs,
+            code_relocs,
+            host_attaches_by_section: None,
+            struct_ops,
+        })
     }
 
     /// The raw bytes of the object.

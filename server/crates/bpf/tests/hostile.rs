@@ -50,9 +50,14 @@ fn every_truncation_is_an_error_naming_the_file() {
     let mut step = 1;
     let mut n = 0;
     while n < data.len() {
-        if let Err(e) = BpfObject::parse("moved.bpf.o", data[..n].to_vec()) {
-            assert!(e.to_string().starts_with("moved.bpf.o: "), "{e}");
+        match BpfObject::parse("moved.bpf.o", data[..n].to_vec()) {
+            Err(e) => assert!(e.to_string().starts_with("moved.bpf.o: "), "{e}"),
+            Ok(obj) => {
+                let _ = fevlint_bpf::open::refusals(&obj);
+            }
         }
+        // A truncated object read as a tool binary: no answer, never a panic.
+        let _ = fevlint_bpf::host::calls_skeleton_attach(&data[..n]);
         if n > 4096 {
             step = 97;
         }
@@ -81,6 +86,7 @@ fn corrupted_btf_and_btf_ext_never_panic() {
             d[at] = next() as u8;
         }
         let Ok(obj) = BpfObject::parse("bad.bpf.o", d) else { continue };
+        let _ = fevlint_bpf::open::refusals(&obj);
         resolved += fevlint_bpf::resolve(&obj, &target).len();
         if let Some(own) = &obj.btf {
             let _ = fevlint_bpf::resolve(&obj, &Target::new(own));

@@ -19,7 +19,15 @@ ambiguity`), an access string it cannot parse, a type without a size, an instruc
 does not hold the value the relocation expects. Also an object libbpf cannot even open:
 an undefined function or variable that is neither a `__ksym` nor a `__kconfig` extern
 (a call into another object that was not linked in with `bpftool gen object`, or a helper
-macro the installed libbpf headers lack, such as `bpf_ksym_exists` before libbpf 1.2).
+macro the installed libbpf headers lack, such as `bpf_ksym_exists` before libbpf 1.2);
+a `static` entry program (`sec '...': program '...' is static and not supported`); a
+`.maps` definition whose `pinning` is neither `LIBBPF_PIN_NONE` nor `LIBBPF_PIN_BY_NAME`
+(`invalid pinning value`); a `.struct_ops` variable whose function pointer is a program
+of another type (`prog ... is not struct_ops BPF program`). And an object libbpf opens
+but cannot load on any kernel: one whose only function is in `.text` (with a single
+function libbpf takes it for a program, whose section gives no type: `missing BPF prog
+type`; with two or more they are subprograms and nothing is loaded). Each is an error on
+every kernel, with libbpf 1.1's own log line.
 A warning for a program in a section libbpf 1.1 does not recognize (`tc/ingress`,
 `uprobe.multi`, `kprobe.session`: names of later versions): it has no program type, and
 `bpf_object__load()` refuses the object unless the loader sets one.
@@ -63,6 +71,41 @@ int probe(void *ctx)
     check: super::no_script_check,
 };
 
+/// What libbpf 1.1 refuses in the object whatever the kernel ([`fevlint_bpf::open`]): an
+/// error on every kernel, at the program, the map's definition or the `.struct_ops`
+/// variable, with libbpf's own words.
+fn refusals(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
+    use fevlint_bpf::open::Stage;
+    let object = cx.object;
+    // A map has no line info: its file is the programs', its place the definition's text.
+    let any_file = object.programs.iter().find_map(|p| cx.program_source(p));
+    for r in fevlint_bpf::open::refusals(object) {
+        let program = r.program.as_ref().and_then(|n| object.programs.iter().find(|p| &p.name == n));
+        let (source, anchor) = match (&r.map, program) {
+            (Some(map), Some(p)) => (cx.program_source(p), Some(format!("{map} = {{"))),
+            (Some(map), None) => (
+                any_file.clone().map(|s| fevlint_bpf::object::SourcePos { line: 1, column: 1, ..s }),
+                Some(format!("{map} SEC(\".maps\")")),
+            ),
+            (None, Some(p)) => (cx.program_source(p), None),
+            (None, None) => (None, None),
+        };
+        let message = match r.stage {
+            Stage::Open => format!("libbpf cannot open the object: {}: no program of it loads on any kernel", r.what),
+            Stage::Load => {
+                format!("libbpf refuses to load the object: {}: no program of it loads on any kernel", r.what)
+            }
+        };
+        for pk in &cx.kernels {
+            let mut f = cx.finding(&RULE, Some(pk.kernel), source.clone(), message.clone());
+            f.program = program.map(|p| p.name.clone());
+            f.anchor.clone_from(&anchor);
+            f.diagnostic = f.diagnostic.note(format!("libbpf: {}", r.libbpf));
+            out.push(f);
+        }
+    }
+}
+
 pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
     // `bpf_object__collect_externs`: libbpf refuses the object before it looks at a kernel.
     if let Err(why) = ksym::externs(cx.object) {
@@ -88,6 +131,7 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
         }
         return;
     }
+    refusals(cx, out);
     // A program in a section libbpf 1.1 does not recognize (`tc/ingress`, `uprobe.multi`:
     // names of later versions) has no program type: `bpf_object__load()` fails on it
     // (`-EINVAL`) unless the loader sets the type, or switches it off (`SEC("?...")`).
