@@ -366,8 +366,6 @@ struct Absent {
     /// What a module's BTF would have: a `Func` of that name, or the tracepoint's typedef.
     kind: BtfKind,
     btf_name: String,
-    /// `function` or `tracepoint`, for messages.
-    what: &'static str,
 }
 
 /// The target of `kind` when the kernel image lacks it entirely (see [`Absent`]); `None`
@@ -382,7 +380,6 @@ fn absent(pk: &PerKernel<'_>, kind: AttachKind, target: &str) -> Option<Absent> 
             name: name.to_owned(),
             kind: BtfKind::Func,
             btf_name: name.to_owned(),
-            what: "function",
         })
     };
     let tracepoint = |name: &str| {
@@ -391,7 +388,6 @@ fn absent(pk: &PerKernel<'_>, kind: AttachKind, target: &str) -> Option<Absent> 
             name: name.to_owned(),
             kind: BtfKind::Typedef,
             btf_name: typedef,
-            what: "tracepoint",
         })
     };
     match kind {
@@ -466,9 +462,9 @@ fn in_image(pk: &PerKernel<'_>, a: &Absent) -> bool {
 /// kernel of the run says which one has it.
 fn module_warning(cx: &BpfContext<'_>, pk: &PerKernel<'_>, p: &Program, a: &Absent) -> BpfFinding {
     let k = pk.kernel;
-    let what = match a.what {
-        "tracepoint" => format!("tracepoint `{}`", a.name),
-        _ => format!("`{}`", a.name),
+    let what = match a.kind {
+        BtfKind::Func => format!("`{}`", a.name),
+        _ => format!("tracepoint `{}`", a.name),
     };
     let message = format!(
         "`{}` may not attach on {}: {what} is not in the kernel image (vmlinux) of {}: it attaches only if a \
@@ -481,7 +477,7 @@ fn module_warning(cx: &BpfContext<'_>, pk: &PerKernel<'_>, p: &Program, a: &Abse
     f.anchor = Some(format!("\"{}\"", p.section));
     f.diagnostic = f.diagnostic.note(format!("program `{}`", p.name));
     let elsewhere = cx.kernels.iter().filter(|o| !std::ptr::eq(o.kernel, k)).find_map(|o| {
-        let m = module_having(o, &Absent { name: a.name.clone(), btf_name: a.btf_name.clone(), ..*a })?;
+        let m = module_having(o, a)?;
         Some((m, o.kernel.name.as_str()))
     });
     let own = module_of_symbol(k, &a.name).filter(|_| a.kind == BtfKind::Func);
