@@ -567,13 +567,11 @@ impl Kernel {
         self.clones.get_or_init(|| {
             let mut map: HashMap<String, Vec<String>> = HashMap::new();
             if let Some(ff) = self.filter_functions() {
-                for (name, _) in ff.value.iter() {
-                    if name.contains('.') {
-                        let (base, _) = clone_base(name);
-                        let v = map.entry(base.to_owned()).or_default();
-                        if !v.iter().any(|n| n == name) {
-                            v.push(name.to_owned());
-                        }
+                for name in ff.value.dotted() {
+                    let (base, _) = clone_base(name);
+                    let v = map.entry(base.to_owned()).or_default();
+                    if !v.iter().any(|n| n == name) {
+                        v.push(name.to_owned());
                     }
                 }
             }
@@ -660,7 +658,7 @@ impl Kernel {
         };
         let traced = self.filter_functions().map_or(0, |ff| ff.value.fingerprint());
         let mut h = crc32fast::Hasher::new();
-        h.update(b"function-names 1");
+        h.update(b"function-names 2");
         h.update(&types.to_le_bytes());
         h.update(&traced.to_le_bytes());
         Some(u64::from(h.finalize()) << 32 ^ types.rotate_left(17) ^ traced)

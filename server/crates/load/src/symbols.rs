@@ -593,6 +593,24 @@ impl FilterFunctions {
         (0..self.list.entries.len() as u32).map(|i| (self.list.name(i), self.list.module(i)))
     }
 
+    /// The names holding a `.` (compiler clones such as `name.isra.0`), in file order:
+    /// found by searching the names' text for the byte, not by visiting every entry.
+    pub fn dotted(&self) -> impl Iterator<Item = &str> + '_ {
+        let l = &self.list;
+        let mut last = None;
+        memchr::memchr_iter(b'.', l.names.as_bytes()).filter_map(move |at| {
+            // The entry whose name holds byte `at`: the last one starting at or before it
+            // (names are stored one after another, in entry order).
+            let i = l.entries.partition_point(|&(start, _, _)| start as usize <= at).checked_sub(1)?;
+            let (start, len, _) = l.entries[i];
+            if !(start as usize..start as usize + len as usize).contains(&at) || last == Some(i) {
+                return None;
+            }
+            last = Some(i);
+            Some(l.name(i as u32))
+        })
+    }
+
     /// A checksum of the names and modules in order: equal lists, equal fingerprints.
     pub fn fingerprint(&self) -> u64 {
         let mut h = crc32fast::Hasher::new();
@@ -895,7 +913,12 @@ pub enum ConfigValue {
 /// A kernel `.config` (also /proc/config.gz once decompressed).
 #[derive(Debug, Default)]
 pub struct KernelConfig {
-    values: HashMap<String, ConfigValue>,
+    /// The option names, one after another (no string per option).
+    names: String,
+    /// `(start, length)` of each option's name in `names`, and its value, in file order.
+    entries: Vec<(u32, u32, ConfigValue)>,
+    /// Entry indices by a hash of the name; a name written twice answers its last line.
+    index: HashIndex,
     /// The release in the `# Linux/x86 6.1.170 Kernel Configuration` header, if any.
     release: Option<String>,
 }
@@ -904,13 +927,18 @@ impl KernelConfig {
     /// Parses `CONFIG_X=y|m|VALUE` and `# CONFIG_X is not set`; other comments and
     /// blank lines are skipped.
     pub fn parse(text: &[u8], path: &Path) -> Result<KernelConfig, LoadError> {
-        let mut values = HashMap::new();
+        let mut config = KernelConfig::default();
         let mut release = None;
+        // UTF-8 is checked once for the whole text when it can be (see `parse_nm_like`).
+        let whole = std::str::from_utf8(text).ok();
         for (no, off, line) in lines(text) {
             if line.is_empty() {
                 continue;
             }
-            let line = utf8(line, path, no, off)?;
+            let line = match whole {
+                Some(w) => &w[off..off + line.len()],
+                None => utf8(line, path, no, off)?,
+            };
             if let Some(c) = line.strip_prefix("# ") {
                 if let Some(head) = c.strip_suffix(" Kernel Configuration") {
                     if release.is_none() {
@@ -919,7 +947,7 @@ impl KernelConfig {
                 }
                 if let Some(name) = c.strip_suffix(" is not set") {
                     if name.starts_with("CONFIG_") {
-                        values.insert(name.to_owned(), ConfigValue::NotSet);
+                        config.push(name, ConfigValue::NotSet);
                     }
                 }
                 continue;
@@ -936,9 +964,29 @@ impl KernelConfig {
                 "n" => ConfigValue::NotSet,
                 v => ConfigValue::Other(v.to_owned()),
             };
-            values.insert(name.to_owned(), value);
+            config.push(name, value);
         }
-        Ok(KernelConfig { values, release })
+        config.release = release;
+        config.index = HashIndex::new((0..config.entries.len() as u32).map(|i| (config.name(i).as_bytes(), i)));
+        Ok(config)
+    }
+
+    fn push(&mut self, name: &str, value: ConfigValue) {
+        // Names past 4 GiB of text are dropped (no config comes near; the text is bounded).
+        let Ok(start) = u32::try_from(self.names.len()) else { return };
+        self.names.push_str(name);
+        self.entries.push((start, name.len() as u32, value));
+    }
+
+    fn name(&self, i: u32) -> &str {
+        let (s, l, _) = &self.entries[i as usize];
+        self.names.get(*s as usize..(*s + *l) as usize).unwrap_or("")
+    }
+
+    /// The last entry called `name` (a later line overrides an earlier one, as Kconfig reads it).
+    fn find(&self, name: &str) -> Option<&ConfigValue> {
+        let last = self.index.candidates(name.as_bytes()).filter(|&i| self.name(i) == name).max()?;
+        Some(&self.entries[last as usize].2)
     }
 
     /// The kernel release the config header names (`6.1.170`), if it has the header.
@@ -949,9 +997,9 @@ impl KernelConfig {
     /// The value of `name`, with or without the `CONFIG_` prefix.
     pub fn get(&self, name: &str) -> Option<&ConfigValue> {
         if name.starts_with("CONFIG_") {
-            self.values.get(name)
+            self.find(name)
         } else {
-            self.values.get(&format!("CONFIG_{name}"))
+            self.find(&format!("CONFIG_{name}"))
         }
     }
 
@@ -960,12 +1008,16 @@ impl KernelConfig {
         matches!(self.get(name), Some(ConfigValue::Yes | ConfigValue::Module))
     }
 
+    /// The number of different options.
     pub fn len(&self) -> usize {
-        self.values.len()
+        // Count each name at its first entry within its group of equal hashes.
+        let s = self.index.entries();
+        let name = |k: usize| self.name(s[k].1);
+        (0..s.len()).filter(|&k| (0..k).rev().take_while(|&j| s[j].0 == s[k].0).all(|j| name(j) != name(k))).count()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.entries.is_empty()
     }
 
     /// The architecture the config builds for, if it says.

@@ -177,6 +177,28 @@ fn configs() {
     assert_eq!(c.get("KPROBES"), Some(&ConfigValue::NotSet));
     assert!(matches!(c.get("LOCALVERSION"), Some(ConfigValue::Other(_))));
     assert!(c.len() > 1000);
+
+    // A name written twice answers its last line (as Kconfig reads it), and counts once.
+    let text = b"# CONFIG_KPROBES is not set\nCONFIG_X=1\nCONFIG_KPROBES=y\nCONFIG_X=\"two\"\n";
+    let c = KernelConfig::parse(text, Path::new("config")).expect("parses");
+    assert_eq!(c.get("KPROBES"), Some(&ConfigValue::Yes));
+    assert_eq!(c.get("CONFIG_X"), Some(&ConfigValue::Other("\"two\"".into())));
+    assert_eq!((c.len(), c.get("Y")), (2, None));
+}
+
+/// The dotted names (compiler clones) are what a pass over every entry finds, in file
+/// order, on a real list and one read back from its cached bytes.
+#[test]
+fn dotted_names_are_the_clones_in_file_order() {
+    let (path, text) = fevlint_testkit::kernel_fixture_file("6.12.117+deb12-amd64", "available_filter_functions");
+    let ff = FilterFunctions::parse(&text, &path).expect("parses");
+    let want: Vec<&str> = ff.iter().map(|(n, _)| n).filter(|n| n.contains('.')).collect();
+    assert!(want.len() > 500, "{}", want.len());
+    assert_eq!(ff.dotted().collect::<Vec<_>>(), want);
+    let back = FilterFunctions::from_bytes(&ff.to_bytes()).expect("reads back");
+    assert_eq!(back.dotted().collect::<Vec<_>>(), want);
+    let small = FilterFunctions::parse(b"a.isra.0\nb\n.c [m]\nd.\nd.\n", Path::new("aff")).expect("parses");
+    assert_eq!(small.dotted().collect::<Vec<_>>(), ["a.isra.0", ".c", "d.", "d."]);
 }
 
 #[test]

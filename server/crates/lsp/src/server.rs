@@ -981,25 +981,30 @@ impl Inner {
                     let state = inner.lock();
                     (state.rule_docs.clone(), state.related_information, state.encoding)
                 };
-                let half = jobs.len().div_ceil(2);
+                // Two workers take the next script as each finishes (scripts differ in
+                // size: halves fixed in advance left one core idle while the other
+                // finished its half); the reports are kept in the scripts' order.
+                let jobs = Arc::new(jobs);
+                let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
                 let mut parts = Vec::new();
-                for part in jobs.chunks(half.max(1)) {
-                    let part = part.to_vec();
-                    let docs = docs.clone();
+                for _ in 0..jobs.len().min(2) {
+                    let (jobs, next, docs) = (Arc::clone(&jobs), Arc::clone(&next), docs.clone());
                     parts.push(tokio::task::spawn_blocking(move || {
-                        part.into_iter()
-                            .map(|job| {
-                                let result = guarded(|| job.run(&docs, related, encoding));
-                                (job.path, result)
-                            })
-                            .collect::<Vec<_>>()
+                        let mut done = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(job) = jobs.get(i) else { break };
+                            done.push((i, job.path.clone(), guarded(|| job.run(&docs, related, encoding))));
+                        }
+                        done
                     }));
                 }
                 let mut done = Vec::new();
                 for p in parts {
                     done.extend(p.await.unwrap_or_default());
                 }
-                inner.workspace_results(done).await;
+                done.sort_by_key(|&(i, _, _)| i);
+                inner.workspace_results(done.into_iter().map(|(_, path, result)| (path, result)).collect()).await;
             }
             let settled = inner.workspace().settled();
             if settled {
