@@ -22,7 +22,8 @@
 //! order     u32 x m         the searched names, by length then name
 //! pairs     u64 x m         their fingerprints, in that order
 //! bytes     u64 x m
-//! runs      u32 x (B + 1)   bucket b's postings are postings[runs[b]..runs[b + 1]]
+//! runs      u32 x (B + 1)   bucket b's postings are postings[runs[b]..runs[b + 1]];
+//!                           absent when m = 0 (a set for membership alone)
 //! postings  u8 x p          positions in `order`, ascending within a bucket, each as
 //!                           its distance from the previous one (from 0 for the first)
 //!                           in LEB128: about a third of the four bytes a position takes
@@ -75,7 +76,7 @@ impl Layout {
         let pairs = after(order, m, 4)?;
         let bytes = after(pairs, m, 8)?;
         let runs = after(bytes, m, 8)?;
-        let postings = after(runs, BUCKETS + 1, 4)?;
+        let postings = after(runs, if m == 0 { 0 } else { BUCKETS + 1 }, 4)?;
         let text = after(postings, p, 1)?;
         let end = text.checked_add(text_len)?;
         Some(Layout { n, m, starts, order, pairs, bytes, runs, postings, text, end })
@@ -124,7 +125,8 @@ impl FunctionNames {
             .collect();
         search.sort_unstable();
         // Each bucket's positions, ascending (the searched names are visited in order).
-        let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); BUCKETS];
+        // (A set searched for nothing has no buckets and no runs.)
+        let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); if search.is_empty() { 0 } else { BUCKETS }];
         for (pos, &(_, i)) in search.iter().enumerate() {
             for w in names[i as usize].as_bytes().windows(3) {
                 buckets[run_bucket(w)].push(pos as u32);
@@ -140,7 +142,9 @@ impl FunctionNames {
                 prev = pos;
             }
         }
-        runs.push(postings.len() as u32);
+        if !search.is_empty() {
+            runs.push(postings.len() as u32);
+        }
         drop(buckets);
         let p = postings.len();
         let at = Layout::new(names.len(), search.len(), p, text_len).expect("sizes of an in-memory table fit");
@@ -235,7 +239,10 @@ impl FunctionNames {
         let max = (q.len() / 4).clamp(1, 3);
         let (bytes, pairs) = (byte_set(q), pair_set(q));
         // Names of a length within `max` of the query's are positions lo..hi.
-        let len_at = |pos: usize| v.name(v.order(pos)).len();
+        if self.at.m == 0 {
+            return Vec::new();
+        }
+        let len_at = |pos: usize| v.len(v.order(pos));
         let lo = partition(0..self.at.m, |pos| len_at(pos) < q.len().saturating_sub(max));
         let hi = partition(lo..self.at.m, |pos| len_at(pos) <= q.len() + max);
         let within =
@@ -276,6 +283,14 @@ impl<'a> View<'a> {
     fn u64(&self, section: usize, i: usize) -> u64 {
         let o = section + 8 * i;
         self.d.get(o..o + 8).and_then(|b| <[u8; 8]>::try_from(b).ok()).map_or(0, u64::from_le_bytes)
+    }
+
+    /// The length of name `i` in bytes (0 when `i` is out of range), without reading it.
+    fn len(&self, i: usize) -> usize {
+        if i >= self.at.n {
+            return 0;
+        }
+        self.u32(self.at.starts, i + 1).saturating_sub(self.u32(self.at.starts, i))
     }
 
     fn name(&self, i: usize) -> &'a str {
@@ -533,6 +548,19 @@ mod tests {
         assert_eq!(names.closest("vfs_reade", 1), ["vfs_read"]);
         assert!(names.contains("vfs_read.cold") && !names.contains("vfs_rea"));
         assert_eq!(names.get(names.lower_bound("vfs_read.")), "vfs_read.cold");
+    }
+
+    /// A set for membership alone stores no run index (the text symbols of a symbol map
+    /// are read on every run that asks): it reads back, answers `contains`, suggests nothing.
+    #[test]
+    fn a_membership_set_has_no_run_index() {
+        let names = near_names();
+        let set = FunctionNames::build_set(names.iter().map(String::as_str));
+        let text: usize = set.iter().map(str::len).sum();
+        assert_eq!(set.as_bytes().len(), HEADER + 4 * (set.len() + 1) + text);
+        let read = FunctionNames::from_bytes(Blob::from_vec(set.as_bytes().to_vec()).whole()).expect("table");
+        assert!(names.iter().all(|n| read.contains(n)) && !read.contains("vfs_rea"));
+        assert!(read.closest("vfs_raed", 5).is_empty());
     }
 
     /// A table cut short, grown, or with its counts or offsets overwritten is refused or
