@@ -80,7 +80,8 @@ pub fn run(cache: Cache) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let clean = runtime.block_on(serve_cached(tokio::io::stdin(), tokio::io::stdout(), None, cache));
+    let clean =
+        runtime.block_on(serve_cached(tokio::io::stdin(), transport::Blocking::new(std::io::stdout()), None, cache));
     // The blocking stdin reader may still wait for input that will never come.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     if clean {
