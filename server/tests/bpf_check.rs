@@ -686,6 +686,69 @@ fn objects_libbpf_refuses_whatever_the_kernel_are_errors_in_its_words() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `.struct_ops` types and members, which libbpf 1.1 looks up in each kernel's BTF at
+/// load: libbpf is the judge, per kernel (`relo_judge.c` with `JUDGE_KERNEL_BTF`, so that
+/// libbpf reads the fixture's BTF where it would read /sys/kernel/btf/vmlinux). A
+/// `struct bpf_dummy_ops` built against 6.12 (its `test_sleepable` member is new) is
+/// refused on 6.1 and loads on 6.12; a type no kernel has is refused on both; a
+/// `struct tcp_congestion_ops` loads on both. fevlint's B603 errors are on exactly the
+/// kernels libbpf refuses, in libbpf's words; it said nothing before.
+#[test]
+fn struct_ops_types_are_judged_on_each_kernel_as_libbpf_loads_them() {
+    if !fevlint_testkit::real_tools("clang, gcc, bpftool and libbpf") {
+        return;
+    }
+    let root = std::env::temp_dir().join(format!("fevlint-bpf-struct-ops-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let kernels = ["6.1.0-56-amd64", "6.12.117+deb12-amd64"];
+    let judge = root.join("relo_judge");
+    std::fs::create_dir_all(&root).expect("scratch");
+    run(Command::new("gcc")
+        .arg("-O1")
+        .arg(repo().join("server/crates/bpf/tests/judge/relo_judge.c"))
+        .arg("-o")
+        .arg(&judge)
+        .args(["/usr/lib/x86_64-linux-gnu/libbpf.a", "-lelf", "-lz"]));
+    // (source, the vmlinux.h it is built against, the kernels libbpf refuses it on)
+    let cases: [(&str, &str, &[&str]); 3] = [
+        ("struct_ops_member.bpf.c", "6.12.117+deb12-amd64", &["6.1.0-56-amd64"]),
+        ("struct_ops_unknown.bpf.c", "6.1.0-56-amd64", &kernels),
+        ("open_struct_ops_ok.bpf.c", "6.1.0-56-amd64", &[]),
+    ];
+    for (source, built, refused_on) in cases {
+        let dir = root.join(source.replace(".bpf.c", ""));
+        std::fs::create_dir_all(&dir).expect("scratch");
+        fevlint_testkit::bpf::vmlinux_h(built, &dir);
+        fevlint_testkit::bpf::compile(&dir, source);
+        let object = dir.join(source.replace(".c", ".o"));
+        let mut logs = Vec::new();
+        for k in kernels {
+            let btf = root.join(format!("{k}.btf"));
+            std::fs::write(&btf, fevlint_testkit::kernel_fixture_file(k, "vmlinux.btf").1).expect("BTF");
+            let out = Command::new(&judge).env("JUDGE_KERNEL_BTF", &btf).arg(&btf).arg(&object).output();
+            let log = String::from_utf8_lossy(&out.expect("relo_judge runs").stdout).into_owned();
+            let refused = !log.contains("JUDGE: load returned 0");
+            assert_eq!(refused, refused_on.contains(&k), "{source} on {k}: libbpf says {log}");
+            logs.push((k, log));
+        }
+        let out = fevlint(&dir, &["check", "--format", "json", &source.replace(".c", ".o")]);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let found: Vec<_> =
+            json["diagnostics"].as_array().expect("diagnostics").iter().filter(|d| d["code"] == "B603").collect();
+        let on: Vec<&str> = found.iter().map(|d| d["kernel"].as_str().unwrap_or("")).collect();
+        assert_eq!(on, refused_on, "{source}: {json:#}");
+        for d in &found {
+            assert_eq!(d["severity"], "error", "{d:#}");
+            let k = d["kernel"].as_str().expect("kernel");
+            let words = d["notes"][0].as_str().and_then(|n| n.strip_prefix("libbpf: ")).expect("libbpf's words");
+            let log = &logs.iter().find(|(n, _)| *n == k).expect("judged").1;
+            assert!(log.contains(&format!("libbpf: {words}")), "{source} on {k}: libbpf did not say {words:?}: {log}");
+            assert!(d["file"].as_str().expect("file").ends_with(source), "{d:#}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 /// A program in a section libbpf 1.1 does not recognize (`tc/ingress`, a name of libbpf
 /// 1.3) makes `bpf_object__load()` refuse the object: libbpf 1.1 itself is the judge
 /// (`relo_judge.c` linked with Debian's `libbpf.a` loads it offline). fevlint warns (a

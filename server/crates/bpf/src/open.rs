@@ -137,3 +137,68 @@ fn pinning(obj: &BpfObject) -> Vec<Refusal> {
     }
     out
 }
+
+/// `bpf_map__init_kern_struct_ops`, at `bpf_object__load()` on one kernel: each
+/// `.struct_ops` variable's type `T` needs `struct T` and `struct bpf_struct_ops_T` in
+/// the kernel's BTF, and every member of the object's `T` a member of that name in the
+/// kernel's (libbpf 1.1 checks them all, set or not).
+pub fn struct_ops_on(obj: &BpfObject, target: &crate::core::Target) -> Vec<Refusal> {
+    let Some(btf) = &obj.btf else { return Vec::new() };
+    let v = View::new(btf);
+    let k = target.view();
+    let mut out = Vec::new();
+    for id in btf.own_ids() {
+        let Ok(sec) = v.ty(id.0) else { continue };
+        if !sec.is(BtfKind::Datasec) || v.name(sec.name_off).ok() != Some(b".struct_ops".as_slice()) {
+            continue;
+        }
+        for j in 0..usize::from(sec.vlen) {
+            let Ok(var) = v.extra(&sec, 3 * j).and_then(|t| v.ty(t)) else { continue };
+            let Ok((local, _)) = v.skip_mods(var.size_or_type) else { continue };
+            if !var.is(BtfKind::Var) || !local.is(BtfKind::Struct) {
+                continue;
+            }
+            let map = v.name_str(var.name_off);
+            let tname = v.name_str(local.name_off);
+            let refusal = |what: String, libbpf: String| Refusal {
+                stage: Stage::Load,
+                what,
+                libbpf,
+                program: None,
+                map: Some(map.clone()),
+            };
+            let Some(kern) = target.find(BtfKind::Struct, &tname) else {
+                out.push(refusal(
+                    format!("`.struct_ops` variable `{map}` is a `struct {tname}`, which the kernel does not have"),
+                    format!("struct_ops init_kern: struct {tname} is not found in kernel BTF"),
+                ));
+                continue;
+            };
+            let value = format!("bpf_struct_ops_{tname}");
+            if target.find(BtfKind::Struct, &value).is_none() {
+                out.push(refusal(
+                    format!("the kernel has no `struct {value}`: it cannot run a `struct {tname}` from BPF"),
+                    format!("struct_ops init_kern: struct {value} is not found in kernel BTF"),
+                ));
+                continue;
+            }
+            let Ok(kt) = k.ty(kern) else { continue };
+            let kernel_has = |name: &[u8]| {
+                (0..usize::from(kt.vlen)).any(|i| k.member(&kt, i).is_ok_and(|m| k.name(m.name_off).ok() == Some(name)))
+            };
+            for i in 0..usize::from(local.vlen) {
+                let Ok(m) = v.member(&local, i) else { continue };
+                let Ok(name) = v.name(m.name_off) else { continue };
+                if !kernel_has(name) {
+                    let name = String::from_utf8_lossy(name);
+                    out.push(refusal(
+                        format!("`.struct_ops` variable `{map}`: the kernel's `struct {tname}` has no member `{name}`"),
+                        format!("struct_ops init_kern {map}: Cannot find member {name} in kernel BTF"),
+                    ));
+                    break;
+                }
+            }
+        }
+    }
+    out
+}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
+#include <string.h>
 #include <unistd.h>
 
 static int print_all(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -44,6 +45,33 @@ long syscall(long nr, ...)
 	}
 	errno = ENOSYS;
 	return -1;
+}
+
+// With JUDGE_KERNEL_BTF set, the kernel BTF libbpf reads beside the custom CO-RE path
+// (`btf__load_vmlinux_btf()`: /sys/kernel/btf/vmlinux, for struct_ops types and ksyms)
+// is that file instead of the running kernel's. Debian's libbpf.a calls faccessat and
+// fopen64 (large-file names): these definitions, in the executable, are the ones it binds.
+static const char *vmlinux_path(const char *path)
+{
+	const char *k = getenv("JUDGE_KERNEL_BTF");
+	return k && path && strcmp(path, "/sys/kernel/btf/vmlinux") == 0 ? k : path;
+}
+
+int faccessat(int dirfd, const char *path, int mode, int flags)
+{
+	(void)mode;
+	(void)flags;
+	int fd = openat(dirfd, vmlinux_path(path), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+FILE *fopen64(const char *path, const char *mode)
+{
+	int fd = openat(AT_FDCWD, vmlinux_path(path), O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? NULL : fdopen(fd, mode);
 }
 
 int main(int argc, char **argv)

@@ -27,7 +27,10 @@ of another type (`prog ... is not struct_ops BPF program`). And an object libbpf
 but cannot load on any kernel: one whose only function is in `.text` (with a single
 function libbpf takes it for a program, whose section gives no type: `missing BPF prog
 type`; with two or more they are subprograms and nothing is loaded). Each is an error on
-every kernel, with libbpf 1.1's own log line.
+every kernel, with libbpf 1.1's own log line. And, per kernel, a `.struct_ops` variable
+of a type `T` the kernel's BTF lacks (`struct T`, or `struct bpf_struct_ops_T`), or whose
+`T` (as the object was built) has a member the kernel's lacks, set or not: libbpf 1.1
+refuses the object at load there (`struct_ops init_kern ... Cannot find member`).
 A warning for a program in a section libbpf 1.1 does not recognize (`tc/ingress`,
 `uprobe.multi`, `kprobe.session`: names of later versions): it has no program type, and
 `bpf_object__load()` refuses the object unless the loader sets one.
@@ -79,10 +82,20 @@ fn refusals(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
     let object = cx.object;
     // A map has no line info: its file is the programs', its place the definition's text.
     let any_file = object.programs.iter().find_map(|p| cx.program_source(p));
-    for r in fevlint_bpf::open::refusals(object) {
+    let everywhere = fevlint_bpf::open::refusals(object).into_iter().map(|r| (r, None));
+    // `.struct_ops` types and members, which each kernel has or not.
+    let per_kernel = cx.kernels.iter().enumerate().flat_map(|(i, pk)| {
+        let found = pk.target.map(|t| fevlint_bpf::open::struct_ops_on(object, t)).unwrap_or_default();
+        found.into_iter().map(move |r| (r, Some(i)))
+    });
+    for (r, on) in everywhere.chain(per_kernel) {
         let program = r.program.as_ref().and_then(|n| object.programs.iter().find(|p| &p.name == n));
         let (source, anchor) = match (&r.map, program) {
             (Some(map), Some(p)) => (cx.program_source(p), Some(format!("{map} = {{"))),
+            (Some(map), None) if r.stage == Stage::Load => (
+                any_file.clone().map(|s| fevlint_bpf::object::SourcePos { line: 1, column: 1, ..s }),
+                Some(format!("{map} = {{")),
+            ),
             (Some(map), None) => (
                 any_file.clone().map(|s| fevlint_bpf::object::SourcePos { line: 1, column: 1, ..s }),
                 Some(format!("{map} SEC(\".maps\")")),
@@ -90,13 +103,20 @@ fn refusals(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
             (None, Some(p)) => (cx.program_source(p), None),
             (None, None) => (None, None),
         };
-        let message = match r.stage {
-            Stage::Open => format!("libbpf cannot open the object: {}: no program of it loads on any kernel", r.what),
-            Stage::Load => {
+        let message = match (r.stage, on.map(|i| &cx.kernels[i])) {
+            (_, Some(pk)) => format!(
+                "libbpf refuses to load the object on {}: {}: no program of it loads there",
+                pk.kernel.name, r.what
+            ),
+            (Stage::Open, None) => {
+                format!("libbpf cannot open the object: {}: no program of it loads on any kernel", r.what)
+            }
+            (Stage::Load, None) => {
                 format!("libbpf refuses to load the object: {}: no program of it loads on any kernel", r.what)
             }
         };
-        for pk in &cx.kernels {
+        let kernels = cx.kernels.iter().enumerate().filter(|(i, _)| on.is_none_or(|k| k == *i));
+        for (_, pk) in kernels {
             let mut f = cx.finding(&RULE, Some(pk.kernel), source.clone(), message.clone());
             f.program = program.map(|p| p.name.clone());
             f.anchor.clone_from(&anchor);
