@@ -849,3 +849,38 @@ fn a_relocation_finding_is_at_the_member_it_reads_in_every_format() {
     assert_eq!((drift[0]["line"].as_u64(), drift[0]["column"].as_u64()), clang, "{json:#}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A poisoned CO-RE read under a `const volatile` flag (`tests/bpf/rodata.bpf.c`): with
+/// the flag 0 in `.rodata`, which libbpf freezes and the verifier reads as a constant, the
+/// read is dead code (information, B602); built with the flag 1 it is reached (B601). The
+/// kernels' own verdict on such a read: `bpf_kernel.rs` (the selftests' `core_kern.c`).
+#[test]
+fn a_read_only_flag_guards_a_relocation_as_the_verifier_reads_it() {
+    if !fevlint_testkit::real_tools("clang, bpftool and libbpf") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("fevlint-bpf-rodata-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    fevlint_testkit::bpf::vmlinux_h("6.1.0-56-amd64", &dir);
+    fevlint_testkit::bpf::compile(&dir, "rodata.bpf.c");
+    let text = std::fs::read_to_string(dir.join("rodata.bpf.c")).expect("source");
+    std::fs::write(dir.join("set.bpf.c"), text.replace("never = 0", "never = 1")).expect("variant");
+    fevlint_testkit::bpf::clang(&dir, "set.bpf.c");
+    let codes = |object: &str| {
+        let out = fevlint(&dir, &["check", "--format", "json", object]);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let mut codes: Vec<String> = json["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .filter(|d| d["message"].as_str().is_some_and(|m| m.contains("gone___local.len")))
+            .map(|d| d["code"].as_str().expect("code").to_owned())
+            .collect();
+        codes.sort();
+        codes
+    };
+    assert_eq!(codes("rodata.bpf.o"), ["B602", "B602"], "flag 0: dead code on both kernels");
+    assert_eq!(codes("set.bpf.o"), ["B601", "B601"], "flag 1: reached on both kernels");
+    let _ = std::fs::remove_dir_all(&dir);
+}

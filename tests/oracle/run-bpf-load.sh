@@ -6,7 +6,8 @@
 # (`EIL\tLINE`, or `EIL-ABSENT`).
 #
 # usage: run-bpf-load.sh VMLINUZ|KERNEL.deb DIR
-#   DIR: holds `loader` (static) and the objects (*.o) it is run on, in name order.
+#   DIR: holds `loader` (static) and the objects (*.o) it is run on, in name order; and
+#   config-RELEASE files, copied to the guest's /boot (libbpf reads __kconfig there).
 # exit: 0 done, 2 the guest did not finish (its console on stderr), 1 usage/setup error.
 set -euo pipefail
 die() { echo "run-bpf-load: $*" >&2; exit 1; }
@@ -31,6 +32,9 @@ mkdir -p "$R"/{bin,dev,proc,sys,tmp,objs}
 cp "$BB" "$R/bin/busybox"
 cp "$DIR/loader" "$R/bin/loader"
 cp "$DIR"/*.o "$R/objs/"
+# The kernels' configs (DIR/config-RELEASE), where a Debian system has them: /boot.
+mkdir -p "$R/boot"
+for c in "$DIR"/config-*; do [ -e "$c" ] && cp "$c" "$R/boot/"; done
 cat > "$R/init" <<'INIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin

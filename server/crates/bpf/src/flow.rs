@@ -10,13 +10,25 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::core::{Outcome, Resolution};
-use crate::object::{BpfObject, Insn, Program};
+use crate::object::{BpfObject, DataRef, Insn, Program};
 
 /// How many (instruction, registers) states the walk visits at most.
 const MAX_STATES: usize = 200_000;
 
-/// A register's value: a known constant or anything.
-type Regs = [Option<u64>; 11];
+/// A register's known value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Val {
+    /// A constant.
+    K(u64),
+    /// The address of byte `offset` of a read-only data section (its index): a load
+    /// through it reads the constant the object holds there, as the verifier reads a
+    /// frozen read-only map (`bpf_map_direct_read`): a `const volatile` flag tested at run
+    /// time decides a branch at load time.
+    Ro { section: usize, offset: i64 },
+}
+
+/// Each register's value: known, or anything (`None`).
+type Regs = [Option<Val>; 11];
 
 /// The instructions of `program` the verifier visits on the kernel `resolutions` belong
 /// to, by index in the program; `None` when the program's bytes are unreadable.
@@ -85,9 +97,13 @@ pub fn reachable(obj: &BpfObject, program: &Program, resolutions: &[Resolution])
             // ALU64 and ALU
             class @ (0x07 | 0x04) => {
                 let wide = class == 0x07;
-                let operand = if from_reg { regs[src] } else { Some(insn.imm as i64 as u64) };
+                let operand = if from_reg { regs[src] } else { Some(Val::K(insn.imm as i64 as u64)) };
                 let v = alu(op, regs[dst], operand);
-                regs[dst] = if wide { v } else { v.map(|v| v & 0xffff_ffff) };
+                regs[dst] = match v {
+                    Some(Val::K(v)) if !wide => Some(Val::K(v & 0xffff_ffff)),
+                    Some(Val::Ro { .. }) if !wide => None,
+                    v => v,
+                };
                 work.push((pc + 1, regs));
             }
             // JMP and JMP32
@@ -106,9 +122,9 @@ pub fn reachable(obj: &BpfObject, program: &Program, resolutions: &[Resolution])
                         work.push((target, regs));
                         continue;
                     }
-                    let b = if from_reg { regs[src] } else { Some(insn.imm as i64 as u64) };
+                    let b = if from_reg { regs[src] } else { Some(Val::K(insn.imm as i64 as u64)) };
                     match (regs[dst], b) {
-                        (Some(a), Some(b)) => {
+                        (Some(Val::K(a)), Some(Val::K(b))) => {
                             let (a, b) = if class == 0x06 { (a & 0xffff_ffff, b & 0xffff_ffff) } else { (a, b) };
                             match jump(op, a, b, class == 0x06) {
                                 Some(true) => work.push((target, regs)),
@@ -128,17 +144,34 @@ pub fn reachable(obj: &BpfObject, program: &Program, resolutions: &[Resolution])
             },
             // LD: ld_imm64 takes two slots.
             0x00 if insn.is_ldimm64() => {
-                regs[dst] = if insn.src == 0 && pc + 1 < n {
-                    Some(u64::from(insn.imm as u32) | u64::from(insns[pc + 1].imm as u32) << 32)
-                } else {
-                    None
+                let at = program.offset.saturating_add(8 * pc as u64);
+                regs[dst] = match obj.data_ref(program.section_index, at, &insn) {
+                    Some(DataRef::ReadOnly { section, offset }) => {
+                        i64::try_from(offset).ok().map(|offset| Val::Ro { section, offset })
+                    }
+                    Some(DataRef::Other) => None,
+                    None if insn.src == 0 && pc + 1 < n => {
+                        Some(Val::K(u64::from(insn.imm as u32) | u64::from(insns[pc + 1].imm as u32) << 32))
+                    }
+                    None => None,
                 };
                 if pc + 1 < n {
                     seen[pc + 1] = true;
                 }
                 work.push((pc + 2, regs));
             }
-            // LDX (and legacy LD_ABS/IND): the destination is unknown.
+            // LDX from read-only data at a known place: that constant (`BPF_MEM` zero-extends).
+            0x01 if insn.code & 0xe0 == 0x60 => {
+                regs[dst] = match (regs[src], insn.mem_size()) {
+                    (Some(Val::Ro { section, offset }), Some(size)) => offset
+                        .checked_add(i64::from(insn.off))
+                        .and_then(|at| obj.read_data(section, at, size))
+                        .map(Val::K),
+                    _ => None,
+                };
+                work.push((pc + 1, regs));
+            }
+            // Other loads (sign-extending, legacy LD_ABS/IND): the destination is unknown.
             0x01 | 0x00 => {
                 regs[dst] = None;
                 if insn.class() == 0x00 {
@@ -159,12 +192,21 @@ pub fn reachable(obj: &BpfObject, program: &Program, resolutions: &[Resolution])
     Some(seen)
 }
 
-fn alu(op: u8, a: Option<u64>, b: Option<u64>) -> Option<u64> {
+fn alu(op: u8, a: Option<Val>, b: Option<Val>) -> Option<Val> {
     if op == 0xb0 {
         return b; // mov
     }
-    let (a, b) = (a?, b?);
-    Some(match op {
+    let (a, b) = match (a?, b?) {
+        (Val::K(a), Val::K(b)) => (a, b),
+        // Pointer arithmetic within read-only data.
+        (Val::Ro { section, offset }, Val::K(b)) if op == 0x00 || op == 0x10 => {
+            let b = b as i64;
+            let offset = if op == 0x00 { offset.checked_add(b) } else { offset.checked_sub(b) }?;
+            return Some(Val::Ro { section, offset });
+        }
+        _ => return None,
+    };
+    Some(Val::K(match op {
         0x00 => a.wrapping_add(b),
         0x10 => a.wrapping_sub(b),
         0x20 => a.wrapping_mul(b),
@@ -175,7 +217,7 @@ fn alu(op: u8, a: Option<u64>, b: Option<u64>) -> Option<u64> {
         0x80 => a.wrapping_neg(),
         0xa0 => a ^ b,
         _ => return None,
-    })
+    }))
 }
 
 /// Whether a conditional jump is taken, when it can be told.

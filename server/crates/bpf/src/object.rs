@@ -105,6 +105,21 @@ pub struct BpfObject {
     pub host_attaches_by_section: Option<bool>,
     /// The function pointers set in `.struct_ops`, in relocation order.
     pub struct_ops: Vec<StructOpsSlot>,
+    /// Relocations of executable sections against a symbol defined in a data section
+    /// (`ld_imm64` of a global's or a map's address): (section index, byte offset of the
+    /// instruction) -> (the symbol's section index, its value).
+    data_relocs: std::collections::HashMap<(usize, u64), (usize, u64)>,
+}
+
+/// Where an `ld_imm64` points once libbpf has relocated it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataRef {
+    /// Into a read-only data section (`.rodata`, `.rodata.*`: a `const` global), at this
+    /// byte offset of it: libbpf freezes that map, so the verifier reads such a load as
+    /// the constant the object holds.
+    ReadOnly { section: usize, offset: u64 },
+    /// Into any other data (a map, `.data`, `.bss`): not a constant.
+    Other,
 }
 
 impl BpfObject {
@@ -215,6 +230,7 @@ impl BpfObject {
             }
         }
         let mut code_relocs = std::collections::HashMap::new();
+        let mut data_relocs = std::collections::HashMap::new();
         for s in file.sections() {
             let Some(sec) = sections.iter().find(|x| x.index == s.index().0 && x.executable) else { continue };
             for (off, rel) in s.relocations() {
@@ -229,6 +245,8 @@ impl BpfObject {
                         .map(|t| t.index);
                     if let Some(t) = in_code {
                         code_relocs.insert((sec.index, off), (t, sym.address()));
+                    } else if let Some(t) = sym.section_index() {
+                        data_relocs.insert((sec.index, off), (t.0, sym.address()));
                     }
                 }
             }
@@ -242,6 +260,7 @@ impl BpfObject {
             ext,
             externs,
             code_relocs,
+            data_relocs,
             host_attaches_by_section: None,
             struct_ops,
         })
@@ -265,6 +284,30 @@ impl BpfObject {
         }
     }
 
+    /// What the `ld_imm64` at `insn_off` of section `section_index` (its first half
+    /// `insn`) points at, when the ELF relocates it against a defined data symbol.
+    pub fn data_ref(&self, section_index: usize, insn_off: u64, insn: &Insn) -> Option<DataRef> {
+        let &(target, value) = self.data_relocs.get(&(section_index, insn_off))?;
+        let sec = self.sections.iter().find(|s| s.index == target)?;
+        let read_only = sec.name == ".rodata" || sec.name.starts_with(".rodata.");
+        // libbpf: the offset into the map value is the symbol's value plus the immediate.
+        let offset = value.checked_add_signed(i64::from(insn.imm));
+        Some(match offset {
+            Some(offset) if read_only => DataRef::ReadOnly { section: target, offset },
+            _ => DataRef::Other,
+        })
+    }
+
+    /// `size` bytes (1, 2, 4 or 8) at `offset` of section `section_index`, little-endian;
+    /// `None` past its data (NOBITS has none).
+    pub fn read_data(&self, section_index: usize, offset: i64, size: u32) -> Option<u64> {
+        let sec = self.sections.iter().find(|s| s.index == section_index)?;
+        let data = self.section_data(sec);
+        let at = usize::try_from(offset).ok()?;
+        let bytes = data.get(at..at.checked_add(size as usize)?)?;
+        Some(bytes.iter().rev().fold(0u64, |v, &b| v << 8 | u64::from(b)))
+    }
+
     /// The 8-byte instruction at `insn_off` of section `name`, and the one after it (for
     /// `ld_imm64`), when they are there.
     pub fn insn(&self, section: &str, insn_off: u32) -> Option<(Insn, Option<Insn>)> {
@@ -280,7 +323,19 @@ impl BpfObject {
     /// an entry program calls it or takes its address (a callback), directly or through
     /// other subprograms, as `bpf_object__reloc_code` appends it.
     pub fn loaded_programs(&self) -> Vec<bool> {
-        let mut used: Vec<bool> = self.programs.iter().map(|p| p.def.is_some()).collect();
+        self.reached(self.programs.iter().map(|p| p.def.is_some()).collect())
+    }
+
+    /// Per program, whether its code is part of what the kernel verifies for entry
+    /// program `entry` (index in [`Self::programs`]): the entry itself and the subprograms
+    /// it calls or takes the address of, directly or through others. A subprogram's
+    /// failure refuses each entry program that reaches it.
+    pub fn reached_from(&self, entry: usize) -> Vec<bool> {
+        self.reached((0..self.programs.len()).map(|i| i == entry).collect())
+    }
+
+    /// `used` and every program its programs call or take the address of.
+    fn reached(&self, mut used: Vec<bool>) -> Vec<bool> {
         let mut work: Vec<usize> = (0..self.programs.len()).filter(|&i| used[i]).collect();
         while let Some(i) = work.pop() {
             let p = &self.programs[i];
