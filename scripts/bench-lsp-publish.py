@@ -19,7 +19,9 @@ order), LINES lines (default 5,000 and 50,000). Such a script draws thousands of
   edit, tells the client so (its error reply comes after any publish of the edit).
 - pull: a client with `textDocument.diagnostic`: the same edits, each followed by a
   `textDocument/diagnostic` with the previous `resultId`, timed to its parsed answer;
-  then the same request again with nothing changed (it must answer "unchanged").
+  then the same request again with nothing changed (it must answer "unchanged"); then
+  what the client's parse of the report costs by part (its messages, `source` or ranges
+  emptied: the bytes against the objects).
 - workspace: a folder of 500 scripts (the same kind, 100 lines each) under a
   `fevlint.toml` naming 4 kernels, no document open: `workspace/diagnostic` timed to the
   first full report; then one file is opened and edited, and a second `workspace/diagnostic`
@@ -462,6 +464,35 @@ def pull(binary, n, names, cache):
     print(f"pull {n} lines, {found} findings: edit -> full report parsed {summary(times)}")
     print(f"  anchor, a frame of the report's size through a pipe, parsed (interleaved): {summary(floor.parsed_t)}")
     print(f"  the same request again (\"unchanged\") {summary(unchanged)}; {pushed} publishes pushed besides")
+    anatomy(report)
+
+
+def anatomy(report, runs=30):
+    """What the client's parse of a full report costs, by part: `json.loads` of the report
+    as it is and with one part emptied (interleaved, p50), to tell the bytes from the
+    objects (each diagnostic's range is three JSON objects)."""
+    def emptied(part):
+        items = []
+        for d in report["items"]:
+            d = dict(d)
+            if part == "messages":
+                d["message"] = ""
+            elif part == "ranges":
+                d["range"] = 0
+            elif part in d:
+                del d[part]
+            items.append(d)
+        return json.dumps({"jsonrpc": "2.0", "id": 1, "result": dict(report, items=items)}, separators=(",", ":")).encode()
+    variants = {"as sent": emptied(None)}
+    variants.update({f"{part} emptied": emptied(part) for part in ("messages", "source", "ranges")})
+    times = {k: [] for k in variants}
+    for _ in range(runs):
+        for k, raw in variants.items():
+            start = time.perf_counter()
+            json.loads(raw)
+            times[k].append(time.perf_counter() - start)
+    parts = "; ".join(f"{k} {len(variants[k]) / 1e6:.2f} MB {pct(times[k], 0.5):.2f} ms" for k in variants)
+    print(f"  the report parsed by json.loads, p50 of {runs}: {parts}")
 
 
 def workspace(binary, names, cache, files=500, per_file=100):
