@@ -119,6 +119,11 @@ def run_nvim(binary, tmp, files, env):
                    stdin=subprocess.DEVNULL)
     with open(out) as f:
         report = json.load(f)
+    if report.get("profile"):
+        kept = os.path.join(ROOT, "target", "tmp", "bench-editors")
+        os.makedirs(kept, exist_ok=True)
+        shutil.copy(out, kept)
+        print(f"  (Neovim's profile: {os.path.join(kept, 'nvim.json')})")
     return f"Neovim {report['nvim'].split('+')[0]}", report["scripts"]
 
 
@@ -129,6 +134,11 @@ def run_vscode(binary, tmp, files, env):
                     str(EDITS)] + files, env=env, check=True, timeout=3600, stdin=subprocess.DEVNULL)
     with open(os.path.join(out, "bench.json")) as f:
         report = json.load(f)
+    if report.get("profile"):
+        kept = os.path.join(ROOT, "target", "tmp", "bench-editors")
+        os.makedirs(kept, exist_ok=True)
+        shutil.copy(os.path.join(out, "bench.json"), os.path.join(kept, "vscode.json"))
+        print(f"  (VS Code's profile: {os.path.join(kept, 'vscode.json')})")
     return f"VS Code {report['vscode']} (code-server)", report["scripts"]
 
 
@@ -137,6 +147,10 @@ def trace_summary(tmp, editor):
     log = os.path.join(tmp, f"trace-{editor}.jsonl")
     if not os.path.exists(log):
         return
+    kept = os.path.join(ROOT, "target", "tmp", "bench-editors")
+    os.makedirs(kept, exist_ok=True)
+    shutil.copy(log, kept)
+    print(f"  (the trace: {os.path.join(kept, os.path.basename(log))})")
     subprocess.run([sys.executable, os.path.join(HERE, "lsp-trace.py"), "--summary", log, "generated.fev",
                     f"lines-{LINES}"], check=False)
 

@@ -10,6 +10,7 @@ message to LOG (time, direction, method, id, document, size).
 """
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -35,19 +36,40 @@ def messages(stream):
         yield body
 
 
+def peek(body):
+    """The `method`, `id` and document of a large message, from its first and last 4 KB."""
+    ends = body[:4096] + b" " + body[-4096:]
+    method = re.search(rb'"method":"([^"]*)"', body[:4096])
+    ident = re.search(rb'"id":(\d+)', ends)
+    uri = re.search(rb'"uri":"([^"]*)"', body[:4096])
+    return ({"method": method and method.group(1).decode(), "id": ident and int(ident.group(1))},
+            uri and uri.group(1).decode())
+
+
 def pump(src, dst, direction, log, lock):
     for body in messages(src):
         dst.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         dst.flush()
         now = time.monotonic()
-        try:
-            m = json.loads(body)
-        except ValueError:
-            m = {}
-        params = m.get("params") if isinstance(m.get("params"), dict) else {}
-        uri = (params.get("textDocument") or {}).get("uri") or params.get("uri")
+        if len(body) <= 1 << 16:
+            try:
+                m = json.loads(body)
+            except ValueError:
+                m = {}
+            params = m.get("params") if isinstance(m.get("params"), dict) else {}
+            uri = (params.get("textDocument") or {}).get("uri") or params.get("uri")
+        else:
+            # A large body (a publish, an outline): its method, id and document read from
+            # its ends, not parsed (parsing 18 MB here held the next message back).
+            m, uri = peek(body)
         rec = {"t": now, "dir": direction, "method": m.get("method"), "id": m.get("id"), "uri": uri,
                "bytes": len(body)}
+        if direction == "out" and b'"edits":[' in body[:200] and len(body) < 1 << 21:
+            # A semantic tokens delta: where its edits start and how much they carry.
+            edits = json.loads(body).get("result", {}).get("edits") or []
+            rec["edits"] = [(e["start"], e["deleteCount"], len(e.get("data") or [])) for e in edits]
+        if m.get("method") == "workspace/didChangeWatchedFiles":
+            rec["changes"] = params.get("changes")
         with lock:
             log.write(json.dumps(rec) + "\n")
             log.flush()

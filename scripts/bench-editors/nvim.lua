@@ -62,6 +62,29 @@ if os.getenv('FEVLINT_BENCH_NO_TOKENS') == '1' then
   })
 end
 
+-- FEVLINT_BENCH_PROFILE=1 (to see where the time goes): what Neovim's own handling of each
+-- large message costs, as events {what, start, end} (vim.uv.hrtime, ns) in the report's
+-- `profile`: `decode` (vim.json.decode of a body over 64 KB), `handler` (the
+-- publishDiagnostics handler: conversion and vim.diagnostic.set), `set`
+-- (vim.diagnostic.set alone), `edit` and `squiggle` (the bench's own). The same clock as
+-- scripts/bench-editors/lsp-trace.py's (CLOCK_MONOTONIC).
+local profile = nil
+if os.getenv('FEVLINT_BENCH_PROFILE') == '1' then
+  profile = {}
+  local function timed(what, f, big)
+    return function(...)
+      local t0 = uv.hrtime()
+      local r = { f(...) }
+      if not big or big(...) then profile[#profile + 1] = { what, t0, uv.hrtime() } end
+      return unpack(r)
+    end
+  end
+  vim.json.decode = timed('decode', vim.json.decode, function(body) return #body > 65536 end)
+  vim.diagnostic.set = timed('set', vim.diagnostic.set)
+  local publish = 'textDocument/publishDiagnostics'
+  vim.lsp.handlers[publish] = timed('handler', vim.lsp.handlers[publish])
+end
+
 local rng_state = 0x2545F491 % 2147483647
 local function rand(k) -- deterministic (Park-Miller), the same edits in every run
   rng_state = (rng_state * 16807) % 2147483647
@@ -103,12 +126,14 @@ for _, file in ipairs(files) do
       watch = { buf = buf, lnum = row, before = line_key(vim.diagnostic.get(buf, { lnum = row }), row) }
       local start = uv.hrtime()
       watch.start = start
+      if profile then profile[#profile + 1] = { 'edit', start, start } end
       if typed then
         vim.api.nvim_buf_set_text(buf, row, col, row, col, { 'x' })
       else
         vim.api.nvim_buf_set_text(buf, row, col, row, col + 1, { '' })
       end
       if vim.wait(10000, function() return watch.done ~= nil end, 1) then
+        if profile then profile[#profile + 1] = { 'squiggle', watch.done, watch.done } end
         entry.edits[#entry.edits + 1] = (watch.done - start) / 1e6
       else
         entry.timeouts = entry.timeouts + 1
@@ -124,6 +149,7 @@ for _, file in ipairs(files) do
   vim.cmd('silent! bwipeout!')
 end
 
+report.profile = profile
 local f = assert(io.open(out, 'w'))
 f:write(vim.json.encode(report))
 f:close()

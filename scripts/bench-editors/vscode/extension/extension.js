@@ -29,6 +29,21 @@ function lineKey(uri, line) {
     .sort().join('|');
 }
 
+// FEVLINT_BENCH_PROFILE=1 (to see where the time goes): bench.json's `profile` lists
+// events [what, start, end] in ms of CLOCK_MONOTONIC (scripts/bench-editors/lsp-trace.py's
+// clock): `edit` (the command sent), `changed` (the extension host saw the document
+// change), `squiggle`, and `busy` (the extension host's thread blocked over 15 ms: a
+// 1 ms timer that fired late).
+const profile = process.env.FEVLINT_BENCH_PROFILE === '1' ? [] : null;
+if (profile) {
+  let last = now();
+  setInterval(() => {
+    const t = now();
+    if (t - last > 16) profile.push(['busy', last, t]);
+    last = t;
+  }, 1);
+}
+
 let seed = 0x2545F491 % 2147483647;
 const rand = (k) => { seed = (seed * 16807) % 2147483647; return seed % k; };
 
@@ -45,7 +60,14 @@ exports.activate = async function activate() {
         watch.done = t;
       }
     });
-    const report = { vscode: vscode.version, scripts: [] };
+    if (profile) {
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (watch && e.document.uri.toString() === watch.uri.toString() && e.contentChanges.length) {
+          profile.push(['changed', now(), now()]);
+        }
+      });
+    }
+    const report = { vscode: vscode.version, scripts: [], profile };
     for (const file of files) {
       const uri = vscode.Uri.file(file);
       const doc = await vscode.workspace.openTextDocument(uri);
@@ -76,10 +98,12 @@ exports.activate = async function activate() {
           k++;
           watch = { uri, line: row, before: lineKey(uri, row) };
           const start = now();
+          if (profile) profile.push(['edit', start, start]);
           if (typed) await vscode.commands.executeCommand('type', { text: 'x' });
           else await vscode.commands.executeCommand('deleteLeft');
           for (const deadline = start + 10000; !watch.done && now() < deadline;) await sleep(1);
           if (watch.done) entry.edits.push(watch.done - start); else entry.timeouts++;
+          if (profile && watch.done) profile.push(['squiggle', watch.done, watch.done]);
           const next = Math.max(start + 300 + rand(200), (watch.done || now()) + 100);
           await sleep(Math.max(0, next - now()));
         }

@@ -16,6 +16,14 @@ use std::sync::Arc;
 use tower_lsp_server::ls_types::TextDocumentContentChangeEvent;
 use tree_sitter::{InputEdit, Point};
 
+/// The most symbols (definitions and their fields) an outline lists, whole lines from the
+/// document's start: VS Code asks for the outline after every pause in typing (for the
+/// breadcrumbs and sticky scroll), and its extension host spent 1.6 s of its one thread on
+/// the 80,000 symbols (18 MB) of a generated 50,000-line script each time, holding the
+/// next keystroke's squiggle back. VS Code's own JSON outline stops at the same number
+/// (`json.maxItemsComputed`). `workspace/symbol` finds any definition.
+pub const OUTLINE_LIMIT: usize = 5_000;
+
 /// Per-line kernel findings, and the kernel loads they were made with.
 #[derive(Debug)]
 struct KernelLines {
@@ -72,8 +80,12 @@ pub struct Document {
     /// Each line's semantic tokens, parallel to `parse.lines`, `None` until asked for
     /// (and after an edit of the line): see [`Document::semantic_tokens`].
     line_tokens: Vec<Option<Box<[Token]>>>,
-    /// Each line's outline symbols as they go out, parallel to `parse.lines`.
-    line_symbols: Vec<Encoded>,
+    /// Each line's outline symbols as they go out, with how many they are (fields
+    /// counted), parallel to `parse.lines`.
+    line_symbols: Vec<(Encoded, u32)>,
+    /// Whether the client was told that this document's outline is cut at
+    /// [`OUTLINE_LIMIT`] (once per document).
+    pub outline_cut_told: bool,
     /// The last semantic tokens sent whole, for `full/delta`: (result id, data).
     pub sent_tokens: Option<(u64, Vec<u32>)>,
     /// Kernel diagnostics of `version` from a check of the whole text (mainline,
@@ -140,6 +152,7 @@ impl Document {
             published: None,
             line_tokens: Vec::new(),
             line_symbols: Vec::new(),
+            outline_cut_told: false,
             sent_tokens: None,
             pulled: false,
             pulled_id: None,
@@ -207,7 +220,12 @@ impl Document {
                     let gone = resplice(&mut self.whole_lines, at, removed, std::iter::repeat_with(Vec::new).take(n));
                     self.whole_found -= gone.iter().filter(|w| !w.is_empty()).count();
                     resplice(&mut self.line_tokens, at, removed, std::iter::repeat_with(|| None).take(n));
-                    resplice(&mut self.line_symbols, at, removed, std::iter::repeat_with(|| Encoded::Stale).take(n));
+                    resplice(
+                        &mut self.line_symbols,
+                        at,
+                        removed,
+                        std::iter::repeat_with(|| (Encoded::Stale, 0)).take(n),
+                    );
                     if let Some(k) = &mut self.kernel_lines {
                         k.missing += n;
                         k.missing -= resplice(&mut k.lines, at, removed, std::iter::repeat_n(None, n))
@@ -285,7 +303,7 @@ impl Document {
         self.directive_lines = self.parse.lines.iter().map(|l| has_directive(l, &self.text)).collect();
         self.directives = self.directive_lines.iter().filter(|&&d| d).count();
         self.line_tokens = std::iter::repeat_with(|| None).take(n).collect();
-        self.line_symbols = std::iter::repeat_with(|| Encoded::Stale).take(n).collect();
+        self.line_symbols = std::iter::repeat_with(|| (Encoded::Stale, 0)).take(n).collect();
         self.event_keys = self.parse.lines.iter().map(fevlint_check::analysis::event_key).collect();
         self.event_counts.clear();
         self.repeated = 0;
@@ -504,30 +522,38 @@ impl Document {
     }
 
     /// The outline (`textDocument/documentSymbol`) as the JSON array of its symbols, kept
-    /// per line as the tokens are ([`Document::semantic_tokens`]). `None` when the
-    /// caller must read the whole tree (a mainline document, carriage returns).
-    pub fn symbols_json(&mut self) -> Option<Vec<u8>> {
+    /// per line as the tokens are ([`Document::semantic_tokens`]), and the first line left
+    /// out when the outline stops at [`OUTLINE_LIMIT`] symbols. `None` when the caller must
+    /// read the whole tree (a mainline document, carriage returns).
+    pub fn symbols_json(&mut self) -> Option<(Vec<u8>, Option<u32>)> {
         if self.mainline || self.text.contains('\r') {
             return None;
         }
         let n = self.parse.lines.len();
-        self.line_symbols.resize_with(n, Encoded::default);
-        for (i, slot) in self.line_symbols.iter_mut().enumerate() {
-            if !matches!(slot, Encoded::Stale) {
-                continue;
-            }
+        self.line_symbols.resize_with(n, Default::default);
+        let (mut listed, mut end, mut cut) = (0usize, n, None);
+        for (i, (slot, count)) in self.line_symbols.iter_mut().enumerate() {
             let Some(line) = self.parse.lines.get(i) else { break };
-            let text = line.line.span.text(&self.text);
-            *slot = if line.parsed.is_none() {
-                Encoded::Empty // blank or comment-only: no definition
-            } else {
-                let parse = self.parser.parse(text, self.settings.target, None);
-                encoded::symbols(&fevlint_ide::symbols(&parse, text), text, self.encoding)
-            };
+            if matches!(slot, Encoded::Stale) {
+                let text = line.line.span.text(&self.text);
+                (*slot, *count) = if line.parsed.is_none() {
+                    (Encoded::Empty, 0) // blank or comment-only: no definition
+                } else {
+                    let parse = self.parser.parse(text, self.settings.target, None);
+                    let symbols = fevlint_ide::symbols(&parse, text);
+                    let count = symbols.iter().map(|s| 1 + s.children.len()).sum::<usize>();
+                    (encoded::symbols(&symbols, text, self.encoding), u32::try_from(count).unwrap_or(u32::MAX))
+                };
+            }
+            if listed + *count as usize > OUTLINE_LIMIT {
+                (end, cut) = (i, Some(line.number));
+                break;
+            }
+            listed += *count as usize;
         }
         let mut out = Vec::new();
-        encoded::report(&mut out, self.line_symbols.iter());
-        Some(out)
+        encoded::report(&mut out, self.line_symbols[..end].iter().map(|(e, _)| e));
+        Some((out, cut))
     }
 
     /// Runs of two or more comment-only lines, as (first, last) line numbers: what
@@ -748,7 +774,9 @@ mod tests {
             .map(|s| serde_json::to_value(crate::convert::symbol(at, s)))
             .collect::<Result<_, _>>()
             .expect("json");
-        let got: serde_json::Value = serde_json::from_slice(&doc.symbols_json().expect("symbols")).expect("json");
+        let (json, cut) = doc.symbols_json().expect("symbols");
+        assert_eq!(cut, None);
+        let got: serde_json::Value = serde_json::from_slice(&json).expect("json");
         assert_eq!(got, serde_json::Value::Array(want), "version {version}: {:?}", doc.text);
     }
 
@@ -862,6 +890,38 @@ mod tests {
             }
         }
         assert!(compared > 10, "{compared} versions without a syntax error");
+    }
+
+    /// A generated script of more symbols than the outline lists: whole lines from the
+    /// start up to the limit, as the whole tree's outline cut there; the lines after the
+    /// first one left out are never parsed for the outline; an edit above the cut moves it.
+    #[test]
+    fn the_outline_stops_at_its_limit_on_a_whole_line() {
+        let defs = OUTLINE_LIMIT / 2 + 10; // two symbols each: the function and its field
+        let text: String = (0..defs).map(|i| format!("f{i}(x64 a0)\n# c\n")).collect();
+        let mut doc = Document::new(text.clone(), 1, Settings::default());
+        let (json, cut) = doc.symbols_json().expect("symbols");
+        let got: Vec<serde_json::Value> = serde_json::from_slice(&json).expect("json");
+        assert_eq!(got.len(), OUTLINE_LIMIT / 2);
+        assert_eq!(got.iter().map(|s| 1 + s["children"].as_array().map_or(0, Vec::len)).sum::<usize>(), OUTLINE_LIMIT);
+        assert_eq!(got.last().expect("last")["name"], format!("f{}", OUTLINE_LIMIT / 2 - 1));
+        assert_eq!(cut, Some(OUTLINE_LIMIT as u32)); // the line of `f2500`: two lines a definition
+        let listed = cut.expect("cut") as usize;
+        assert!(doc.line_symbols[listed + 1..].iter().all(|(e, _)| matches!(e, Encoded::Stale)));
+        let rope = Rope::from_str(&doc.text);
+        let at = position::Text::new(&rope, doc.encoding);
+        let whole: Vec<serde_json::Value> = fevlint_ide::symbols(&fevlint_syntax::parse(&text), &text)
+            .into_iter()
+            .take(OUTLINE_LIMIT / 2)
+            .map(|s| serde_json::to_value(crate::convert::symbol(at, s)).expect("json"))
+            .collect();
+        assert_eq!(got, whole);
+        // A line's fields grow: the cut comes a definition earlier.
+        doc.apply(2, &[change(0, 0, 0, 10, "f0(x64 a0, x64 a1)")]);
+        let (json, cut) = doc.symbols_json().expect("symbols");
+        let got: Vec<serde_json::Value> = serde_json::from_slice(&json).expect("json");
+        assert_eq!(got.len(), OUTLINE_LIMIT / 2 - 1);
+        assert_eq!(cut, Some(OUTLINE_LIMIT as u32 - 2));
     }
 
     /// Whole lines replaced, inserted and deleted at random in a script without syntax

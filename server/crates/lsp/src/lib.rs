@@ -101,6 +101,70 @@ mod tests {
         transport::frame(v.to_string().as_bytes())
     }
 
+    /// `workspace/symbol` finds an open script's definitions by the query's characters in
+    /// order, case aside, also those past the outline's limit, in URI then line order.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn workspace_symbols_find_definitions_past_the_outline() {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(server);
+        let serve = tokio::spawn(serve(read, write, None));
+        let (from_server, mut to_server) = tokio::io::split(client);
+        let big: String = (0..crate::document::OUTLINE_LIMIT).map(|i| format!("f{i}(x64 a0)\n")).collect::<String>()
+            + "\tVfs_Read(x64 file)\n";
+        let mut burst =
+            message(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"capabilities": {}}}));
+        burst.extend(message(&json!({"jsonrpc": "2.0", "method": "initialized", "params": {}})));
+        for (uri, text) in
+            [("file:///w/b.fev", big.as_str()), ("file:///w/a.fev", "# x\nvfs_read(x64 f)\nvfs_write()\n")]
+        {
+            burst.extend(message(&json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params":
+                {"textDocument": {"uri": uri, "languageId": "fev", "version": 0, "text": text}}})));
+        }
+        for (id, query) in [(1, "vfsrd"), (2, "zzz"), (3, "")] {
+            burst.extend(message(&json!({"jsonrpc": "2.0", "id": id, "method": "workspace/symbol",
+                "params": {"query": query}})));
+        }
+        burst.extend(message(&json!({"jsonrpc": "2.0", "id": 4, "method": "shutdown"})));
+        burst.extend(message(&json!({"jsonrpc": "2.0", "method": "exit"})));
+        to_server.write_all(&burst).await.expect("write");
+        let mut read = BufReader::new(from_server);
+        let mut answers = std::collections::HashMap::new();
+        while let Ok(transport::Frame::Body(body)) = transport::read_frame(&mut read).await {
+            let v: Value = serde_json::from_slice(&body).expect("json");
+            if let (Some(id), None) = (v["id"].as_u64(), v.get("method")) {
+                answers.insert(id, v["result"].clone());
+            }
+        }
+        assert!(serve.await.expect("server"), "shutdown came first");
+        let found = |id: u64| -> Vec<(String, String, u64, u64, u64)> {
+            answers[&id]
+                .as_array()
+                .expect("symbols")
+                .iter()
+                .map(|s| {
+                    let r = &s["location"]["range"];
+                    (
+                        s["name"].as_str().unwrap_or("").to_owned(),
+                        s["location"]["uri"].as_str().unwrap_or("").to_owned(),
+                        r["start"]["line"].as_u64().unwrap_or(0),
+                        r["start"]["character"].as_u64().unwrap_or(0),
+                        r["end"]["character"].as_u64().unwrap_or(0),
+                    )
+                })
+                .collect()
+        };
+        let limit = crate::document::OUTLINE_LIMIT as u64;
+        assert_eq!(
+            found(1),
+            [
+                ("vfs_read".to_owned(), "file:///w/a.fev".to_owned(), 1, 0, 8),
+                ("Vfs_Read".to_owned(), "file:///w/b.fev".to_owned(), limit, 1, 9)
+            ]
+        );
+        assert_eq!(found(2), []);
+        assert_eq!(found(3).len(), super::server::WORKSPACE_SYMBOLS);
+    }
+
     /// Edits and requests sent in one burst, without waiting for any answer: each
     /// request's answer is that of the text after exactly the edits sent before it.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

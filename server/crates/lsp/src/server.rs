@@ -1591,6 +1591,7 @@ pub fn capabilities() -> ServerCapabilities {
             ..Default::default()
         }),
         document_symbol_provider: Some(OneOf::Left(true)),
+        workspace_symbol_provider: Some(OneOf::Left(true)),
         folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
         semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
             SemanticTokensOptions {
@@ -1639,6 +1640,33 @@ impl Backend {
             )
             .await
     }
+}
+
+/// The most definitions a `workspace/symbol` answer lists (as rust-analyzer bounds its own).
+pub(crate) const WORKSPACE_SYMBOLS: usize = 256;
+
+/// The definitions of an open script whose function name holds the query's characters in
+/// order, case aside (as VS Code filters them again), at most `limit`: how a definition past
+/// the outline's [`crate::document::OUTLINE_LIMIT`] is found.
+fn workspace_symbols<'d>(doc: &'d Document, query: &str, limit: usize) -> Vec<(&'d str, fevlint_syntax::Span)> {
+    let query: Vec<char> = query.chars().flat_map(char::to_lowercase).collect();
+    let matches = |name: &str| {
+        let mut want = query.iter().peekable();
+        for c in name.chars().flat_map(char::to_lowercase) {
+            if want.peek() == Some(&&c) {
+                want.next();
+            }
+        }
+        want.peek().is_none()
+    };
+    doc.parse
+        .lines
+        .iter()
+        .filter_map(|l| l.parsed.as_ref()?.function.as_ref())
+        .filter(|(name, _)| matches(name))
+        .take(limit)
+        .map(|(name, span)| (name.as_str(), *span))
+        .collect()
 }
 
 /// The one edit from `old` to `new` (their common start and end kept), none when equal.
@@ -2025,8 +2053,20 @@ impl LanguageServer for Backend {
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
         let uri = &params.text_document.uri;
-        let kept = self.0.with_doc("documentSymbol", uri, |doc| doc.symbols_json().map(|json| self.0.raw.put(json)));
-        if let Some(token) = kept.await? {
+        let kept = self.0.with_doc("documentSymbol", uri, |doc| {
+            let (json, cut) = doc.symbols_json()?;
+            let tell = cut.filter(|_| !std::mem::replace(&mut doc.outline_cut_told, true));
+            Some((self.0.raw.put(json), tell))
+        });
+        if let Some((token, tell)) = kept.await? {
+            if let Some(line) = tell {
+                let message = format!(
+                    "the outline of {} lists its first {} symbols (to line {line}); workspace symbols find the others",
+                    uri.as_str(),
+                    crate::document::OUTLINE_LIMIT,
+                );
+                self.0.log(MessageType::INFO, message).await;
+            }
             // A placeholder the transport replaces with the JSON kept per line.
             #[allow(deprecated)] // `DocumentSymbol::deprecated` must be named to build the struct.
             let placeholder = DocumentSymbol {
@@ -2047,13 +2087,47 @@ impl LanguageServer for Backend {
                 uri,
                 |_| true,
                 |_, doc, _| {
-                    let symbols = fevlint_ide::symbols(&doc.parse, &doc.text);
-                    Some(DocumentSymbolResponse::Nested(
-                        symbols.into_iter().map(|s| convert::symbol(doc.at(), s)).collect(),
-                    ))
+                    let mut listed = 0;
+                    let symbols = fevlint_ide::symbols(&doc.parse, &doc.text).into_iter().take_while(|s| {
+                        listed += 1 + s.children.len();
+                        listed <= crate::document::OUTLINE_LIMIT
+                    });
+                    Some(DocumentSymbolResponse::Nested(symbols.map(|s| convert::symbol(doc.at(), s)).collect()))
                 },
             )
             .await
+    }
+
+    async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
+        let found = {
+            let state = self.0.lock();
+            guarded(|| {
+                let mut docs: Vec<(&Uri, &Document)> = state.docs.iter().filter(|(_, d)| !d.mainline).collect();
+                docs.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+                let mut out = Vec::new();
+                for (uri, doc) in docs {
+                    for (name, span) in workspace_symbols(doc, &params.query, WORKSPACE_SYMBOLS - out.len()) {
+                        #[allow(deprecated)] // `SymbolInformation::deprecated` must be named to build the struct.
+                        out.push(SymbolInformation {
+                            name: name.to_owned(),
+                            kind: SymbolKind::FUNCTION,
+                            tags: None,
+                            deprecated: None,
+                            location: Location::new(uri.clone(), doc.at().range(span)),
+                            container_name: None,
+                        });
+                    }
+                }
+                out
+            })
+        };
+        match found {
+            Ok(found) => Ok(Some(WorkspaceSymbolResponse::Flat(found))),
+            Err(p) => {
+                self.0.log(MessageType::ERROR, format!("workspace/symbol failed: {p}")).await;
+                Err(Error::internal_error())
+            }
+        }
     }
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
