@@ -138,6 +138,8 @@ def run_vscode(binary, tmp, files, env):
         kept = os.path.join(ROOT, "target", "tmp", "bench-editors")
         os.makedirs(kept, exist_ok=True)
         shutil.copy(os.path.join(out, "bench.json"), os.path.join(kept, "vscode.json"))
+        if os.path.exists(os.path.join(out, "renderer.cpuprofile")):
+            shutil.copy(os.path.join(out, "renderer.cpuprofile"), kept)
         print(f"  (VS Code's profile: {os.path.join(kept, 'vscode.json')})")
     return f"VS Code {report['vscode']} (code-server)", report["scripts"]
 

@@ -101,6 +101,47 @@ mod tests {
         transport::frame(v.to_string().as_bytes())
     }
 
+    /// The `initialize` answer's semantic tokens provider for a client's capabilities.
+    async fn tokens_provider(capabilities: Value) -> Value {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(server);
+        let serve = tokio::spawn(serve(read, write, None));
+        let (from_server, mut to_server) = tokio::io::split(client);
+        let mut burst = message(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"capabilities": capabilities}}),
+        );
+        burst.extend(message(&json!({"jsonrpc": "2.0", "id": 1, "method": "shutdown"})));
+        burst.extend(message(&json!({"jsonrpc": "2.0", "method": "exit"})));
+        to_server.write_all(&burst).await.expect("write");
+        let mut read = BufReader::new(from_server);
+        let mut provider = Value::Null;
+        while let Ok(transport::Frame::Body(body)) = transport::read_frame(&mut read).await {
+            let v: Value = serde_json::from_slice(&body).expect("json");
+            if v["id"] == 0 {
+                provider = v["result"]["capabilities"]["semanticTokensProvider"].clone();
+            }
+        }
+        assert!(serve.await.expect("server"), "shutdown came first");
+        provider
+    }
+
+    /// A client that asks by range (VS Code) is offered range requests only; one that
+    /// cannot (Neovim 0.11) or says nothing, whole-document tokens and their deltas.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn semantic_tokens_by_range_for_the_clients_that_ask_by_range() {
+        let tokens = |range: bool| {
+            json!({"textDocument": {"semanticTokens": {"requests": {"range": range, "full": {"delta": true}},
+                "tokenTypes": [], "tokenModifiers": [], "formats": ["relative"]}}})
+        };
+        let vscode = tokens_provider(tokens(true)).await;
+        assert_eq!((vscode.get("full"), &vscode["range"]), (None, &json!(true)), "{vscode}");
+        assert!(vscode["legend"]["tokenTypes"].as_array().is_some_and(|t| !t.is_empty()), "{vscode}");
+        for caps in [tokens(false), json!({})] {
+            let provider = tokens_provider(caps).await;
+            assert_eq!((&provider["full"], &provider["range"]), (&json!({"delta": true}), &json!(true)), "{provider}");
+        }
+    }
+
     /// `workspace/symbol` finds an open script's definitions by the query's characters in
     /// order, case aside, also those past the outline's limit, in URI then line order.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
