@@ -881,6 +881,12 @@ fn a_read_only_flag_guards_a_relocation_as_the_verifier_reads_it() {
         codes
     };
     assert_eq!(codes("rodata.bpf.o"), ["B602", "B602"], "flag 0: dead code on both kernels");
+    // Said to hang on the flag, which a loader may set before loading.
+    let out = fevlint(&dir, &["check", "--format", "json", "rodata.bpf.o"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    for d in json["diagnostics"].as_array().expect("diagnostics").iter().filter(|d| d["code"] == "B602") {
+        assert!(d["notes"].to_string().contains("read-only global"), "{d}");
+    }
     assert_eq!(codes("set.bpf.o"), ["B601", "B601"], "flag 1: reached on both kernels");
     let _ = std::fs::remove_dir_all(&dir);
 }

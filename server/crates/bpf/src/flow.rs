@@ -33,6 +33,20 @@ type Regs = [Option<Val>; 11];
 /// The instructions of `program` the verifier visits on the kernel `resolutions` belong
 /// to, by index in the program; `None` when the program's bytes are unreadable.
 pub fn reachable(obj: &BpfObject, program: &Program, resolutions: &[Resolution]) -> Option<Vec<bool>> {
+    walk(obj, program, resolutions, true)
+}
+
+/// [`reachable`] with every load from read-only data unknown: what the verifier reaches
+/// when a loader has set the `const volatile` globals to other values than the object's.
+pub fn reachable_whatever_read_only(
+    obj: &BpfObject,
+    program: &Program,
+    resolutions: &[Resolution],
+) -> Option<Vec<bool>> {
+    walk(obj, program, resolutions, false)
+}
+
+fn walk(obj: &BpfObject, program: &Program, resolutions: &[Resolution], read_only: bool) -> Option<Vec<bool>> {
     let sec = obj.section(&program.section)?;
     let data = obj.section_data(sec);
     let start = usize::try_from(program.offset).ok()?;
@@ -146,10 +160,10 @@ pub fn reachable(obj: &BpfObject, program: &Program, resolutions: &[Resolution])
             0x00 if insn.is_ldimm64() => {
                 let at = program.offset.saturating_add(8 * pc as u64);
                 regs[dst] = match obj.data_ref(program.section_index, at, &insn) {
-                    Some(DataRef::ReadOnly { section, offset }) => {
+                    Some(DataRef::ReadOnly { section, offset }) if read_only => {
                         i64::try_from(offset).ok().map(|offset| Val::Ro { section, offset })
                     }
-                    Some(DataRef::Other) => None,
+                    Some(_) => None,
                     None if insn.src == 0 && pc + 1 < n => {
                         Some(Val::K(u64::from(insn.imm as u32) | u64::from(insns[pc + 1].imm as u32) << 32))
                     }

@@ -505,12 +505,14 @@ pub fn check_objects_with(
                     .map(|(k, t)| {
                         let resolutions = t.as_ref().map(|t| fevlint_bpf::resolve(object, t)).unwrap_or_default();
                         let dead = crate::bpf::dead_code(object, &loaded, &resolutions);
+                        let dead_by_read_only = crate::bpf::dead_by_read_only(object, &loaded, &resolutions, &dead);
                         crate::bpf::PerKernel {
                             kernel: k.kernel,
                             target: t.as_ref(),
                             modules: k.modules.as_deref(),
                             resolutions,
                             dead,
+                            dead_by_read_only,
                         }
                     })
                     .collect(),

@@ -59,6 +59,9 @@ pub struct PerKernel<'a> {
     /// Per resolution: its instruction is dead code on this kernel once the existence
     /// checks are patched (the verifier never reaches it), so a poisoning is harmless.
     pub dead: Vec<bool>,
+    /// Per resolution: dead only because of a read-only global's value in the object (a
+    /// `const volatile` flag in `.rodata`, which a loader may set before loading).
+    pub dead_by_read_only: Vec<bool>,
 }
 
 /// What the `B` rules look at.
@@ -157,6 +160,12 @@ impl BpfContext<'_> {
         self.kernels.get(k).and_then(|pk| pk.dead.get(i)).copied().unwrap_or(false)
     }
 
+    /// Whether [`Self::guarded`] holds only through a read-only global's value in the
+    /// object ([`PerKernel::dead_by_read_only`]).
+    pub fn guarded_by_read_only(&self, k: usize, i: usize) -> bool {
+        self.kernels.get(k).and_then(|pk| pk.dead_by_read_only.get(i)).copied().unwrap_or(false)
+    }
+
     /// Whether a relocation lies in a subprogram no program calls: libbpf relocates it but
     /// never loads it, so only a failure that refuses the whole object matters there.
     pub fn never_loaded(&self, r: &Resolution) -> bool {
@@ -180,6 +189,29 @@ impl BpfContext<'_> {
 /// `loaded` is [`BpfObject::loaded_programs`].
 pub fn dead_code(object: &BpfObject, loaded: &[bool], resolutions: &[Resolution]) -> Vec<bool> {
     let mut reach: std::collections::HashMap<&str, Option<Vec<bool>>> = std::collections::HashMap::new();
+    dead_with(object, loaded, resolutions, &mut reach, fevlint_bpf::flow::reachable)
+}
+
+/// Per resolution, whether it is dead code ([`dead_code`]) only because the walk reads
+/// the object's read-only globals as constants: with them unknown it is reached.
+pub fn dead_by_read_only(object: &BpfObject, loaded: &[bool], resolutions: &[Resolution], dead: &[bool]) -> Vec<bool> {
+    if !dead.iter().zip(resolutions).any(|(d, r)| *d && !matches!(r.outcome, Outcome::Value { .. })) {
+        return vec![false; resolutions.len()];
+    }
+    let mut reach: std::collections::HashMap<&str, Option<Vec<bool>>> = std::collections::HashMap::new();
+    let without = dead_with(object, loaded, resolutions, &mut reach, fevlint_bpf::flow::reachable_whatever_read_only);
+    dead.iter().zip(without).map(|(d, w)| *d && !w).collect()
+}
+
+type Walk = fn(&BpfObject, &Program, &[Resolution]) -> Option<Vec<bool>>;
+
+fn dead_with<'o>(
+    object: &'o BpfObject,
+    loaded: &[bool],
+    resolutions: &[Resolution],
+    reach: &mut std::collections::HashMap<&'o str, Option<Vec<bool>>>,
+    walk: Walk,
+) -> Vec<bool> {
     resolutions
         .iter()
         .map(|r| {
@@ -196,8 +228,7 @@ pub fn dead_code(object: &BpfObject, loaded: &[bool], resolutions: &[Resolution]
             if p.def.is_none() && loaded.get(at) == Some(&false) {
                 return true;
             }
-            let seen =
-                reach.entry(p.name.as_str()).or_insert_with(|| fevlint_bpf::flow::reachable(object, p, resolutions));
+            let seen = reach.entry(p.name.as_str()).or_insert_with(|| walk(object, p, resolutions));
             let i = (u64::from(r.insn_off).saturating_sub(p.offset) / 8) as usize;
             seen.as_ref().is_some_and(|s| s.get(i) == Some(&false))
         })

@@ -18,7 +18,10 @@ has patched the program's existence checks (`bpf_core_field_exists()`,
 `bpf_core_type_exists()`, `bpf_core_enum_value_exists()`) with that kernel's answers,
 the poisoned instruction is unreachable (fevlint walks the program with the constants
 the verifier knows and follows only the branches they decide), so the verifier never
-visits it and the program loads.
+visits it and the program loads. A `const volatile` global the object holds in `.rodata`
+guards the same way (libbpf freezes that map and the verifier reads it as a constant:
+`if (never)` with `never` 0); a note then says that a loader setting it otherwise before
+loading reaches the instruction.
 
 ## Why is this bad?
 It is not: this is how a program supports several kernels. It is shown so that the
@@ -78,6 +81,12 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
             );
             f.program = r.program.clone();
             f.diagnostic = f.diagnostic.note(reason.clone()).note(format!("{} is dead code there", relo_place(r)));
+            if cx.guarded_by_read_only(k, i) {
+                f.diagnostic = f.diagnostic.note(
+                    "dead through a read-only global's value in the object (a `const volatile` in `.rodata`, which \
+                     the verifier reads as a constant): a loader that sets it otherwise before loading reaches it",
+                );
+            }
             out.push(f);
         }
     }
