@@ -110,7 +110,10 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         // Command-line flags override the config.
         let kernel_paths =
             if args.kernels.is_empty() { config.map_or(&[][..], |c| &c.kernels[..]) } else { &args.kernels[..] };
-        let kernel_refs = kernels.open(kernel_paths)?;
+        // A compiled object reads only the kernel files its programs ask about (see
+        // `check_bpf`); a script's checks use the whole model.
+        let object = bytes.starts_with(b"\x7fELF");
+        let kernel_refs = kernels.open(kernel_paths, !object)?;
         let arch = args.arch.map(|a| match a {
             Arch::X86_64 => fevlint_types::Arch::X86_64,
             Arch::X86_32 => fevlint_types::Arch::X86_32,
@@ -126,10 +129,9 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         if let Some(i) = &ignore {
             settings.ignore = i.clone();
         }
-        if bytes.starts_with(b"\x7fELF") {
+        if object {
             // A compiled BPF object, or a binary that embeds some (libbpf skeletons):
             // checked after the scripts, all objects of one kernel set together.
-            kernels.open(kernel_paths)?;
             bpf_inputs.push(BpfInput { name, bytes, dir, kernels: kernel_paths.to_vec(), settings });
             continue;
         }
@@ -250,7 +252,11 @@ struct Kernels {
 }
 
 impl Kernels {
-    fn open(&mut self, paths: &[PathBuf]) -> anyhow::Result<Vec<&Kernel>> {
+    /// The kernels at `paths`, opened now if they are not yet. `whole`: every file the
+    /// kernel folder left for later is read now too ([`Kernel::load_deferred`]), so a broken
+    /// one is an error before anything is checked; otherwise only what a check asks for is
+    /// read, and [`Kernels::read_errors`] reports a broken one after the check.
+    fn open(&mut self, paths: &[PathBuf], whole: bool) -> anyhow::Result<Vec<&Kernel>> {
         let mut seen = std::collections::HashSet::new();
         let new: Vec<&PathBuf> = paths.iter().filter(|p| !self.open.contains_key(*p) && seen.insert(*p)).collect();
         // `debian:VERSION` in a fevlint.toml: fetched (once) like on the command line.
@@ -263,13 +269,33 @@ impl Kernels {
             .collect::<anyhow::Result<_>>()?;
         for (path, k) in new.iter().zip(Kernel::open_all(&resolved, super::kernel_cache())) {
             let k = k.with_context(|| format!("cannot open kernel {}", path.display()))?;
-            k.load_deferred().map_err(|e| anyhow::anyhow!("cannot open kernel {}: {e}", path.display()))?;
+            if whole {
+                k.load_deferred().map_err(|e| anyhow::anyhow!("cannot open kernel {}: {e}", path.display()))?;
+            }
             for note in &k.notes {
                 eprintln!("note: kernel {}: {note}", k.name);
             }
             self.open.insert((*path).clone(), k);
         }
-        Ok(paths.iter().filter_map(|p| self.open.get(p)).collect())
+        let open: Vec<&Kernel> = paths.iter().filter_map(|p| self.open.get(p)).collect();
+        if whole {
+            // Opened earlier for an object: the rest of its files now.
+            for (path, k) in paths.iter().zip(&open) {
+                k.load_deferred().map_err(|e| anyhow::anyhow!("cannot open kernel {}: {e}", path.display()))?;
+            }
+        }
+        Ok(open)
+    }
+
+    /// The first file left for later that a check read and could not (see
+    /// [`Kernels::open`]), as the error [`Kernel::load_deferred`] gives at open.
+    fn read_errors(&self, paths: &[PathBuf]) -> anyhow::Result<()> {
+        for path in paths {
+            if let Some(e) = self.open.get(path).and_then(Kernel::deferred_error) {
+                anyhow::bail!("cannot open kernel {}: {e}", path.display());
+            }
+        }
+        Ok(())
     }
 }
 
@@ -414,6 +440,7 @@ fn check_bpf(inputs: Vec<BpfInput>, kernels: &Kernels, reports: &mut Vec<FileRep
                 input.settings.apply(&mut r.diagnostics);
             }
         }
+        kernels.read_errors(&paths)?;
     }
     let mut sources: Vec<FileReport> = sources.into_values().collect();
     sources.sort_by(|a, b| a.name.cmp(&b.name));

@@ -392,7 +392,18 @@ impl Kernel {
         if self.inputs.deferred.error_injection.is_some() {
             let _ = self.error_injection();
         }
-        let first = [
+        match self.deferred_error() {
+            Some(e) => Err(e.to_owned()),
+            None => Ok(()),
+        }
+    }
+
+    /// Why the first of the files left for later that has been read so far could not be
+    /// read (in [`Self::load_deferred`]'s order): a command that reads only what it asks
+    /// for (a compiled object's check) calls this at the end, so a broken file it used is
+    /// the same error as if it had been read at open, and one it never needed is no error.
+    pub fn deferred_error(&self) -> Option<&str> {
+        [
             self.error_injection.get().and_then(|r| r.as_ref()?.as_ref().err()),
             self.config.get().and_then(|r| r.as_ref()?.as_ref().err()),
             self.filter_functions.get().and_then(|r| r.as_ref()?.as_ref().err()),
@@ -401,11 +412,8 @@ impl Kernel {
         ]
         .into_iter()
         .flatten()
-        .next();
-        if let Some(e) = first {
-            return Err(e.clone());
-        }
-        Ok(())
+        .next()
+        .map(String::as_str)
     }
 
     /// The symbol map, read on first use.
