@@ -888,5 +888,59 @@ fn a_read_only_flag_guards_a_relocation_as_the_verifier_reads_it() {
         assert!(d["notes"].to_string().contains("read-only global"), "{d}");
     }
     assert_eq!(codes("set.bpf.o"), ["B601", "B601"], "flag 1: reached on both kernels");
+
+/// A compiled object reads only the kernel files its programs ask about: a kernel folder
+/// whose config does not parse still checks `drift.bpf.o` (no rule of its programs needs
+/// the config), while a script against the same folder, and the object against a folder
+/// whose ftrace list (which its kprobes need) does not parse, are refused as before.
+#[test]
+fn an_object_reads_only_the_kernel_files_it_needs() {
+    if !fevlint_testkit::real_tools("clang, bpftool and libbpf") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("fevlint-bpf-lazy-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    fevlint_testkit::bpf::vmlinux_h("6.1.0-56-amd64", &dir);
+    fevlint_testkit::bpf::compile(&dir, "drift.bpf.c");
+    std::fs::write(dir.join("probe.fev"), "vfs_read(x64 file)\n").expect("script");
+    let release = "6.12.117+deb12-amd64";
+    let folder = |name: &str, broken: &str| {
+        let k = dir.join(name);
+        std::fs::create_dir_all(&k).expect("kernel folder");
+        for file in ["vmlinux.btf", "System.map", "available_filter_functions", "kprobe_blacklist", "config"] {
+            let bytes = fevlint_testkit::kernel_fixture_file(release, file).1;
+            let bytes = if file == broken { b"this line is not a config line\n".to_vec() } else { bytes };
+            std::fs::write(k.join(file), bytes).expect("copy");
+        }
+        k
+    };
+    let check = |k: &Path, input: &str| {
+        Command::new(env!("CARGO_BIN_EXE_fevlint"))
+            .current_dir(&dir)
+            .args(["check", "--format", "json", "-k"])
+            .arg(k)
+            .arg(input)
+            .output()
+            .expect("fevlint runs")
+    };
+    let bad_config = folder("bad-config", "config");
+    let out = check(&bad_config, "drift.bpf.o");
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let diags = json["diagnostics"].as_array().expect("diagnostics");
+    assert!(diags
+        .iter()
+        .any(|d| d["code"] == "B611" && d["message"].as_str().is_some_and(|m| m.contains("__alloc_pages"))));
+    let out = check(&bad_config, "probe.fev");
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot open kernel") && err.contains("config"), "{err}");
+    let bad_ftrace = folder("bad-ftrace", "available_filter_functions");
+    std::fs::write(bad_ftrace.join("available_filter_functions"), [0xffu8, 0xfe, b'\n']).expect("broken list");
+    let out = check(&bad_ftrace, "drift.bpf.o");
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot open kernel") && err.contains("available_filter_functions"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
