@@ -888,6 +888,8 @@ fn a_read_only_flag_guards_a_relocation_as_the_verifier_reads_it() {
         assert!(d["notes"].to_string().contains("read-only global"), "{d}");
     }
     assert_eq!(codes("set.bpf.o"), ["B601", "B601"], "flag 1: reached on both kernels");
+    let _ = std::fs::remove_dir_all(&dir);
+}
 
 /// A compiled object reads only the kernel files its programs ask about: a kernel folder
 /// whose config does not parse still checks `drift.bpf.o` (no rule of its programs needs

@@ -4,7 +4,8 @@
 //! sorted struct, union and typedef names an offset past a struct's end is looked up in,
 //! `*.btfnames1`): a
 //! run that builds them, a run that maps them and a run without any cache say the same,
-//! and a damaged entry is noticed, not believed, and written again.
+//! and a damaged entry is noticed, not believed, and written again (the text-symbol set,
+//! read a page at a time, when a lookup reads the damaged page).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -99,6 +100,14 @@ fn derived_indexes_answer_as_a_fresh_build_and_damage_is_rebuilt() {
         }
         assert_eq!(check(&dir, Some(&cache)), uncached, "damaged entries are not believed");
         for (i, p) in files.iter().enumerate() {
+            // The text-symbol set is read a page at a time, each page checked by its
+            // CRC-32 (`Cache::open_paged`): a flipped byte in a page no lookup reads is
+            // never handed out, and the entry is written again only once a lookup meets it.
+            let paged_flip = (i + 2 * round) % 4 == 0 && p.extension().is_some_and(|e| e == "textsyms");
+            if paged_flip && std::fs::read(p).expect("read") != good[i] {
+                std::fs::write(p, &good[i]).expect("restore");
+                continue;
+            }
             assert_eq!(std::fs::read(p).expect("read"), good[i], "{} is written again", p.display());
         }
     }

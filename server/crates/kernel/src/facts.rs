@@ -66,7 +66,7 @@ pub struct Kernel {
     names: OnceLock<FunctionNames>,
     /// CRC-32 of the raw BTF, computed once: the key of what is cached from it.
     btf_crc: Option<u32>,
-    text_symbols: OnceLock<Option<FunctionNames>>,
+    text_symbols: OnceLock<Option<fevlint_load::cache::PagedEntry>>,
     /// Trace event names from the symbol map, built once ([`Kernel::symbol_events`]).
     symbol_events: OnceLock<Option<SymbolEvents>>,
     /// A folder's image left unread at open, read when code is first asked for.
@@ -484,33 +484,48 @@ impl Kernel {
     /// map (or one that cannot be read).
     fn text_symbol(&self, name: &str) -> Option<bool> {
         if self.symbols.get().is_none() {
-            if let Some(t) = self.text_symbol_names() {
-                return Some(t.contains(name));
+            if let Some(found) = self.text_symbol_cached(name) {
+                return Some(found);
             }
         }
         self.symbols().map(|s| s.value.by_name(name).any(|s| s.is_text()))
     }
 
-    /// The names of the text symbols of a symbol map not read yet, kept in the cache
-    /// (keyed by the file's path, length and modification time, [`Cache::source_key`]): a
-    /// later run answers without reading the map at all. The set is only stored after the
-    /// map parsed: a hit means the same file parsed before.
-    fn text_symbol_names(&self) -> Option<&FunctionNames> {
-        self.text_symbols
-            .get_or_init(|| {
-                let cache = &self.opts.cache;
-                let d = self.inputs.deferred_symbols.as_ref()?;
-                let source = cache.source_key(&d.path)?;
-                let file = format!("{source:016x}{:02x}.textsyms", u8::from(d.kallsyms));
-                if let Some(t) = cache.get_derived(&file).and_then(FunctionNames::from_bytes) {
-                    return Some(t);
-                }
-                let table = &self.symbols()?.value;
-                let t = FunctionNames::build_set(table.iter().filter(|s| s.is_text()).map(|s| s.name));
-                cache.put_derived(&file, t.as_bytes());
-                Some(t)
-            })
-            .as_ref()
+    /// Whether the set of the text symbols of a symbol map not read yet has `name`: the
+    /// set is kept in the cache (keyed by the file's path, length and modification time,
+    /// [`Cache::source_key`]) and read a page at a time ([`Cache::open_paged`]: a lookup
+    /// reads the few pages of the 3 MB set its binary search touches, each checked by its
+    /// CRC-32), so a later run answers without reading the map or the whole set. `None`
+    /// when there is no stored set (the map is parsed, answers, and the set is stored:
+    /// a hit means the same file parsed before) or a page of it is damaged (stored again).
+    fn text_symbol_cached(&self, name: &str) -> Option<bool> {
+        let cache = &self.opts.cache;
+        let d = self.inputs.deferred_symbols.as_ref()?;
+        let file = || Some(format!("{:016x}{:02x}.textsyms", cache.source_key(&d.path)?, u8::from(d.kallsyms)));
+        let entry = self.text_symbols.get_or_init(|| {
+            let file = file()?;
+            if let Some(e) = cache.open_paged(&file) {
+                return Some(e);
+            }
+            self.store_text_symbols(&file);
+            None
+        });
+        let e = entry.as_ref()?;
+        let found = FunctionNames::contains_in(e.len(), |r| e.read(r), name);
+        if found.is_none() {
+            if let Some(f) = file() {
+                self.store_text_symbols(&f);
+            }
+        }
+        found
+    }
+
+    /// Stores the set of the symbol map's text symbols as `file` (parsing the map).
+    fn store_text_symbols(&self, file: &str) {
+        if let Some(table) = self.symbols() {
+            let t = FunctionNames::build_set(table.value.iter().filter(|s| s.is_text()).map(|s| s.name));
+            self.opts.cache.put_paged(file, t.as_bytes());
+        }
     }
 
     /// The kernel image (its code), when there is one: the image the kernel was opened

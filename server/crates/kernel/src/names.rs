@@ -231,6 +231,41 @@ impl FunctionNames {
         i < self.at.n && self.get(i) == name
     }
 
+    /// [`FunctionNames::contains`] over a table of `len` bytes read piecewise by `read` (a
+    /// byte range of the table; `None` when it cannot be had): only the places a binary
+    /// search touches are read, not the whole table (a symbol map's text symbols are 3 MB
+    /// for one name). `None` when the bytes are not such a table or a read fails.
+    pub fn contains_in(len: usize, read: impl Fn(Range<usize>) -> Option<Vec<u8>>, name: &str) -> Option<bool> {
+        let head = read(0..HEADER.min(len))?;
+        if head.get(..MAGIC.len())? != MAGIC {
+            return None;
+        }
+        let count = |i: usize| Some(u32_at(&head, MAGIC.len(), i)? as usize);
+        let at = Layout::new(count(0)?, count(1)?, count(2)?, count(3)?)?;
+        if at.end != len {
+            return None;
+        }
+        let name_at = |i: usize| -> Option<Vec<u8>> {
+            let from = at.starts.checked_add(i.checked_mul(4)?)?;
+            let span = read(from..from.checked_add(8)?)?;
+            let (a, b) = (u32_at(&span, 0, 0)? as usize, u32_at(&span, 0, 1)? as usize);
+            if a > b {
+                return None;
+            }
+            read(at.text.checked_add(a)?..at.text.checked_add(b)?)
+        };
+        let (mut lo, mut hi) = (0, at.n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if name_at(mid)?.as_slice() < name.as_bytes() {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        Some(lo < at.n && name_at(lo)? == name.as_bytes())
+    }
+
     /// Up to `n` names within a small edit distance of `name`, closest first, then
     /// alphabetically; compiler clones left out.
     pub fn closest(&self, name: &str, n: usize) -> Vec<&str> {
@@ -561,6 +596,32 @@ mod tests {
         let read = FunctionNames::from_bytes(Blob::from_vec(set.as_bytes().to_vec()).whole()).expect("table");
         assert!(names.iter().all(|n| read.contains(n)) && !read.contains("vfs_rea"));
         assert!(read.closest("vfs_raed", 5).is_empty());
+    }
+
+    /// Membership read piecewise gives what the whole table gives, for every name and for
+    /// names it lacks; a table that is not one, or a read that fails, is no answer; damaged
+    /// offsets never panic.
+    #[test]
+    fn piecewise_membership_is_the_whole_tables() {
+        let names = near_names();
+        let set = FunctionNames::build_set(names.iter().map(String::as_str));
+        let bytes = set.as_bytes().to_vec();
+        let read = |b: &[u8], r: Range<usize>| b.get(r).map(<[u8]>::to_vec);
+        for q in names.iter().map(String::as_str).chain(["", "a", "zzzz", "vfs_rea", "vfs_read.", "\u{e9}t\u{e9}"]) {
+            assert_eq!(FunctionNames::contains_in(bytes.len(), |r| read(&bytes, r), q), Some(set.contains(q)), "{q}");
+        }
+        assert_eq!(FunctionNames::contains_in(bytes.len() + 1, |r| read(&bytes, r), "vfs_read"), None);
+        assert_eq!(FunctionNames::contains_in(bytes.len(), |_| None, "vfs_read"), None);
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..200 {
+            let mut bad = bytes.clone();
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let o = HEADER + (state as usize % (bad.len() - HEADER - 4));
+            bad[o..o + 4].copy_from_slice(&(state >> 32).to_le_bytes()[..4]);
+            let _ = FunctionNames::contains_in(bad.len(), |r| read(&bad, r), "vfs_read");
+        }
     }
 
     /// A table cut short, grown, or with its counts or offsets overwritten is refused or

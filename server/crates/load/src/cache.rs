@@ -261,3 +261,186 @@ impl Cache {
         });
     }
 }
+
+/// Marks the end of a paged entry: `payload, CRC-32 of each page (u32 each), payload
+/// length (u64), page count (u32), CRC-32 of the page CRCs (u32), PAGED`.
+const PAGED: &[u8; 8] = b"FEVPAG01";
+/// The unit a paged entry is read and checked in.
+const PAGE: usize = 4096;
+/// A paged entry's trailer: length, page count, CRC of the page CRCs, [`PAGED`].
+const PAGED_TRAILER: usize = 8 + 4 + 4 + 8;
+
+/// A derived file read a page at a time, for lookups that touch a few places of a large
+/// table (one name looked up among a symbol map's 150,000): opened with its trailer and
+/// page checksums only, each page read with `pread` when first asked for and refused
+/// unless its CRC-32 is the one stored ([`Cache::put_paged`]). As safe as
+/// [`Cache::get_derived`]'s CRC of the whole file for every byte it hands out, without
+/// reading the bytes it never hands out. Never mapped: a file truncated or rewritten under
+/// it reads short or fails its checksum, and the read is `None`.
+#[derive(Debug)]
+pub struct PagedEntry {
+    file: std::fs::File,
+    len: usize,
+    crcs: Vec<u32>,
+    pages: std::sync::Mutex<std::collections::HashMap<usize, Arc<[u8]>>>,
+}
+
+impl PagedEntry {
+    /// The payload's length.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The payload's bytes in `range`; `None` when out of bounds or when a page cannot be
+    /// read or fails its checksum.
+    pub fn read(&self, range: std::ops::Range<usize>) -> Option<Vec<u8>> {
+        if range.start > range.end || range.end > self.len {
+            return None;
+        }
+        let mut out = Vec::with_capacity(range.len());
+        let mut at = range.start;
+        while at < range.end {
+            let page = self.page(at / PAGE)?;
+            let from = at % PAGE;
+            let to = (range.end - (at - from)).min(page.len());
+            out.extend_from_slice(page.get(from..to)?);
+            at += to - from;
+        }
+        Some(out)
+    }
+
+    fn page(&self, i: usize) -> Option<Arc<[u8]>> {
+        use std::os::unix::fs::FileExt;
+        let mut pages = self.pages.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(p) = pages.get(&i) {
+            return Some(p.clone());
+        }
+        let start = i.checked_mul(PAGE)?;
+        let end = start.checked_add(PAGE)?.min(self.len);
+        let mut buf = vec![0u8; end.checked_sub(start)?];
+        self.file.read_exact_at(&mut buf, start as u64).ok()?;
+        if crc32fast::hash(&buf) != *self.crcs.get(i)? {
+            return None;
+        }
+        let page: Arc<[u8]> = buf.into();
+        pages.insert(i, page.clone());
+        Some(page)
+    }
+}
+
+impl Cache {
+    /// Stores a derived file to be read a page at a time ([`Cache::open_paged`]); failures
+    /// are ignored (the cache is an optimisation). Written whole under a temporary name and
+    /// renamed, as [`Cache::put_derived`].
+    pub fn put_paged(&self, name: &str, payload: &[u8]) {
+        let Some(dir) = self.dir() else { return };
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+        let crcs: Vec<u8> = payload.chunks(PAGE).flat_map(|p| crc32fast::hash(p).to_le_bytes()).collect();
+        let _ = crate::fsio::write_atomic_with(&dir.join(name), |f| {
+            use std::io::Write;
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+            w.write_all(payload)?;
+            w.write_all(&crcs)?;
+            w.write_all(&(payload.len() as u64).to_le_bytes())?;
+            w.write_all(&((crcs.len() / 4) as u32).to_le_bytes())?;
+            w.write_all(&crc32fast::hash(&crcs).to_le_bytes())?;
+            w.write_all(PAGED)?;
+            w.flush()
+        });
+    }
+
+    /// A paged derived file ([`PagedEntry`]): `None` when absent, when its size is not
+    /// what its trailer says, when its page checksums fail their own, or the cache is off.
+    pub fn open_paged(&self, name: &str) -> Option<PagedEntry> {
+        use std::os::unix::fs::FileExt;
+        let dir = self.dir()?;
+        let (file, size) = crate::fsio::open_regular(&dir.join(name)).ok()?;
+        let size = usize::try_from(size).ok()?;
+        let mut trailer = [0u8; PAGED_TRAILER];
+        file.read_exact_at(&mut trailer, size.checked_sub(PAGED_TRAILER)? as u64).ok()?;
+        if &trailer[16..] != PAGED {
+            return None;
+        }
+        let len = usize::try_from(u64::from_le_bytes(trailer[..8].try_into().ok()?)).ok()?;
+        let pages = u32::from_le_bytes(trailer[8..12].try_into().ok()?) as usize;
+        let table_crc = u32::from_le_bytes(trailer[12..16].try_into().ok()?);
+        if pages != len.div_ceil(PAGE) || len.checked_add(pages.checked_mul(4)?)?.checked_add(PAGED_TRAILER)? != size {
+            return None;
+        }
+        let mut table = vec![0u8; pages * 4];
+        file.read_exact_at(&mut table, len as u64).ok()?;
+        if crc32fast::hash(&table) != table_crc {
+            return None;
+        }
+        let crcs = table.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        Some(PagedEntry { file, len, crcs, pages: Default::default() })
+    }
+}
+
+#[cfg(test)]
+mod paged_tests {
+    use super::*;
+
+    fn scratch(name: &str) -> Cache {
+        let dir = std::env::temp_dir().join(format!("fevlint-paged-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        Cache::new(Some(dir))
+    }
+
+    #[test]
+    fn a_paged_entry_reads_back_any_range() {
+        let cache = scratch("ranges");
+        let payload: Vec<u8> = (0..3 * PAGE as u32 + 123).map(|i| (i * 7 % 251) as u8).collect();
+        cache.put_paged("t.paged", &payload);
+        let e = cache.open_paged("t.paged").expect("entry");
+        assert_eq!(e.len(), payload.len());
+        for (a, b) in [(0, 0), (0, 10), (PAGE - 3, PAGE + 5), (10, 3 * PAGE + 123), (3 * PAGE, 3 * PAGE + 123)] {
+            assert_eq!(e.read(a..b).as_deref(), Some(&payload[a..b]), "{a}..{b}");
+        }
+        assert_eq!(e.read(0..payload.len() + 1), None);
+        let _ = std::fs::remove_dir_all(cache.dir().expect("dir"));
+    }
+
+    #[test]
+    fn a_changed_or_cut_paged_entry_is_refused_where_it_changed() {
+        let cache = scratch("corrupt");
+        let payload: Vec<u8> = (0..2 * PAGE as u32 + 9).map(|i| (i % 253) as u8).collect();
+        cache.put_paged("t.paged", &payload);
+        let path = cache.dir().expect("dir").join("t.paged");
+        let good = std::fs::read(&path).expect("file");
+        // One byte of the second page changed in place: that page is refused, the others read.
+        let mut bad = good.clone();
+        bad[PAGE + 17] ^= 1;
+        std::fs::write(&path, &bad).expect("write");
+        let e = cache.open_paged("t.paged").expect("the trailer and checksums are intact");
+        assert_eq!(e.read(0..10).as_deref(), Some(&payload[..10]));
+        assert_eq!(e.read(PAGE..PAGE + 20), None);
+        // A page checksum changed: the whole entry is refused.
+        let mut bad = good.clone();
+        bad[payload.len() + 1] ^= 1;
+        std::fs::write(&path, &bad).expect("write");
+        assert!(cache.open_paged("t.paged").is_none());
+        // Cut short, or grown: refused.
+        for cut in [good.len() - 1, good.len() / 2, 3, 0] {
+            std::fs::write(&path, &good[..cut]).expect("write");
+            assert!(cache.open_paged("t.paged").is_none(), "{cut}");
+        }
+        let mut grown = good.clone();
+        grown.push(0);
+        std::fs::write(&path, &grown).expect("write");
+        assert!(cache.open_paged("t.paged").is_none());
+        // Truncated under a live entry: the pages not read yet are refused, no crash.
+        std::fs::write(&path, &good).expect("write");
+        let e = cache.open_paged("t.paged").expect("entry");
+        assert!(e.read(0..4).is_some());
+        std::fs::OpenOptions::new().write(true).open(&path).expect("open").set_len(100).expect("truncate");
+        assert_eq!(e.read(2 * PAGE..2 * PAGE + 9), None);
+        let _ = std::fs::remove_dir_all(cache.dir().expect("dir"));
+    }
+}
