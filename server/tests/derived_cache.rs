@@ -1,11 +1,11 @@
 //! The indexes a kernel derives and keeps in the cache (its function names with their
-//! similarity index, `*.names`; the text symbols of its symbol map, `*.textsyms`; the
-//! parsed ftrace list, `*.ftrace1`; the BTF's name indexes by namespace, `*.btfidx1`; the
+//! similarity index, `*.names`; the text symbols of its symbol map, `*.textsyms2`; the
+//! parsed ftrace list, `*.ftrace1`; the BTF's name indexes by namespace, `*.btfidx2`; the
 //! sorted struct, union and typedef names an offset past a struct's end is looked up in,
 //! `*.btfnames1`): a
 //! run that builds them, a run that maps them and a run without any cache say the same,
-//! and a damaged entry is noticed, not believed, and written again (the text-symbol set,
-//! read a page at a time, when a lookup reads the damaged page).
+//! and a damaged entry is noticed, not believed, and written again (the text-symbol set
+//! and the name indexes, read a page at a time, when a lookup reads the damaged page).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -44,7 +44,7 @@ fn derived(cache: &Path) -> Vec<PathBuf> {
         .map(|e| e.path())
         .filter(|p| {
             p.extension()
-                .is_some_and(|e| ["names", "textsyms", "ftrace1", "btfidx1", "btfnames1"].iter().any(|k| e == *k))
+                .is_some_and(|e| ["names", "textsyms2", "ftrace1", "btfidx2", "btfnames1"].iter().any(|k| e == *k))
         })
         .collect();
     v.sort();
@@ -68,11 +68,11 @@ fn derived_indexes_answer_as_a_fresh_build_and_damage_is_rebuilt() {
     // Each folder's symbol map (6.1's System.map; 6.18's kallsyms: its folder has no
     // ftrace list and no image to compute one from) is left for K201, which maps its
     // text-symbol set.
-    assert_eq!((kinds("names"), kinds("textsyms")), (2, 2), "{files:?}");
+    assert_eq!((kinds("names"), kinds("textsyms2")), (2, 2), "{files:?}");
     // 6.1's ftrace list, parsed once (6.18's folder has none).
     assert_eq!(kinds("ftrace1"), 1, "{files:?}");
     // At least the function index of each kernel's BTF.
-    assert!(kinds("btfidx1") >= 2, "{files:?}");
+    assert!(kinds("btfidx2") >= 2, "{files:?}");
     // The struct names of each kernel's BTF.
     assert!(kinds("btfnames1") >= 2, "{files:?}");
     let stamps: Vec<_> =
@@ -100,10 +100,12 @@ fn derived_indexes_answer_as_a_fresh_build_and_damage_is_rebuilt() {
         }
         assert_eq!(check(&dir, Some(&cache)), uncached, "damaged entries are not believed");
         for (i, p) in files.iter().enumerate() {
-            // The text-symbol set is read a page at a time, each page checked by its
-            // CRC-32 (`Cache::open_paged`): a flipped byte in a page no lookup reads is
-            // never handed out, and the entry is written again only once a lookup meets it.
-            let paged_flip = (i + 2 * round) % 4 == 0 && p.extension().is_some_and(|e| e == "textsyms");
+            // The text-symbol set and the BTF name indexes are read a page at a time, each
+            // page checked by its CRC-32 (`Cache::open_paged`): a flipped byte in a page no
+            // lookup reads is never handed out, and the entry is written again only once a
+            // lookup meets it.
+            let paged_flip =
+                (i + 2 * round) % 4 == 0 && p.extension().is_some_and(|e| e == "textsyms2" || e == "btfidx2");
             if paged_flip && std::fs::read(p).expect("read") != good[i] {
                 std::fs::write(p, &good[i]).expect("restore");
                 continue;

@@ -6,7 +6,7 @@
 
 use fevlint_types::hash_index::{hash_name, HashIndex};
 
-use crate::{Btf, BtfKind, BtfTypeId, IndexBytes};
+use crate::{Btf, BtfKind, BtfTypeId, IndexBytes, IndexPages};
 
 /// The namespaces the reader can look names up in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +48,40 @@ pub(crate) enum NameIndex {
     /// [`NameIndex::to_bytes`] as the cache maps it, read in place: 12 bytes per entry,
     /// checked when mapped ([`NameIndex::from_bytes`]).
     Mapped(IndexBytes),
+    /// [`NameIndex::to_bytes`] as the store reads it a piece at a time (each piece
+    /// checked by the store, [`crate::IndexStore::get_paged`]): a lookup reads the entries
+    /// its binary search touches, not the whole index. Every id is checked to lie in the
+    /// blob (`ids`) as it is read; a piece that cannot be had fails the lookup.
+    Paged(Paged),
+}
+
+/// A stored index read a piece at a time ([`NameIndex::Paged`]); read whole after
+/// [`Paged::WHOLE_AFTER`] lookups (a script's thousand definitions), when entry by entry
+/// would cost more than the one read.
+pub(crate) struct Paged {
+    pages: IndexPages,
+    ids: std::ops::Range<u32>,
+    lookups: std::sync::atomic::AtomicUsize,
+    /// The whole index, once read (`None`: the store could not vouch for all of it).
+    whole: std::sync::OnceLock<Option<Vec<u8>>>,
+}
+
+impl Paged {
+    const WHOLE_AFTER: usize = 64;
+
+    fn entry(&self, i: usize) -> Option<(u64, u32)> {
+        let at = i.checked_mul(ENTRY_BYTES)?;
+        let end = at.checked_add(ENTRY_BYTES)?;
+        let e = match self.whole.get() {
+            Some(whole) => mapped_entry(whole.as_deref()?.get(at..end)?, 0),
+            None => mapped_entry(self.pages.read(at..end)?.get(..ENTRY_BYTES)?, 0),
+        };
+        self.ids.contains(&e.1).then_some(e)
+    }
+
+    fn read_whole(&self) {
+        self.whole.get_or_init(|| self.pages.read(0..self.pages.len()));
+    }
 }
 
 impl std::fmt::Debug for NameIndex {
@@ -55,6 +89,7 @@ impl std::fmt::Debug for NameIndex {
         match self {
             NameIndex::Built(h) => f.debug_tuple("Built").field(h).finish(),
             NameIndex::Mapped(b) => f.debug_tuple("Mapped").field(&(**b).as_ref().len()).finish(),
+            NameIndex::Paged(p) => f.debug_tuple("Paged").field(&p.pages.len()).finish(),
         }
     }
 }
@@ -74,41 +109,61 @@ impl NameIndex {
         match self {
             NameIndex::Built(h) => h.entries().len(),
             NameIndex::Mapped(b) => (**b).as_ref().len() / ENTRY_BYTES,
+            NameIndex::Paged(p) => p.pages.len() / ENTRY_BYTES,
         }
     }
 
-    fn entry(&self, i: usize) -> (u64, u32) {
+    /// Entry `i`; `None` when a piece of a paged index cannot be had or names an id
+    /// outside the blob.
+    fn entry(&self, i: usize) -> Option<(u64, u32)> {
         match self {
-            NameIndex::Built(h) => h.entries()[i],
-            NameIndex::Mapped(b) => mapped_entry((**b).as_ref(), i),
+            NameIndex::Built(h) => h.entries().get(i).copied(),
+            NameIndex::Mapped(b) => Some(mapped_entry((**b).as_ref(), i)),
+            NameIndex::Paged(p) => p.entry(i),
         }
     }
 
-    /// Ids whose name hashes like `name`, in id order.
-    pub fn candidates(&self, name: &[u8]) -> impl Iterator<Item = BtfTypeId> + '_ {
+    /// Ids whose name hashes like `name`, in id order; `None` when a paged index fails.
+    pub fn candidates(&self, name: &[u8]) -> Option<Vec<BtfTypeId>> {
+        if let NameIndex::Paged(p) = self {
+            if p.lookups.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= Paged::WHOLE_AFTER {
+                p.read_whole();
+            }
+        }
         let h = hash_name(name);
         // The first entry whose hash is not below `h`.
         let (mut lo, mut hi) = (0, self.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            if self.entry(mid).0 < h {
+            if self.entry(mid)?.0 < h {
                 lo = mid + 1;
             } else {
                 hi = mid;
             }
         }
-        (lo..self.len()).map(|i| self.entry(i)).take_while(move |e| e.0 == h).map(|e| BtfTypeId(e.1))
+        let mut out = Vec::new();
+        for i in lo..self.len() {
+            let e = self.entry(i)?;
+            if e.0 != h {
+                break;
+            }
+            out.push(BtfTypeId(e.1));
+        }
+        Some(out)
     }
 
-    pub fn ids(&self) -> impl Iterator<Item = BtfTypeId> + '_ {
-        (0..self.len()).map(|i| BtfTypeId(self.entry(i).1))
+    /// Every id of the index; `None` when a paged index fails.
+    pub fn ids(&self) -> Option<Vec<BtfTypeId>> {
+        if let NameIndex::Paged(p) = self {
+            p.read_whole();
+        }
+        (0..self.len()).map(|i| self.entry(i).map(|e| BtfTypeId(e.1))).collect()
     }
 
     /// The entries as bytes (12 each, little-endian), for the cache.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.len() * ENTRY_BYTES);
-        for i in 0..self.len() {
-            let (h, id) = self.entry(i);
+        for (h, id) in (0..self.len()).map_while(|i| self.entry(i)) {
             out.extend_from_slice(&h.to_le_bytes());
             out.extend_from_slice(&id.to_le_bytes());
         }
@@ -132,6 +187,15 @@ impl NameIndex {
             last = Some(e);
         }
         Some(NameIndex::Mapped(owner))
+    }
+
+    /// An index [`NameIndex::to_bytes`] wrote for a blob whose own ids are `ids`, read a
+    /// piece at a time: `None` unless it is a whole number of entries. Its order and ids
+    /// are the store's to keep (it checks every piece it hands out against the checksum
+    /// it stored with it) and each id is checked as it is read.
+    pub fn from_pages(pages: IndexPages, ids: std::ops::Range<u32>) -> Option<NameIndex> {
+        let paged = Paged { pages, ids, lookups: Default::default(), whole: Default::default() };
+        paged.pages.len().is_multiple_of(ENTRY_BYTES).then_some(NameIndex::Paged(paged))
     }
 }
 
@@ -186,10 +250,10 @@ mod tests {
         let bytes = built.to_bytes();
         let index = mapped(bytes.clone(), 1..501).expect("valid bytes map");
         assert!(matches!(index, NameIndex::Mapped(_)));
-        assert_eq!(index.ids().collect::<Vec<_>>(), built.ids().collect::<Vec<_>>());
+        assert_eq!(index.ids(), built.ids());
         for n in names.iter().take(200).chain([&"absent".to_owned()]) {
             let n = n.as_bytes();
-            assert_eq!(index.candidates(n).collect::<Vec<_>>(), built.candidates(n).collect::<Vec<_>>(), "{n:?}");
+            assert_eq!(index.candidates(n), built.candidates(n), "{n:?}");
         }
         assert!(mapped(bytes.clone(), 1..400).is_none(), "an id outside the blob");
         assert!(mapped(bytes[..bytes.len() - 5].to_vec(), 1..501).is_none(), "a cut entry");
@@ -197,6 +261,6 @@ mod tests {
         let (a, b) = swapped.split_at_mut(ENTRY_BYTES);
         a.swap_with_slice(&mut b[..ENTRY_BYTES]);
         assert!(mapped(swapped, 1..501).is_none(), "entries out of order");
-        assert!(mapped(Vec::new(), 1..501).is_some_and(|i| i.ids().next().is_none()), "an empty index is one");
+        assert!(mapped(Vec::new(), 1..501).is_some_and(|i| i.ids() == Some(Vec::new())), "an empty index is one");
     }
 }

@@ -41,7 +41,33 @@ pub trait IndexStore: Send + Sync {
     fn get(&self, name: &str) -> Option<IndexBytes>;
     /// Keeps `bytes` under `name` (best effort: a failure only costs a rebuild later).
     fn put(&self, name: &str, bytes: &[u8]);
+    /// Whether the store reads name indexes a piece at a time ([`IndexStore::get_paged`],
+    /// [`IndexStore::put_paged`]) rather than whole.
+    fn paged(&self) -> bool {
+        false
+    }
+    /// The bytes stored under `name` by [`IndexStore::put_paged`], to be read a piece at
+    /// a time, each piece checked by the store before it hands it out.
+    fn get_paged(&self, _name: &str) -> Option<IndexPages> {
+        None
+    }
+    /// Keeps `bytes` under `name` for [`IndexStore::get_paged`] (best effort).
+    fn put_paged(&self, _name: &str, _bytes: &[u8]) {}
 }
+
+/// Stored bytes read a piece at a time ([`IndexStore::get_paged`]).
+pub trait PagedBytes: Send + Sync {
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The bytes in `range`; `None` when out of bounds or when the store cannot vouch for
+    /// them (a piece that fails its checksum, a file cut short).
+    fn read(&self, range: std::ops::Range<usize>) -> Option<Vec<u8>>;
+}
+
+/// Owner of a stored name index read a piece at a time.
+pub type IndexPages = Box<dyn PagedBytes>;
 
 /// One BTF blob, possibly split on top of a base.
 pub struct Btf {
@@ -61,6 +87,9 @@ pub struct Btf {
     first_str: u32,
     pointer_size: u32,
     indexes: [OnceLock<NameIndex>; Namespace::COUNT],
+    /// An index built from the type records after a stored one read piecewise failed a
+    /// check mid-use ([`Btf::candidates`]).
+    rebuilt: [OnceLock<NameIndex>; Namespace::COUNT],
     /// Where the name indexes are kept between runs: a name naming this blob's contents
     /// and the store holding it ([`Btf::with_index_cache`]); none, built every run.
     index_cache: Option<(String, Arc<dyn IndexStore>)>,
@@ -179,6 +208,7 @@ impl Btf {
             first_str,
             pointer_size,
             indexes: Default::default(),
+            rebuilt: Default::default(),
             index_cache: None,
             embedders: OnceLock::new(),
             sizes: OnceLock::new(),
@@ -367,18 +397,60 @@ impl Btf {
     /// (and then cached).
     pub(crate) fn index(&self, ns: Namespace) -> &NameIndex {
         self.indexes[ns as usize].get_or_init(|| {
-            let file = self.index_cache.as_ref().map(|(k, store)| (format!("{k}-{}.btfidx1", ns as usize), store));
             let ids = self.first_id..self.first_id.saturating_add(self.offsets.len() as u32);
-            let cached = file.as_ref().and_then(|(f, store)| store.get(f));
-            if let Some(index) = cached.and_then(|b| NameIndex::from_bytes(b, ids)) {
-                return index;
+            if let Some((f, store)) = self.index_file(ns) {
+                let found = match store.paged() {
+                    true => store.get_paged(&f).and_then(|p| NameIndex::from_pages(p, ids)),
+                    false => store.get(&f).and_then(|b| NameIndex::from_bytes(b, ids)),
+                };
+                if let Some(index) = found {
+                    return index;
+                }
             }
-            let index = NameIndex::build(self, ns);
-            if let Some((f, store)) = &file {
-                store.put(f, &index.to_bytes());
-            }
-            index
+            self.build_index(ns)
         })
+    }
+
+    /// Where the name index of `ns` is kept: `*.btfidx1` read whole, `*.btfidx2` read a
+    /// piece at a time ([`IndexStore::paged`]).
+    fn index_file(&self, ns: Namespace) -> Option<(String, &Arc<dyn IndexStore>)> {
+        let (k, store) = self.index_cache.as_ref()?;
+        let version = if store.paged() { 2 } else { 1 };
+        Some((format!("{k}-{}.btfidx{version}", ns as usize), store))
+    }
+
+    /// The name index of `ns` built from the type records, and stored.
+    fn build_index(&self, ns: Namespace) -> NameIndex {
+        let index = NameIndex::build(self, ns);
+        if let Some((f, store)) = self.index_file(ns) {
+            match store.paged() {
+                true => store.put_paged(&f, &index.to_bytes()),
+                false => store.put(&f, &index.to_bytes()),
+            }
+        }
+        index
+    }
+
+    /// Own ids of `ns` whose name hashes like `name`, in id order: from the index, or,
+    /// when a stored index read a piece at a time cannot vouch for a piece, from one
+    /// built now (and stored again).
+    pub(crate) fn candidates(&self, ns: Namespace, name: &[u8]) -> Vec<BtfTypeId> {
+        match self.index(ns).candidates(name) {
+            Some(ids) => ids,
+            None => self.rebuilt_index(ns).candidates(name).unwrap_or_default(),
+        }
+    }
+
+    /// Every own id of `ns` (see [`Btf::candidates`]).
+    pub(crate) fn index_ids(&self, ns: Namespace) -> Vec<BtfTypeId> {
+        match self.index(ns).ids() {
+            Some(ids) => ids,
+            None => self.rebuilt_index(ns).ids().unwrap_or_default(),
+        }
+    }
+
+    fn rebuilt_index(&self, ns: Namespace) -> &NameIndex {
+        self.rebuilt[ns as usize].get_or_init(|| self.build_index(ns))
     }
 
     /// Where the sorted list of `type_names` of namespace `slot` is kept (only for a blob
@@ -425,7 +497,7 @@ impl Btf {
     /// for a local type called `name`, and rare collisions, which callers filter by
     /// comparing names. The index is built on first use (or read from the index cache).
     pub fn essential_candidates(&self, name: &[u8]) -> impl Iterator<Item = BtfTypeId> + '_ {
-        self.index(Namespace::Essential).candidates(essential_name(name))
+        self.candidates(Namespace::Essential, essential_name(name)).into_iter()
     }
 
     /// Type ids in one namespace with that name, in id order (base first).
@@ -434,7 +506,7 @@ impl Btf {
             Some(base) => base.lookup(ns, name)?,
             None => Vec::new(),
         };
-        for id in self.index(ns).candidates(name.as_bytes()) {
+        for id in self.candidates(ns, name.as_bytes()) {
             if self.string_bytes(self.raw(id)?.name_off)? == name.as_bytes() {
                 hits.push(id);
             }

@@ -226,7 +226,7 @@ impl Btf {
             None => Vec::new(),
         };
         let start = ids.len();
-        ids.extend(self.index(Namespace::Func).ids());
+        ids.extend(self.index_ids(Namespace::Func));
         ids[start..].sort_unstable();
         ids
     }
@@ -451,7 +451,7 @@ impl TypeSource for Btf {
             Some(b) => b.type_names(ns)?,
             None => Vec::new(),
         };
-        for id in self.index(index_ns).ids() {
+        for id in self.index_ids(index_ns) {
             let raw = self.raw(id)?;
             if raw.kind != kind {
                 continue;

@@ -402,3 +402,89 @@ fn embedders_are_kept_in_the_index_store_and_checked() {
         assert_eq!(store.0.lock().unwrap_or_else(|e| e.into_inner())["k.btfemb1"], stored, "listed again");
     }
 }
+
+/// An index store that reads name indexes a piece at a time ([`fevlint_btf::IndexStore::paged`]),
+/// counting the bytes handed out, and that can be told to refuse every piece (a cache
+/// file cut or changed under a live reader).
+#[derive(Default)]
+struct PagedStore {
+    map: std::sync::Mutex<std::collections::HashMap<String, Vec<u8>>>,
+    refuse: Arc<std::sync::atomic::AtomicBool>,
+    read: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+struct MemPages {
+    bytes: Vec<u8>,
+    refuse: Arc<std::sync::atomic::AtomicBool>,
+    read: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl fevlint_btf::PagedBytes for MemPages {
+    fn len(&self) -> usize {
+        self.bytes.len()
+    }
+    fn read(&self, range: std::ops::Range<usize>) -> Option<Vec<u8>> {
+        if self.refuse.load(std::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
+        self.read.fetch_add(range.len(), std::sync::atomic::Ordering::Relaxed);
+        self.bytes.get(range).map(<[u8]>::to_vec)
+    }
+}
+
+impl fevlint_btf::IndexStore for PagedStore {
+    fn get(&self, _: &str) -> Option<fevlint_btf::IndexBytes> {
+        None
+    }
+    fn put(&self, _: &str, _: &[u8]) {}
+    fn paged(&self) -> bool {
+        true
+    }
+    fn get_paged(&self, name: &str) -> Option<fevlint_btf::IndexPages> {
+        let bytes = self.map.lock().unwrap_or_else(|e| e.into_inner()).get(name)?.clone();
+        Some(Box::new(MemPages { bytes, refuse: self.refuse.clone(), read: self.read.clone() }))
+    }
+    fn put_paged(&self, name: &str, bytes: &[u8]) {
+        self.map.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned(), bytes.to_vec());
+    }
+}
+
+/// Name indexes read a piece at a time answer as a fresh build: a few lookups read a
+/// small part of the index, a script's worth reads it whole once, and a store that stops
+/// vouching for its pieces mid-use is replaced by an index built from the type records.
+#[test]
+fn paged_name_indexes_answer_as_built_ones() {
+    use std::sync::atomic::Ordering;
+    let kernel = "6.12.117+deb12-amd64";
+    let bytes = btf_common::raw_btf(kernel);
+    let store = Arc::new(PagedStore::default());
+    let open = || Btf::parse("vmlinux.btf", bytes.clone()).expect("parse").with_index_cache("k".into(), store.clone());
+    let plain = btf(kernel);
+    let funcs = ["vfs_read", "tcp_sendmsg", "no_such_function", "do_sys_openat2", "schedule"];
+    let structs = ["file", "task_struct", "no_such_struct", "sock"];
+    let answers = |b: &Btf| {
+        let f: Vec<_> = funcs.iter().map(|n| b.functions(n).expect("functions").len()).collect();
+        let s: Vec<_> = structs.iter().map(|n| b.find_type(TypeNamespace::Struct, n).expect("find")).collect();
+        let e: Vec<Vec<BtfTypeId>> =
+            ["task_struct___old", "file"].iter().map(|n| b.essential_candidates(n.as_bytes()).collect()).collect();
+        (f, s, e)
+    };
+    let want = answers(&plain);
+    assert_eq!(answers(&open()), want, "built and stored");
+    let stored = store.map.lock().unwrap_or_else(|e| e.into_inner()).get("k-4.btfidx2").map(Vec::len).expect("stored");
+    assert_eq!(answers(&open()), want, "read a piece at a time");
+    let read = store.read.swap(0, Ordering::Relaxed);
+    assert!(read > 0 && read < stored / 4, "{read} bytes of a {stored}-byte function index and the others");
+    // Many lookups: the index is read whole, once, and answers the same.
+    let b = open();
+    for _ in 0..100 {
+        assert_eq!(b.functions("vfs_read").expect("functions").len(), want.0[0]);
+    }
+    assert_eq!(answers(&b), want);
+    // The store stops vouching for its pieces: the lookups are answered from a rebuilt index.
+    let b = open();
+    assert_eq!(b.functions("vfs_read").expect("functions").len(), want.0[0]);
+    store.refuse.store(true, Ordering::Relaxed);
+    assert_eq!(answers(&b), want, "rebuilt after a refused piece");
+    assert_eq!(b.function_ids().len(), plain.function_ids().len());
+}

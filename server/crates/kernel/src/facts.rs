@@ -501,7 +501,7 @@ impl Kernel {
     fn text_symbol_cached(&self, name: &str) -> Option<bool> {
         let cache = &self.opts.cache;
         let d = self.inputs.deferred_symbols.as_ref()?;
-        let file = || Some(format!("{:016x}{:02x}.textsyms", cache.source_key(&d.path)?, u8::from(d.kallsyms)));
+        let file = || Some(format!("{:016x}{:02x}.textsyms2", cache.source_key(&d.path)?, u8::from(d.kallsyms)));
         let entry = self.text_symbols.get_or_init(|| {
             let file = file()?;
             if let Some(e) = cache.open_paged(&file) {
@@ -744,5 +744,30 @@ impl fevlint_btf::IndexStore for DerivedCache {
 
     fn put(&self, name: &str, bytes: &[u8]) {
         self.0.put_derived(name, bytes)
+    }
+
+    fn paged(&self) -> bool {
+        true
+    }
+
+    fn get_paged(&self, name: &str) -> Option<fevlint_btf::IndexPages> {
+        self.0.open_paged(name).map(|e| Box::new(Pages(e)) as fevlint_btf::IndexPages)
+    }
+
+    fn put_paged(&self, name: &str, bytes: &[u8]) {
+        self.0.put_paged(name, bytes)
+    }
+}
+
+/// A paged cache entry as the BTF reader reads its name indexes.
+struct Pages(fevlint_load::cache::PagedEntry);
+
+impl fevlint_btf::PagedBytes for Pages {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn read(&self, range: std::ops::Range<usize>) -> Option<Vec<u8>> {
+        self.0.read(range)
     }
 }

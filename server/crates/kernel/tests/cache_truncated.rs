@@ -35,7 +35,7 @@ fn a_cache_file_truncated_under_a_live_kernel_does_not_crash() {
     // A second open is served from the cache; then another program truncates every
     // cache file while the kernel is live.
     let live = Kernel::open_cached(&kernel, &cache).expect("open from the cache");
-    for p in entries(&dir, "bin").into_iter().chain(entries(&dir, "btfidx1")) {
+    for p in entries(&dir, "bin").into_iter().chain(entries(&dir, "btfidx2")) {
         std::fs::OpenOptions::new().write(true).open(&p).expect("open cache file").set_len(0).expect("truncate");
     }
     // Every byte of the BTF the kernel holds is still readable, and lookups answer.
