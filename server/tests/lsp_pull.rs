@@ -94,7 +94,12 @@ async fn a_pulled_document_answers_unchanged_until_its_findings_change() {
         .filter(|v| v["method"] == "textDocument/publishDiagnostics" && v["params"]["uri"] == uri)
         .map(|v| v["params"]["diagnostics"].as_array().map_or(0, Vec::len))
         .collect();
-    assert_eq!(pushed, [2, 0], "the open's publish, then the empty one after the first pull");
+    // The empty publish replaces the open's when that one still waits in the output queue
+    // (a newer publish of a document replaces the queued one): which, is the scheduler's.
+    assert!(
+        matches!(pushed.as_slice(), [2, 0] | [0]),
+        "the open's publish, then the empty one after the first pull: {pushed:?}"
+    );
     c.finish().await;
 }
 
