@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # run-bpf-load.sh: boot a real kernel under QEMU and run a static BPF loader on objects in
 # the guest (server/tests/bpf_kernel.rs). The loader (server/tests/bpf/loader.c) prints one
-# PROG line per program: load and attach results and libbpf's warnings. This prints the
+# PROG line per program: load and attach results and libbpf's warnings; then Debian's
+# bpftool loads each object whole (`bpftool prog loadall`: a LOADALL line, 0 loaded, 1
+# refused with its words). This prints the
 # guest's output lines (those of ttyS1) on stdout, after the error-injection list's
 # (`EIL\tLINE`, or `EIL-ABSENT`).
 #
@@ -31,6 +33,14 @@ R=$W/root
 mkdir -p "$R"/{bin,dev,proc,sys,tmp,objs}
 cp "$BB" "$R/bin/busybox"
 cp "$DIR/loader" "$R/bin/loader"
+# Debian's bpftool (dynamically linked: its libraries and loader beside it) for
+# `bpftool prog loadall` of each object (LOADALL lines).
+BPFTOOL=$(command -v bpftool || true)
+[ -n "$BPFTOOL" ] || die "need bpftool"
+cp "$BPFTOOL" "$R/bin/bpftool"
+for lib in $(ldd "$BPFTOOL" | grep -o '/[^ ]*'); do
+  mkdir -p "$R$(dirname "$lib")"; cp -L "$lib" "$R$lib"
+done
 cp "$DIR"/*.o "$R/objs/"
 # The kernels' configs (DIR/config-RELEASE), where a Debian system has them: /boot.
 mkdir -p "$R/boot"
@@ -50,6 +60,12 @@ echo "BEGIN $(uname -r)" >&3
 if [ -e /sys/kernel/debug/error_injection/list ]; then sed 's/^/EIL\t/' /sys/kernel/debug/error_injection/list >&3
 else echo EIL-ABSENT >&3; fi
 cd /objs && /bin/loader *.o >&3 2>&1
+# Each object whole, as `bpftool prog loadall` loads it (every program, none attached).
+for o in *.o; do
+  if bpftool prog loadall "$o" /sys/fs/bpf/la >/tmp/la.log 2>&1; then printf 'LOADALL\t%s\t0\n' "$o" >&3
+  else printf 'LOADALL\t%s\t1\t%s\n' "$o" "$(tr '\n\t' '  ' </tmp/la.log | cut -c1-400)" >&3; fi
+  rm -rf /sys/fs/bpf/la
+done
 echo END >&3
 poweroff -f
 INIT
