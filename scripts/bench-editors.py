@@ -8,7 +8,13 @@
   FEVLINT_BENCH_TRACE=1     put scripts/bench-editors/lsp-trace.py between each editor and
                             the server and print what the editor asked for and what each
                             request cost (the proxy's own time is in the figures then:
-                            use it to see where the time goes, not for the figures)
+                            use it to see where the time goes, not for the figures;
+                            the log is kept in target/tmp/bench-editors/)
+  FEVLINT_BENCH_PROFILE=1   where each editor's own time goes, kept in
+                            target/tmp/bench-editors/: Neovim's decode, handler and
+                            vim.diagnostic.set spans (nvim.json), VS Code's extension host
+                            blocked spans (vscode.json) and the workbench's CPU profile
+                            (renderer.cpuprofile); on the clock of the trace's log
 
 BINARY defaults to target/release/fevlint. Each editor runs with its default settings and
 fevlint's extension or plugin installed as a user installs it, against the 6.12.117
