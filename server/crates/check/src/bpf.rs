@@ -330,13 +330,13 @@ pub fn place_relocation(
         (start, &text[start..end])
     };
     let Some((name, fits)) = access_name(subject) else { return place_unnamed(text, src) };
-    // The name inside the macro of libbpf's headers that emits this kind, else anywhere.
-    let call = macro_of(kind).map(|m| format!("{m}("));
-    let mut passes = vec![None];
-    if let Some(c) = &call {
-        passes.insert(0, Some(c.as_str()));
-    }
-    for call in passes {
+    // The name inside the macro of libbpf's headers that emits this kind (for a kind no
+    // such macro emits, outside all of them), else anywhere.
+    let first = match macro_of(kind) {
+        Some(m) => Within::Macro(m),
+        None => Within::NoMacro,
+    };
+    for within in [first, Within::Anywhere] {
         for pos in std::iter::once(src).chain(next) {
             if pos.line == 0 {
                 continue;
@@ -350,7 +350,11 @@ pub fn place_relocation(
                     !is_word(line[..i].bytes().last()) && !is_word(line.as_bytes().get(i + name.len()).copied())
                 })
                 .filter(|&i| fits(line[..i].trim_end()))
-                .filter(|&i| call.is_none_or(|c| line[..i].contains(c)))
+                .filter(|&i| match within {
+                    Within::Macro(m) => in_call(&line[..i], m),
+                    Within::NoMacro => !MACROS.iter().any(|m| in_call(&line[..i], m)),
+                    Within::Anywhere => true,
+                })
                 .collect();
             let col = pos.column.saturating_sub(1) as usize;
             let best = at.iter().find(|&&i| i == col).or_else(|| at.iter().find(|&&i| pos.column > 0 && i > col));
@@ -360,6 +364,52 @@ pub fn place_relocation(
         }
     }
     place_unnamed(text, src)
+}
+
+/// Where a relocation's name is looked for on a line, in [`place_relocation`]'s passes.
+#[derive(Clone, Copy)]
+enum Within {
+    /// Inside a call of this macro.
+    Macro(&'static str),
+    /// Inside none of [`MACROS`]' calls: a plain read is not the access a
+    /// `bpf_core_field_exists(t->state)` above it tests.
+    NoMacro,
+    Anywhere,
+}
+
+/// The macros of [`macro_of`].
+const MACROS: [&str; 9] = [
+    "bpf_core_field_exists",
+    "bpf_core_field_size",
+    "bpf_core_type_exists",
+    "bpf_core_type_size",
+    "bpf_core_type_matches",
+    "bpf_core_type_id_local",
+    "bpf_core_type_id_kernel",
+    "bpf_core_enum_value_exists",
+    "bpf_core_enum_value",
+];
+
+/// Whether the end of `before` is inside the parentheses of a call of `name` (the last
+/// `name(` in it, not closed since).
+fn in_call(before: &str, name: &str) -> bool {
+    let call = format!("{name}(");
+    let Some(at) = before.rfind(&call) else { return false };
+    if before[..at].bytes().last().is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return false;
+    }
+    let mut depth = 1i32;
+    for b in before[at + call.len()..].bytes() {
+        match b {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 {
+            return false;
+        }
+    }
+    true
 }
 
 /// The macro of `bpf_core_read.h` whose builtin emits a relocation of `kind`, for the
@@ -449,6 +499,19 @@ mod tests {
         assert_eq!((span.start, how), (text.rfind("V___new").expect("name"), How::Name));
         let (span, _) = place_relocation(text, "enumval_exists", "enum e___new::V___new", &pos(1, 5), Some(&pos(2, 5)));
         assert_eq!(span.start, text.find("V___new").expect("name"));
+        // A read on the line after the existence check of the same member (drift.bpf.c's
+        // `guarded`, hoisted to the check's line): at the read, not inside the check.
+        let text = "\tif (bpf_core_field_exists(((struct o *)t)->state))\n\t\tx = BPF_CORE_READ((struct o *)t, state);\n";
+        let (span, how) = place_relocation(text, "byte_off", "struct o.state", &pos(1, 6), Some(&pos(2, 7)));
+        assert_eq!((span.start, how), (text.rfind("state").expect("name"), How::Name));
+        let (span, _) = place_relocation(text, "field_exists", "struct o.state", &pos(1, 6), Some(&pos(2, 7)));
+        assert_eq!(span.start, text.find("state").expect("name"));
+        // With no read elsewhere, the name inside a check is still the best place.
+        let (span, _) = place_relocation(text, "byte_off", "struct o.state", &pos(1, 6), None);
+        assert_eq!(span.start, text.find("state").expect("name"));
+        assert!(in_call("a(bpf_core_field_exists(x->", "bpf_core_field_exists"));
+        assert!(!in_call("bpf_core_field_exists(x->y) && x->", "bpf_core_field_exists"));
+        assert!(!in_call("my_bpf_core_field_exists(x->", "bpf_core_field_exists"));
         assert_eq!(access_name("enum e___new::V___new").map(|x| x.0), Some("V___new"));
         assert_eq!(access_name("struct s.a[3]").map(|x| x.0), Some("a"));
         assert_eq!(access_name("struct task_struct___old").map(|x| x.0), Some("task_struct___old"));
