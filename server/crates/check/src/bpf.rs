@@ -501,7 +501,8 @@ mod tests {
         assert_eq!(span.start, text.find("V___new").expect("name"));
         // A read on the line after the existence check of the same member (drift.bpf.c's
         // `guarded`, hoisted to the check's line): at the read, not inside the check.
-        let text = "\tif (bpf_core_field_exists(((struct o *)t)->state))\n\t\tx = BPF_CORE_READ((struct o *)t, state);\n";
+        let text =
+            "\tif (bpf_core_field_exists(((struct o *)t)->state))\n\t\tx = BPF_CORE_READ((struct o *)t, state);\n";
         let (span, how) = place_relocation(text, "byte_off", "struct o.state", &pos(1, 6), Some(&pos(2, 7)));
         assert_eq!((span.start, how), (text.rfind("state").expect("name"), How::Name));
         let (span, _) = place_relocation(text, "field_exists", "struct o.state", &pos(1, 6), Some(&pos(2, 7)));
