@@ -33,6 +33,48 @@ pub struct SymbolEvents {
     pub syscalls: bool,
 }
 
+/// The symbols a kallsyms puts in modules, as `NAME\tMODULE\n` lines sorted by name
+/// (the form they are cached in), with where each line starts.
+struct ModuleSymbols {
+    text: String,
+    lines: Vec<u32>,
+}
+
+impl ModuleSymbols {
+    fn from_table(table: &SymbolTable) -> ModuleSymbols {
+        let mut pairs: Vec<(&str, &str)> = table.iter().filter_map(|s| Some((s.name, s.module?))).collect();
+        pairs.sort_unstable();
+        pairs.dedup_by(|a, b| a.0 == b.0);
+        let text = pairs.iter().map(|(n, m)| format!("{n}\t{m}\n")).collect();
+        ModuleSymbols::from_text(text).unwrap_or(ModuleSymbols { text: String::new(), lines: Vec::new() })
+    }
+
+    /// `None` when `text` is not such lines, sorted (a damaged or foreign cached entry).
+    fn from_text(text: String) -> Option<ModuleSymbols> {
+        let mut lines = Vec::new();
+        let (mut at, mut last) = (0, "");
+        for line in text.split_inclusive('\n') {
+            let (name, _) = line.strip_suffix('\n')?.split_once('\t')?;
+            if name <= last && !lines.is_empty() {
+                return None;
+            }
+            lines.push(u32::try_from(at).ok()?);
+            (at, last) = (at + line.len(), name);
+        }
+        Some(ModuleSymbols { text, lines })
+    }
+
+    fn module_of(&self, name: &str) -> Option<&str> {
+        let i = self.lines.binary_search_by(|&at| self.line_at(at).0.cmp(name)).ok()?;
+        Some(self.line_at(self.lines[i]).1)
+    }
+
+    fn line_at(&self, at: u32) -> (&str, &str) {
+        let line = self.text[at as usize..].split('\n').next().unwrap_or("");
+        line.split_once('\t').unwrap_or((line, ""))
+    }
+}
+
 /// A target kernel.
 pub struct Kernel {
     /// Display name: the folder name, `uname -r`, or the file with its build-id.
@@ -67,6 +109,8 @@ pub struct Kernel {
     /// CRC-32 of the raw BTF, computed once: the key of what is cached from it.
     btf_crc: Option<u32>,
     text_symbols: OnceLock<Option<fevlint_load::cache::PagedEntry>>,
+    /// The symbol map's module symbols, built once ([`Kernel::symbol_module`]).
+    module_symbols: OnceLock<Option<ModuleSymbols>>,
     /// Trace event names from the symbol map, built once ([`Kernel::symbol_events`]).
     symbol_events: OnceLock<Option<SymbolEvents>>,
     /// A folder's image left unread at open, read when code is first asked for.
@@ -234,6 +278,7 @@ impl Kernel {
             names: OnceLock::new(),
             btf_crc,
             text_symbols: OnceLock::new(),
+            module_symbols: OnceLock::new(),
             symbol_events: OnceLock::new(),
             image: OnceLock::new(),
             sites: OnceLock::new(),
@@ -419,6 +464,57 @@ impl Kernel {
     /// The symbol map, read on first use.
     pub fn symbols(&self) -> Option<&Loaded<SymbolTable>> {
         self.symbols_read()?.as_ref().ok()
+    }
+
+    /// Whether the symbol map can put a symbol in a module, answered without reading a map
+    /// left for later: only kallsyms has the `[module]` column (a System.map, an image's
+    /// own tables and ELF symbols are the image's alone). B611 asks the map which module
+    /// has a name only then, instead of parsing a 7 MB System.map that cannot say.
+    pub fn symbols_name_modules(&self) -> bool {
+        match self.symbols.get() {
+            Some(read) => read.as_ref().and_then(|r| r.as_ref().ok()).is_some_and(|t| !t.value.modules().is_empty()),
+            None => self.inputs.deferred_symbols.as_ref().is_some_and(|d| d.kallsyms),
+        }
+    }
+
+    /// The module the symbol map puts `name` in (kallsyms' `[module]` column). The module
+    /// symbols of a kallsyms left for later are kept in the cache (keyed by the file's
+    /// path, length and modification time), so a later run answers without parsing it.
+    pub fn symbol_module(&self, name: &str) -> Option<&str> {
+        self.module_symbols()?.module_of(name)
+    }
+
+    /// Whether the symbol map puts any symbol in a module (kallsyms of a machine with
+    /// modules loaded); see [`Self::symbol_module`].
+    pub fn symbols_have_modules(&self) -> bool {
+        self.module_symbols().is_some_and(|m| !m.lines.is_empty())
+    }
+
+    fn module_symbols(&self) -> Option<&ModuleSymbols> {
+        self.module_symbols
+            .get_or_init(|| {
+                if !self.symbols_name_modules() {
+                    return None;
+                }
+                let cache = &self.opts.cache;
+                let file = self
+                    .inputs
+                    .deferred_symbols
+                    .as_ref()
+                    .and_then(|d| Some(format!("{:016x}.modsyms1", cache.source_key(&d.path)?)));
+                if let (None, Some(f)) = (self.symbols.get(), &file) {
+                    let cached = cache.get_derived(f).and_then(|b| String::from_utf8(b.to_vec()).ok());
+                    if let Some(m) = cached.and_then(ModuleSymbols::from_text) {
+                        return Some(m);
+                    }
+                }
+                let m = ModuleSymbols::from_table(&self.symbols()?.value);
+                if let Some(f) = &file {
+                    cache.put_derived(f, m.text.as_bytes());
+                }
+                Some(m)
+            })
+            .as_ref()
     }
 
     /// Why the symbol map could not be read (a malformed line, an unreadable file), once

@@ -196,3 +196,70 @@ fn unusable_inputs_are_errors() {
     assert!(matches!(err, LoadError::Io { .. }), "{err}");
     std::fs::remove_dir_all(&tmp).ok();
 }
+
+/// Whether a symbol map can name modules is answered without reading a map left for
+/// later: a System.map cannot (B611 used to parse 6.12's 7 MB map to learn so), kallsyms
+/// can, and once read, kallsyms says whether it has any `[module]` entry.
+#[test]
+fn only_kallsyms_can_put_a_symbol_in_a_module() {
+    let dir = std::env::temp_dir().join(format!("fevlint-symbols-modules-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let folder = |name: &str, map: &str, text: &str| {
+        let k = dir.join(name);
+        std::fs::create_dir_all(&k).expect("kernel folder");
+        for file in ["vmlinux.btf", "available_filter_functions"] {
+            let bytes = fevlint_testkit::kernel_fixture_file("6.12.117+deb12-amd64", file).1;
+            std::fs::write(k.join(file), bytes).expect("copy");
+        }
+        std::fs::write(k.join(map), text).expect("symbol map");
+        fevlint_kernel::Kernel::open(&k).expect("opens")
+    };
+    // A malformed System.map: reading it would be an error, and asking does not read it.
+    let k = folder("system-map", "System.map", "not a symbol line\n");
+    assert!(!k.symbols_name_modules());
+    assert_eq!(k.symbols_error(), None, "the map was read");
+    assert!(k.symbols().is_none() && k.symbols_error().is_some(), "reading it fails");
+    let k = folder("kallsyms", "kallsyms", "ffffffff81000000 T vfs_read\nffffffffc0000000 t md_run\t[md_mod]\n");
+    assert!(k.symbols_name_modules());
+    assert_eq!(k.symbols().map(|s| s.value.modules().to_vec()), Some(vec!["md_mod".to_owned()]));
+    assert!(k.symbols_name_modules());
+    let k = folder("kallsyms-vmlinux", "kallsyms", "ffffffff81000000 T vfs_read\n");
+    assert!(k.symbols().is_some());
+    assert!(!k.symbols_name_modules(), "a kallsyms of the image alone names no module");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The module a kallsyms puts a symbol in, from the map, then from the cache without
+/// reading the map (a later run: the map replaced by one that cannot be read, same path,
+/// length and time, would be an error if it were read).
+#[test]
+fn a_symbols_module_is_kept_in_the_cache() {
+    let dir = std::env::temp_dir().join(format!("fevlint-module-symbols-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let k = dir.join("kernel");
+    std::fs::create_dir_all(&k).expect("kernel folder");
+    for file in ["vmlinux.btf", "available_filter_functions"] {
+        let bytes = fevlint_testkit::kernel_fixture_file("6.12.117+deb12-amd64", file).1;
+        std::fs::write(k.join(file), bytes).expect("copy");
+    }
+    let map = "ffffffff81000000 T vfs_read\nffffffffc0000000 t md_run\t[md_mod]\nffffffffc0001000 t kvm_exit\t[kvm]\n";
+    std::fs::write(k.join("kallsyms"), map).expect("kallsyms");
+    let cache = fevlint_load::cache::Cache::new(Some(dir.join("cache")));
+    let open = || fevlint_kernel::Kernel::open_cached(&k, &cache).expect("opens");
+    let first = open();
+    assert_eq!(first.symbol_module("md_run"), Some("md_mod"));
+    assert_eq!(first.symbol_module("kvm_exit"), Some("kvm"));
+    assert_eq!(first.symbol_module("vfs_read"), None);
+    assert!(first.symbols_have_modules());
+    let time = std::fs::metadata(k.join("kallsyms")).and_then(|m| m.modified()).expect("time");
+    let broken = map.replace("ffffffff81000000 T", "not-an-address!! T");
+    assert_eq!(broken.len(), map.len());
+    std::fs::write(k.join("kallsyms"), broken).expect("same length");
+    std::fs::File::options().write(true).open(k.join("kallsyms")).and_then(|f| f.set_modified(time)).expect("time");
+    let second = open();
+    assert_eq!(second.symbol_module("kvm_exit"), Some("kvm"));
+    assert_eq!(second.symbol_module("md_run"), Some("md_mod"));
+    assert_eq!(second.symbols_error(), None, "the map was read");
+    assert!(second.symbols().is_none() && second.symbols_error().is_some(), "reading the map fails");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -408,7 +408,7 @@ fn absent(pk: &PerKernel<'_>, kind: AttachKind, target: &str) -> Option<Absent> 
 /// The module the kernel's symbol map (kallsyms with its `[module]` column) or ftrace list
 /// (`NAME [module]` lines) puts `name` in, when they do.
 fn module_of_symbol(k: &Kernel, name: &str) -> Option<String> {
-    if let Some(m) = k.symbols().and_then(|s| s.value.by_name(name).find_map(|s| s.module)) {
+    if let Some(m) = k.symbol_module(name) {
         return Some(m.to_owned());
     }
     let ftrace = &k.filter_functions()?.value;
@@ -423,7 +423,7 @@ fn module_of_symbol(k: &Kernel, name: &str) -> Option<String> {
 fn knows_modules(pk: &PerKernel<'_>) -> bool {
     let k = pk.kernel;
     pk.modules.is_some()
-        || k.symbols().is_some_and(|s| !s.value.modules().is_empty())
+        || k.symbols_have_modules()
         || k.filter_functions().is_some_and(|f| f.value.iter().any(|(_, m)| m.is_some()))
 }
 
