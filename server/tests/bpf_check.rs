@@ -886,6 +886,8 @@ fn a_read_only_flag_guards_a_relocation_as_the_verifier_reads_it() {
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     for d in json["diagnostics"].as_array().expect("diagnostics").iter().filter(|d| d["code"] == "B602") {
         assert!(d["notes"].to_string().contains("read-only global"), "{d}");
+        let message = d["message"].as_str().expect("message");
+        assert!(message.ends_with("a read-only global's value in the object guards it"), "{d}");
     }
     assert_eq!(codes("set.bpf.o"), ["B601", "B601"], "flag 1: reached on both kernels");
     let _ = std::fs::remove_dir_all(&dir);

@@ -73,15 +73,20 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
             if !cx.guarded(k, i) || cx.never_loaded(r) {
                 continue;
             }
+            let read_only = cx.guarded_by_read_only(k, i);
+            let guard = match read_only {
+                true => "a read-only global's value in the object guards it",
+                false => "an existence check guards it",
+            };
             let mut f = cx.relocation_finding(
                 &RULE,
                 Some(pk.kernel),
                 r,
-                format!("`{}` does not resolve on {}; an existence check guards it", r.subject(), pk.kernel.name),
+                format!("`{}` does not resolve on {}; {guard}", r.subject(), pk.kernel.name),
             );
             f.program = r.program.clone();
             f.diagnostic = f.diagnostic.note(reason.clone()).note(format!("{} is dead code there", relo_place(r)));
-            if cx.guarded_by_read_only(k, i) {
+            if read_only {
                 f.diagnostic = f.diagnostic.note(
                     "dead through a read-only global's value in the object (a `const volatile` in `.rodata`, which \
                      the verifier reads as a constant): a loader that sets it otherwise before loading reaches it",
