@@ -1714,8 +1714,13 @@ impl LanguageServer for Backend {
             let text = params.capabilities.text_document.as_ref();
             let publish = text.and_then(|t| t.publish_diagnostics.as_ref());
             let pull = text.and_then(|t| t.diagnostic.as_ref());
-            state.related_information = publish.and_then(|p| p.related_information).unwrap_or(false)
-                || pull.and_then(|p| p.related_information).unwrap_or(false);
+            // Neovim (0.11) declares `relatedInformation` but shows only a diagnostic's
+            // message: `vim.diagnostic` keeps the related information in `user_data`, where
+            // nothing displays it. Its notes go in the message, where it shows them.
+            let shows_related = params.client_info.as_ref().is_none_or(|c| c.name != "Neovim");
+            state.related_information = shows_related
+                && (publish.and_then(|p| p.related_information).unwrap_or(false)
+                    || pull.and_then(|p| p.related_information).unwrap_or(false));
             state.roots = roots(&params);
             // The rule's link (`codeDescription`, about 80 bytes a finding) goes only to a
             // client that shows it (VS Code); Neovim and Eglot do not take it.
