@@ -45,10 +45,5 @@ CS=(env "PATH=$node24/bin:$PATH" "$cs" --config "$run/config.yaml" --user-data-d
 FEVLINT_BENCH_DIR=$out FEVLINT_BENCH_FILES=$files FEVLINT_BENCH_EDITS=$edits \
     setsid bash -c 'echo $$ > "$0"; exec "$@"' "$run/cs.pgid" "${CS[@]}" --disable-telemetry \
     --disable-update-check --disable-workspace-trust "$ws" > "$out/code-server.log" 2>&1 < /dev/null &
-up=
-for _ in $(seq 1 240); do
-    if curl -fs "http://127.0.0.1:$port/healthz" > /dev/null 2>&1; then up=1; break; fi
-    sleep 0.5
-done
-[ -n "$up" ] || { echo "bench-editors: code-server did not answer on port $port" >&2; cat "$out/code-server.log" >&2; exit 2; }
+code_server_wait bench-editors "$port" "$out/code-server.log"
 NODE_PATH=$deps/pw/node_modules "$node24/bin/node" "$here/browser.js" "http://127.0.0.1:$port/?folder=$ws" "$out"

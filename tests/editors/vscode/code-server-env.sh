@@ -5,6 +5,8 @@
 #   code_server_tools LABEL   # sets root, deps, node24, cs, ext; exits 2 naming what is missing
 #   code_server_run PREFIX    # sets run (a fresh temporary folder); on exit, stops the
 #                             # process group recorded in $run/cs.pgid and removes $run
+#   code_server_wait LABEL PORT LOG  # waits up to 2 minutes for code-server's /healthz;
+#                             # exits 2 with LOG if it never answers
 #
 # The tools come from scripts/install-test-deps.sh (under ~/.cache/fevlint-test-deps/vscode,
 # or $FEVLINT_VSCODE_DEPS).
@@ -31,4 +33,15 @@ code_server_cleanup() {
 code_server_run() {
     run=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
     trap code_server_cleanup EXIT
+}
+
+code_server_wait() {
+    local i
+    for i in $(seq 1 240); do
+        curl -fs "http://127.0.0.1:$2/healthz" > /dev/null 2>&1 && return 0
+        sleep 0.5
+    done
+    echo "$1: code-server did not answer on port $2" >&2
+    cat "$3" >&2
+    exit 2
 }

@@ -76,10 +76,5 @@ FEVLINT_E2E_DIR=$out FEVLINT_E2E_FILE=$file FEVLINT_E2E_HOVER=$hover FEVLINT_E2E
     FEVLINT_E2E_BT=$(cat "$root/tests/editors/kernel/kernel.bt") \
     setsid bash -c 'echo $$ > "$0"; exec "$@"' "$run/cs.pgid" "${CS[@]}" --disable-telemetry \
     --disable-update-check --disable-workspace-trust "$ws" > "$out/code-server.log" 2>&1 < /dev/null &
-up=
-for _ in $(seq 1 240); do
-    if curl -fs "http://127.0.0.1:$port/healthz" > /dev/null 2>&1; then up=1; break; fi
-    sleep 0.5
-done
-[ -n "$up" ] || { echo "run-e2e: code-server did not answer on port $port" >&2; cat "$out/code-server.log" >&2; exit 2; }
+code_server_wait run-e2e "$port" "$out/code-server.log"
 NODE_PATH=$deps/pw/node_modules "$node24/bin/node" "$here/code_server_e2e.js" "http://127.0.0.1:$port/?folder=$ws" "$out"
