@@ -18,7 +18,8 @@ order), LINES lines (default 5,000 and 50,000). Such a script draws thousands of
   they were gets no publish; a request the server does not know, sent right after the
   edit, tells the client so (its error reply comes after any publish of the edit).
 - pull: a client with `textDocument.diagnostic`: the same edits, each followed by a
-  `textDocument/diagnostic` with the previous `resultId`, timed to its parsed answer;
+  `textDocument/diagnostic` with the previous `resultId`, timed, as the push, to its
+  answer's last byte read ("read") and to its `json.loads` ("parsed");
   then the same request again with nothing changed (it must answer "unchanged"); then
   what the client's parse of the report costs by part (its messages, `source` or ranges
   emptied: the bytes against the objects).
@@ -436,7 +437,7 @@ def pull(binary, n, names, cache):
     found = len(report["items"])
     result_id = report.get("resultId")
     floor = Anchor(json.dumps({"jsonrpc": "2.0", "id": 1, "result": report}).encode())
-    times, unchanged = [], []
+    times, read_t, unchanged = [], [], []
     version = 1
     pushed = 0
     for (line, c0, c1, t) in edits(lines):
@@ -446,12 +447,15 @@ def pull(binary, n, names, cache):
         s.notify("textDocument/didChange", change(uri, version, line, c0, c1, t))
         i = s.ask("textDocument/diagnostic", {"textDocument": {"uri": uri}, "previousResultId": result_id})
         while True:
-            m = s.read()
+            raw = s.read_raw()
+            read = time.perf_counter() - start
+            m = json.loads(raw)
             if m.get("method") == "textDocument/publishDiagnostics":
                 pushed += 1
             if m.get("id") == i:
                 break
         times.append(time.perf_counter() - start)
+        read_t.append(read)
         r = m["result"]
         result_id = r.get("resultId", result_id)
         start = time.perf_counter()
@@ -461,8 +465,9 @@ def pull(binary, n, names, cache):
         assert again["kind"] == "unchanged", again["kind"]
     s.stop()
     floor.stop()
-    print(f"pull {n} lines, {found} findings: edit -> full report parsed {summary(times)}")
-    print(f"  anchor, a frame of the report's size through a pipe, parsed (interleaved): {summary(floor.parsed_t)}")
+    print(f"pull {n} lines, {found} findings: edit -> full report read {summary(read_t)}")
+    print(f"  anchor, a frame of the report's size through a pipe, read (interleaved): {summary(floor.read_t)}")
+    print(f"  edit -> full report parsed by json.loads {summary(times)}; anchor parsed {summary(floor.parsed_t)}")
     print(f"  the same request again (\"unchanged\") {summary(unchanged)}; {pushed} publishes pushed besides")
     anatomy(report)
 
