@@ -433,6 +433,23 @@ impl Document {
         encoded::write(out, self.encoded.iter(), Some(w));
     }
 
+    /// The encoded lines cut into blocks of `block_lines` lines (after [`Document::encode`]).
+    pub fn blocks(&self, block_lines: u32) -> encoded::Blocks {
+        encoded::Blocks::cut(self.encoded.iter(), block_lines)
+    }
+
+    /// Writes the JSON array of block `b` of `blocks` ([`Document::blocks`]).
+    pub fn write_block(
+        &self,
+        blocks: &encoded::Blocks,
+        b: usize,
+        block_lines: u32,
+        w: &mut crate::convert::Writer<'_>,
+        out: &mut Vec<u8>,
+    ) {
+        blocks.write(out, &self.encoded, b, block_lines, w);
+    }
+
     /// Encodes the stale lines and returns the report's hash (the `resultId`), without
     /// writing the report: a publish of the same findings is skipped before it is written.
     pub fn encode(&mut self, w: &mut crate::convert::Writer<'_>) -> u64 {

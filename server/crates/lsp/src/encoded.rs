@@ -106,6 +106,28 @@ impl Found {
         self.len as usize + self.items().map(numbers).sum::<usize>()
     }
 
+    /// Appends the diagnostics whose first line (counted from the document's start, the
+    /// chunk's line being `line`) is in `lines`, each after a comma unless `out` holds none yet
+    /// (`*first`).
+    fn write_within(
+        &self,
+        w: &mut Writer<'_>,
+        out: &mut Vec<u8>,
+        line: u32,
+        lines: &std::ops::Range<u32>,
+        first: &mut bool,
+    ) {
+        for (d, severity, r) in self.items() {
+            if !lines.contains(&(line + r.start.line)) {
+                continue;
+            }
+            if !std::mem::replace(first, false) {
+                out.push(b',');
+            }
+            let _ = w.write_as(out, r, d, severity, &mut |out, l| itoa(out, line + l));
+        }
+    }
+
     /// Appends the diagnostics with their line numbers counted from `line`.
     fn write_to(&self, w: &mut Writer<'_>, out: &mut Vec<u8>, line: u32) {
         for (i, (d, severity, r)) in self.items().enumerate() {
@@ -219,6 +241,68 @@ pub fn write<'a>(out: &mut Vec<u8>, lines: impl Iterator<Item = &'a Encoded>, mu
         }
     }
     out.push(b']');
+}
+
+/// The lines' diagnostics cut into blocks of `block_lines` lines, as `fevlint/diagnosticBlocks`
+/// sends them (see `crate::blocks`): a diagnostic is in the block of the line its range
+/// starts on.
+#[derive(Debug, Default)]
+pub struct Blocks {
+    /// Each block's hash, from its lines' hashes and line numbers (0: no diagnostic), up
+    /// to the last block with one.
+    pub hashes: Vec<u64>,
+    /// The lines with diagnostics in each block (a line whose diagnostics start on lines of
+    /// two blocks is in both, and its hash in both hashes).
+    lines: Vec<Vec<u32>>,
+}
+
+impl Blocks {
+    /// Cuts `lines` (after [`Found`]s were encoded for every line) into blocks: a walk over
+    /// the lines and a hash of each line with diagnostics, no JSON written.
+    pub fn cut<'a>(lines: impl Iterator<Item = &'a Encoded>, block_lines: u32) -> Blocks {
+        let block_lines = block_lines.max(1);
+        let mut hashers: Vec<Option<std::collections::hash_map::DefaultHasher>> = Vec::new();
+        let mut out = Blocks::default();
+        for (line, e) in filled(lines) {
+            let Encoded::Found(f) = e else { continue };
+            let mut last = None;
+            for start in f.items().map(|(_, _, r)| line.saturating_add(r.start.line)) {
+                let b = (start / block_lines) as usize;
+                if last == Some(b) {
+                    continue;
+                }
+                last = Some(b);
+                if hashers.len() <= b {
+                    hashers.resize_with(b + 1, || None);
+                    out.lines.resize_with(b + 1, Vec::new);
+                }
+                if out.lines[b].last() == Some(&line) {
+                    continue;
+                }
+                out.lines[b].push(line);
+                let h = hashers[b].get_or_insert_with(Default::default);
+                (line, f.hash).hash(h);
+            }
+        }
+        out.hashes = hashers.into_iter().map(|h| h.map_or(0, |h| h.finish().max(1))).collect();
+        out
+    }
+
+    /// Writes the JSON array of block `b`'s diagnostics, from the same `lines` as
+    /// [`Blocks::cut`] read, with a writer of the same settings as encoded them.
+    pub fn write(&self, out: &mut Vec<u8>, lines: &[Encoded], b: usize, block_lines: u32, w: &mut Writer<'_>) {
+        let block_lines = block_lines.max(1);
+        let start = u32::try_from(b).unwrap_or(u32::MAX).saturating_mul(block_lines);
+        let within = start..start.saturating_add(block_lines);
+        out.push(b'[');
+        let mut first = true;
+        for &line in self.lines.get(b).into_iter().flatten() {
+            if let Some(Encoded::Found(f)) = lines.get(line as usize) {
+                f.write_within(w, out, line, &within, &mut first);
+            }
+        }
+        out.push(b']');
+    }
 }
 
 /// How many decimal digits `n` has.

@@ -6,6 +6,8 @@
 //! - `position`: the one place where (line, UTF-16 unit) meets byte offsets
 //! - `document`: rope + text + tree + diagnostics, incremental edits and reparses
 //! - `encoded`: each line's diagnostics kept as the JSON they go out as
+//! - `blocks`: `fevlint/diagnosticBlocks`, an open document's diagnostics by block of
+//!   lines, only the changed blocks after an edit (a client that declares it)
 //! - `config`: `fevlint.toml`, `initializationOptions`, `didChangeConfiguration`
 //! - `kernels`: the configured kernels, loaded in the background, shared, reloaded
 //! - `cores`: the configured core dump, and its dry-run values as inlay hints
@@ -15,6 +17,7 @@
 //!   hovers at their `.bpf.c` lines (the server's side: `server::bpf`)
 //! - `server`: the handlers
 
+mod blocks;
 pub mod config;
 mod convert;
 pub mod cores;

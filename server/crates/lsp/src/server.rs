@@ -12,6 +12,7 @@
 //! - A panic in a handler becomes an error response and a log message, never a dead
 //!   server; a panic while editing a document resynchronises it from its text.
 
+use super::blocks;
 use super::config::{self, Layer, Settings};
 use super::convert::{self, RuleDocs};
 use super::cores::{self, Cores};
@@ -128,6 +129,15 @@ fn debounce() -> Duration {
         .map_or(KERNEL_DEBOUNCE, Duration::from_millis)
 }
 
+/// `FEVLINT_BLOCK_LINES` overrides [`blocks::BLOCK_LINES`] (benchmarks compare sizes).
+fn block_lines() -> u32 {
+    std::env::var("FEVLINT_BLOCK_LINES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n: &u32| n > 0)
+        .unwrap_or(blocks::BLOCK_LINES)
+}
+
 /// The largest document the server checks, in bytes and in lines: a larger one gets one
 /// diagnostic and a `window/showMessage` saying so, and is checked again once edits bring
 /// it under both (`fevlint check` has no such limit). Just under the limit, a script whose
@@ -229,6 +239,11 @@ struct State {
     workspace_pulled: bool,
     /// The kernels the workspace's BPF objects are checked against.
     object_kernels: Vec<PathBuf>,
+    /// The client takes its open documents' diagnostics by block (`fevlint/diagnosticBlocks`,
+    /// see [`blocks`]): `Some(lines per block)`.
+    block_lines: Option<u32>,
+    /// What such a client holds of each open document (also one over the size limit).
+    sent_blocks: HashMap<Uri, blocks::Sent>,
 }
 
 struct Inner {
@@ -375,6 +390,14 @@ impl Inner {
     /// replaces one of the same document the client has not read yet.
     fn send_publish(&self, uri: &Uri, body: &[u8]) {
         self.send_publish_frame(uri, crate::transport::frame(body));
+    }
+
+    /// Queues a `fevlint/diagnosticBlocks` notification: never replaced by a later one
+    /// (each says what changed since the one before).
+    fn send_blocks(&self, body: &[u8]) {
+        if let Some(frames) = self.frames.upgrade() {
+            let _ = frames.send(crate::transport::Out::new(crate::transport::frame(body)));
+        }
     }
 
     /// [`Inner::send_publish`] of a whole frame (header and body).
@@ -532,17 +555,33 @@ impl Inner {
 
     /// Publishes the one diagnostic of a document over the size limit.
     fn publish_refusal(&self, uri: &Uri, version: i32, why: &str) {
-        let params = PublishDiagnosticsParams {
-            uri: uri.clone(),
-            diagnostics: vec![tower_lsp_server::ls_types::Diagnostic {
-                range: Range::default(),
-                severity: Some(DiagnosticSeverity::WARNING),
-                source: Some("fevlint".to_owned()),
-                message: why.to_owned(),
-                ..Default::default()
-            }],
-            version: Some(version),
+        let diagnostic = tower_lsp_server::ls_types::Diagnostic {
+            range: Range::default(),
+            severity: Some(DiagnosticSeverity::WARNING),
+            source: Some("fevlint".to_owned()),
+            message: why.to_owned(),
+            ..Default::default()
         };
+        {
+            let _order = self.publish.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut state = self.lock();
+            if let Some(block_lines) = state.block_lines {
+                let lines = state.large.get(uri).map_or(1, |l| l.rope.len_lines());
+                let item = serde_json::to_vec(&[diagnostic]).unwrap_or_else(|_| b"[]".to_vec());
+                let hashes = [crate::encoded::hash_bytes(&item).max(1)];
+                let count = blocks::count(lines, 1, block_lines);
+                let sent = state.sent_blocks.entry(uri.clone()).or_default();
+                let body = blocks::update(sent, uri, Some(version), block_lines, count, &hashes, &mut |_, out| {
+                    out.extend_from_slice(&item);
+                });
+                if let Some(body) = body {
+                    self.send_blocks(&body);
+                }
+                return;
+            }
+        }
+        let params =
+            PublishDiagnosticsParams { uri: uri.clone(), diagnostics: vec![diagnostic], version: Some(version) };
         let body = serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": params});
         self.send_publish(uri, body.to_string().as_bytes());
     }
@@ -553,31 +592,42 @@ impl Inner {
         let order = self.publish.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let body = {
             let mut state = self.lock();
-            let State { docs, rule_docs, related_information, diagnostic_refresh, .. } = &mut *state;
+            let State { docs, rule_docs, related_information, diagnostic_refresh, block_lines, sent_blocks, .. } =
+                &mut *state;
             let diagnostic_refresh = *diagnostic_refresh;
             let Some(doc) = docs.get_mut(&uri) else { return };
             if doc.version != version {
                 return;
             }
-            match guarded(|| prepare(doc, &uri, rule_docs, *related_information)) {
-                Ok(Ok(r)) if doc.pulled => {
-                    // The client pulls: it is told to ask again when what it has is old.
-                    if doc.pulled_id != Some(r.id) && diagnostic_refresh {
-                        Err(None)
-                    } else {
-                        return;
-                    }
+            if let Some(block_lines) = *block_lines {
+                let sent = sent_blocks.entry(uri.clone()).or_default();
+                match guarded(|| changed_blocks(doc, &uri, rule_docs, *related_information, sent, block_lines)) {
+                    Ok(Ok(Some(body))) => return self.send_blocks(&body),
+                    Ok(Ok(None)) => return,
+                    Ok(Err(e)) => Ok(Err(e)),
+                    Err(p) => Err(Some(p)),
                 }
-                Ok(Ok(r)) => {
-                    if doc.published == Some(r.id) {
-                        return;
+            } else {
+                match guarded(|| prepare(doc, &uri, rule_docs, *related_information)) {
+                    Ok(Ok(r)) if doc.pulled => {
+                        // The client pulls: it is told to ask again when what it has is old.
+                        if doc.pulled_id != Some(r.id) && diagnostic_refresh {
+                            Err(None)
+                        } else {
+                            return;
+                        }
                     }
-                    doc.published = Some(r.id);
-                    let mut w = writer(doc, &uri, rule_docs, *related_information);
-                    Ok(convert::publish_frame(&uri, Some(version), r.len(doc), |out| r.write(doc, &mut w, out)))
+                    Ok(Ok(r)) => {
+                        if doc.published == Some(r.id) {
+                            return;
+                        }
+                        doc.published = Some(r.id);
+                        let mut w = writer(doc, &uri, rule_docs, *related_information);
+                        Ok(convert::publish_frame(&uri, Some(version), r.len(doc), |out| r.write(doc, &mut w, out)))
+                    }
+                    Ok(Err(e)) => Ok(Err(e)),
+                    Err(p) => Err(Some(p)),
                 }
-                Ok(Err(e)) => Ok(Err(e)),
-                Err(p) => Err(Some(p)),
             }
         };
         let body = body.map(|b| b.map(|frame| self.send_publish_frame(&uri, frame)));
@@ -1391,27 +1441,7 @@ fn prepare(doc: &mut Document, uri: &Uri, docs: &RuleDocs, related_information: 
     if doc.encodes_lines() {
         return Ok(Report { id: doc.encode(&mut w) ^ complete, items: None });
     }
-    let kernel = doc.kernel_diagnostics();
-    // A mainline document's kernel check runs the kernel's parser per kernel: it
-    // replaces the kernel-less parse's findings.
-    let syntax = if doc.mainline && kernel.is_some() { Vec::new() } else { doc.diagnostics() };
-    let mut all = syntax;
-    all.extend(kernel.into_iter().flatten());
-    // What is reported, at which severity and in which order is fevlint-check's decision,
-    // as in `fevlint check`: for a script, suppression comments and the settings; for the
-    // other dialects, the settings.
-    let all = if doc.mainline {
-        doc.settings.rules.apply(&mut all);
-        fevlint_check::rules::sort(&mut all);
-        all
-    } else {
-        let kernel = doc.kernel_complete() && !doc.settings.kernels.is_empty();
-        fevlint_check::analysis::report(
-            &doc.text,
-            all,
-            &fevlint_check::analysis::Ran { settings: &doc.settings.rules, kernel },
-        )
-    };
+    let all = settled(doc);
     let at = doc.positions();
     items.push(b'[');
     for (i, d) in all.iter().enumerate() {
@@ -1423,6 +1453,66 @@ fn prepare(doc: &mut Document, uri: &Uri, docs: &RuleDocs, related_information: 
     items.push(b']');
     let id = crate::encoded::hash_bytes(&items);
     Ok(Report { id: id ^ complete, items: Some(items) })
+}
+
+/// The `fevlint/diagnosticBlocks` notification of the blocks of `doc` whose diagnostics
+/// changed since `sent` (see [`blocks`]), or `None` when none did.
+fn changed_blocks(
+    doc: &mut Document,
+    uri: &Uri,
+    docs: &RuleDocs,
+    related_information: bool,
+    sent: &mut blocks::Sent,
+    block_lines: u32,
+) -> serde_json::Result<Option<Vec<u8>>> {
+    let mut w = writer(doc, uri, docs, related_information);
+    let lines = doc.rope.len_lines();
+    let version = Some(doc.version);
+    if doc.encodes_lines() {
+        doc.encode(&mut w);
+        let cut = doc.blocks(block_lines);
+        let count = blocks::count(lines, cut.hashes.len(), block_lines);
+        let doc = &*doc;
+        return Ok(blocks::update(sent, uri, version, block_lines, count, &cut.hashes, &mut |k, out| {
+            doc.write_block(&cut, k, block_lines, &mut w, out)
+        }));
+    }
+    let all = settled(doc);
+    let at = doc.positions();
+    let mut written = blocks::Written::default();
+    for d in &all {
+        let r = at.range(d.span);
+        written.push(r.start.line, block_lines, |out| w.write(out, r, d, &mut |out, line| convert::itoa(out, line)))?;
+    }
+    written.finish();
+    let count = blocks::count(lines, written.hashes.len(), block_lines);
+    Ok(blocks::update(sent, uri, version, block_lines, count, &written.hashes, &mut |k, out| written.write(k, out)))
+}
+
+/// The diagnostics of a document that does not keep its lines encoded, as a report has
+/// them: settled and in order.
+fn settled(doc: &Document) -> Vec<Diagnostic> {
+    let kernel = doc.kernel_diagnostics();
+    // A mainline document's kernel check runs the kernel's parser per kernel: it
+    // replaces the kernel-less parse's findings.
+    let syntax = if doc.mainline && kernel.is_some() { Vec::new() } else { doc.diagnostics() };
+    let mut all = syntax;
+    all.extend(kernel.into_iter().flatten());
+    // What is reported, at which severity and in which order is fevlint-check's decision,
+    // as in `fevlint check`: for a script, suppression comments and the settings; for the
+    // other dialects, the settings.
+    if doc.mainline {
+        doc.settings.rules.apply(&mut all);
+        fevlint_check::rules::sort(&mut all);
+        all
+    } else {
+        let kernel = doc.kernel_complete() && !doc.settings.kernels.is_empty();
+        fevlint_check::analysis::report(
+            &doc.text,
+            all,
+            &fevlint_check::analysis::Ran { settings: &doc.settings.rules, kernel },
+        )
+    }
 }
 
 /// A full document report (`items` are left to the raw result when `result_id` names one).
@@ -1749,13 +1839,15 @@ impl LanguageServer for Backend {
                 .and_then(|w| w.inlay_hint.as_ref())
                 .and_then(|i| i.refresh_support)
                 .unwrap_or(false);
+            let by_block = caps.experimental.as_ref().and_then(|e| e.get(blocks::CAPABILITY));
+            state.block_lines = (by_block == Some(&serde_json::Value::Bool(true))).then(block_lines);
         }
         for p in problems {
             self.0.log(MessageType::WARNING, p).await;
         }
-        let (encoding, refresh) = {
+        let (encoding, refresh, by_block) = {
             let state = self.0.lock();
-            (state.encoding, state.diagnostic_refresh)
+            (state.encoding, state.diagnostic_refresh, state.block_lines.is_some())
         };
         let mut capabilities = ServerCapabilities { position_encoding: Some(encoding.kind()), ..capabilities() };
         let text = params.capabilities.text_document.as_ref();
@@ -1774,7 +1866,8 @@ impl LanguageServer for Backend {
                     ..Default::default()
                 }));
         }
-        if !refresh {
+        if !refresh || by_block {
+            // A client that takes diagnostics by block is not offered pulls.
             // Findings change without an edit (a kernel loads, a file changes on disk). A client
             // that pulls but cannot be asked to pull again (Neovim 0.11 pulls only after its own
             // edits) would keep what it pulled before: it is offered pushes only.
@@ -1820,6 +1913,19 @@ impl LanguageServer for Backend {
             let mainline = is_mainline(&doc.uri, &doc.language_id) || bpftrace;
             state.docs.remove(&doc.uri);
             state.large.remove(&doc.uri);
+            if state.block_lines.is_some() {
+                // Its diagnostics come by block from now on: what was pushed from disk is
+                // cleared, and pushed again when it closes (checked from disk then, even if
+                // the file did not change).
+                if let Some(path) = doc.uri.to_file_path() {
+                    if let Some(f) = self.0.workspace().files.get_mut(&*path) {
+                        (f.pushed, f.items, f.id) = (false, None, 0);
+                    }
+                }
+                if let Ok(body) = convert::publish_frame_body(&doc.uri, None, b"[]") {
+                    self.0.send_publish(&doc.uri, &body);
+                }
+            }
             let rope = ropey::Rope::from_str(&doc.text);
             if let Some(why) = too_large(&rope) {
                 state.large.insert(doc.uri.clone(), Large { rope, settings, mainline, bpftrace });
@@ -1939,7 +2045,16 @@ impl LanguageServer for Backend {
         let on_disk = params.text_document.uri.to_file_path().map(|p| p.into_owned());
         let in_workspace =
             on_disk.is_some_and(|p| self.0.workspace().files.get_mut(&p).map(|f| f.stale = true).is_some());
-        if removed {
+        let by_block = {
+            let mut state = self.0.lock();
+            state.sent_blocks.remove(&params.text_document.uri);
+            state.block_lines
+        };
+        if let (true, Some(block_lines)) = (removed, by_block) {
+            // Cleared by block; its findings on disk are pushed again (the check below).
+            let _order = self.0.publish.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            self.0.send_blocks(&blocks::clear(&params.text_document.uri, block_lines));
+        } else if removed {
             // An empty publish clears the closed document's diagnostics.
             let uri = params.text_document.uri;
             let rope = ropey::Rope::new();
