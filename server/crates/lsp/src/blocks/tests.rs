@@ -328,7 +328,7 @@ async fn a_script_on_disk_is_pushed_while_closed_and_by_block_while_open() {
     let on_disk = c.wait("the push of a.fev", is_push(&uri)).await["params"]["diagnostics"].clone();
     let codes = |items: &[Value]| items.iter().map(|d| d["code"].as_str().unwrap_or("").to_owned()).collect::<Vec<_>>();
     let on_disk = on_disk.as_array().cloned().expect("diagnostics");
-    assert_eq!(codes(&on_disk), ["N101"]);
+    assert_eq!(codes(&on_disk), [fevlint_check::rules::N101.code]);
     c.wait("the push of other.fev", is_push(&other)).await;
 
     for round in 0..2 {
@@ -341,10 +341,10 @@ async fn a_script_on_disk_is_pushed_while_closed_and_by_block_while_open() {
         .await;
         c.barrier().await;
         assert_eq!(c.shown.pushed(&uri), Vec::<Value>::new(), "round {round}");
-        assert_eq!(codes(&c.shown.by_block(&uri)), ["S001"], "round {round}");
+        assert_eq!(codes(&c.shown.by_block(&uri)), [fevlint_check::rules::S001.code], "round {round}");
         c.notify("textDocument/didChange", change(&uri, 2, (0, 0), (0, 0), "vfs_write(x64 f)\n")).await;
         c.barrier().await;
-        assert_eq!(codes(&c.shown.by_block(&uri)), ["S001"], "round {round}");
+        assert_eq!(codes(&c.shown.by_block(&uri)), [fevlint_check::rules::S001.code], "round {round}");
         assert_eq!(c.shown.by_block(&uri)[0]["range"]["start"]["line"], 1);
         assert_eq!(c.shown.pushed(&uri), Vec::<Value>::new(), "round {round}");
         // Closed: its blocks are cleared, its findings on disk pushed again.
