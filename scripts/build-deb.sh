@@ -64,7 +64,7 @@ install -d "$pkg/usr/share/bash-completion/completions" "$pkg/usr/share/zsh/vend
 # Editors.
 nvim=$pkg/usr/share/nvim/site
 install -d "$nvim"
-cp -r editors/nvim/ftdetect editors/nvim/ftplugin editors/nvim/lsp editors/nvim/plugin editors/nvim/queries "$nvim/"
+cp -r editors/nvim/ftdetect editors/nvim/ftplugin editors/nvim/lsp editors/nvim/lua editors/nvim/plugin editors/nvim/queries "$nvim/"
 if command -v cc >/dev/null; then
     install -d "$nvim/parser"
     cc -shared -fPIC -O2 -std=c11 -I grammar/src grammar/src/parser.c -o "$nvim/parser/fev.so"

@@ -80,6 +80,26 @@ fn neovim_with_the_plugin_on_the_runtimepath() {
     assert!(output.contains("\"failures\":[]"), "Neovim test report:\n{output}");
 }
 
+/// Diagnostics by block (`fevlint/diagnosticBlocks`) in Neovim 0.11 with the plugin: 40
+/// random edits to an 1,800-line script (several blocks) against the 6.12.117 fixture
+/// kernel, after each of which Neovim's diagnostics become what `fevlint check` finds in the
+/// buffer's text; a quick fix through `vim.lsp.buf.code_action`; the blocks cleared when the
+/// client stops. About 30 s on the debug build (a `fevlint check` per edit).
+#[test]
+fn neovim_keeps_diagnostics_by_block() {
+    if !fevlint_testkit::real_tools("Neovim 0.11") {
+        return;
+    }
+    if !root().join("editors/nvim/parser/fev.so").is_file() {
+        missing("editors/nvim/parser/fev.so (the tree-sitter parser for Neovim)");
+    }
+    let mut cmd = Command::new(nvim());
+    cmd.args(["--headless", "--clean", "--cmd", "set rtp^=editors/nvim", "-l", "tests/editors/nvim_blocks_test.lua"])
+        .env("XDG_STATE_HOME", std::env::temp_dir().join("fevlint-nvim-state"));
+    let (ok, output) = run(cmd, Duration::from_secs(600));
+    assert!(ok && output.contains("\"failures\":[]"), "Neovim blocks test failed:\n{output}");
+}
+
 /// A `*.bt` file in Neovim 0.11: the `bpftrace` filetype from the plugin's ftdetect,
 /// tree-sitter highlighting from grammar-bpftrace/, and fevlint's diagnostics for it.
 #[test]
