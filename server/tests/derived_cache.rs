@@ -2,7 +2,8 @@
 //! similarity index, `*.names`; the text symbols of its symbol map, `*.textsyms2`; the
 //! parsed ftrace list, `*.ftrace1`; the BTF's name indexes by namespace, `*.btfidx2`; the
 //! sorted struct, union and typedef names an offset past a struct's end is looked up in,
-//! `*.btfnames1`): a
+//! `*.btfnames1`; the tables of the ftrace list, config and kprobe blacklist searched in
+//! place, `*.ftrace-tab1`, `*.config-tab1`, `*.kpbl-tab1`): a
 //! run that builds them, a run that maps them and a run without any cache say the same,
 //! and a damaged entry is noticed, not believed, and written again (the text-symbol set
 //! and the name indexes, read a page at a time, when a lookup reads the damaged page).
@@ -37,15 +38,17 @@ fn check(dir: &Path, cache: Option<&Path>) -> String {
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
+/// The entries read whole.
+const WHOLE: &[&str] = &["names", "textsyms2", "ftrace1", "btfidx2", "btfnames1"];
+/// The text facts' tables (`kernel/src/paged.rs`), read a page at a time.
+const TABLES: &[&str] = &["ftrace-tab1", "config-tab1", "kpbl-tab1"];
+
 fn derived(cache: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(cache)
         .expect("cache dir")
         .flatten()
         .map(|e| e.path())
-        .filter(|p| {
-            p.extension()
-                .is_some_and(|e| ["names", "textsyms2", "ftrace1", "btfidx2", "btfnames1"].iter().any(|k| e == *k))
-        })
+        .filter(|p| p.extension().is_some_and(|e| TABLES.iter().chain(WHOLE).any(|k| e == *k)))
         .collect();
     v.sort();
     v
@@ -69,8 +72,12 @@ fn derived_indexes_answer_as_a_fresh_build_and_damage_is_rebuilt() {
     // ftrace list and no image to compute one from) is left for K201, which maps its
     // text-symbol set.
     assert_eq!((kinds("names"), kinds("textsyms2")), (2, 2), "{files:?}");
-    // 6.1's ftrace list, parsed once (6.18's folder has none).
+    // 6.1's ftrace list, parsed once (6.18's folder has none), and the tables of its
+    // ftrace list, config and blacklist (6.18's config is read at open: it has no table).
     assert_eq!(kinds("ftrace1"), 1, "{files:?}");
+    for table in TABLES {
+        assert_eq!(kinds(table), 1, "{table}: {files:?}");
+    }
     // At least the function index of each kernel's BTF.
     assert!(kinds("btfidx2") >= 2, "{files:?}");
     // The struct names of each kernel's BTF.
@@ -104,9 +111,11 @@ fn derived_indexes_answer_as_a_fresh_build_and_damage_is_rebuilt() {
             // page checked by its CRC-32 (`Cache::open_paged`): a flipped byte in a page no
             // lookup reads is never handed out, and the entry is written again only once a
             // lookup meets it.
-            let paged_flip =
-                (i + 2 * round) % 4 == 0 && p.extension().is_some_and(|e| e == "textsyms2" || e == "btfidx2");
-            if paged_flip && std::fs::read(p).expect("read") != good[i] {
+            // So are the tables; and the whole ftrace list is read (and written again) only
+            // when something needs the whole list, which the tables now answer for.
+            let ext = |k: &str| p.extension().is_some_and(|e| e == k);
+            let paged_flip = (i + 2 * round) % 4 == 0 && ["textsyms2", "btfidx2"].iter().chain(TABLES).any(|k| ext(k));
+            if (paged_flip || ext("ftrace1")) && std::fs::read(p).expect("read") != good[i] {
                 std::fs::write(p, &good[i]).expect("restore");
                 continue;
             }

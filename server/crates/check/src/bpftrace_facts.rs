@@ -157,7 +157,7 @@ impl<'a> KernelFacts<'a> {
     }
 
     pub fn modules(&self) -> bool {
-        self.kernel.config().is_some_and(|c| c.value.is_enabled("MODULES"))
+        self.kernel.config_enabled("MODULES") == Some(true)
     }
 
     /// Whether a trace event exists: `Some(false)` only when the kernel's list settles it.

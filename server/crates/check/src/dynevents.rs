@@ -35,12 +35,9 @@ const MAX_DEREFS: usize = 16;
 /// the stable backports), the bundled README of that series, `%pd`'s offsets from its BTF.
 pub fn dialect_for(kernel: &Kernel) -> Result<Dialect, String> {
     let banner = image_banner(kernel);
-    let release = kernel
-        .config()
-        .and_then(|c| c.value.release())
-        .or(banner.as_deref())
-        .ok_or("cannot tell the kernel's release: give a kernel with its config (`config` in its folder) or its image")?
-        .to_owned();
+    let release = kernel.config_release().or(banner).ok_or(
+        "cannot tell the kernel's release: give a kernel with its config (`config` in its folder) or its image",
+    )?;
     let release = release.as_str();
     let version = KernelVersion::parse(release).ok_or_else(|| format!("release `{release}` is not a version"))?;
     let readme = match (version.major, version.minor) {
@@ -73,8 +70,8 @@ pub fn dialect_for(kernel: &Kernel) -> Result<Dialect, String> {
             d.dentry_offsets = (name, dentry);
         }
     }
-    if let Some(c) = kernel.config() {
-        d.modules = c.value.is_enabled("MODULES");
+    if let Some(modules) = kernel.config_enabled("MODULES") {
+        d.modules = modules;
     }
     Ok(d)
 }
@@ -158,7 +155,7 @@ impl<'k> KernelEnv<'k> {
             _ => None,
         };
         // Without a config, the image's bytes answer (an image built without IBT has none).
-        let ibt = kernel.config().is_none_or(|c| c.value.is_enabled("X86_KERNEL_IBT"));
+        let ibt = kernel.config_enabled("X86_KERNEL_IBT") != Some(false);
         let rules = fevlint_kernel::code::Rules {
             refuses_exception_insns: dialect.generation >= fevlint_mainline::Generation::Linux6_12,
             endbr: None,

@@ -4,11 +4,12 @@
 
 use crate::names::FunctionNames;
 use crate::open::{self as load, KernelInputs, Loaded, OpenOptions, Provenance};
+use crate::paged;
 use fevlint_btf::Btf;
 use fevlint_load::cache::Cache;
 use fevlint_load::symbols::{
-    clone_base, syscall_name, ErrorInjectionList, FilterFunctions, KernelConfig, KprobeBlacklist, SymbolTable,
-    SyscallWrapper, TraceEvents,
+    clone_base, syscall_name, ConfigValue, ErrorInjectionList, FilterFunctions, KernelConfig, KprobeBlacklist,
+    SymbolTable, SyscallWrapper, TraceEvents,
 };
 use fevlint_types::model::{FunctionInfo, ModelError, TypeSource};
 use fevlint_types::Arch;
@@ -113,6 +114,8 @@ pub struct Kernel {
     module_symbols: OnceLock<Option<ModuleSymbols>>,
     /// Trace event names from the symbol map, built once ([`Kernel::symbol_events`]).
     symbol_events: OnceLock<Option<SymbolEvents>>,
+    /// The folder's text facts as tables kept in the cache ([`crate::paged`]).
+    tables: paged::Tables,
     /// A folder's image left unread at open, read when code is first asked for.
     image: OnceLock<Option<Result<Loaded<fevlint_load::elf::KernelElf>, String>>>,
     /// The image's kprobe-relevant tables ([`crate::code::Sites`]).
@@ -280,6 +283,7 @@ impl Kernel {
             text_symbols: OnceLock::new(),
             module_symbols: OnceLock::new(),
             symbol_events: OnceLock::new(),
+            tables: Default::default(),
             image: OnceLock::new(),
             sites: OnceLock::new(),
             notes,
@@ -342,8 +346,8 @@ impl Kernel {
         let sites = elf.value.ftrace_sites(Some(symbols)).ok()?;
         // FTRACE_MCOUNT_MAX_OFFSET: 4 past an ENDBR64 with CONFIG_X86_KERNEL_IBT, whose
         // linker script places the `__ibt_endbr_seal` table.
-        let max = match self.config() {
-            Some(c) => c.value.ftrace_max_offset(),
+        let max = match self.config_enabled("X86_KERNEL_IBT") {
+            Some(ibt) => u64::from(ibt) * 4,
             None if self.arch == Arch::X86_64 && symbols.addr_of("__ibt_endbr_seal").is_some() => 4,
             None => 0,
         };
@@ -373,10 +377,10 @@ impl Kernel {
     /// The blacklist built from the image loaded at open and the symbol map.
     fn image_blacklist(&self) -> Option<Loaded<KprobeBlacklist>> {
         let elf = self.inputs.elf.as_ref()?;
-        if !self.config().is_none_or(|c| c.value.is_enabled("KPROBES")) {
+        if self.config_enabled("KPROBES") == Some(false) {
             return None;
         }
-        let all = self.config().is_none_or(|c| c.value.is_enabled("KALLSYMS_ALL"));
+        let all = self.config_enabled("KALLSYMS_ALL") != Some(false);
         let value = crate::code::derive_blacklist(&elf.value, &self.symbols()?.value, all)?;
         let container = load::Container::Computed("built from the image's _kprobe_blacklist table and text areas");
         Some(Loaded { value, from: Provenance { container, ..elf.from.clone() } })
@@ -429,11 +433,211 @@ impl Kernel {
         lazy(&self.config, path, &self.opts, load::read_config)?.as_ref().ok()
     }
 
+    /// The table of a folder file left for later ([`crate::paged`]), opened from the cache
+    /// unless the whole file is read already (`read`): the whole file answers then. When
+    /// none is stored, `bytes` builds it from the whole file (read now, so it answers this
+    /// run) and it is stored for the next run.
+    fn table<'a, T>(
+        &self,
+        cell: &'a OnceLock<Option<T>>,
+        path: Option<&Path>,
+        kind: &str,
+        read: bool,
+        open: fn(&Cache, &str) -> Option<T>,
+        bytes: impl FnOnce() -> Option<Vec<u8>>,
+    ) -> Option<&'a T> {
+        cell.get_or_init(|| {
+            let cache = &self.opts.cache;
+            let name = paged::entry_name(cache, path?, kind)?;
+            match open(cache, &name) {
+                Some(t) if !read => return Some(t),
+                Some(_) => return None,
+                None => {}
+            }
+            if let Some(b) = bytes() {
+                cache.put_paged(&name, &b);
+            }
+            None
+        })
+        .as_ref()
+    }
+
+    /// Stores again the table of a file whose stored table could not be read (a damaged
+    /// page): the whole file answers this lookup.
+    fn restore_table(&self, path: Option<&Path>, kind: &str, bytes: Option<Vec<u8>>) {
+        let cache = &self.opts.cache;
+        if let (Some(name), Some(b)) = (path.and_then(|p| paged::entry_name(cache, p, kind)), bytes) {
+            cache.put_paged(&name, &b);
+        }
+    }
+
+    fn ftrace_table(&self) -> Option<&paged::Ftrace> {
+        let path = self.inputs.deferred.filter_functions.as_deref();
+        let read = self.filter_functions.get().is_some();
+        self.table(&self.tables.ftrace, path, paged::FTRACE, read, paged::Ftrace::open, || self.ftrace_bytes())
+    }
+
+    fn ftrace_bytes(&self) -> Option<Vec<u8>> {
+        let ff = self.filter_functions()?;
+        paged::Ftrace::build(&ff.value, ff.from.codec)
+    }
+
+    /// How many traceable functions the ftrace list has called `name`, its traceable
+    /// clones, and where the list came from; `None` without a list (or one that cannot be
+    /// read). A folder's list answers from its table where one is stored.
+    fn ftrace_of(&self, name: &str) -> Option<(usize, Vec<String>, Provenance)> {
+        if let Some(t) = self.ftrace_table() {
+            if let Some(n) = t.name(name) {
+                let path = self.inputs.deferred.filter_functions.clone()?;
+                return Some((
+                    n.count,
+                    n.clones,
+                    Provenance { path, codec: t.codec, container: load::Container::File },
+                ));
+            }
+            self.restore_table(self.inputs.deferred.filter_functions.as_deref(), paged::FTRACE, self.ftrace_bytes());
+        }
+        let clones = self.clone_index().get(name).cloned().unwrap_or_default();
+        let ff = self.filter_functions()?;
+        Some((ff.value.count(name), clones, ff.from.clone()))
+    }
+
+    /// The module of the first `NAME [MODULE]` line of the ftrace list for `name`, if any.
+    pub fn ftrace_module(&self, name: &str) -> Option<String> {
+        if let Some(t) = self.ftrace_table() {
+            if let Some(n) = t.name(name) {
+                return n.module;
+            }
+            self.restore_table(self.inputs.deferred.filter_functions.as_deref(), paged::FTRACE, self.ftrace_bytes());
+        }
+        let ff = &self.filter_functions()?.value;
+        ff.iter().find(|(n, m)| *n == name && m.is_some()).and_then(|(_, m)| m.map(str::to_owned))
+    }
+
+    /// Whether any line of the ftrace list names a module (`NAME [MODULE]`).
+    pub fn ftrace_names_modules(&self) -> bool {
+        match self.ftrace_table() {
+            Some(t) => t.has_modules,
+            None => self.filter_functions().is_some_and(|f| f.value.iter().any(|(_, m)| m.is_some())),
+        }
+    }
+
+    fn config_table(&self) -> Option<&paged::Config> {
+        let path = self.inputs.deferred.config.as_deref();
+        let read = self.config.get().is_some();
+        self.table(&self.tables.config, path, paged::CONFIG, read, paged::Config::open, || {
+            paged::Config::build(&self.config()?.value)
+        })
+    }
+
+    /// The value of config option `name` (with or without `CONFIG_`): `None` without a
+    /// config (or one that cannot be read), `Some(None)` when it does not have the option.
+    /// A folder's config answers from its table where one is stored.
+    pub fn config_value(&self, name: &str) -> Option<Option<ConfigValue>> {
+        let full = match name.starts_with("CONFIG_") {
+            true => std::borrow::Cow::Borrowed(name),
+            false => std::borrow::Cow::Owned(format!("CONFIG_{name}")),
+        };
+        if let Some(t) = self.config_table() {
+            if let Some(v) = t.get(&full) {
+                return Some(v);
+            }
+            let bytes = self.config().and_then(|c| paged::Config::build(&c.value));
+            self.restore_table(self.inputs.deferred.config.as_deref(), paged::CONFIG, bytes);
+        }
+        Some(self.config()?.value.get(&full).cloned())
+    }
+
+    /// The release the config's header names (`6.1.170`); `None` without a config or
+    /// without the header.
+    pub fn config_release(&self) -> Option<String> {
+        match self.config_table() {
+            Some(t) => t.release.clone(),
+            None => self.config()?.value.release().map(str::to_owned),
+        }
+    }
+
+    /// Whether config option `name` is `=y` or `=m`; `None` without a config.
+    pub fn config_enabled(&self, name: &str) -> Option<bool> {
+        self.config_value(name).map(|v| matches!(v, Some(ConfigValue::Yes | ConfigValue::Module)))
+    }
+
+    fn blacklist_table(&self) -> Option<&paged::Blacklist> {
+        let path = self.inputs.deferred.kprobe_blacklist.as_deref();
+        let read = self.kprobe_blacklist.get().is_some();
+        self.table(&self.tables.blacklist, path, paged::BLACKLIST, read, paged::Blacklist::open, || {
+            paged::Blacklist::build(&self.kprobe_blacklist()?.value)
+        })
+    }
+
+    /// Whether `name` is on the kprobe blacklist (a folder's answers from its table where
+    /// one is stored); `false` without one.
+    pub fn kprobe_blacklisted(&self, name: &str) -> bool {
+        if let Some(t) = self.blacklist_table() {
+            if let Some(found) = t.contains(name) {
+                return found;
+            }
+            let bytes = self.kprobe_blacklist().and_then(|b| paged::Blacklist::build(&b.value));
+            self.restore_table(self.inputs.deferred.kprobe_blacklist.as_deref(), paged::BLACKLIST, bytes);
+        }
+        self.kprobe_blacklist().is_some_and(|b| b.value.contains_name(name))
+    }
+
+    fn events_table(&self) -> Option<&paged::Events> {
+        let path = self.inputs.deferred.trace_events.as_deref();
+        let read = self.trace_events.get().is_some();
+        self.table(&self.tables.events, path, paged::EVENTS, read, paged::Events::open, || {
+            paged::Events::build(&self.trace_events()?.value)
+        })
+    }
+
+    fn restore_events(&self) {
+        let bytes = self.trace_events().and_then(|e| paged::Events::build(&e.value));
+        self.restore_table(self.inputs.deferred.trace_events.as_deref(), paged::EVENTS, bytes);
+    }
+
+    /// Whether any trace event belongs to `system`; `None` without an event list. A
+    /// folder's list answers from its table where one is stored.
+    pub fn trace_system_exists(&self, system: &str) -> Option<bool> {
+        if let Some(t) = self.events_table() {
+            if let Some(found) = t.has_system(system) {
+                return Some(found);
+            }
+            self.restore_events();
+        }
+        Some(self.trace_events()?.value.has_system(system))
+    }
+
+    /// The systems that have a trace event called `event`, in the list's order; `None`
+    /// without an event list.
+    pub fn trace_event_systems(&self, event: &str) -> Option<Vec<String>> {
+        if let Some(t) = self.events_table() {
+            if let Some(found) = t.systems_of(event) {
+                return Some(found);
+            }
+            self.restore_events();
+        }
+        Some(self.trace_events()?.value.systems_of(event).to_vec())
+    }
+
     /// Reads every file left for later (config, ftrace list, blacklist) and returns the
     /// first that cannot be read: commands that use the whole model call this, so a
     /// broken file is an error, as if it had been read at open.
+    /// A file kept as a table ([`crate::paged`]) read cleanly when it was stored and is not
+    /// read again.
     pub fn load_deferred(&self) -> Result<(), String> {
-        let _ = (self.config(), self.filter_functions(), self.kprobe_blacklist(), self.trace_events());
+        if self.config_table().is_none() {
+            let _ = self.config();
+        }
+        if self.ftrace_table().is_none() {
+            let _ = self.filter_functions();
+        }
+        if self.blacklist_table().is_none() {
+            let _ = self.kprobe_blacklist();
+        }
+        if self.events_table().is_none() {
+            let _ = self.trace_events();
+        }
         if self.inputs.deferred.error_injection.is_some() {
             let _ = self.error_injection();
         }
@@ -568,7 +772,7 @@ impl Kernel {
                 Provenance { path: self.inputs.deferred.image.clone()?, codec: None, container: load::Container::File }
             }
         };
-        let percpu = self.config().map(|c| c.value.is_enabled("KALLSYMS_ABSOLUTE_PERCPU"));
+        let percpu = self.config_enabled("KALLSYMS_ABSOLUTE_PERCPU");
         // An image without the tables (CONFIG_KALLSYMS off) has no symbol map: absent, not broken.
         let text = fevlint_load::kallsyms::kallsyms_text(elf, percpu).ok()?;
         let value = SymbolTable::parse_kallsyms(text.as_bytes(), elf.path()).ok()?;
@@ -657,7 +861,7 @@ impl Kernel {
             .sites
             .get_or_init(|| {
                 // struct alt_instr gained a 16-bit `flags` in 6.3 (12 -> 14 bytes).
-                let release = self.config().and_then(|c| c.value.release().map(str::to_owned));
+                let release = self.config_release();
                 let v = release.as_deref().map(|r| {
                     let mut it = r.split(|c: char| !c.is_ascii_digit()).map(|x| x.parse::<u32>().unwrap_or(0));
                     (it.next().unwrap_or(0), it.next().unwrap_or(0))
@@ -715,10 +919,10 @@ impl Kernel {
                 }
             }
         }
-        let clones = self.clone_index().get(name).cloned().unwrap_or_default();
-        let (trace, trace_from) = match self.filter_functions() {
-            Some(ff) => {
-                let count = ff.value.count(name);
+        let ftrace = self.ftrace_of(name);
+        let clones = ftrace.as_ref().map(|f| f.1.clone()).unwrap_or_default();
+        let (trace, trace_from) = match ftrace {
+            Some((count, _, from)) => {
                 let trace = if count > 0 {
                     Trace::Traceable { count }
                 } else if !clones.is_empty() {
@@ -726,14 +930,14 @@ impl Kernel {
                 } else {
                     Trace::NotTraceable
                 };
-                (trace, Some(format!("available_filter_functions ({})", ff.from)))
+                (trace, Some(format!("available_filter_functions ({from})")))
             }
             None => (Trace::Unknown, None),
         };
         // The symbol map settles existence when neither types nor ftrace know the name.
         let known = !prototypes.is_empty() || !matches!(trace, Trace::NotTraceable | Trace::Unknown);
         let text_symbol = if known { None } else { self.text_symbol(name) };
-        let kprobe_blacklisted = self.kprobe_blacklist().is_some_and(|b| b.value.contains_name(name));
+        let kprobe_blacklisted = self.kprobe_blacklisted(name);
         let syscall = syscall_name(name).map(|(w, n)| (w, n.to_owned()));
         Ok(FunctionFacts {
             name: name.to_owned(),
@@ -775,7 +979,10 @@ impl Kernel {
             (None, Some(_)) => return None,
             (None, None) => 0,
         };
-        let traced = self.filter_functions().map_or(0, |ff| ff.value.fingerprint());
+        let traced = match self.ftrace_table() {
+            Some(t) => t.fingerprint,
+            None => self.filter_functions().map_or(0, |ff| ff.value.fingerprint()),
+        };
         let mut h = crc32fast::Hasher::new();
         h.update(b"function-names 2");
         h.update(&types.to_le_bytes());

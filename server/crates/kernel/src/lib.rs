@@ -11,6 +11,7 @@ pub mod code;
 pub mod facts;
 pub mod names;
 pub mod open;
+mod paged;
 
 pub use facts::{FunctionFacts, Kernel, KernelError, SymbolEvents, Trace};
 

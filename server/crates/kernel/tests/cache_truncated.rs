@@ -35,7 +35,12 @@ fn a_cache_file_truncated_under_a_live_kernel_does_not_crash() {
     // A second open is served from the cache; then another program truncates every
     // cache file while the kernel is live.
     let live = Kernel::open_cached(&kernel, &cache).expect("open from the cache");
-    for p in entries(&dir, "bin").into_iter().chain(entries(&dir, "btfidx2")) {
+    // The ftrace list's and blacklist's tables (`*.ftrace-tab1`, `*.kpbl-tab1`) opened,
+    // a few of their pages read, before they are cut.
+    assert!(live.function("vfs_write").expect("lookup").exists());
+    let tables = entries(&dir, "ftrace-tab1").into_iter().chain(entries(&dir, "kpbl-tab1"));
+    assert_eq!(tables.clone().count(), 2);
+    for p in entries(&dir, "bin").into_iter().chain(entries(&dir, "btfidx2")).chain(tables) {
         std::fs::OpenOptions::new().write(true).open(&p).expect("open cache file").set_len(0).expect("truncate");
     }
     // Every byte of the BTF the kernel holds is still readable, and lookups answer.
@@ -44,6 +49,11 @@ fn a_cache_file_truncated_under_a_live_kernel_does_not_crash() {
     assert!(sum > 0);
     assert!(live.function("vfs_read").expect("lookup").exists());
     assert!(live.function("tcp_sendmsg").expect("lookup").exists());
+    let fresh = Kernel::open(&kernel).expect("open without the cache");
+    for name in ["zap_page_range_single", "do_sys_openat2", "kprobe_int3_handler", "a_name_no_kernel_has"] {
+        let (a, b) = (live.function(name).expect("lookup"), fresh.function(name).expect("lookup"));
+        assert_eq!((a.trace, a.clones, a.kprobe_blacklisted), (b.trace, b.clones, b.kprobe_blacklisted), "{name}");
+    }
     // The truncated entries are noticed by the next open, which decompresses again.
     let again = Kernel::open_cached(&kernel, &cache).expect("open after truncation");
     assert!(again.function("vfs_read").expect("lookup").exists());

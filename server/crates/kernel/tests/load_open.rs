@@ -263,3 +263,122 @@ fn a_symbols_module_is_kept_in_the_cache() {
     assert!(second.symbols().is_none() && second.symbols_error().is_some(), "reading the map fails");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What a kernel folder's text files say, as the rules ask it (see
+/// [`a_kernels_text_facts_are_answered_from_tables_in_the_cache`]).
+fn text_facts(k: &fevlint_kernel::Kernel, names: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for n in names {
+        let f = k.function(n).expect("lookup");
+        out.push(format!("{n}: {:?} {:?} {:?} {}", f.trace, f.trace_from, f.clones, f.kprobe_blacklisted));
+        out.push(format!("{n}: module {:?}", k.ftrace_module(n)));
+    }
+    out.push(format!("modules {}", k.ftrace_names_modules()));
+    for c in ["MODULES", "CONFIG_FPROBE", "CONFIG_HZ", "CONFIG_CC_VERSION_TEXT", "CONFIG_NO_SUCH", "X86_KERNEL_IBT"] {
+        out.push(format!("{c}: {:?} {:?}", k.config_value(c), k.config_enabled(c)));
+    }
+    out.push(format!("release {:?}", k.config_release()));
+    for s in ["sched", "syscalls", "no_such_system", ""] {
+        out.push(format!("system {s}: {:?}", k.trace_system_exists(s)));
+    }
+    for e in ["sched_switch", "sys_enter_openat", "no_such_event", ""] {
+        out.push(format!("event {e}: {:?}", k.trace_event_systems(e)));
+    }
+    out
+}
+
+/// The ftrace list, config, kprobe blacklist and event list of a folder are answered, from
+/// a later run on, from tables kept in the cache (`*.ftrace-tab1`, `*.config-tab1`,
+/// `*.kpbl-tab1`, `*.events-tab1`) without reading the files: the files replaced by ones
+/// that cannot be read (same path, length and time) answer the same, and
+/// `load_deferred` does not read them. A damaged table is read around (the file answers)
+/// and stored again; every answer equals the one the files give with no cache.
+#[test]
+fn a_kernels_text_facts_are_answered_from_tables_in_the_cache() {
+    let dir = std::env::temp_dir().join(format!("fevlint-text-tables-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let k = dir.join("kernel");
+    std::fs::create_dir_all(&k).expect("kernel folder");
+    let files = ["vmlinux.btf", "available_filter_functions", "config", "kprobe_blacklist", "available_events"];
+    let mut originals = Vec::new();
+    for file in files {
+        let mut bytes = fevlint_testkit::kernel_fixture_file("6.12.117+deb12-amd64", file).1;
+        if file == "available_filter_functions" {
+            bytes.extend_from_slice(b"md_run [md_mod]\nmd_run [md_mod2]\n");
+        }
+        std::fs::write(k.join(file), &bytes).expect("copy");
+        originals.push((file, bytes, std::fs::metadata(k.join(file)).and_then(|m| m.modified()).expect("time")));
+    }
+    let put = |file: &str, bytes: &[u8], time: std::time::SystemTime| {
+        std::fs::write(k.join(file), bytes).expect("write");
+        std::fs::File::options().write(true).open(k.join(file)).and_then(|f| f.set_modified(time)).expect("time");
+    };
+    // Names of every kind: traceable, several functions of one name, only clones
+    // traceable, blacklisted, in a module, unknown.
+    let plain = fevlint_kernel::Kernel::open(&k).expect("opens");
+    let ff = &plain.filter_functions().expect("ftrace list").value;
+    let mut names: Vec<String> = ["vfs_read", "md_run", "no_such_function", ""].map(str::to_owned).to_vec();
+    names.extend(ff.iter().map(|(n, _)| n).find(|n| ff.count(n) > 1).map(str::to_owned));
+    let only_clones = ff.dotted().map(|n| fevlint_load::symbols::clone_base(n).0).find(|b| !ff.contains(b));
+    names.extend(only_clones.map(str::to_owned));
+    names.extend(plain.kprobe_blacklist().expect("blacklist").value.entries().first().map(|e| e.name.clone()));
+    assert_eq!(names.len(), 7, "{names:?}");
+    let expected = text_facts(&plain, &names);
+    assert!(expected.iter().any(|l| l.contains("OnlyClones")) && expected.iter().any(|l| l.ends_with(" true")));
+
+    let cache = fevlint_load::cache::Cache::new(Some(dir.join("cache")));
+    let open = || fevlint_kernel::Kernel::open_cached(&k, &cache).expect("opens");
+    let first = open();
+    assert_eq!(first.load_deferred(), Ok(()));
+    assert_eq!(text_facts(&first, &names), expected, "first run (the files read)");
+    drop(first);
+    let tables = || {
+        let mut t: Vec<PathBuf> = std::fs::read_dir(dir.join("cache"))
+            .expect("cache")
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e.to_string_lossy().ends_with("-tab1")))
+            .collect();
+        t.sort();
+        t
+    };
+    assert_eq!(tables().len(), 4, "{:?}", tables());
+    // The whole ftrace list kept beside its table would answer a whole read: removed.
+    for e in std::fs::read_dir(dir.join("cache")).expect("cache").flatten() {
+        if e.path().extension().is_some_and(|x| x == "ftrace1") {
+            std::fs::remove_file(e.path()).expect("remove");
+        }
+    }
+    for (file, bytes, time) in &originals[1..] {
+        put(file, &vec![b'\n'; bytes.len() - 1].into_iter().chain(*b"!").collect::<Vec<u8>>(), *time);
+    }
+    let second = open();
+    assert_eq!(second.load_deferred(), Ok(()), "a file kept as a table is not read again");
+    assert_eq!(text_facts(&second, &names), expected, "second run (the tables)");
+    assert!(second.config().is_none() && second.deferred_error().is_some(), "reading the config fails");
+
+    // Damaged tables (a byte of every page but the first changed: each fails its
+    // checksum) are read around, from the files, and stored again.
+    for (file, bytes, time) in &originals[1..] {
+        put(file, bytes, *time);
+    }
+    for t in tables() {
+        let mut b = std::fs::read(&t).expect("table");
+        let at = b.len() - 24;
+        let len = u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes")) as usize;
+        assert!(len > 4096, "{} has one page", t.display());
+        for page in (4096..len).step_by(4096) {
+            b[page] ^= 0x20;
+        }
+        std::fs::write(&t, b).expect("damage");
+    }
+    let third = open();
+    assert_eq!(text_facts(&third, &names), expected, "damaged tables");
+    drop(third);
+    for (file, bytes, time) in &originals[1..] {
+        put(file, &vec![b'\n'; bytes.len() - 1].into_iter().chain(*b"!").collect::<Vec<u8>>(), *time);
+    }
+    let fourth = open();
+    assert_eq!(text_facts(&fourth, &names), expected, "the tables stored again");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1008,6 +1008,11 @@ impl KernelConfig {
         matches!(self.get(name), Some(ConfigValue::Yes | ConfigValue::Module))
     }
 
+    /// Every line's option and value, in file order (a name written twice comes twice).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &ConfigValue)> + '_ {
+        (0..self.entries.len() as u32).map(|i| (self.name(i), &self.entries[i as usize].2))
+    }
+
     /// The number of different options.
     pub fn len(&self) -> usize {
         // Count each name at its first entry within its group of equal hashes.

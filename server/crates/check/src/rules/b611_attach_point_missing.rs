@@ -148,10 +148,8 @@ fn not_modifiable(k: &Kernel, target: &str) -> Option<Problem> {
             k.name
         )))
     };
-    if let Some(config) = k.config().map(|c| &c.value) {
-        if !config.is_enabled("FUNCTION_ERROR_INJECTION") {
-            return refused(format!("{} is built without `CONFIG_FUNCTION_ERROR_INJECTION`", k.name));
-        }
+    if k.config_enabled("FUNCTION_ERROR_INJECTION") == Some(false) {
+        return refused(format!("{} is built without `CONFIG_FUNCTION_ERROR_INJECTION`", k.name));
     }
     if let Some(list) = k.error_injection() {
         if list.value.contains(target) {
@@ -189,13 +187,11 @@ fn multi_problem(k: &Kernel, target: &str) -> Option<Problem> {
     if matched.is_empty() && symbols.is_some() {
         return Some(Problem::from(format!("`{pattern}` matches no symbol of {} (libbpf: `-ENOENT`)", k.name)));
     }
-    if let Some(c) = k.config() {
-        if !c.value.is_enabled("FPROBE") {
-            return Some(Problem::from(format!(
-                "{} is built without `CONFIG_FPROBE`: multi-kprobe links are not supported there (`-EOPNOTSUPP`)",
-                k.name
-            )));
-        }
+    if k.config_enabled("FPROBE") == Some(false) {
+        return Some(Problem::from(format!(
+            "{} is built without `CONFIG_FPROBE`: multi-kprobe links are not supported there (`-EOPNOTSUPP`)",
+            k.name
+        )));
     }
     if matched.is_empty() {
         return None; // no symbol map: what the pattern matches is unknown
@@ -238,8 +234,9 @@ fn multi_problem(k: &Kernel, target: &str) -> Option<Problem> {
 fn tracefs_event(pk: &PerKernel<'_>, target: &str) -> Option<String> {
     let k = pk.kernel;
     let (system, name) = target.split_once('/').unwrap_or(("", target));
-    if let Some(events) = k.trace_events().filter(|e| e.value.has_system(system)) {
-        return (!events.value.contains(system, name))
+    if k.trace_system_exists(system) == Some(true) {
+        let listed = k.trace_event_systems(name).is_some_and(|s| s.iter().any(|s| s == system));
+        return (!listed)
             .then(|| format!("no trace event `{system}:{name}` on {} (not in its `available_events`)", k.name));
     }
     if system == "syscalls" {
@@ -395,7 +392,7 @@ fn absent(pk: &PerKernel<'_>, kind: AttachKind, target: &str) -> Option<Absent> 
         AttachKind::Fentry | AttachKind::Fexit | AttachKind::FmodRet => function(target),
         AttachKind::Tracepoint => {
             let (system, name) = target.split_once('/').unwrap_or(("", target));
-            if system == "syscalls" || k.trace_events().is_some_and(|e| e.value.has_system(system)) {
+            if system == "syscalls" || k.trace_system_exists(system) == Some(true) {
                 return None;
             }
             tracepoint(name)
@@ -411,20 +408,14 @@ fn module_of_symbol(k: &Kernel, name: &str) -> Option<String> {
     if let Some(m) = k.symbol_module(name) {
         return Some(m.to_owned());
     }
-    let ftrace = &k.filter_functions()?.value;
-    if !ftrace.contains(name) {
-        return None;
-    }
-    ftrace.iter().find(|(n, m)| *n == name && m.is_some()).and_then(|(_, m)| m.map(str::to_owned))
+    k.ftrace_module(name)
 }
 
 /// Whether the kernel's files say which modules it had loaded: a `btf/` folder (a copy of
 /// `/sys/kernel/btf`), or kallsyms or an ftrace list with `[module]` entries.
 fn knows_modules(pk: &PerKernel<'_>) -> bool {
     let k = pk.kernel;
-    pk.modules.is_some()
-        || k.symbols_have_modules()
-        || k.filter_functions().is_some_and(|f| f.value.iter().any(|(_, m)| m.is_some()))
+    pk.modules.is_some() || k.symbols_have_modules() || k.ftrace_names_modules()
 }
 
 /// The module whose BTF (its folder's `btf/`) or symbols have what `a` names, on this kernel.
@@ -440,7 +431,7 @@ fn module_having(pk: &PerKernel<'_>, a: &Absent) -> Option<String> {
 /// not known: the kernel cannot have modules, or another kernel of the run has it in its
 /// image (it left vmlinux, or was renamed: drift, not a module).
 fn missing_evidence(cx: &BpfContext<'_>, pk: &PerKernel<'_>, a: &Absent) -> bool {
-    if pk.kernel.config().is_some_and(|c| !c.value.is_enabled("MODULES")) {
+    if pk.kernel.config_enabled("MODULES") == Some(false) {
         return true;
     }
     cx.kernels.iter().any(|o| !std::ptr::eq(o.kernel, pk.kernel) && in_image(o, a))

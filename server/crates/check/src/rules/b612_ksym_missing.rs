@@ -142,7 +142,7 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
 /// Why a ksym that vmlinux's BTF lacks (and whose modules are not known) is missing all
 /// the same: the kernel has no modules, or another kernel of the run has it in vmlinux.
 fn missing_evidence(cx: &BpfContext<'_>, pk: &PerKernel<'_>, e: &Extern<'_>) -> Option<String> {
-    if pk.kernel.config().is_some_and(|c| !c.value.is_enabled("MODULES")) {
+    if pk.kernel.config_enabled("MODULES") == Some(false) {
         return Some(format!("{} is built without `CONFIG_MODULES`", pk.kernel.name));
     }
     let other = cx.kernels.iter().find(|o| {

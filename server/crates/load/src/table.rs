@@ -1,0 +1,234 @@
+//! A sorted table of `(key, value)` rows kept in the cache as a paged entry
+//! ([`crate::cache::PagedEntry`]) and searched in place: a lookup reads the row index
+//! entries and keys its binary search touches, a few 4 KiB pages, instead of reading and
+//! parsing a whole list. The kernel's text facts (its ftrace list, config, kprobe
+//! blacklist, trace events) are kept so, each under a key of the file it came from.
+//!
+//! Layout (little-endian): magic `FEVTAB01`, rows `n`, metadata length, text length
+//! (u32 each); the metadata (the caller's bytes: counts, a codec, a fingerprint); `n` x
+//! (key start, key length, value length) u32, sorted by key (rows of equal keys in the
+//! order they were given); the text, each row's key followed by its value.
+
+use crate::cache::{Cache, PagedEntry};
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+const MAGIC: &[u8; 8] = b"FEVTAB01";
+const HEAD: usize = MAGIC.len() + 12;
+const ROW: usize = 12;
+/// After this many lookups a table is read whole (every page checked once) and searched in
+/// memory: a check of 1,000 definitions asks about each of their functions.
+const READ_WHOLE_AFTER: usize = 64;
+
+/// Builds the bytes of a table ([`Table::open`] reads them): rows sorted by key, stably.
+/// `None` when the text would pass 4 GiB (nothing a kernel's lists come near).
+pub fn build<K: AsRef<[u8]>, V: AsRef<[u8]>>(meta: &[u8], rows: &[(K, V)]) -> Option<Vec<u8>> {
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by(|&a, &b| rows[a].0.as_ref().cmp(rows[b].0.as_ref()));
+    let text_len: usize = rows.iter().map(|(k, v)| k.as_ref().len() + v.as_ref().len()).sum();
+    let (n, meta_len, text) =
+        (u32::try_from(rows.len()).ok()?, u32::try_from(meta.len()).ok()?, u32::try_from(text_len).ok()?);
+    let mut out = Vec::with_capacity(HEAD + meta.len() + rows.len() * ROW + text_len);
+    out.extend_from_slice(MAGIC);
+    for v in [n, meta_len, text] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.extend_from_slice(meta);
+    let mut at = 0u32;
+    for &i in &order {
+        let (k, v) = (rows[i].0.as_ref(), rows[i].1.as_ref());
+        for x in [at, k.len() as u32, v.len() as u32] {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        at += (k.len() + v.len()) as u32;
+    }
+    for &i in &order {
+        out.extend_from_slice(rows[i].0.as_ref());
+        out.extend_from_slice(rows[i].1.as_ref());
+    }
+    Some(out)
+}
+
+/// A table read in place from a paged cache entry (whole, once many lookups have been
+/// asked). Every read is checked (the page's CRC-32, the row inside the text): a lookup
+/// that meets a damaged page or row answers `None`, and the caller reads the source file
+/// again (and stores the table again).
+#[derive(Debug)]
+pub struct Table {
+    entry: PagedEntry,
+    n: usize,
+    meta: Vec<u8>,
+    rows_at: usize,
+    text_at: usize,
+    text_len: usize,
+    lookups: AtomicUsize,
+    /// The whole payload, read after [`READ_WHOLE_AFTER`] lookups (`None`: a damaged page).
+    whole: OnceLock<Option<Vec<u8>>>,
+}
+
+impl Table {
+    /// The table stored as `name` ([`Cache::put_paged`] of [`build`]'s bytes); `None` when
+    /// absent, damaged (its sizes do not add up to the entry's length) or the cache is off.
+    pub fn open(cache: &Cache, name: &str) -> Option<Table> {
+        Table::from_entry(cache.open_paged(name)?)
+    }
+
+    /// A table over an open paged entry (see [`Table::open`]).
+    pub fn from_entry(entry: PagedEntry) -> Option<Table> {
+        let head = entry.read(0..HEAD.min(entry.len()))?;
+        if head.get(..MAGIC.len())? != MAGIC {
+            return None;
+        }
+        let word = |i: usize| Some(u32::from_le_bytes(head.get(8 + 4 * i..12 + 4 * i)?.try_into().ok()?) as usize);
+        let (n, meta_len, text_len) = (word(0)?, word(1)?, word(2)?);
+        let rows_at = HEAD.checked_add(meta_len)?;
+        let text_at = rows_at.checked_add(n.checked_mul(ROW)?)?;
+        if text_at.checked_add(text_len)? != entry.len() {
+            return None;
+        }
+        let meta = entry.read(HEAD..rows_at)?;
+        Some(Table { entry, n, meta, rows_at, text_at, text_len, lookups: AtomicUsize::new(0), whole: OnceLock::new() })
+    }
+
+    /// The metadata stored with the rows.
+    pub fn meta(&self) -> &[u8] {
+        &self.meta
+    }
+
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The payload's bytes in `range`: from the whole payload once it is read, else from
+    /// their pages.
+    fn bytes<'a>(&'a self, whole: Option<&'a [u8]>, range: std::ops::Range<usize>) -> Option<Cow<'a, [u8]>> {
+        match whole {
+            Some(w) => w.get(range).map(Cow::Borrowed),
+            None => self.entry.read(range).map(Cow::Owned),
+        }
+    }
+
+    /// Row `i`'s text range: (key start, key end, value end), checked inside the text.
+    fn row(&self, whole: Option<&[u8]>, i: usize) -> Option<(usize, usize, usize)> {
+        let at = self.rows_at.checked_add(i.checked_mul(ROW)?)?;
+        let r = self.bytes(whole, at..at.checked_add(ROW)?)?;
+        let word = |j: usize| u32::from_le_bytes([r[j], r[j + 1], r[j + 2], r[j + 3]]) as usize;
+        let key_end = word(0).checked_add(word(4))?;
+        let end = key_end.checked_add(word(8))?;
+        (end <= self.text_len).then_some((word(0), key_end, end))
+    }
+
+    fn text<'a>(&'a self, whole: Option<&'a [u8]>, from: usize, to: usize) -> Option<Cow<'a, [u8]>> {
+        self.bytes(whole, self.text_at.checked_add(from)?..self.text_at.checked_add(to)?)
+    }
+
+    /// The values of the rows whose key is `key`, in the order they were given (none:
+    /// empty); `None` when a page or row on the way is damaged.
+    pub fn find(&self, key: &[u8]) -> Option<Vec<Vec<u8>>> {
+        let whole = match self.lookups.fetch_add(1, Ordering::Relaxed) >= READ_WHOLE_AFTER {
+            true => self.whole.get_or_init(|| self.entry.read(0..self.entry.len())).as_deref(),
+            false => None,
+        };
+        let (mut lo, mut hi) = (0, self.n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let (s, e, _) = self.row(whole, mid)?;
+            if &*self.text(whole, s, e)? < key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let mut values = Vec::new();
+        for i in lo..self.n {
+            let (s, e, end) = self.row(whole, i)?;
+            if &*self.text(whole, s, e)? != key {
+                break;
+            }
+            values.push(self.text(whole, e, end)?.into_owned());
+        }
+        Some(values)
+    }
+
+    /// The first value of the rows whose key is `key` (see [`Table::find`]).
+    pub fn first(&self, key: &[u8]) -> Option<Option<Vec<u8>>> {
+        self.find(key).map(|v| v.into_iter().next())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> Cache {
+        let dir = std::env::temp_dir().join(format!("fevlint-table-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        Cache::new(Some(dir))
+    }
+
+    #[test]
+    fn a_table_finds_every_key_with_its_values_in_order() {
+        let cache = scratch("find");
+        let mut rows: Vec<(String, String)> =
+            (0..5000).map(|i| (format!("name_{:05}", i * 7 % 5000), i.to_string())).collect();
+        rows.push(("name_00007".to_owned(), "again".to_owned()));
+        rows.push((String::new(), "empty key".to_owned()));
+        cache.put_paged("t.tab", &build(b"meta!", &rows).expect("table"));
+        let t = Table::open(&cache, "t.tab").expect("table");
+        assert_eq!((t.meta(), t.len()), (&b"meta!"[..], rows.len()));
+        assert_eq!(t.find(b"name_00007"), Some(vec![b"1".to_vec(), b"again".to_vec()]));
+        assert_eq!(t.first(b"name_04999"), Some(Some(b"2857".to_vec())));
+        assert_eq!(t.first(b""), Some(Some(b"empty key".to_vec())));
+        for missing in [&b"name_"[..], b"name_05000", b"zzz", b"a"] {
+            assert_eq!(t.find(missing), Some(Vec::new()));
+        }
+        // Past the first lookups the table is searched whole, with the same answers.
+        for (k, v) in &rows[..5000] {
+            assert_eq!(t.first(k.as_bytes()), Some(Some(v.clone().into_bytes())), "{k}");
+        }
+        assert_eq!(t.find(b"name_00007"), Some(vec![b"1".to_vec(), b"again".to_vec()]));
+        assert_eq!(t.find(b"zzz"), Some(Vec::new()));
+        let _ = std::fs::remove_dir_all(cache.dir().expect("dir"));
+    }
+
+    #[test]
+    fn a_damaged_table_answers_none_never_a_wrong_value() {
+        let cache = scratch("damaged");
+        let rows: Vec<(String, String)> = (0..3000).map(|i| (format!("k{i:05}"), format!("v{i}"))).collect();
+        let bytes = build(b"", &rows).expect("table");
+        // Bytes that are not a table: refused at open.
+        for bad in [&b""[..], b"FEVTAB01", &bytes[..bytes.len() - 1]] {
+            cache.put_paged("t.tab", bad);
+            assert!(Table::open(&cache, "t.tab").is_none());
+        }
+        // A row pointing past the text, under valid page checksums: `None`, no panic.
+        let mut bad = bytes.clone();
+        bad[HEAD..HEAD + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        cache.put_paged("t.tab", &bad);
+        let t = Table::open(&cache, "t.tab").expect("sizes add up");
+        assert_eq!(t.find(b"k00000"), None);
+        // A page changed on disk: the lookups through it answer `None`.
+        cache.put_paged("t.tab", &bytes);
+        let path = cache.dir().expect("dir").join("t.tab");
+        let mut file = std::fs::read(&path).expect("file");
+        file[bytes.len() - 10] ^= 1;
+        std::fs::write(&path, &file).expect("write");
+        let t = Table::open(&cache, "t.tab").expect("head intact");
+        assert_eq!(t.first(b"k02999"), None);
+        // Searched whole after many lookups: the whole read fails its checksum, the pages
+        // still answer where they are intact.
+        for _ in 0..2 {
+            for (k, v) in &rows[..100] {
+                assert_eq!(t.first(k.as_bytes()), Some(Some(v.clone().into_bytes())), "{k}");
+            }
+        }
+        assert_eq!(t.first(b"k02999"), None);
+        let _ = std::fs::remove_dir_all(cache.dir().expect("dir"));
+    }
+}
