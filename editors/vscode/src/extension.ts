@@ -13,6 +13,7 @@ import {
   State,
   TransportKind,
 } from 'vscode-languageclient/node';
+import { DiagnosticBlocks } from './blocks';
 import { DocumentStatus, KernelStatus, StatusTracker } from './kernels';
 import * as settings from './settings';
 
@@ -146,6 +147,8 @@ async function startServer(): Promise<void> {
   };
   const c = new LanguageClient('fevlint', 'fevlint', serverOptions, clientOptions);
   client = c;
+  // Open documents' findings by block (`fevlint/diagnosticBlocks`), not pulled whole.
+  c.registerFeature(new DiagnosticBlocks(c));
   c.onNotification('fevlint/status', (s: DocumentStatus) => {
     tracker.set(s);
     showSettingsProblems(s);
