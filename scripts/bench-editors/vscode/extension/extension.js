@@ -9,7 +9,9 @@
 // line differ from before it (`getDiagnostics`, looked at every millisecond: a collection's
 // `set` hands the workbench its markers at once, while `onDidChangeDiagnostics` is fired
 // 50 ms after the first change, VS Code's DebounceEmitter in ExtHostDiagnostics); the time
-// to that event is kept beside it (`notified`). The next edit comes 300-500 ms after the
+// to that event is kept beside it (`notified`), and the time to the extension host's
+// `onDidChangeTextDocument` of the keystroke (`changed`) and from it to the diagnostics
+// (`rest`). The next edit comes 300-500 ms after the
 // previous keystroke or 100 ms after the event, whichever is later. Writes bench.json (or
 // error.json).
 const vscode = require('vscode');
@@ -64,13 +66,14 @@ exports.activate = async function activate() {
         watch.done = t;
       }
     });
-    if (profile) {
-      vscode.workspace.onDidChangeTextDocument((e) => {
-        if (watch && e.document.uri.toString() === watch.uri.toString() && e.contentChanges.length) {
-          profile.push(['changed', now(), now()]);
-        }
-      });
-    }
+    // When the keystroke's change reaches the extension host (the language client sends
+    // didChange from this event): the part of each edit that is code-server's own.
+    vscode.workspace.onDidChangeTextDocument((e) => {
+      if (watch && !watch.changed && e.document.uri.toString() === watch.uri.toString() && e.contentChanges.length) {
+        watch.changed = now();
+        if (profile) profile.push(['changed', watch.changed, watch.changed]);
+      }
+    });
     const report = { vscode: vscode.version, scripts: [], profile };
     for (const file of files) {
       const uri = vscode.Uri.file(file);
@@ -91,7 +94,7 @@ exports.activate = async function activate() {
         if (m) defs.push([i, m[1].length]);
       }
       const lines = doc.lineCount - (doc.lineAt(doc.lineCount - 1).text === '' ? 1 : 0);
-      const entry = { file, lines, findings: vscode.languages.getDiagnostics(uri).length, edits: [], notified: [], timeouts: 0 };
+      const entry = { file, lines, findings: vscode.languages.getDiagnostics(uri).length, edits: [], notified: [], changed: [], rest: [], timeouts: 0 };
       if (profile && file === files[files.length - 1]) {
         write('profiling', {}); // browser.js starts the workbench's CPU profile
         await sleep(1000);
@@ -115,6 +118,10 @@ exports.activate = async function activate() {
           }
           if (watch.seen) entry.edits.push(watch.seen - start); else entry.timeouts++;
           if (watch.done) entry.notified.push(watch.done - start);
+          if (watch.seen && watch.changed) {
+            entry.changed.push(watch.changed - start);
+            entry.rest.push(watch.seen - watch.changed);
+          }
           if (profile && watch.seen) profile.push(['squiggle', watch.seen, watch.seen]);
           const next = Math.max(start + 300 + rand(200), (watch.done || watch.seen || now()) + 100);
           await sleep(Math.max(0, next - now()));
