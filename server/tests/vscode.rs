@@ -4,7 +4,9 @@
 //! `tests/editors/vscode/run-e2e.sh`) shows on `examples/spec.fev` against the Debian 6.12
 //! fixture what `fevlint check` finds: the same diagnostics, squiggles, the Problems count
 //! in the status bar, the kernel's name in the status bar, a hover (API and widget), and a
-//! quick fix that applies; a `*.bt` script's kernel diagnostic. Screenshots and JSON land
+//! quick fix that applies; a `*.bt` script's kernel diagnostic; every finding of a script
+//! with more than VS Code's 1,000 per collection and document in the Problems count (the
+//! extension takes them by block). Screenshots and JSON land
 //! in `target/tmp/vscode-e2e/`. A second workbench run opens a `.bpf.c` whose object is
 //! compiled here (`target/tmp/vscode-e2e-bpf/`).
 //!
@@ -316,6 +318,18 @@ fn vscode_extension_builds_and_works_in_a_real_workbench() {
     assert!(
         items.iter().any(|i| i.as_str().is_some_and(|t| t.contains("settings"))),
         "status bar on screen: {browser}"
+    );
+
+    // 10. A script with more findings than VS Code forwards to the workbench from one
+    //     collection for one document (1,000, then an "N more" entry): the extension gets
+    //     them by block (`fevlint/diagnosticBlocks`), a collection per block, so the Problems
+    //     count on screen is every error and warning the extension holds.
+    let many = read_json(&out.join("many.json"));
+    assert_eq!(many["findings"], 1500, "one S001 per line: {many}");
+    assert_eq!(
+        browser["many"]["problems"].as_str(),
+        Some(format!("Errors: {}, Warnings: {}", many["errors"], many["warnings"]).as_str()),
+        "Problems count with a 1,500-line script open: {browser}\n{many}"
     );
 
     for png in ["workbench.png", "hover.png", "fixed.png", "dynevents.png", "status.png"] {

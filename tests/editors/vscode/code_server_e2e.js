@@ -81,6 +81,9 @@ async function look(page) {
       await waitFile(page, 'status.json', 60000);
       report.status = await look(page);
       await page.screenshot({ path: file('status.png') });
+      fs.writeFileSync(file('go-many'), '');
+      await waitFile(page, 'many.json', 90000);
+      report.many = await look(page);
     }
     report.title = await page.title();
   } catch (e) {

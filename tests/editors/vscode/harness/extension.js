@@ -11,6 +11,8 @@
 //      then a *.dynevents file beside the script                      -> dynevents.json
 //   7. (after `go-status`) write a malformed fevlint.toml next to them: the server's
 //      `fevlint/status` of each document, and the status bar text       -> status.json
+//   8. (after `go-many`) open a script with over 1,000 findings beside them: its count,
+//      and the errors and warnings of every document the extension holds -> many.json
 // With FEVLINT_E2E_MODE=bpf, instead (a workspace whose fevlint.toml names a compiled
 // BPF object; FEVLINT_E2E_FILE is its .bpf.c, FEVLINT_E2E_HOVER `line:col;line:col;...`):
 //   1. open the .bpf.c, wait for the object's findings                  -> diagnostics.json
@@ -202,6 +204,22 @@ exports.activate = async function activate() {
     await sleep(500);
     const statusAfter = { script: api.status(uri.toString()), mainline: api.status(mainline.toString()), text: api.statusText() };
     write('status.json', { before: statusBefore, after: statusAfter });
+    // 8. (after `go-many`) A script with more findings than VS Code forwards to the
+    //    workbench from one collection for one document (1,000): every finding the
+    //    extension holds is a marker of the workbench (the Problems count, read on screen).
+    await waitFor('go-many', 60000);
+    const many = vscode.Uri.file(path.join(path.dirname(uri.fsPath), 'many.fev'));
+    // 1,500 lines the kernel's parser rejects (S001 each; N101 is ignored since step 5).
+    fs.writeFileSync(many.fsPath, 'vfs_read(x64 a0\n'.repeat(1500));
+    const manyDoc = await vscode.workspace.openTextDocument(many);
+    await vscode.window.showTextDocument(manyDoc, vscode.ViewColumn.One);
+    const manyDiags = await settle(many, (ds) => ds.length > 1000, 60000, 1500);
+    const all = vscode.languages.getDiagnostics().flatMap(([, ds]) => ds);
+    const count = (ds, sev) => ds.filter((d) => d.severity === sev).length;
+    write('many.json', {
+      findings: manyDiags.length,
+      errors: count(all, vscode.DiagnosticSeverity.Error), warnings: count(all, vscode.DiagnosticSeverity.Warning),
+    });
   } catch (e) {
     write('error.json', { error: String((e && e.stack) || e) });
   }
