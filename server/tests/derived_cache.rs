@@ -3,7 +3,7 @@
 //! parsed ftrace list, `*.ftrace1`; the BTF's name indexes by namespace, `*.btfidx2`; the
 //! sorted struct, union and typedef names an offset past a struct's end is looked up in,
 //! `*.btfnames1`; the tables of the ftrace list, config and kprobe blacklist searched in
-//! place, `*.ftrace-tab1`, `*.config-tab1`, `*.kpbl-tab1`): a
+//! place, `*.ftrace-tab2`, `*.config-tab2`, `*.kpbl-tab2`): a
 //! run that builds them, a run that maps them and a run without any cache say the same,
 //! and a damaged entry is noticed, not believed, and written again (the text-symbol set
 //! and the name indexes, read a page at a time, when a lookup reads the damaged page).
@@ -41,7 +41,7 @@ fn check(dir: &Path, cache: Option<&Path>) -> String {
 /// The entries read whole.
 const WHOLE: &[&str] = &["names", "textsyms2", "ftrace1", "btfidx2", "btfnames1"];
 /// The text facts' tables (`kernel/src/paged.rs`), read a page at a time.
-const TABLES: &[&str] = &["ftrace-tab1", "config-tab1", "kpbl-tab1"];
+const TABLES: &[&str] = &["ftrace-tab2", "config-tab2", "kpbl-tab2"];
 
 fn derived(cache: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(cache)

@@ -16,10 +16,10 @@ use std::path::Path;
 
 /// The file names of the tables (bump the number when a form changes: an old entry is
 /// then never read as a new one).
-pub(crate) const FTRACE: &str = "ftrace-tab1";
-pub(crate) const CONFIG: &str = "config-tab1";
-pub(crate) const BLACKLIST: &str = "kpbl-tab1";
-pub(crate) const EVENTS: &str = "events-tab1";
+pub(crate) const FTRACE: &str = "ftrace-tab2";
+pub(crate) const CONFIG: &str = "config-tab2";
+pub(crate) const BLACKLIST: &str = "kpbl-tab2";
+pub(crate) const EVENTS: &str = "events-tab2";
 
 /// The cache entry name of the table of kind `kind` for the file at `path`; `None` when
 /// the cache is off or the file cannot be stat'ed.

@@ -35,10 +35,10 @@ fn a_cache_file_truncated_under_a_live_kernel_does_not_crash() {
     // A second open is served from the cache; then another program truncates every
     // cache file while the kernel is live.
     let live = Kernel::open_cached(&kernel, &cache).expect("open from the cache");
-    // The ftrace list's and blacklist's tables (`*.ftrace-tab1`, `*.kpbl-tab1`) opened,
+    // The ftrace list's and blacklist's tables (`*.ftrace-tab2`, `*.kpbl-tab2`) opened,
     // a few of their pages read, before they are cut.
     assert!(live.function("vfs_write").expect("lookup").exists());
-    let tables = entries(&dir, "ftrace-tab1").into_iter().chain(entries(&dir, "kpbl-tab1"));
+    let tables = entries(&dir, "ftrace-tab2").into_iter().chain(entries(&dir, "kpbl-tab2"));
     assert_eq!(tables.clone().count(), 2);
     for p in entries(&dir, "bin").into_iter().chain(entries(&dir, "btfidx2")).chain(tables) {
         std::fs::OpenOptions::new().write(true).open(&p).expect("open cache file").set_len(0).expect("truncate");

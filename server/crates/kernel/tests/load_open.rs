@@ -288,8 +288,8 @@ fn text_facts(k: &fevlint_kernel::Kernel, names: &[String]) -> Vec<String> {
 }
 
 /// The ftrace list, config, kprobe blacklist and event list of a folder are answered, from
-/// a later run on, from tables kept in the cache (`*.ftrace-tab1`, `*.config-tab1`,
-/// `*.kpbl-tab1`, `*.events-tab1`) without reading the files: the files replaced by ones
+/// a later run on, from tables kept in the cache (`*.ftrace-tab2`, `*.config-tab2`,
+/// `*.kpbl-tab2`, `*.events-tab2`) without reading the files: the files replaced by ones
 /// that cannot be read (same path, length and time) answer the same, and
 /// `load_deferred` does not read them. A damaged table is read around (the file answers)
 /// and stored again; every answer equals the one the files give with no cache.
@@ -337,7 +337,7 @@ fn a_kernels_text_facts_are_answered_from_tables_in_the_cache() {
             .expect("cache")
             .flatten()
             .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e.to_string_lossy().ends_with("-tab1")))
+            .filter(|p| p.extension().is_some_and(|e| e.to_string_lossy().ends_with("-tab2")))
             .collect();
         t.sort();
         t

@@ -1,25 +1,29 @@
 //! A sorted table of `(key, value)` rows kept in the cache as a paged entry
-//! ([`crate::cache::PagedEntry`]) and searched in place: a lookup reads the row index
-//! entries and keys its binary search touches, a few 4 KiB pages, instead of reading and
-//! parsing a whole list. The kernel's text facts (its ftrace list, config, kprobe
-//! blacklist, trace events) are kept so, each under a key of the file it came from.
+//! ([`crate::cache::PagedEntry`]) and searched in place: the keys of every 128th row
+//! (the fence, read at open) narrow a lookup to 128 rows, whose index entries and keys
+//! lie together, so a lookup reads two to four 4 KiB pages instead of reading and parsing
+//! a whole list. The kernel's text facts (its ftrace list, config, kprobe blacklist,
+//! trace events) are kept so, each under a key of the file it came from.
 //!
-//! Layout (little-endian): magic `FEVTAB01`, rows `n`, metadata length, text length
-//! (u32 each); the metadata (the caller's bytes: counts, a codec, a fingerprint); `n` x
-//! (key start, key length, value length) u32, sorted by key (rows of equal keys in the
-//! order they were given); the text, each row's key followed by its value.
+//! Layout (little-endian): magic `FEVTAB02`, rows `n`, metadata length, fence length,
+//! text length (u32 each); the metadata (the caller's bytes: counts, a codec, a
+//! fingerprint); the fence, the key of rows 0, 128, 256, … each as its length (u32) and
+//! bytes; `n` x (key start, key length, value length) u32, sorted by key (rows of equal
+//! keys in the order they were given); the text, each row's key followed by its value.
 
 use crate::cache::{Cache, PagedEntry};
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-const MAGIC: &[u8; 8] = b"FEVTAB01";
-const HEAD: usize = MAGIC.len() + 12;
+const MAGIC: &[u8; 8] = b"FEVTAB02";
+const HEAD: usize = MAGIC.len() + 16;
 const ROW: usize = 12;
-/// After this many lookups a table is read whole (every page checked once) and searched in
-/// memory: a check of 1,000 definitions asks about each of their functions.
-const READ_WHOLE_AFTER: usize = 64;
+/// Every how many rows the fence holds a key.
+const FENCE: usize = 128;
+/// After this many lookups a table is read whole (in one read, every page checked) and
+/// searched in memory: a check of 1,000 definitions asks about each of their functions.
+const READ_WHOLE_AFTER: usize = 32;
 
 /// Builds the bytes of a table ([`Table::open`] reads them): rows sorted by key, stably.
 /// `None` when the text would pass 4 GiB (nothing a kernel's lists come near).
@@ -27,14 +31,25 @@ pub fn build<K: AsRef<[u8]>, V: AsRef<[u8]>>(meta: &[u8], rows: &[(K, V)]) -> Op
     let mut order: Vec<usize> = (0..rows.len()).collect();
     order.sort_by(|&a, &b| rows[a].0.as_ref().cmp(rows[b].0.as_ref()));
     let text_len: usize = rows.iter().map(|(k, v)| k.as_ref().len() + v.as_ref().len()).sum();
-    let (n, meta_len, text) =
-        (u32::try_from(rows.len()).ok()?, u32::try_from(meta.len()).ok()?, u32::try_from(text_len).ok()?);
-    let mut out = Vec::with_capacity(HEAD + meta.len() + rows.len() * ROW + text_len);
+    let mut fence = Vec::new();
+    for &i in order.iter().step_by(FENCE) {
+        let k = rows[i].0.as_ref();
+        fence.extend_from_slice(&u32::try_from(k.len()).ok()?.to_le_bytes());
+        fence.extend_from_slice(k);
+    }
+    let (n, meta_len, fence_len, text) = (
+        u32::try_from(rows.len()).ok()?,
+        u32::try_from(meta.len()).ok()?,
+        u32::try_from(fence.len()).ok()?,
+        u32::try_from(text_len).ok()?,
+    );
+    let mut out = Vec::with_capacity(HEAD + meta.len() + fence.len() + rows.len() * ROW + text_len);
     out.extend_from_slice(MAGIC);
-    for v in [n, meta_len, text] {
+    for v in [n, meta_len, fence_len, text] {
         out.extend_from_slice(&v.to_le_bytes());
     }
     out.extend_from_slice(meta);
+    out.extend_from_slice(&fence);
     let mut at = 0u32;
     for &i in &order {
         let (k, v) = (rows[i].0.as_ref(), rows[i].1.as_ref());
@@ -59,6 +74,8 @@ pub struct Table {
     entry: PagedEntry,
     n: usize,
     meta: Vec<u8>,
+    /// The keys of rows 0, [`FENCE`], 2 x [`FENCE`], …
+    fence: Vec<Vec<u8>>,
     rows_at: usize,
     text_at: usize,
     text_len: usize,
@@ -81,14 +98,27 @@ impl Table {
             return None;
         }
         let word = |i: usize| Some(u32::from_le_bytes(head.get(8 + 4 * i..12 + 4 * i)?.try_into().ok()?) as usize);
-        let (n, meta_len, text_len) = (word(0)?, word(1)?, word(2)?);
-        let rows_at = HEAD.checked_add(meta_len)?;
+        let (n, meta_len, fence_len, text_len) = (word(0)?, word(1)?, word(2)?, word(3)?);
+        let fence_at = HEAD.checked_add(meta_len)?;
+        let rows_at = fence_at.checked_add(fence_len)?;
         let text_at = rows_at.checked_add(n.checked_mul(ROW)?)?;
         if text_at.checked_add(text_len)? != entry.len() {
             return None;
         }
-        let meta = entry.read(HEAD..rows_at)?;
-        Some(Table { entry, n, meta, rows_at, text_at, text_len, lookups: AtomicUsize::new(0), whole: OnceLock::new() })
+        let meta = entry.read(HEAD..fence_at)?;
+        let bytes = entry.read(fence_at..rows_at)?;
+        let mut fence = Vec::new();
+        let mut rest = bytes.as_slice();
+        while !rest.is_empty() {
+            let len = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
+            fence.push(rest.get(4..4usize.checked_add(len)?)?.to_vec());
+            rest = &rest[4 + len..];
+        }
+        if fence.len() != n.div_ceil(FENCE) {
+            return None;
+        }
+        let (lookups, whole) = (AtomicUsize::new(0), OnceLock::new());
+        Some(Table { entry, n, meta, fence, rows_at, text_at, text_len, lookups, whole })
     }
 
     /// The metadata stored with the rows.
@@ -135,7 +165,10 @@ impl Table {
             true => self.whole.get_or_init(|| self.entry.read(0..self.entry.len())).as_deref(),
             false => None,
         };
-        let (mut lo, mut hi) = (0, self.n);
+        // The first row not below `key` is past the last fence key below it, and at or
+        // before the first fence key not below it.
+        let j = self.fence.partition_point(|f| f.as_slice() < key);
+        let (mut lo, mut hi) = (j.saturating_sub(1) * FENCE, (j * FENCE).min(self.n));
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             let (s, e, _) = self.row(whole, mid)?;
@@ -198,18 +231,39 @@ mod tests {
     }
 
     #[test]
+    fn equal_keys_across_the_fence_are_all_found_in_order() {
+        let cache = scratch("fence");
+        for (before, equal) in [(10, 300), (0, 128), (127, 1), (128, 129), (3, 2)] {
+            let mut rows: Vec<(String, String)> = (0..before).map(|i| (format!("a{i:04}"), String::new())).collect();
+            rows.extend((0..equal).map(|i| ("x".to_owned(), i.to_string())));
+            rows.push(("z".to_owned(), "last".to_owned()));
+            cache.put_paged("t.tab", &build(b"", &rows).expect("table"));
+            let t = Table::open(&cache, "t.tab").expect("table");
+            let want: Vec<Vec<u8>> = (0..equal).map(|i| i.to_string().into_bytes()).collect();
+            assert_eq!(t.find(b"x"), Some(want), "{before} {equal}");
+            assert_eq!(t.first(b"z"), Some(Some(b"last".to_vec())));
+            assert_eq!(t.find(b"y"), Some(Vec::new()));
+            assert_eq!(t.first(b"a0000"), Some((before > 0).then(Vec::new)));
+        }
+        let _ = std::fs::remove_dir_all(cache.dir().expect("dir"));
+    }
+
+    #[test]
     fn a_damaged_table_answers_none_never_a_wrong_value() {
         let cache = scratch("damaged");
         let rows: Vec<(String, String)> = (0..3000).map(|i| (format!("k{i:05}"), format!("v{i}"))).collect();
         let bytes = build(b"", &rows).expect("table");
-        // Bytes that are not a table: refused at open.
-        for bad in [&b""[..], b"FEVTAB01", &bytes[..bytes.len() - 1]] {
+        // Bytes that are not a table (or the earlier form): refused at open.
+        let mut old = bytes.clone();
+        old[..8].copy_from_slice(b"FEVTAB01");
+        for bad in [&b""[..], b"FEVTAB02", &bytes[..bytes.len() - 1], &old] {
             cache.put_paged("t.tab", bad);
             assert!(Table::open(&cache, "t.tab").is_none());
         }
         // A row pointing past the text, under valid page checksums: `None`, no panic.
         let mut bad = bytes.clone();
-        bad[HEAD..HEAD + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        let rows_at = HEAD + u32::from_le_bytes(bytes[16..20].try_into().expect("4 bytes")) as usize;
+        bad[rows_at..rows_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
         cache.put_paged("t.tab", &bad);
         let t = Table::open(&cache, "t.tab").expect("sizes add up");
         assert_eq!(t.find(b"k00000"), None);
