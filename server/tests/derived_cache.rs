@@ -2,7 +2,8 @@
 //! similarity index, `*.names`; the text symbols of its symbol map, `*.textsyms2`; the
 //! parsed ftrace list, `*.ftrace1`; the BTF's name indexes by namespace, `*.btfidx2`; the
 //! sorted struct, union and typedef names an offset past a struct's end is looked up in,
-//! `*.btfnames1`; the tables of the ftrace list, config and kprobe blacklist searched in
+//! `*.btfnames1`; the page checksums and type layout a cached BTF is read by page with,
+//! `*.btfpages1`; the tables of the ftrace list, config and kprobe blacklist searched in
 //! place, `*.ftrace-tab2`, `*.config-tab2`, `*.kpbl-tab2`): a
 //! run that builds them, a run that maps them and a run without any cache say the same,
 //! and a damaged entry is noticed, not believed, and written again (the text-symbol set
@@ -39,7 +40,7 @@ fn check(dir: &Path, cache: Option<&Path>) -> String {
 }
 
 /// The entries read whole.
-const WHOLE: &[&str] = &["names", "textsyms2", "ftrace1", "btfidx2", "btfnames1"];
+const WHOLE: &[&str] = &["names", "textsyms2", "ftrace1", "btfidx2", "btfnames1", "btfpages1"];
 /// The text facts' tables (`kernel/src/paged.rs`), read a page at a time.
 const TABLES: &[&str] = &["ftrace-tab2", "config-tab2", "kpbl-tab2"];
 
@@ -82,6 +83,8 @@ fn derived_indexes_answer_as_a_fresh_build_and_damage_is_rebuilt() {
     assert!(kinds("btfidx2") >= 2, "{files:?}");
     // The struct names of each kernel's BTF.
     assert!(kinds("btfnames1") >= 2, "{files:?}");
+    // What lets each kernel's cached BTF be read by page by the next run.
+    assert_eq!(kinds("btfpages1"), 2, "{files:?}");
     let stamps: Vec<_> =
         files.iter().map(|p| std::fs::metadata(p).and_then(|m| m.modified()).expect("mtime")).collect();
     assert_eq!(check(&dir, Some(&cache)), uncached, "mapped from the cache");

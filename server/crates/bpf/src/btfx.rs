@@ -136,9 +136,7 @@ impl<'a> View<'a> {
                 None => return Err(self.malformed(raw.offset, "type outside the blob")),
             }
         }
-        let at = raw.offset + 12 + 4 * i;
-        let b = owner.bytes().get(at..at + 4).ok_or_else(|| self.malformed(at, "truncated type record"))?;
-        Ok(owner.header().endian.u32([b[0], b[1], b[2], b[3]]))
+        owner.extra_u32(raw, i)
     }
 
     fn malformed(&self, offset: usize, what: &str) -> ModelError {

@@ -2,12 +2,16 @@
 //! section, or a module's split BTF on top of its vmlinux base).
 //!
 //! Opening validates the header and makes one linear pass that records the byte offset
-//! of every type; everything else (names, members, indexes) is decoded on demand.
+//! of every type; everything else (names, members, indexes) is decoded on demand. A blob
+//! kept by the caller (a kernel's cached BTF) can instead be opened by page
+//! ([`Btf::open_paged`]) with the layout a whole read left ([`Btf::layout`]): no pass,
+//! and only the pages a lookup touches are read.
 //!
 //! Invariant: no input makes this module panic, loop without bound, or allocate more
 //! than a small multiple of the blob's own size.
 
 pub(crate) mod index;
+mod paged;
 mod raw;
 mod source;
 
@@ -15,11 +19,13 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 pub use index::{essential_name, essential_name_len};
+pub use paged::{BlobPages, WholeBytes, BLOB_PAGE, LAYOUT_GROUP};
 pub use raw::{BtfKind, BtfTypeId, Endian, Header, RawType, StrOffset, BTF_MAGIC};
 pub use source::Linkage;
 
 use fevlint_types::model::{ModelError, TypeRef};
 use index::{NameIndex, Namespace};
+use paged::{Layout, Paged};
 use raw::{read_u32, HEADER_LEN, TYPE_RECORD_LEN};
 
 /// How many typedef/qualifier/array hops (or nested composites) a walk follows before it
@@ -69,17 +75,42 @@ pub trait PagedBytes: Send + Sync {
 /// Owner of a stored name index read a piece at a time.
 pub type IndexPages = Box<dyn PagedBytes>;
 
+/// Where a blob's bytes are: all in memory, or read a page at a time when asked.
+enum Data {
+    Whole(Bytes),
+    Paged(Paged),
+}
+
+/// Where each type's record starts.
+enum Offsets {
+    /// Every type's offset, from one walk over the type section at open.
+    All(Vec<u32>),
+    /// Every [`LAYOUT_GROUP`]th type's offset (a stored [`Layout`]); a group's others
+    /// found by walking its records when one of them is first asked for.
+    Sparse { layout: Layout, groups: Box<[OnceLock<Box<[u32]>>]> },
+}
+
+impl Offsets {
+    fn count(&self) -> usize {
+        match self {
+            Offsets::All(v) => v.len(),
+            Offsets::Sparse { layout, .. } => layout.count,
+        }
+    }
+}
+
 /// One BTF blob, possibly split on top of a base.
 pub struct Btf {
     source_name: String,
-    data: Bytes,
+    data: Data,
     header: Header,
     /// Absolute start of the string section in `data`.
     str_start: usize,
     /// Absolute byte offset in `data` of each type of this blob; entry `i` is type id
     /// `first_id + i`. Invariant: every record and its extra data lie inside the type
-    /// section, so decoding a listed type never reads out of bounds.
-    offsets: Vec<u32>,
+    /// section (checked by the walk that found it), so decoding a listed type never
+    /// reads out of bounds.
+    offsets: Offsets,
     /// The base of a split BTF: ids below `first_id` and string offsets below
     /// `first_str` belong to it.
     base: Option<Arc<Btf>>,
@@ -109,8 +140,8 @@ impl fmt::Debug for Btf {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Btf")
             .field("source_name", &self.source_name)
-            .field("bytes", &self.bytes().len())
-            .field("types", &self.offsets.len())
+            .field("bytes", &self.len())
+            .field("types", &self.own_type_count())
             .field("first_id", &self.first_id)
             .field("split", &self.base.is_some())
             .finish()
@@ -199,10 +230,10 @@ impl Btf {
         let pointer_size = base.as_ref().map(|b| b.pointer_size).unwrap_or(8);
         let mut btf = Btf {
             source_name,
-            data,
+            data: Data::Whole(data),
             header,
             str_start,
-            offsets,
+            offsets: Offsets::All(offsets),
             base,
             first_id,
             first_str,
@@ -219,14 +250,133 @@ impl Btf {
         Ok(btf)
     }
 
+    /// Opens a standalone blob (vmlinux) read a page at a time from `pages`, with the
+    /// [`Btf::layout`] a run that read it whole kept: no type record is read until asked
+    /// for. `None` when `layout` is not a layout of this blob's type section (then read the
+    /// blob whole); an error when the blob's header or string section is malformed, as
+    /// [`Btf::parse`] says.
+    pub fn open_paged(
+        source_name: impl Into<String>,
+        pages: Box<dyn BlobPages>,
+        layout: &[u8],
+    ) -> Result<Option<Btf>, ModelError> {
+        let source_name = source_name.into();
+        let data = Paged::new(pages);
+        let total = data.len();
+        let malformed = |offset: usize, what: String| ModelError::Malformed {
+            source_name: source_name.clone(),
+            offset: offset as u64,
+            what,
+        };
+        let unreadable = |offset: usize| malformed(offset, paged::UNREADABLE.into());
+        let head = data.page(0).ok_or_else(|| unreadable(0))?;
+        let header = parse_header_of(head, total).map_err(|(off, what)| malformed(off, what))?;
+        let hdr_len = header.hdr_len as usize;
+        let type_start = hdr_len + header.type_off as usize;
+        let types = type_start..type_start + header.type_len as usize;
+        let str_start = hdr_len + header.str_off as usize;
+        let str_end = str_start + header.str_len as usize;
+        let Some(layout) = Layout::from_bytes(layout, types) else { return Ok(None) };
+        if u64::from(1u32) + layout.count as u64 > u64::from(u32::MAX) {
+            return Err(malformed(type_start, "too many types".into()));
+        }
+        let byte_at = |at: usize| {
+            let mut b = [0u8];
+            data.read_into(at, &mut b).map(|()| b[0]).ok_or_else(|| unreadable(at))
+        };
+        if str_end == str_start || byte_at(str_start)? != 0 {
+            return Err(malformed(str_start, "string section does not start with NUL".into()));
+        }
+        if byte_at(str_end - 1)? != 0 {
+            return Err(malformed(str_end - 1, "string section does not end with NUL".into()));
+        }
+        let groups = (0..layout.starts.len()).map(|_| OnceLock::new()).collect();
+        let pointer_size = layout.pointer_size;
+        Ok(Some(Btf {
+            source_name,
+            data: Data::Paged(data),
+            header,
+            str_start,
+            offsets: Offsets::Sparse { layout, groups },
+            base: None,
+            first_id: 1,
+            first_str: 0,
+            pointer_size,
+            indexes: Default::default(),
+            rebuilt: Default::default(),
+            index_cache: None,
+            embedders: OnceLock::new(),
+            sizes: OnceLock::new(),
+            decoded: OnceLock::new(),
+            type_names: Default::default(),
+        }))
+    }
+
+    /// Where this blob's types start, to be kept for [`Btf::open_paged`] (a standalone
+    /// blob only: `None` for a split one).
+    pub fn layout(&self) -> Option<Vec<u8>> {
+        if self.base.is_some() {
+            return None;
+        }
+        let starts = match &self.offsets {
+            Offsets::All(v) => v.iter().step_by(LAYOUT_GROUP).copied().collect(),
+            Offsets::Sparse { layout, .. } => layout.starts.clone(),
+        };
+        let layout = Layout { count: self.own_type_count(), pointer_size: self.pointer_size, starts };
+        Some(layout.to_bytes())
+    }
+
+    /// Whether this blob is read a page at a time ([`Btf::open_paged`]).
+    pub fn is_paged(&self) -> bool {
+        matches!(self.data, Data::Paged(_))
+    }
+
     /// The name given at open time, used in every error.
     pub fn source_name(&self) -> &str {
         &self.source_name
     }
 
-    /// The raw bytes of this blob (without its base).
-    pub fn bytes(&self) -> &[u8] {
-        (*self.data).as_ref()
+    /// The length in bytes of this blob (without its base).
+    pub fn len(&self) -> usize {
+        match &self.data {
+            Data::Whole(b) => (**b).as_ref().len(),
+            Data::Paged(p) => p.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The raw bytes of this blob (without its base) when they are all in memory; `None`
+    /// for a blob read by page ([`Btf::open_paged`]).
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match &self.data {
+            Data::Whole(b) => Some((**b).as_ref()),
+            Data::Paged(_) => None,
+        }
+    }
+
+    /// `N` bytes at `off` of this blob; `None` past its end or when a page of a blob read
+    /// by page cannot be had.
+    #[inline]
+    fn read_array<const N: usize>(&self, off: usize) -> Option<[u8; N]> {
+        match &self.data {
+            Data::Whole(b) => (**b).as_ref().get(off..off.checked_add(N)?)?.try_into().ok(),
+            Data::Paged(p) => {
+                let from = off % BLOB_PAGE;
+                if from + N <= BLOB_PAGE {
+                    return p.page(off / BLOB_PAGE)?.get(from..from + N)?.try_into().ok();
+                }
+                let mut out = [0u8; N];
+                p.read_into(off, &mut out)?;
+                Some(out)
+            }
+        }
+    }
+
+    fn read_word(&self, off: usize) -> Option<u32> {
+        self.read_array::<4>(off).map(|b| self.header.endian.u32(b))
     }
 
     pub fn header(&self) -> &Header {
@@ -240,7 +390,7 @@ impl Btf {
 
     /// Types defined in this blob (a split blob does not count its base's).
     pub fn own_type_count(&self) -> usize {
-        self.offsets.len()
+        self.offsets.count()
     }
 
     /// The first type id of this blob: 1, or the base's next id for a split BTF.
@@ -251,7 +401,7 @@ impl Btf {
     /// One past the last valid type id, counting the base.
     pub fn next_id(&self) -> u32 {
         // Fits: checked at open time.
-        self.first_id + self.offsets.len() as u32
+        self.first_id + self.own_type_count() as u32
     }
 
     fn next_str(&self) -> u32 {
@@ -284,10 +434,40 @@ impl Btf {
             };
         }
         let idx = (id.0 - self.first_id) as usize;
-        match self.offsets.get(idx) {
-            Some(&off) => Ok((self, off as usize)),
-            None => Err(self.no_such(id)),
+        match &self.offsets {
+            Offsets::All(v) => match v.get(idx) {
+                Some(&off) => Ok((self, off as usize)),
+                None => Err(self.no_such(id)),
+            },
+            Offsets::Sparse { layout, groups } => {
+                if idx >= layout.count {
+                    return Err(self.no_such(id));
+                }
+                let g = idx / LAYOUT_GROUP;
+                let slot = &groups[g];
+                let group = match slot.get() {
+                    Some(group) => group,
+                    None => {
+                        let types = self.type_range();
+                        let walked = paged::walk_group(|at| self.read_word(at), layout, g, types)
+                            .map_err(|(off, what)| self.malformed(off, what))?;
+                        slot.get_or_init(|| walked)
+                    }
+                };
+                Ok((self, group[idx % LAYOUT_GROUP] as usize))
+            }
         }
+    }
+
+    /// Absolute bounds of the type section.
+    fn type_range(&self) -> std::ops::Range<usize> {
+        let start = self.header.hdr_len as usize + self.header.type_off as usize;
+        start..start + self.header.type_len as usize
+    }
+
+    /// Absolute bounds of the string section.
+    fn str_range(&self) -> std::ops::Range<usize> {
+        self.str_start..self.str_start + self.header.str_len as usize
     }
 
     /// The decoded `btf_type` record of a type. Id 0 (void) has none.
@@ -295,10 +475,7 @@ impl Btf {
         let (owner, off) = self.locate(id)?;
         // One look at the bytes for the whole record: this runs for every type a check
         // or an index touches.
-        let rec: &[u8; TYPE_RECORD_LEN] = match owner.bytes().get(off..off + TYPE_RECORD_LEN) {
-            Some(r) => r.try_into().map_err(|_| owner.truncated(off))?,
-            None => return Err(owner.truncated(off)),
-        };
+        let Some(rec) = owner.read_array::<TYPE_RECORD_LEN>(off) else { return Err(owner.truncated(off)) };
         let word = |at: usize| owner.header.endian.u32([rec[at], rec[at + 1], rec[at + 2], rec[at + 3]]);
         let (kind, kind_flag, vlen) = RawType::decode_info(word(4));
         let Some(kind) = BtfKind::from_raw(kind) else { return Err(owner.unknown_kind(off, kind)) };
@@ -306,7 +483,15 @@ impl Btf {
     }
 
     #[cold]
+    fn unreadable(&self, off: usize) -> ModelError {
+        self.malformed(off, paged::UNREADABLE)
+    }
+
+    #[cold]
     fn truncated(&self, off: usize) -> ModelError {
+        if matches!(self.data, Data::Paged(_)) {
+            return self.unreadable(off);
+        }
         self.malformed(off, "truncated type record")
     }
 
@@ -317,10 +502,10 @@ impl Btf {
 
     /// The `i`th u32 of the extra data after the record of `raw` (bounds checked at
     /// open time, checked again here so a bad caller gets an error, not a panic).
-    pub(crate) fn extra_u32(&self, raw: &RawType, i: usize) -> Result<u32, ModelError> {
+    pub fn extra_u32(&self, raw: &RawType, i: usize) -> Result<u32, ModelError> {
         let owner = self.locate(raw.id)?.0;
         let at = raw.offset + TYPE_RECORD_LEN + 4 * i;
-        read_u32(owner.bytes(), at, owner.header.endian).ok_or_else(|| owner.truncated(at))
+        owner.read_word(at).ok_or_else(|| owner.truncated(at))
     }
 
     /// The NUL-terminated string at `off` of the combined (base + split) string section.
@@ -341,12 +526,22 @@ impl Btf {
             };
         }
         let local = (off.0 - self.first_str) as usize;
-        let strs = &self.bytes()[self.str_start..self.str_start + self.header.str_len as usize];
-        let tail = strs
-            .get(local..)
-            .ok_or_else(|| self.malformed(self.str_start, format!("string offset {} out of range", off.0)))?;
-        // The section ends with NUL (checked at open), so a terminator exists.
-        Ok(&tail[..memchr::memchr(0, tail).unwrap_or(tail.len())])
+        let out_of_range = || self.malformed(self.str_start, format!("string offset {} out of range", off.0));
+        match &self.data {
+            Data::Whole(b) => {
+                let strs = &(**b).as_ref()[self.str_range()];
+                let tail = strs.get(local..).ok_or_else(out_of_range)?;
+                // The section ends with NUL (checked at open), so a terminator exists.
+                Ok(&tail[..memchr::memchr(0, tail).unwrap_or(tail.len())])
+            }
+            Data::Paged(p) => {
+                let at = self.str_start.checked_add(local).ok_or_else(out_of_range)?;
+                if at >= self.str_range().end {
+                    return Err(out_of_range());
+                }
+                p.string(at, self.str_range()).ok_or_else(|| self.unreadable(at))
+            }
+        }
     }
 
     /// The name of a type, `None` for anonymous types and void.
@@ -397,7 +592,7 @@ impl Btf {
     /// (and then cached).
     pub(crate) fn index(&self, ns: Namespace) -> &NameIndex {
         self.indexes[ns as usize].get_or_init(|| {
-            let ids = self.first_id..self.first_id.saturating_add(self.offsets.len() as u32);
+            let ids = self.first_id..self.first_id.saturating_add(self.own_type_count() as u32);
             if let Some((f, store)) = self.index_file(ns) {
                 let found = match store.paged() {
                     true => store.get_paged(&f).and_then(|p| NameIndex::from_pages(p, ids)),
@@ -534,7 +729,13 @@ impl Btf {
 
 /// Validates `struct btf_header` and the section bounds; errors carry (offset, what).
 fn parse_header(bytes: &[u8]) -> Result<Header, (usize, String)> {
-    if bytes.len() < HEADER_LEN {
+    parse_header_of(bytes, bytes.len())
+}
+
+/// [`parse_header`] of a blob `total` bytes long whose first bytes are `bytes` (at least
+/// its header, when it has one).
+fn parse_header_of(bytes: &[u8], total: usize) -> Result<Header, (usize, String)> {
+    if total < HEADER_LEN || bytes.len() < HEADER_LEN {
         return Err((0, format!("{} bytes is too short for a BTF header", bytes.len())));
     }
     let endian = match [bytes[0], bytes[1]] {
@@ -559,14 +760,17 @@ fn parse_header(bytes: &[u8]) -> Result<Header, (usize, String)> {
         str_len: word(20)?,
     };
     let hdr_len = header.hdr_len as usize;
-    if hdr_len < HEADER_LEN || hdr_len > bytes.len() {
-        return Err((4, format!("header length {hdr_len} outside 24..={}", bytes.len())));
+    if hdr_len < HEADER_LEN || hdr_len > total {
+        return Err((4, format!("header length {hdr_len} outside 24..={total}")));
+    }
+    if hdr_len > bytes.len() {
+        return Err((4, format!("header length {hdr_len} longer than the first page")));
     }
     // A newer, longer header is acceptable only if the fields we do not know are zero.
     if let Some(pos) = bytes[HEADER_LEN..hdr_len].iter().position(|&b| b != 0) {
         return Err((HEADER_LEN + pos, "unknown non-zero header field".into()));
     }
-    let body = (bytes.len() - hdr_len) as u64;
+    let body = (total - hdr_len) as u64;
     let (t_off, t_len) = (u64::from(header.type_off), u64::from(header.type_len));
     let (s_off, s_len) = (u64::from(header.str_off), u64::from(header.str_len));
     if t_off % 4 != 0 {

@@ -332,7 +332,7 @@ impl TypeSource for Btf {
     }
 
     fn describe(&self) -> String {
-        let mb = self.bytes().len() as f64 / 1e6;
+        let mb = self.len() as f64 / 1e6;
         match &self.base {
             None => format!("BTF ({mb:.1} MB, {} types)", self.own_type_count()),
             Some(b) => format!("split BTF ({mb:.1} MB, {} types) on {}", self.own_type_count(), b.describe()),

@@ -192,13 +192,14 @@ impl Kernel {
         let dwarf_cache = || cache.dir().map(Path::to_owned);
         let mut notes = inputs.notes.clone();
         let btf_crc = inputs.btf.as_ref().map(|b| inputs.btf_crc.unwrap_or_else(|| crc32fast::hash(&b.value)));
+        let btf_crc = btf_crc.or_else(|| inputs.btf_paged.as_ref().map(|b| b.value.crc()));
         let mut dwarf = None;
         let mut btf_types = None;
-        let (types, types_from): (Option<Arc<dyn TypeSource>>, Option<String>) = match &inputs.btf {
-            Some(b) => {
-                let key = format!("{:08x}{:08x}", btf_crc.unwrap_or(0), b.value.len());
-                let btf = Btf::parse(b.from.to_string(), b.value.clone())?
-                    .with_index_cache(key, Arc::new(DerivedCache(cache.clone())));
+        let whole = crate::cached_btf::open_btf(&mut inputs, btf_crc, cache)?;
+        let (types, types_from): (Option<Arc<dyn TypeSource>>, Option<String>) = match whole {
+            Some((btf, from)) => {
+                let key = format!("{:08x}{:08x}", btf_crc.unwrap_or(0), inputs.btf_len().unwrap_or(0));
+                let btf = btf.with_index_cache(key, Arc::new(DerivedCache(cache.clone())));
                 if let Some(e) = inputs.elf.take_if(|e| e.value.has_dwarf()) {
                     dwarf = fevlint_dwarf::Dwarf::new(Arc::new(e.value))
                         .ok()
@@ -206,7 +207,7 @@ impl Kernel {
                 }
                 let btf = Arc::new(btf);
                 btf_types = Some(btf.clone());
-                (Some(btf), Some(format!("BTF from {}", b.from)))
+                (Some(btf), Some(format!("BTF from {from}")))
             }
             None => match inputs.elf.take_if(|e| e.value.has_dwarf()) {
                 Some(e) => {
@@ -974,8 +975,8 @@ impl Kernel {
     /// What the function names are computed from: the raw BTF and the ftrace list, by
     /// content. `None` for types from DWARF (its own index is cached by build-id).
     fn names_key(&self) -> Option<u64> {
-        let types = match (&self.inputs.btf, self.types()) {
-            (Some(b), _) => (u64::from(self.btf_crc.unwrap_or(0)) << 32) ^ b.value.len() as u64,
+        let types = match (self.inputs.btf_len(), self.types()) {
+            (Some(len), _) => (u64::from(self.btf_crc.unwrap_or(0)) << 32) ^ len as u64,
             (None, Some(_)) => return None,
             (None, None) => 0,
         };

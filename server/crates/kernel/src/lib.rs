@@ -7,6 +7,7 @@
 //!
 //! [`TypeSource`]: fevlint_types::model::TypeSource
 
+pub mod cached_btf;
 pub mod code;
 pub mod facts;
 pub mod names;

@@ -107,6 +107,9 @@ pub struct KernelInputs {
     /// The CRC-32 of [`Self::btf`]'s bytes, when the cache already checked it as it read
     /// them (a whole cached file); else computed by whoever needs it.
     pub btf_crc: Option<u32>,
+    /// The raw BTF left in the cache to be read by page, instead of [`Self::btf`]: a BTF
+    /// file whose decompression a run before read whole (see `cached_btf`).
+    pub btf_paged: Option<Loaded<crate::cached_btf::CachedBtf>>,
     /// Split BTF of modules, on top of [`Self::btf`] (see [`Self::add_module_btf`]).
     pub module_btf: Vec<Loaded<BlobSlice>>,
     /// The folder the modules' BTF was read from (a copy of `/sys/kernel/btf`): the
@@ -272,6 +275,16 @@ pub fn open_with(path: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadEr
 }
 
 impl KernelInputs {
+    /// Whether the kernel's raw BTF was found ([`Self::btf`] or [`Self::btf_paged`]).
+    pub fn has_btf(&self) -> bool {
+        self.btf.is_some() || self.btf_paged.is_some()
+    }
+
+    /// The length of the kernel's raw BTF, when it has one.
+    pub fn btf_len(&self) -> Option<usize> {
+        self.btf.as_ref().map(|b| b.value.len()).or_else(|| self.btf_paged.as_ref().map(|b| b.value.len()))
+    }
+
     /// Adds a module's split BTF (raw or compressed). The BTF parser reads it on top of
     /// [`Self::btf`].
     pub fn add_module_btf(&mut self, path: &Path, opts: &OpenOptions) -> Result<(), LoadError> {
@@ -423,6 +436,12 @@ fn decompress_into_cache(
 /// A single file that is a kernel image or BTF: fills `btf` and/or `elf`.
 fn read_image_or_btf(path: &Path, opts: &OpenOptions, k: &mut KernelInputs) -> Result<(), LoadError> {
     let prov = |codec, container| Provenance { path: path.to_owned(), codec, container };
+    // A cached decompression of BTF, read by page when asked, first.
+    if let Some(paged) = crate::cached_btf::CachedBtf::open(path, &opts.cache, &opts.limits) {
+        let codec = opts.cache.peek(path).map(|(codec, _, _)| codec);
+        k.btf_paged = Some(Loaded { value: paged, from: prov(codec, Container::File) });
+        return Ok(());
+    }
     // A cached decompression first: the compressed file need not even be read (only a
     // file that decompressed is ever cached, so never a bzImage).
     let mut crc = None;
@@ -515,7 +534,7 @@ fn set_elf(
             message: format!("{} without BTF, .debug_info or a kernel's symbols and sections", elf.describe()),
         });
     }
-    if k.btf.is_none() {
+    if !k.has_btf() {
         if let Some(btf) = elf.btf() {
             k.btf = Some(Loaded {
                 value: btf,
@@ -690,7 +709,7 @@ fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
     let image = find(dir, &["vmlinux", "vmlinuz", "bzImage"]);
     if let Some(p) = image {
         let has_ftrace = k.filter_functions.is_some() || k.deferred.filter_functions.is_some();
-        let needed = k.btf.is_none() || (!has_ftrace && k.symbols.is_some());
+        let needed = !k.has_btf() || (!has_ftrace && k.symbols.is_some());
         match opts.image {
             ImagePolicy::Always => read_image_or_btf(&p, opts, &mut k)?,
             ImagePolicy::IfNeeded if needed => read_image_or_btf(&p, opts, &mut k)?,
@@ -698,7 +717,7 @@ fn open_dir(dir: &Path, opts: &OpenOptions) -> Result<KernelInputs, LoadError> {
         }
     }
     k.compute_ftrace();
-    if k.btf.is_none() && k.elf.is_none() && k.symbols.is_none() && k.deferred_symbols.is_none() {
+    if !k.has_btf() && k.elf.is_none() && k.symbols.is_none() && k.deferred_symbols.is_none() {
         return Err(LoadError::Unrecognized {
             path: dir.to_owned(),
             message: "the folder has no BTF, vmlinux, vmlinuz, System.map or kallsyms".into(),

@@ -135,6 +135,42 @@ impl Cache {
         Some((codec, blob, crc))
     }
 
+    /// What the header of the cached decompression of `path` says, its payload unread:
+    /// the codec, the payload's length and CRC-32; `None` when there is no valid header
+    /// for the file as it is now.
+    pub fn peek(&self, path: &Path) -> Option<(Codec, u64, u32)> {
+        let dir = self.dir()?;
+        let s = stamp(path)?;
+        let (_, hdr) = paths(dir, s);
+        let h = std::fs::read(&hdr).ok()?;
+        if h.len() != 37 || &h[..8] != MAGIC {
+            return None;
+        }
+        let word = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().unwrap_or_default());
+        if word(8) != s.len || word(16) != s.mtime_ns {
+            return None;
+        }
+        let codec = *Codec::ALL.get(usize::from(h[36]))?;
+        Some((codec, word(24), u32::from_le_bytes(h[32..36].try_into().unwrap_or_default())))
+    }
+
+    /// The cached decompression of `path` ([`Cache::peek`] says which), to be read a page
+    /// at a time: `crcs` is the CRC-32 of each of its [`PAGE`]-byte pages ([`page_crcs`] of
+    /// the bytes, kept by the caller), each page refused unless it matches. `None` when the
+    /// entry is absent or its length is not `len`, or `crcs` does not have one CRC a page.
+    /// Nothing is read but the file's size.
+    pub fn open_pages(&self, path: &Path, len: u64, crcs: Vec<u32>) -> Option<PagedEntry> {
+        let dir = self.dir()?;
+        let s = stamp(path)?;
+        let (bin, _) = paths(dir, s);
+        let (file, size) = crate::fsio::open_regular(&bin).ok()?;
+        let len = usize::try_from(len).ok()?;
+        if size != len as u64 || crcs.len() != len.div_ceil(PAGE) {
+            return None;
+        }
+        Some(PagedEntry { file, len, crcs, pages: Default::default() })
+    }
+
     /// Stores a decompression; failures are ignored (the cache is an optimisation).
     pub fn put(&self, path: &Path, codec: Codec, payload: &[u8]) {
         if payload.len() < MIN_SIZE {
@@ -266,7 +302,13 @@ impl Cache {
 /// length (u64), page count (u32), CRC-32 of the page CRCs (u32), PAGED`.
 const PAGED: &[u8; 8] = b"FEVPAG01";
 /// The unit a paged entry is read and checked in.
-const PAGE: usize = 4096;
+pub const PAGE: usize = 4096;
+
+/// The CRC-32 of each [`PAGE`]-byte page of `bytes` (the last one shorter), as a paged
+/// read checks them ([`Cache::open_pages`]).
+pub fn page_crcs(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks(PAGE).map(crc32fast::hash).collect()
+}
 /// A paged entry's trailer: length, page count, CRC of the page CRCs, [`PAGED`].
 const PAGED_TRAILER: usize = 8 + 4 + 4 + 8;
 
@@ -333,6 +375,17 @@ impl PagedEntry {
         buf.truncate(range.end - start);
         buf.drain(..range.start - start);
         Some(buf)
+    }
+
+    /// Page `i` ([`PAGE`] bytes, the last one shorter), read now and not kept: `None` when
+    /// it cannot be read whole or fails its checksum (the caller keeps the pages it reads).
+    pub fn read_page(&self, i: usize) -> Option<Vec<u8>> {
+        use std::os::unix::fs::FileExt;
+        let start = i.checked_mul(PAGE)?;
+        let end = start.checked_add(PAGE)?.min(self.len);
+        let mut buf = vec![0u8; end.checked_sub(start)?];
+        self.file.read_exact_at(&mut buf, start as u64).ok()?;
+        (crc32fast::hash(&buf) == *self.crcs.get(i)?).then_some(buf)
     }
 
     fn page(&self, i: usize) -> Option<Arc<[u8]>> {
