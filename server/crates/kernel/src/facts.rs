@@ -8,7 +8,7 @@ use crate::paged;
 use fevlint_btf::Btf;
 use fevlint_load::cache::Cache;
 use fevlint_load::symbols::{
-    clone_base, syscall_name, ConfigValue, ErrorInjectionList, FilterFunctions, KernelConfig, KprobeBlacklist,
+    clone_base, syscall_name, ConfigValue, ErrorInjectionList, FilterFunctions, KernelConfig, KprobeBlacklist, Symbol,
     SymbolTable, SyscallWrapper, TraceEvents,
 };
 use fevlint_types::model::{FunctionInfo, ModelError, TypeSource};
@@ -110,6 +110,8 @@ pub struct Kernel {
     /// CRC-32 of the raw BTF, computed once: the key of what is cached from it.
     btf_crc: Option<u32>,
     text_symbols: OnceLock<Option<fevlint_load::cache::PagedEntry>>,
+    /// The set of all the symbol map's names, kept the same way ([`Kernel::has_symbol`]).
+    all_symbols: OnceLock<Option<fevlint_load::cache::PagedEntry>>,
     /// The symbol map's module symbols, built once ([`Kernel::symbol_module`]).
     module_symbols: OnceLock<Option<ModuleSymbols>>,
     /// Trace event names from the symbol map, built once ([`Kernel::symbol_events`]).
@@ -282,6 +284,7 @@ impl Kernel {
             names: OnceLock::new(),
             btf_crc,
             text_symbols: OnceLock::new(),
+            all_symbols: OnceLock::new(),
             module_symbols: OnceLock::new(),
             symbol_events: OnceLock::new(),
             tables: Default::default(),
@@ -800,31 +803,57 @@ impl Kernel {
     /// when there is no stored set (the map is parsed, answers, and the set is stored:
     /// a hit means the same file parsed before) or a page of it is damaged (stored again).
     fn text_symbol_cached(&self, name: &str) -> Option<bool> {
+        self.symbol_set_cached(&self.text_symbols, "textsyms2", |s| s.is_text(), name)
+    }
+
+    /// Whether the symbol map has a symbol (of any type) called `name`, as libbpf resolves
+    /// a typeless `__ksym` extern; `None` without a symbol map (or one that cannot be
+    /// read). The set of its names is kept in the cache (`*.allsyms1`, as the text
+    /// symbols are), so a later run answers without parsing the map.
+    pub fn has_symbol(&self, name: &str) -> Option<bool> {
+        if self.symbols.get().is_none() {
+            if let Some(found) = self.symbol_set_cached(&self.all_symbols, "allsyms1", |_| true, name) {
+                return Some(found);
+            }
+        }
+        self.symbols().map(|s| s.value.by_name(name).next().is_some())
+    }
+
+    /// Whether the set of the names of a symbol map not read yet that `keep` keeps has
+    /// `name`, from the set stored as `ext` (see [`Self::text_symbol_cached`]).
+    fn symbol_set_cached(
+        &self,
+        cell: &OnceLock<Option<fevlint_load::cache::PagedEntry>>,
+        ext: &str,
+        keep: fn(&Symbol<'_>) -> bool,
+        name: &str,
+    ) -> Option<bool> {
         let cache = &self.opts.cache;
         let d = self.inputs.deferred_symbols.as_ref()?;
-        let file = || Some(format!("{:016x}{:02x}.textsyms2", cache.source_key(&d.path)?, u8::from(d.kallsyms)));
-        let entry = self.text_symbols.get_or_init(|| {
+        let file = || Some(format!("{:016x}{:02x}.{ext}", cache.source_key(&d.path)?, u8::from(d.kallsyms)));
+        let entry = cell.get_or_init(|| {
             let file = file()?;
             if let Some(e) = cache.open_paged(&file) {
                 return Some(e);
             }
-            self.store_text_symbols(&file);
+            self.store_symbol_set(&file, keep);
             None
         });
         let e = entry.as_ref()?;
         let found = FunctionNames::contains_in(e.len(), |r| e.read(r), name);
         if found.is_none() {
             if let Some(f) = file() {
-                self.store_text_symbols(&f);
+                self.store_symbol_set(&f, keep);
             }
         }
         found
     }
 
-    /// Stores the set of the symbol map's text symbols as `file` (parsing the map).
-    fn store_text_symbols(&self, file: &str) {
+    /// Stores the set of the names of the symbol map's symbols `keep` keeps as `file`
+    /// (parsing the map).
+    fn store_symbol_set(&self, file: &str, keep: fn(&Symbol<'_>) -> bool) {
         if let Some(table) = self.symbols() {
-            let t = FunctionNames::build_set(table.value.iter().filter(|s| s.is_text()).map(|s| s.name));
+            let t = FunctionNames::build_set(table.value.iter().filter(|s| keep(s)).map(|s| s.name));
             self.opts.cache.put_paged(file, t.as_bytes());
         }
     }

@@ -382,3 +382,60 @@ fn a_kernels_text_facts_are_answered_from_tables_in_the_cache() {
     assert_eq!(text_facts(&fourth, &names), expected, "the tables stored again");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Whether the symbol map has a symbol of any type (a typeless `__ksym` extern, B612):
+/// from the map, then from the set of its names kept in the cache (`*.allsyms1`) without
+/// reading the map (replaced by one that cannot be read, same path, length and time); a
+/// damaged set is read around and stored again.
+#[test]
+fn a_symbol_of_any_type_is_found_from_the_cache() {
+    let dir = std::env::temp_dir().join(format!("fevlint-all-symbols-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let k = dir.join("kernel");
+    std::fs::create_dir_all(&k).expect("kernel folder");
+    for file in ["vmlinux.btf", "available_filter_functions"] {
+        let bytes = fevlint_testkit::kernel_fixture_file("6.12.117+deb12-amd64", file).1;
+        std::fs::write(k.join(file), bytes).expect("copy");
+    }
+    let mut map = String::new();
+    for i in 0..3000 {
+        map.push_str(&format!("ffffffff8{i:07x} T text_{i:04}\nffffffff9{i:07x} D data_{i:04}\n"));
+    }
+    std::fs::write(k.join("System.map"), &map).expect("System.map");
+    let time = std::fs::metadata(k.join("System.map")).and_then(|m| m.modified()).expect("time");
+    let put = |text: &str| {
+        std::fs::write(k.join("System.map"), text).expect("write");
+        std::fs::File::options()
+            .write(true)
+            .open(k.join("System.map"))
+            .and_then(|f| f.set_modified(time))
+            .expect("time");
+    };
+    let cache = fevlint_load::cache::Cache::new(Some(dir.join("cache")));
+    let open = || fevlint_kernel::Kernel::open_cached(&k, &cache).expect("opens");
+    let names = ["data_0000", "data_2999", "text_1500", "data_3000", "", "zzz"];
+    let expected = [Some(true), Some(true), Some(true), Some(false), Some(false), Some(false)];
+    let answers = |k: &fevlint_kernel::Kernel| names.map(|n| k.has_symbol(n));
+    assert_eq!(answers(&open()), expected, "from the map");
+    put(&map.replace("ffffffff8", "not-a-hex"));
+    let second = open();
+    assert_eq!(answers(&second), expected, "from the set");
+    assert_eq!(second.symbols_error(), None, "the map was read");
+    assert!(second.symbols().is_none(), "reading the map fails");
+    put(&map);
+    let set = std::fs::read_dir(dir.join("cache"))
+        .expect("cache")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "allsyms1"))
+        .expect("the set is stored");
+    let good = std::fs::read(&set).expect("set");
+    let mut bad = good.clone();
+    for page in (0..bad.len() - 4096).step_by(4096) {
+        bad[page + 100] ^= 0x20;
+    }
+    std::fs::write(&set, &bad).expect("damage");
+    assert_eq!(answers(&open()), expected, "a damaged set");
+    assert_eq!(std::fs::read(&set).expect("set"), good, "stored again");
+    let _ = std::fs::remove_dir_all(&dir);
+}

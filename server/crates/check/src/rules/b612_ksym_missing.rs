@@ -79,8 +79,8 @@ pub(crate) fn check(cx: &BpfContext<'_>, out: &mut Vec<BpfFinding>) {
             let why = match e.kind {
                 ExternKind::Kconfig => continue,
                 ExternKind::TypelessVar => {
-                    let Some(syms) = pk.kernel.symbols() else { continue };
-                    if e.elf.weak || syms.value.by_name(&e.elf.name).next().is_some() {
+                    let Some(found) = pk.kernel.has_symbol(&e.elf.name) else { continue };
+                    if e.elf.weak || found {
                         continue;
                     }
                     format!("extern '{}' (strong): not resolved (no such symbol in the symbol map)", e.elf.name)
