@@ -67,7 +67,12 @@ fn changes(k: &Kernel, text: &str, old: &[DefinitionMeaning]) -> Vec<Change> {
     let parsed = parse_all(text);
     let new = meanings(k, text);
     assert_eq!(parsed.len(), old.len());
-    parsed.iter().zip(old).zip(&new).flat_map(|((p, o), n)| compare(text, p, o, n, k)).collect()
+    parsed
+        .iter()
+        .zip(old)
+        .zip(&new)
+        .flat_map(|((p, o), n)| compare(text, p, o, n, k, &|f| k.function_exists(f)))
+        .collect()
 }
 
 fn apply(text: &str, mut edits: Vec<Edit>) -> String {

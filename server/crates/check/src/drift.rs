@@ -28,19 +28,21 @@ pub struct Edit {
     pub replacement: String,
 }
 
-/// Compares a definition's meaning on the baseline with the target's.
+/// Compares a definition's meaning on the baseline with the target's. `exists` says
+/// whether the target has a function of a name ([`Kernel::function_exists`], or a memo of it).
 pub fn compare(
     text: &str,
     parsed: &Parsed,
     old: &DefinitionMeaning,
     new: &DefinitionMeaning,
     target: &Kernel,
+    exists: &dyn Fn(&str) -> bool,
 ) -> Vec<Change> {
     let mut out = Vec::new();
     let fspan = parsed.function.as_ref().map_or(Span::default(), |(_, s)| *s);
     // Gone, or only a compiler clone left (no prototype for the name: nothing to trace).
     if old.exists && (!new.exists || (old.signature.is_some() && new.signature.is_none())) {
-        out.push(Change::FunctionGone { span: fspan, renames: renames(target, &old.function) });
+        out.push(Change::FunctionGone { span: fspan, renames: renames(exists, &old.function) });
         return out;
     }
     let mut changed_slots = Vec::new();
@@ -178,9 +180,8 @@ fn retarget(text: &str, f: &fevlint_syntax::machine::Field, span: Span, old: u64
     }
 }
 
-/// Names on the target that likely replaced `name`.
-pub fn renames(k: &Kernel, name: &str) -> Vec<String> {
-    let exists = |n: &str| k.function(n).map(|f| f.exists()).unwrap_or(false);
+/// Names on the target that likely replaced `name` (`exists`: whether the target has one).
+pub fn renames(exists: &dyn Fn(&str) -> bool, name: &str) -> Vec<String> {
     let mut out = Vec::new();
     for cand in [format!("{name}_noprof"), format!("__{name}_noprof"), format!("__{name}"), format!("{name}_common")] {
         if exists(&cand) {

@@ -163,9 +163,49 @@ pub(crate) fn extensions_list(src: &dyn TypeSource, found: &[layout::Extension])
     parts.join(", ")
 }
 
+/// What resolving asks of one kernel's types more than once, kept for the definitions
+/// resolved against that kernel together (a [`crate::rules::Context`]'s): the structs an
+/// offset past a struct's end may be read in ([`layout::past_end`] scans every struct
+/// name), by (type, offset, bytes read). A walk retried through union alternatives asks
+/// the same again. Only for the one kernel's type source: type ids of another mean other
+/// types.
+#[derive(Debug, Default)]
+pub struct Memo {
+    past_end: std::sync::Mutex<rustc_hash::FxHashMap<(TypeRef, u64, u64), Vec<layout::Extension>>>,
+}
+
+impl Memo {
+    /// [`layout::past_end`], each question answered once (an error is not kept).
+    fn past_end(
+        &self,
+        src: &dyn TypeSource,
+        obj: TypeRef,
+        offset: u64,
+        want: u64,
+    ) -> Result<Vec<layout::Extension>, ModelError> {
+        let memo = || self.past_end.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(found) = memo().get(&(obj, offset, want)) {
+            return Ok(found.clone());
+        }
+        let found = layout::past_end(src, obj, offset, want)?;
+        memo().insert((obj, offset, want), found.clone());
+        Ok(found)
+    }
+}
+
 /// Resolves a definition's fields. `None` when the kernel has no such function or no
 /// type information (the K rules report that).
 pub fn resolve(kernel: &Kernel, parsed: &Parsed, target: Target) -> Result<Option<Resolution>, ModelError> {
+    resolve_with(kernel, parsed, target, &Memo::default())
+}
+
+/// [`resolve`] with what was asked of `kernel`'s types before (`memo`, for this kernel only).
+pub fn resolve_with(
+    kernel: &Kernel,
+    parsed: &Parsed,
+    target: Target,
+    memo: &Memo,
+) -> Result<Option<Resolution>, ModelError> {
     let Some((name, _)) = &parsed.function else { return Ok(None) };
     let function = kernel.function(name)?;
     let Some(src) = kernel.types() else {
@@ -189,7 +229,7 @@ pub fn resolve(kernel: &Kernel, parsed: &Parsed, target: Target) -> Result<Optio
     let mut fields = Vec::with_capacity(parsed.fields.len());
     for f in &parsed.fields {
         fields.push(match &proto {
-            Some(p) => resolve_field(kernel, src, p, &params, &slots, syscall, f, target)?,
+            Some(p) => resolve_field(kernel, src, memo, p, &params, &slots, syscall, f, target)?,
             None => FieldMeaning::default(),
         });
     }
@@ -200,6 +240,7 @@ pub fn resolve(kernel: &Kernel, parsed: &Parsed, target: Target) -> Result<Optio
 fn resolve_field(
     kernel: &Kernel,
     src: &dyn TypeSource,
+    memo: &Memo,
     proto: &FunctionInfo,
     params: &[ParamLoc],
     slots: &[Option<Held>],
@@ -209,6 +250,7 @@ fn resolve_field(
 ) -> Result<FieldMeaning, ModelError> {
     let mut w = TypeWalker {
         src,
+        memo,
         params,
         slots,
         syscall,
@@ -326,6 +368,7 @@ enum TVal {
 
 struct TypeWalker<'a> {
     src: &'a dyn TypeSource,
+    memo: &'a Memo,
     params: &'a [ParamLoc],
     slots: &'a [Option<Held>],
     /// The function is a syscall wrapper (see [`TypeWalker::address_param`]).
@@ -347,6 +390,7 @@ impl<'a> TypeWalker<'a> {
     fn clone_setup(&self) -> TypeWalker<'a> {
         TypeWalker {
             src: self.src,
+            memo: self.memo,
             params: self.params,
             slots: self.slots,
             syscall: self.syscall,
@@ -574,7 +618,7 @@ impl<'a> TypeWalker<'a> {
     /// the base of a family (`struct sockaddr`), the family's structs it fits, and no
     /// single reading (`Past::Fits`).
     fn through_container(&mut self, obj: TypeRef, delta: u64, want: u64, span: Span) -> Result<Past, ModelError> {
-        let found = layout::past_end(self.src, obj, delta, want)?;
+        let found = self.memo.past_end(self.src, obj, delta, want)?;
         if found.iter().any(|e| e.how == layout::Extends::Family) {
             self.out.problems.push(Problem::PastEndFits {
                 span,

@@ -981,6 +981,24 @@ impl Kernel {
         })
     }
 
+    /// [`FunctionFacts::exists`] of [`Kernel::function`] (`false` where it fails), without
+    /// building the facts: no prototype decoded past the lookup, no declaration line, no
+    /// provenance text. What a rename suggestion asks of each name it tries, most of which
+    /// the kernel does not have. The same lists are consulted in the same order, so the
+    /// same deferred files are read.
+    pub fn function_exists(&self, name: &str) -> bool {
+        let prototypes = match self.types().map(|t| t.functions(name)) {
+            Some(Ok(p)) => !p.is_empty(),
+            Some(Err(_)) => return false,
+            None => false,
+        };
+        let clones = self.clone_index().get(name).is_some_and(|c| !c.is_empty());
+        let traced = self.filter_functions().is_some_and(|ff| ff.value.count(name) > 0 || clones);
+        let _ = self.kprobe_blacklist();
+        // The symbol map is asked only when neither types nor ftrace know the name.
+        prototypes || traced || self.text_symbol(name) == Some(true)
+    }
+
     /// Every function name the kernel knows (types and ftrace list), sorted, for
     /// suggestions and completion. Built once per kernel and kept in the cache (keyed by
     /// the BTF's and the ftrace list's contents): a later run maps it.

@@ -4,7 +4,6 @@ use std::collections::HashMap;
 
 use super::{Context, Rule};
 use crate::diagnostic::{Diagnostic, Severity};
-use fevlint_kernel::Kernel;
 
 pub static RULE: Rule = Rule {
     code: "K201",
@@ -46,7 +45,7 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         }
         let Some((name, span)) = &parsed.function else { continue };
         let mut d = cx.kernel_diagnostic(&RULE, *span, format!("`{name}` does not exist in {}", k.name));
-        for help in renames(k, name) {
+        for help in renames(&|n| cx.function_exists(n), name) {
             d = d.note(format!("help: {help}"));
         }
         let close = similar.entry(name).or_insert_with(|| {
@@ -63,9 +62,9 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 }
 
 /// Renames the kernel is known to have made.
-fn renames(k: &Kernel, name: &str) -> Vec<String> {
+/// Known renames of `name` (`exists`: whether the kernel has a function of a name).
+fn renames(exists: &dyn Fn(&str) -> bool, name: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let exists = |n: &str| k.function(n).map(|f| f.exists()).unwrap_or(false);
     let noprof = format!("{name}_noprof");
     if exists(&noprof) {
         out.push(format!("renamed to `{noprof}` (memory allocation profiling, 6.10)"));

@@ -77,10 +77,14 @@ pub struct Context<'a> {
     pub kernel: Option<&'a Kernel>,
     /// Per line: the definition resolved against the kernel (computed on first use).
     resolutions: OnceLock<Vec<Option<resolve::Resolution>>>,
+    /// What resolving asked of the kernel's types, for the next definitions.
+    memo: resolve::Memo,
     /// What drift rules compare the kernel with.
     pub baseline: Option<Baseline<'a>>,
     /// Per line: the changes since the baseline (computed on first use).
     drift: OnceLock<Vec<Vec<drift::Change>>>,
+    /// Names asked of the kernel by rename suggestions (K201 and D501 try the same ones).
+    exists: std::sync::Mutex<rustc_hash::FxHashMap<String, bool>>,
 }
 
 /// The meaning a definition had before: on an older kernel, or as recorded in a lock.
@@ -102,7 +106,30 @@ pub enum Baseline<'a> {
 
 impl<'a> Context<'a> {
     pub fn new(text: &'a str, lines: &'a [LineParse], target: Target, kernel: Option<&'a Kernel>) -> Context<'a> {
-        Context { text, lines, target, kernel, resolutions: OnceLock::new(), baseline: None, drift: OnceLock::new() }
+        Context {
+            text,
+            lines,
+            target,
+            kernel,
+            resolutions: OnceLock::new(),
+            memo: resolve::Memo::default(),
+            baseline: None,
+            drift: OnceLock::new(),
+            exists: Default::default(),
+        }
+    }
+
+    /// Whether the kernel checked against has a function `name` in any form
+    /// ([`Kernel::function_exists`]), each name asked once per context.
+    pub fn function_exists(&self, name: &str) -> bool {
+        let Some(k) = self.kernel else { return false };
+        let memo = || self.exists.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(&known) = memo().get(name) {
+            return known;
+        }
+        let found = k.function_exists(name);
+        memo().insert(name.to_owned(), found);
+        found
     }
 
     /// The same context with a drift baseline.
@@ -151,7 +178,7 @@ impl<'a> Context<'a> {
                         return Vec::new();
                     };
                     let new = meaning::summarize(k, p, r, self.target);
-                    drift::compare(self.text, p, &old, &new, k)
+                    drift::compare(self.text, p, &old, &new, k, &|n| self.function_exists(n))
                 })
                 .collect()
         });
@@ -174,7 +201,7 @@ impl<'a> Context<'a> {
                 .map(|l| {
                     let k = self.kernel?;
                     let p = l.parsed.as_ref().filter(|p| p.rejection.is_none())?;
-                    resolve::resolve(k, p, self.target).ok().flatten()
+                    resolve::resolve_with(k, p, self.target, &self.memo).ok().flatten()
                 })
                 .collect()
         });
