@@ -983,20 +983,19 @@ impl Kernel {
 
     /// [`FunctionFacts::exists`] of [`Kernel::function`] (`false` where it fails), without
     /// building the facts: no prototype decoded past the lookup, no declaration line, no
-    /// provenance text. What a rename suggestion asks of each name it tries, most of which
-    /// the kernel does not have. The same lists are consulted in the same order, so the
-    /// same deferred files are read.
+    /// provenance text, no blacklist lookup (it does not decide existence). What a rename
+    /// suggestion asks of each name it tries, most of which the kernel does not have. Types,
+    /// ftrace list and symbol map are asked as `function` asks them.
     pub fn function_exists(&self, name: &str) -> bool {
         let prototypes = match self.types().map(|t| t.functions(name)) {
             Some(Ok(p)) => !p.is_empty(),
             Some(Err(_)) => return false,
             None => false,
         };
-        let clones = self.clone_index().get(name).is_some_and(|c| !c.is_empty());
-        let traced = self.filter_functions().is_some_and(|ff| ff.value.count(name) > 0 || clones);
-        let _ = self.kprobe_blacklist();
+        // Traceable, or only its clones are: `Trace::Traceable` or `Trace::OnlyClones`.
+        let traced = || self.ftrace_of(name).is_some_and(|(count, clones, _)| count > 0 || !clones.is_empty());
         // The symbol map is asked only when neither types nor ftrace know the name.
-        prototypes || traced || self.text_symbol(name) == Some(true)
+        prototypes || traced() || self.text_symbol(name) == Some(true)
     }
 
     /// Every function name the kernel knows (types and ftrace list), sorted, for
