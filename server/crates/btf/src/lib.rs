@@ -361,17 +361,27 @@ impl Btf {
     /// by page cannot be had.
     #[inline]
     fn read_array<const N: usize>(&self, off: usize) -> Option<[u8; N]> {
+        if let Some(b) = self.in_memory() {
+            return b.get(off..off.checked_add(N)?)?.try_into().ok();
+        }
+        // Read by page, not (yet) read whole.
+        let Data::Paged(p) = &self.data else { return None };
+        let from = off % BLOB_PAGE;
+        if from + N <= BLOB_PAGE {
+            return p.page(off / BLOB_PAGE)?.get(from..from + N)?.try_into().ok();
+        }
+        let mut out = [0u8; N];
+        p.read_into(off, &mut out)?;
+        Some(out)
+    }
+
+    /// All of the blob's bytes, when they are in memory: read whole at open, or by page
+    /// until the rest was read whole.
+    #[inline]
+    fn in_memory(&self) -> Option<&[u8]> {
         match &self.data {
-            Data::Whole(b) => (**b).as_ref().get(off..off.checked_add(N)?)?.try_into().ok(),
-            Data::Paged(p) => {
-                let from = off % BLOB_PAGE;
-                if from + N <= BLOB_PAGE {
-                    return p.page(off / BLOB_PAGE)?.get(from..from + N)?.try_into().ok();
-                }
-                let mut out = [0u8; N];
-                p.read_into(off, &mut out)?;
-                Some(out)
-            }
+            Data::Whole(b) => Some((**b).as_ref()),
+            Data::Paged(p) => p.whole_bytes(),
         }
     }
 
@@ -527,21 +537,19 @@ impl Btf {
         }
         let local = (off.0 - self.first_str) as usize;
         let out_of_range = || self.malformed(self.str_start, format!("string offset {} out of range", off.0));
-        match &self.data {
-            Data::Whole(b) => {
-                let strs = &(**b).as_ref()[self.str_range()];
-                let tail = strs.get(local..).ok_or_else(out_of_range)?;
-                // The section ends with NUL (checked at open), so a terminator exists.
-                Ok(&tail[..memchr::memchr(0, tail).unwrap_or(tail.len())])
-            }
-            Data::Paged(p) => {
-                let at = self.str_start.checked_add(local).ok_or_else(out_of_range)?;
-                if at >= self.str_range().end {
-                    return Err(out_of_range());
-                }
-                p.string(at, self.str_range()).ok_or_else(|| self.unreadable(at))
-            }
+        if let Some(b) = self.in_memory() {
+            let strs = b.get(self.str_range()).ok_or_else(out_of_range)?;
+            let tail = strs.get(local..).ok_or_else(out_of_range)?;
+            // The section ends with NUL (checked at open), so a terminator exists.
+            return Ok(&tail[..memchr::memchr(0, tail).unwrap_or(tail.len())]);
         }
+        // Read by page, not (yet) read whole.
+        let Data::Paged(p) = &self.data else { return Err(out_of_range()) };
+        let at = self.str_start.checked_add(local).ok_or_else(out_of_range)?;
+        if at >= self.str_range().end {
+            return Err(out_of_range());
+        }
+        p.string(at, self.str_range()).ok_or_else(|| self.unreadable(at))
     }
 
     /// The name of a type, `None` for anonymous types and void.

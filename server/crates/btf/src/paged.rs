@@ -83,6 +83,13 @@ impl Paged {
         self.len
     }
 
+    /// The whole blob, once it was read whole (after many pages, or a page that could not
+    /// be read): then every read is served from it, as for a blob read whole at open.
+    #[inline]
+    pub(crate) fn whole_bytes(&self) -> Option<&[u8]> {
+        self.whole.get()?.as_ref().map(|w| (**w).as_ref())
+    }
+
     /// Page `i`; `None` when neither the store nor the whole blob read again has it.
     pub(crate) fn page(&self, i: usize) -> Option<&[u8]> {
         let slot = self.pages.get(i)?;
