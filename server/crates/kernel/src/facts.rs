@@ -17,6 +17,18 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+/// Lookups in a symbol map's paged set of names after which it is read whole (a lookup
+/// reads about 35 small pieces of it; the set is 1-3 MB).
+const SYMBOL_SET_WHOLE_AFTER: usize = 32;
+
+/// A set of a symbol map's names kept in the cache ([`Kernel::has_symbol`], the text
+/// symbols): read a piece at a time, then whole once it has answered enough lookups.
+struct SymbolSet {
+    entry: fevlint_load::cache::PagedEntry,
+    whole: OnceLock<Option<FunctionNames>>,
+    lookups: std::sync::atomic::AtomicUsize,
+}
+
 /// Opening a kernel failed: the message names the file (and offset, where known).
 #[derive(Debug, thiserror::Error)]
 pub enum KernelError {
@@ -109,9 +121,9 @@ pub struct Kernel {
     names: OnceLock<FunctionNames>,
     /// CRC-32 of the raw BTF, computed once: the key of what is cached from it.
     btf_crc: Option<u32>,
-    text_symbols: OnceLock<Option<fevlint_load::cache::PagedEntry>>,
+    text_symbols: OnceLock<Option<SymbolSet>>,
     /// The set of all the symbol map's names, kept the same way ([`Kernel::has_symbol`]).
-    all_symbols: OnceLock<Option<fevlint_load::cache::PagedEntry>>,
+    all_symbols: OnceLock<Option<SymbolSet>>,
     /// The symbol map's module symbols, built once ([`Kernel::symbol_module`]).
     module_symbols: OnceLock<Option<ModuleSymbols>>,
     /// Trace event names from the symbol map, built once ([`Kernel::symbol_events`]).
@@ -823,7 +835,7 @@ impl Kernel {
     /// `name`, from the set stored as `ext` (see [`Self::text_symbol_cached`]).
     fn symbol_set_cached(
         &self,
-        cell: &OnceLock<Option<fevlint_load::cache::PagedEntry>>,
+        cell: &OnceLock<Option<SymbolSet>>,
         ext: &str,
         keep: fn(&Symbol<'_>) -> bool,
         name: &str,
@@ -833,13 +845,25 @@ impl Kernel {
         let file = || Some(format!("{:016x}{:02x}.{ext}", cache.source_key(&d.path)?, u8::from(d.kallsyms)));
         let entry = cell.get_or_init(|| {
             let file = file()?;
-            if let Some(e) = cache.open_paged(&file) {
-                return Some(e);
+            if let Some(entry) = cache.open_paged(&file) {
+                return Some(SymbolSet { entry, whole: OnceLock::new(), lookups: Default::default() });
             }
             self.store_symbol_set(&file, keep);
             None
         });
-        let e = entry.as_ref()?;
+        let set = entry.as_ref()?;
+        let e = &set.entry;
+        // Many lookups (rename suggestions try several names per missing function): the
+        // set read whole, every page checked, and searched in memory; a page that fails
+        // leaves the piecewise search, which then stores the set again.
+        if set.lookups.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= SYMBOL_SET_WHOLE_AFTER {
+            let whole = set
+                .whole
+                .get_or_init(|| FunctionNames::from_bytes(fevlint_load::Blob::from_vec(e.read(0..e.len())?).whole()));
+            if let Some(t) = whole {
+                return Some(t.contains(name));
+            }
+        }
         let found = FunctionNames::contains_in(e.len(), |r| e.read(r), name);
         if found.is_none() {
             if let Some(f) = file() {

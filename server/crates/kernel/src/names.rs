@@ -357,13 +357,16 @@ impl<'a> View<'a> {
         if q.len() < 3 * pieces {
             return None;
         }
-        let mut out = Vec::new();
+        // Each piece's positions come ascending (postings are deltas): merged, not sorted.
+        let mut out: Vec<usize> = Vec::new();
+        let mut piece_out = Vec::new();
         for p in 0..pieces {
             let piece = &q[p * q.len() / pieces..(p + 1) * q.len() / pieces];
             let rarest = piece.windows(3).map(|w| self.posting(run_bucket(w))).min_by_key(|r| r.len())?;
             let bytes = self.d.get(self.at.postings..self.at.text).unwrap_or_default();
             let mut rest = bytes.get(rarest).unwrap_or_default();
             let mut pos = 0usize;
+            piece_out.clear();
             while let Some((delta, used)) = read_leb128(rest) {
                 rest = &rest[used..];
                 pos = pos.saturating_add(delta as usize);
@@ -371,14 +374,28 @@ impl<'a> View<'a> {
                     break;
                 }
                 if pos >= range.start {
-                    out.push(pos);
+                    piece_out.push(pos);
                 }
             }
+            out = merge_ascending(&out, &piece_out);
         }
-        out.sort_unstable();
         out.dedup();
         Some(out)
     }
+}
+
+/// The values of two ascending lists, ascending (a value in both, once).
+fn merge_ascending(a: &[usize], b: &[usize]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
+        out.push(x.min(y));
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// Appends `v` in LEB128 (seven bits a byte, low first, the high bit set on all but the last).
@@ -520,6 +537,29 @@ mod tests {
                     assert_eq!(got, (want <= max).then_some(want), "{a:?} {b:?} max {max}");
                 }
             }
+        }
+    }
+
+    /// Merging ascending lists gives what sorting their concatenation and removing repeats
+    /// gives (lists with repeats inside, empty lists, lists in either order).
+    #[test]
+    fn merged_candidates_are_the_sorted_union() {
+        let mut state = 0x853c_49e6_748f_ea9b_u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n) as usize
+        };
+        for _ in 0..500 {
+            let mut lists: Vec<Vec<usize>> = (0..next(5)).map(|_| (0..next(12)).map(|_| next(30)).collect()).collect();
+            lists.iter_mut().for_each(|l| l.sort_unstable());
+            let mut merged = lists.iter().fold(Vec::new(), |out, l| merge_ascending(&out, l));
+            merged.dedup();
+            let mut want: Vec<usize> = lists.concat();
+            want.sort_unstable();
+            want.dedup();
+            assert_eq!(merged, want, "{lists:?}");
         }
     }
 

@@ -1,7 +1,8 @@
 //! `Kernel::function_exists` (what rename suggestions ask of each name they try) says
 //! what `Kernel::function(name)?.exists()` says, for names the types know, names only the
 //! ftrace list knows as clones, names only the symbol map knows, and names nobody knows;
-//! with the symbol map parsed (no cache) and read from the cache's paged set.
+//! with the symbol map parsed (no cache) and read from the cache's paged set, piecewise
+//! and, after enough lookups, whole: the same answers each way.
 
 use std::path::PathBuf;
 
@@ -39,8 +40,10 @@ fn function_exists_is_what_function_says() {
     let dir = tempdir("cache");
     let cached = Cache::new(Some(dir.clone()));
     // Without a cache; then a first run filling the cache and a second reading it paged.
+    let mut answers: Vec<Vec<(String, bool)>> = Vec::new();
     for cache in [Cache::off(), cached.clone(), cached] {
         let k = Kernel::open_cached(&fixture, &cache).unwrap_or_else(|e| panic!("{e}"));
+        answers.push(names(&k).into_iter().map(|n| (n.clone(), k.function_exists(&n))).collect());
         let (mut yes, mut no, mut only_map, mut only_clones) = (0, 0, 0, 0);
         for n in names(&k) {
             let facts = k.function(&n).ok();
@@ -58,5 +61,6 @@ fn function_exists_is_what_function_says() {
         }
         assert!(yes > 100 && no > 100 && only_map > 0 && only_clones > 0, "{yes} {no} {only_map} {only_clones}");
     }
+    assert!(answers.windows(2).all(|w| w[0] == w[1]), "the cached sets answer as the parsed map");
     let _ = std::fs::remove_dir_all(&dir);
 }
