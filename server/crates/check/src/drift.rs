@@ -109,15 +109,15 @@ pub fn compare(
                 g.map(|g| if g { ", signed" } else { ", unsigned" }).unwrap_or_default()
             )
         };
-        let (o, n) = (
-            describe(&of.value_type, of.value_size, of.value_signed),
-            describe(&nf.value_type, nf.value_size, nf.value_signed),
-        );
         if of.value.is_some()
             && nf.value.is_some()
             && (of.value_size != nf.value_size || of.value_signed != nf.value_signed)
         {
-            out.push(Change::Value { span: f.type_span, field: f.name.clone(), old: o, new: n });
+            let (old, new) = (
+                describe(&of.value_type, of.value_size, of.value_signed),
+                describe(&nf.value_type, nf.value_size, nf.value_signed),
+            );
+            out.push(Change::Value { span: f.type_span, field: f.name.clone(), old, new });
         }
     }
     out

@@ -160,13 +160,23 @@ pub fn schema_hash(parsed: &Parsed, target: Target) -> String {
         }
     };
     let mut offset: u64 = 0;
+    let mut line = String::new();
     for f in &parsed.fields {
+        use std::fmt::Write as _;
         let size = u64::from(f.elem_size(target).max(1));
         let at = offset.div_ceil(size) * size;
         let total = size * f.array.map_or(1, |(n, _)| n);
         offset = at + total;
-        let ty = if f.atom == fevlint_syntax::Atom::String { "__data_loc char[]".to_owned() } else { f.type_string() };
-        eat(&format!("{} {ty} {at} {total} {}", f.name, f.atom.signed() && !f.unsigned));
+        line.clear();
+        line.push_str(&f.name);
+        line.push(' ');
+        if f.atom == fevlint_syntax::Atom::String {
+            line.push_str("__data_loc char[]");
+        } else {
+            line.push_str(&f.type_string());
+        }
+        let _ = write!(line, " {at} {total} {}", f.atom.signed() && !f.unsigned);
+        eat(&line);
     }
     format!("{h:016x}")
 }

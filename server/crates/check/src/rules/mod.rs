@@ -138,8 +138,10 @@ impl<'a> Context<'a> {
         self
     }
 
-    /// What each definition meant on the baseline, by line.
-    pub fn baseline_meanings(&self) -> Vec<Option<meaning::DefinitionMeaning>> {
+    /// What each definition meant on the baseline, by line (a lock's or the lines' own
+    /// meanings borrowed).
+    pub fn baseline_meanings(&self) -> Vec<Option<std::borrow::Cow<'a, meaning::DefinitionMeaning>>> {
+        use std::borrow::Cow;
         self.lines
             .iter()
             .map(|l| {
@@ -148,13 +150,13 @@ impl<'a> Context<'a> {
                     Baseline::Kernel(b) => {
                         let t = target_for(b);
                         let r = resolve::resolve(b, p, t).ok().flatten()?;
-                        Some(meaning::summarize(b, p, &r, t))
+                        Some(Cow::Owned(meaning::summarize(b, p, &r, t)))
                     }
                     Baseline::Lock { entries, .. } => {
                         let name = &p.function.as_ref()?.0;
-                        entries.iter().find(|e| &e.function == name).cloned()
+                        entries.iter().find(|e| &e.function == name).map(Cow::Borrowed)
                     }
-                    Baseline::Lines { lines, .. } => lines.get(l.number as usize).cloned().flatten(),
+                    Baseline::Lines { lines, .. } => lines.get(l.number as usize)?.as_ref().map(Cow::Borrowed),
                 }
             })
             .collect()
