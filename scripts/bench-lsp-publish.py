@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Edit -> complete diagnostics, measured by a client outside the server's code (issue 26).
 
-  scripts/bench-lsp-publish.py [BINARY] [push|pull|workspace|all] [LINES ...]
+  scripts/bench-lsp-publish.py [BINARY] [push|pull|blocks|workspace|all] [LINES ...]
   FEVLINT_BENCH_EDITS=N   edits per case (default 300)
 
 BINARY defaults to target/release/fevlint. Each case starts `BINARY lsp` over pipes with
@@ -23,6 +23,10 @@ order), LINES lines (default 5,000 and 50,000). Such a script draws thousands of
   then the same request again with nothing changed (it must answer "unchanged"); then
   what the client's parse of the report costs by part (its messages, `source` or ranges
   emptied: the bytes against the objects).
+- blocks: a client declaring `fevlintDiagnosticBlocks` with Neovim 0.11's capabilities and
+  name (what editors/nvim sends): the same edits, each timed to its `fevlint/diagnosticBlocks`
+  notification read and parsed, with the bytes and blocks each one carries; the anchor is
+  a frame of the push's whole report for this client, as Neovim would get it without blocks.
 - workspace: a folder of 500 scripts (the same kind, 100 lines each) under a
   `fevlint.toml` naming 4 kernels, no document open: `workspace/diagnostic` timed to the
   first full report; then one file is opened and edited, and a second `workspace/diagnostic`
@@ -371,6 +375,82 @@ def push(binary, n, names, cache):
     return found, rss_open, codes, heap_open
 
 
+def blocks(binary, n, names, cache):
+    """Edit -> `fevlint/diagnosticBlocks` of its version, for a client like editors/nvim."""
+    text = script(n, names)
+    lines = text.splitlines()
+    uri = "file:///bench/generated.fev"
+    # Without blocks, this client would get this publish after every edit (the anchor).
+    s = Server(binary, cache)
+    caps = {"textDocument": {"publishDiagnostics": CLIENTS["Neovim 0.11"]}}
+    s.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "capabilities": caps, "clientInfo": {"name": "Neovim", "version": "0.11.4"},
+        "initializationOptions": {"kernels": [K612]}}})
+    s.answer(0)
+    s.notify("initialized", {})
+    whole = open_and_settle(s, uri, text, False)
+    s.stop()
+    s = Server(binary, cache)
+    caps = dict(caps, experimental={"fevlintDiagnosticBlocks": True})
+    s.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "capabilities": caps, "clientInfo": {"name": "Neovim", "version": "0.11.4"},
+        "initializationOptions": {"kernels": [K612]}}})
+    s.answer(0)
+    s.notify("initialized", {})
+    s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "fev", "version": 1, "text": text}})
+    held = {}
+    while True:
+        m = s.read()
+        if m.get("method") == "fevlint/diagnosticBlocks":
+            for b in m["params"]["blocks"]:
+                held[b["index"]] = b["diagnostics"]
+            if any(d["code"][0] in "KTA" for b in held.values() for d in b):
+                break
+    found = sum(len(b) for b in held.values())
+    assert found == len(whole["diagnostics"]), (found, len(whole["diagnostics"]))
+    settle(s)
+    floor = Anchor(json.dumps({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
+                               "params": whole}).encode())
+    read_t, parsed_t, sizes, listed, skipped = [], [], [], [], 0
+    version = 1
+    cpu = s.cpu()
+    for (line, c0, c1, t) in edits(lines):
+        floor.once()
+        version += 1
+        start = time.perf_counter()
+        s.notify("textDocument/didChange", change(uri, version, line, c0, c1, t))
+        barrier = s.ask("fevlint/benchBarrier", {})
+        while True:
+            raw = s.read_raw()
+            got = time.perf_counter()
+            m = json.loads(raw)
+            done = time.perf_counter()
+            if m.get("method") == "fevlint/diagnosticBlocks" and m["params"].get("version") == version:
+                read_t.append(got - start)
+                parsed_t.append(done - start)
+                sizes.append(len(raw))
+                listed.append(len(m["params"]["blocks"]))
+                s.answer(barrier)
+                break
+            if m.get("id") == barrier:
+                skipped += 1
+                read_t.append(got - start)
+                parsed_t.append(got - start)
+                break
+    cpu = (s.cpu() - cpu) / len(read_t)
+    s.stop()
+    floor.stop()
+    size = sum(sizes) / len(sizes) / 1024 if sizes else 0
+    print(f"blocks {n} lines, {found} findings: edit -> blocks read {summary(read_t)}; server CPU per edit "
+          f"{cpu * 1e3:.1f} ms (10 ms ticks, mean)")
+    print(f"  parsed by json.loads {summary(parsed_t)}; {len(sizes)} notifications of {size:.1f} KB on average "
+          f"(max {max(sizes, default=0) / 1024:.1f} KB), {sum(listed) / max(len(listed), 1):.2f} blocks each "
+          f"(max {max(listed, default=0)}), {skipped} edits left the findings unchanged (none sent)")
+    print(f"  anchor, the whole report this client would be pushed instead ({len(json.dumps(whole)) / 1024:.0f} KB) "
+          f"through a pipe (interleaved): read {summary(floor.read_t)}; "
+          f"parsed {summary(floor.parsed_t)}")
+
+
 def settle(s, quiet=3.0):
     """Lets the server finish what it does after a load (a check, then nothing), for
     `quiet` seconds, answering requests all along."""
@@ -557,7 +637,7 @@ def workspace(binary, names, cache, files=500, per_file=100):
 
 def main():
     args = sys.argv[1:]
-    cases = ("push", "pull", "workspace", "all")
+    cases = ("push", "pull", "blocks", "workspace", "all")
     binary = args.pop(0) if args and args[0] not in cases and not args[0].isdigit() else "target/release/fevlint"
     which = args.pop(0) if args and args[0] in cases else "all"
     sizes = [int(a) for a in args] or [5_000, 50_000]
@@ -579,6 +659,8 @@ def main():
                 bytes_per_finding(binary, n, names, cache)
             if which in ("pull", "all"):
                 pull(binary, n, names, cache)
+            if which in ("blocks", "all"):
+                blocks(binary, n, names, cache)
         if which in ("workspace", "all"):
             workspace(binary, names, cache)
     finally:
