@@ -192,6 +192,8 @@ def main():
                 line = (f"{editor}, {s['lines']:,}-line script ({s['findings']:,} findings): edit -> squiggle "
                         f"p50 {pct(t, 0.5):.1f} ms, p90 {pct(t, 0.9):.1f} ms, p99 {pct(t, 0.99):.1f} ms, "
                         f"max {max(t):.1f} ms ({len(t)} edits, {s['timeouts']} never shown within 10 s)")
+                if "cpu_per_edit" in s:
+                    line += f"; the editor's CPU {s['cpu_per_edit']:.1f} ms per edit"
                 print(line, flush=True)
                 if s.get("notified"):
                     n = s["notified"]

@@ -14,7 +14,8 @@
 -- 300-500 ms after the previous one's keystroke or 100 ms after its squiggle, whichever
 -- is later (a person typing a character, then pausing): whatever the editor asks the
 -- server for after an edit (semantic tokens 200 ms later) competes with the next one.
--- Writes {nvim, scripts: [{file, lines, findings, edits: [ms, ...], timeouts}]}.
+-- Writes {nvim, scripts: [{file, lines, findings, edits: [ms, ...], timeouts, cpu_per_edit}]}
+-- (cpu_per_edit: Neovim's CPU time in ms per edit over the edits and pauses, getrusage).
 
 local out, n = _G.arg[1], tonumber(_G.arg[2])
 local files = vim.list_slice(_G.arg, 3)
@@ -85,6 +86,14 @@ if os.getenv('FEVLINT_BENCH_PROFILE') == '1' then
   vim.lsp.handlers[publish] = timed('handler', vim.lsp.handlers[publish])
 end
 
+-- FEVLINT_BENCH_NO_TS=1 (to see where the time goes): no tree-sitter highlighting.
+if os.getenv('FEVLINT_BENCH_NO_TS') == '1' then
+  vim.api.nvim_create_autocmd('FileType', {
+    pattern = 'fev',
+    callback = function(args) vim.schedule(function() pcall(vim.treesitter.stop, args.buf) end) end,
+  })
+end
+
 local rng_state = 0x2545F491 % 2147483647
 local function rand(k) -- deterministic (Park-Miller), the same edits in every run
   rng_state = (rng_state * 16807) % 2147483647
@@ -118,6 +127,13 @@ for _, file in ipairs(files) do
   end
   local entry = { file = file, lines = #lines, findings = #vim.diagnostic.get(buf), edits = {}, timeouts = 0 }
   local k = 0
+  -- Neovim's own CPU time over the edits (user + system, from getrusage: what the load
+  -- of other processes does not inflate), per edit.
+  local function cpu()
+    local r = uv.getrusage()
+    return (r.utime.sec + r.stime.sec) * 1e3 + (r.utime.usec + r.stime.usec) / 1e3
+  end
+  local cpu_start = cpu()
   while k < n do
     local def = defs[rand(#defs) + 1]
     for _, typed in ipairs({ true, false }) do
@@ -145,6 +161,7 @@ for _, file in ipairs(files) do
     end
   end
   watch = nil
+  entry.cpu_per_edit = (cpu() - cpu_start) / n
   report.scripts[#report.scripts + 1] = entry
   vim.cmd('silent! bwipeout!')
 end
