@@ -83,11 +83,16 @@ end
 local path = dir .. '/blocks.fev'
 vim.fn.writefile(text, path)
 
+vim.g.fevlint_treesitter_max_lines = 1000
 vim.cmd.edit(vim.fn.fnameescape(path))
 local buf = vim.api.nvim_get_current_buf()
+check('tree-sitter highlighting starts (ftplugin)', vim.treesitter.highlighter.active[buf] ~= nil)
 local attached = vim.wait(timeout, function() return #vim.lsp.get_clients({ bufnr = buf, name = 'fevlint' }) > 0 end, 20)
 if not check('fevlint client attached', attached) then return finish() end
 local client = vim.lsp.get_clients({ bufnr = buf, name = 'fevlint' })[1]
+-- Over `fevlint_treesitter_max_lines` lines, the server's semantic tokens highlight alone.
+local stopped = vim.wait(timeout, function() return vim.treesitter.highlighter.active[buf] == nil end, 20)
+check('tree-sitter highlighting stops on a large script once fevlint attaches', stopped)
 
 local severities = { error = 1, warning = 2, info = 3 }
 
