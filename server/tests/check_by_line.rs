@@ -61,6 +61,10 @@ fn a_script_checked_whole_finds_what_its_lines_find() {
     // Gone or renamed on some kernels: K201 and D501 ask the same names for suggestions.
     text.push_str("kmalloc_trace(x64 s, x32 flags, u64 size)\nkmalloc(u64 size)\nSyS_openat(int dfd)\n");
     text.push_str("vfs_raed(x64 file)\n__kmalloc(u64 size)\nkmalloc_trace(x64 s)\n");
+    // Past the end of a family's base struct, at two offsets (the family's names are
+    // kept between them), and past the end of anything.
+    text.push_str("tcp_v6_connect(NULL, x64 a6+16[0], int addr_len)\ntcp_v6_connect(NULL, x32 a+20[0])\n");
+    text.push_str("tcp_enter_loss(u32 oops+5000[0])\n");
     let mut parser = Parser::new();
     let (_, whole) = check(&mut parser, text.as_bytes().to_vec(), &options);
     let whole = findings(&text, 0, whole);
@@ -78,5 +82,6 @@ fn a_script_checked_whole_finds_what_its_lines_find() {
     let has =
         |rule: &rules::Rule, note: &str| whole.iter().any(|f| f.2 == rule.code && f.4.iter().any(|n| n.contains(note)));
     assert!(has(&rules::T407, "") && has(&rules::D501, "help:") && has(&rules::K201, "similar names"), "{whole:#?}");
+    assert!(whole.iter().any(|f| f.2 == rules::T407.code && f.3.contains("it fits")), "{whole:#?}");
     assert_eq!(whole, by_line);
 }

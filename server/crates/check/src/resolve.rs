@@ -172,6 +172,8 @@ pub(crate) fn extensions_list(src: &dyn TypeSource, found: &[layout::Extension])
 #[derive(Debug, Default)]
 pub struct Memo {
     past_end: std::sync::Mutex<rustc_hash::FxHashMap<(TypeRef, u64, u64), Vec<layout::Extension>>>,
+    /// [`layout::family_names`] by struct name (each a scan of every struct name).
+    families: std::sync::Mutex<rustc_hash::FxHashMap<String, std::sync::Arc<[String]>>>,
 }
 
 impl Memo {
@@ -187,7 +189,16 @@ impl Memo {
         if let Some(found) = memo().get(&(obj, offset, want)) {
             return Ok(found.clone());
         }
-        let found = layout::past_end(src, obj, offset, want)?;
+        let family = |name: &str| -> Result<std::sync::Arc<[String]>, ModelError> {
+            let families = || self.families.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(f) = families().get(name) {
+                return Ok(f.clone());
+            }
+            let f: std::sync::Arc<[String]> = layout::family_names(src, name)?.into();
+            families().insert(name.to_owned(), f.clone());
+            Ok(f)
+        };
+        let found = layout::past_end_with(src, obj, offset, want, &family)?;
         memo().insert((obj, offset, want), found.clone());
         Ok(found)
     }

@@ -453,6 +453,36 @@ const MAX_EXTENSIONS: usize = 64;
 /// breadth-first. Unions are never extensions: a union holding `obj` holds its other
 /// alternatives, not more of `obj`, at the same place.
 pub fn past_end(src: &dyn TypeSource, obj: TypeRef, offset: u64, want: u64) -> Result<Vec<Extension>, ModelError> {
+    past_end_with(src, obj, offset, want, &|name| Ok(family_names(src, name)?.into()))
+}
+
+/// The struct names named as a kind of `name` (`sockaddr_in6`, `__kernel_sockaddr_storage`
+/// for `sockaddr`), in the order of the source's sorted list: the candidates of `name`'s
+/// family in [`past_end`], found by scanning every struct name.
+pub fn family_names(src: &dyn TypeSource, name: &str) -> Result<Vec<String>, ModelError> {
+    // A name that extends `name` contains its first word: most names are skipped before
+    // their words are split.
+    let first_word = name.split('_').find(|w| !w.is_empty()).unwrap_or_default();
+    let names = src.type_names_shared(crate::model::TypeNamespace::Struct)?;
+    Ok(names
+        .iter()
+        .filter(|other| *other != name && other.contains(first_word) && extends_name(name, other))
+        .cloned()
+        .collect())
+}
+
+/// What [`past_end_with`] asks for a struct's [`family_names`].
+pub type FamilyNames<'a> = dyn Fn(&str) -> Result<std::sync::Arc<[String]>, ModelError> + 'a;
+
+/// [`past_end`] with `family` giving [`family_names`] (a caller asking about many offsets
+/// keeps them).
+pub fn past_end_with(
+    src: &dyn TypeSource,
+    obj: TypeRef,
+    offset: u64,
+    want: u64,
+    family: &FamilyNames<'_>,
+) -> Result<Vec<Extension>, ModelError> {
     let mut out = Vec::new();
     let (obj, t) = strip(src, obj)?;
     let Type::Struct(c) = &t else { return Ok(out) };
@@ -485,15 +515,9 @@ pub fn past_end(src: &dyn TypeSource, obj: TypeRef, offset: u64, want: u64) -> R
     // The family: named after `obj`, starting with the same tag.
     if let Some(name) = &c.name {
         let tag = first_leaf(src, obj)?;
+        let names = family(name)?;
         let mut family = Vec::new();
-        // A name that extends `name` contains its first word: most names are skipped
-        // before their words are split.
-        let first_word = name.split('_').find(|w| !w.is_empty()).unwrap_or_default();
-        let names = src.type_names_shared(crate::model::TypeNamespace::Struct)?;
         for other in names.iter() {
-            if other == name || !other.contains(first_word) || !extends_name(name, other) {
-                continue;
-            }
             for cand in src.find_type(crate::model::TypeNamespace::Struct, other)?.into_iter().take(1) {
                 let same_tag = match (&tag, first_leaf(src, cand)?) {
                     (Some((a_name, a_size)), Some((b_name, b_size))) => {
