@@ -276,6 +276,42 @@ async fn a_client_that_does_not_pull_gets_the_scripts_on_disk_pushed() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A script on disk that is opened and closed again gets its findings on disk pushed
+/// again: the close clears what the open text drew, and the file, unchanged on disk, must
+/// not be taken for one whose findings the client already has.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_script_gets_its_findings_on_disk_pushed_again() {
+    let (dir, paths) = workspace("push-close");
+    let p = paths.iter().find(|p| p.ends_with("probes/a.fev")).expect("a.fev");
+    let want = check_codes(p);
+    assert!(!want.is_empty(), "a.fev draws findings on disk");
+    let u = uri(p);
+    let mut c = start_in(&dir, json!({})).await;
+    let is_publish = |v: &Value, u: &str| v["method"] == "textDocument/publishDiagnostics" && v["params"]["uri"] == u;
+    let first = c.wait("the push from disk", |v| is_publish(v, u.as_str())).await;
+    assert_eq!(codes(&first["params"]["diagnostics"]), want);
+    for round in 0..2 {
+        // Opened with a text that draws nothing: its publish replaces the file's.
+        c.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": u, "languageId": "fev", "version": 1, "text": "vfs_read(x64 file)\n"}}),
+        )
+        .await;
+        let open =
+            c.wait("the open text's publish", |v| is_publish(v, u.as_str()) && v["params"]["version"] == 1).await;
+        assert_eq!(codes(&open["params"]["diagnostics"]), Vec::<String>::new(), "round {round}");
+        c.notify("textDocument/didClose", json!({"textDocument": {"uri": u}})).await;
+        let again = c
+            .wait("the findings on disk pushed again after the close", |v| {
+                is_publish(v, u.as_str()) && !v["params"]["diagnostics"].as_array().is_some_and(Vec::is_empty)
+            })
+            .await;
+        assert_eq!(codes(&again["params"]["diagnostics"]), want, "round {round}");
+    }
+    c.finish().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Neovim 0.11 pulls after its own edits but declares no
 /// `workspace.diagnostics.refreshSupport`: findings that change later (a kernel that loads,
 /// a file changed on disk) would never reach it. The server offers it no pull, so it takes

@@ -2043,8 +2043,19 @@ impl LanguageServer for Backend {
         };
         self.0.forget_fixed_problems();
         let on_disk = params.text_document.uri.to_file_path().map(|p| p.into_owned());
-        let in_workspace =
-            on_disk.is_some_and(|p| self.0.workspace().files.get_mut(&p).map(|f| f.stale = true).is_some());
+        // A client that takes pushes had the file's findings replaced by the open text's,
+        // which the close clears: what the file on disk draws is pushed again, even if
+        // the file did not change (its stored result is forgotten).
+        let pushes = removed && !self.0.lock().workspace_pulled;
+        let in_workspace = on_disk.is_some_and(|p| {
+            let mut ws = self.0.workspace();
+            let Some(f) = ws.files.get_mut(&p) else { return false };
+            f.stale = true;
+            if pushes {
+                (f.pushed, f.items, f.id) = (false, None, 0);
+            }
+            true
+        });
         let by_block = {
             let mut state = self.0.lock();
             state.sent_blocks.remove(&params.text_document.uri);
