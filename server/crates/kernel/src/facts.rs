@@ -21,6 +21,13 @@ use std::sync::{Arc, OnceLock};
 /// reads about 35 small pieces of it; the set is 1-3 MB).
 const SYMBOL_SET_WHOLE_AFTER: usize = 32;
 
+/// A stored symbol set as a query reads it: whole in memory, or its length and a reader
+/// of byte ranges (a page at a time).
+enum SetReader<'a> {
+    Whole(&'a FunctionNames),
+    Paged(usize, &'a dyn Fn(std::ops::Range<usize>) -> Option<Vec<u8>>),
+}
+
 /// A set of a symbol map's names kept in the cache ([`Kernel::has_symbol`], the text
 /// symbols): read a piece at a time, then whole once it has answered enough lookups.
 struct SymbolSet {
@@ -831,6 +838,36 @@ impl Kernel {
         self.symbols().map(|s| s.value.by_name(name).next().is_some())
     }
 
+    /// The names of the symbol map (of any type) starting with `prefix`, sorted, each
+    /// once; `None` without a symbol map. From the set of its names kept in the cache
+    /// (see [`Self::has_symbol`]) while the map is not read: B611 expands a
+    /// `kprobe.multi` pattern over them as libbpf 1.1 does over kallsyms.
+    pub fn symbols_with_prefix(&self, prefix: &str) -> Option<Vec<String>> {
+        if self.symbols.get().is_none() {
+            let query = |set: SetReader<'_>| match set {
+                SetReader::Whole(t) => {
+                    let from = t.lower_bound(prefix);
+                    Some(
+                        (from..t.len())
+                            .map(|i| t.get(i))
+                            .take_while(|n| n.starts_with(prefix))
+                            .map(str::to_owned)
+                            .collect(),
+                    )
+                }
+                SetReader::Paged(len, read) => FunctionNames::prefixed_in(len, read, prefix),
+            };
+            if let Some(found) = self.symbol_set_query(&self.all_symbols, "allsyms1", |_| true, query) {
+                return Some(found);
+            }
+        }
+        let mut names: Vec<String> =
+            self.symbols()?.value.iter().filter(|s| s.name.starts_with(prefix)).map(|s| s.name.to_owned()).collect();
+        names.sort_unstable();
+        names.dedup();
+        Some(names)
+    }
+
     /// Whether the set of the names of a symbol map not read yet that `keep` keeps has
     /// `name`, from the set stored as `ext` (see [`Self::text_symbol_cached`]).
     fn symbol_set_cached(
@@ -840,6 +877,23 @@ impl Kernel {
         keep: fn(&Symbol<'_>) -> bool,
         name: &str,
     ) -> Option<bool> {
+        let query = |set: SetReader<'_>| match set {
+            SetReader::Whole(t) => Some(t.contains(name)),
+            SetReader::Paged(len, read) => FunctionNames::contains_in(len, read, name),
+        };
+        self.symbol_set_query(cell, ext, keep, query)
+    }
+
+    /// `query` over the set stored as `ext` (stored now, from the map, when there is
+    /// none, and stored again when `query` meets a damaged page); `None` when there is
+    /// no stored set or `query` fails.
+    fn symbol_set_query<T>(
+        &self,
+        cell: &OnceLock<Option<SymbolSet>>,
+        ext: &str,
+        keep: fn(&Symbol<'_>) -> bool,
+        query: impl FnOnce(SetReader<'_>) -> Option<T>,
+    ) -> Option<T> {
         let cache = &self.opts.cache;
         let d = self.inputs.deferred_symbols.as_ref()?;
         let file = || Some(format!("{:016x}{:02x}.{ext}", cache.source_key(&d.path)?, u8::from(d.kallsyms)));
@@ -861,16 +915,22 @@ impl Kernel {
                 .whole
                 .get_or_init(|| FunctionNames::from_bytes(fevlint_load::Blob::from_vec(e.read(0..e.len())?).whole()));
             if let Some(t) = whole {
-                return Some(t.contains(name));
+                return query(SetReader::Whole(t));
             }
         }
-        let found = FunctionNames::contains_in(e.len(), |r| e.read(r), name);
+        let found = query(SetReader::Paged(e.len(), &|r| e.read(r)));
         if found.is_none() {
             if let Some(f) = file() {
                 self.store_symbol_set(&f, keep);
             }
         }
         found
+    }
+
+    /// How many traceable functions the ftrace list has called `name` (a folder's list
+    /// answers from its table); `None` without a list.
+    pub fn traceable_count(&self, name: &str) -> Option<usize> {
+        self.ftrace_of(name).map(|f| f.0)
     }
 
     /// Stores the set of the names of the symbol map's symbols `keep` keeps as `file`

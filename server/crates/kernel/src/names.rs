@@ -236,6 +236,37 @@ impl FunctionNames {
     /// search touches are read, not the whole table (a symbol map's text symbols are 3 MB
     /// for one name). `None` when the bytes are not such a table or a read fails.
     pub fn contains_in(len: usize, read: impl Fn(Range<usize>) -> Option<Vec<u8>>, name: &str) -> Option<bool> {
+        let (n, lo, name_at) = FunctionNames::search_in(len, &read, name)?;
+        Some(lo < n && name_at(lo)? == name.as_bytes())
+    }
+
+    /// The names starting with `prefix`, sorted, over a table read piecewise (see
+    /// [`FunctionNames::contains_in`]): the binary search, then the names from there on.
+    pub fn prefixed_in(
+        len: usize,
+        read: impl Fn(Range<usize>) -> Option<Vec<u8>>,
+        prefix: &str,
+    ) -> Option<Vec<String>> {
+        let (n, lo, name_at) = FunctionNames::search_in(len, &read, prefix)?;
+        let mut out = Vec::new();
+        for i in lo..n {
+            let name = name_at(i)?;
+            if !name.starts_with(prefix.as_bytes()) {
+                break;
+            }
+            out.push(String::from_utf8(name).ok()?);
+        }
+        Some(out)
+    }
+
+    /// The binary search of a table read piecewise: its name count, the position of the
+    /// first name not below `name`, and a reader of the name at a position.
+    #[allow(clippy::type_complexity)]
+    fn search_in<'r>(
+        len: usize,
+        read: &'r impl Fn(Range<usize>) -> Option<Vec<u8>>,
+        name: &str,
+    ) -> Option<(usize, usize, Box<dyn Fn(usize) -> Option<Vec<u8>> + 'r>)> {
         let head = read(0..HEADER.min(len))?;
         if head.get(..MAGIC.len())? != MAGIC {
             return None;
@@ -245,7 +276,7 @@ impl FunctionNames {
         if at.end != len {
             return None;
         }
-        let name_at = |i: usize| -> Option<Vec<u8>> {
+        let name_at = move |i: usize| -> Option<Vec<u8>> {
             let from = at.starts.checked_add(i.checked_mul(4)?)?;
             let span = read(from..from.checked_add(8)?)?;
             let (a, b) = (u32_at(&span, 0, 0)? as usize, u32_at(&span, 0, 1)? as usize);
@@ -263,7 +294,7 @@ impl FunctionNames {
                 hi = mid;
             }
         }
-        Some(lo < at.n && name_at(lo)? == name.as_bytes())
+        Some((at.n, lo, Box::new(name_at)))
     }
 
     /// Up to `n` names within a small edit distance of `name`, closest first, then

@@ -416,10 +416,28 @@ fn a_symbol_of_any_type_is_found_from_the_cache() {
     let names = ["data_0000", "data_2999", "text_1500", "data_3000", "", "zzz"];
     let expected = [Some(true), Some(true), Some(true), Some(false), Some(false), Some(false)];
     let answers = |k: &fevlint_kernel::Kernel| names.map(|n| k.has_symbol(n));
+    // The names with a prefix (B611's `kprobe.multi` patterns), sorted.
+    let prefixed = |k: &fevlint_kernel::Kernel| {
+        ["data_299", "text_0001", "t", "nothing", ""].map(|p| k.symbols_with_prefix(p).map(|v| (v.len(), v.concat())))
+    };
+    let ten: String = (2990..3000).map(|i| format!("data_{i}")).collect();
+    let want = prefixed(&open());
+    assert_eq!(want[0], Some((10, ten)));
+    assert_eq!(want[1].as_ref().map(|w| w.0), Some(1));
+    assert_eq!(want[2].as_ref().map(|w| w.0), Some(3000));
+    assert_eq!(want[3], Some((0, String::new())));
+    assert_eq!(want[4].as_ref().map(|w| w.0), Some(6000));
+    assert_eq!(prefixed(&open()), want, "from the set");
+    // Past the first lookups the set is searched whole, in memory: the same names.
+    let many = open();
+    for _ in 0..10 {
+        assert_eq!(prefixed(&many), want, "from the set read whole");
+    }
     assert_eq!(answers(&open()), expected, "from the map");
     put(&map.replace("ffffffff8", "not-a-hex"));
     let second = open();
     assert_eq!(answers(&second), expected, "from the set");
+    assert_eq!(prefixed(&second), want, "from the set, the map unreadable");
     assert_eq!(second.symbols_error(), None, "the map was read");
     assert!(second.symbols().is_none(), "reading the map fails");
     put(&map);

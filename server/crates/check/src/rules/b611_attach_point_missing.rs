@@ -176,15 +176,18 @@ fn not_modifiable(k: &Kernel, target: &str) -> Option<Problem> {
 /// symbol of kallsyms the glob matches, each of which the kernel must be able to trace.
 fn multi_problem(k: &Kernel, target: &str) -> Option<Problem> {
     let pattern = fevlint_bpf::section::multi_pattern(target)?;
-    // libbpf expands the pattern before it asks the kernel for the link.
-    let symbols = k.symbols().map(|s| &s.value);
-    let mut matched: Vec<&str> = symbols
-        .iter()
-        .flat_map(|t| t.iter())
-        .filter(|s| fevlint_bpf::section::glob_match(s.name, pattern))
-        .map(|s| s.name)
-        .collect();
-    if matched.is_empty() && symbols.is_some() {
+    // libbpf expands the pattern before it asks the kernel for the link: only names that
+    // start with the pattern's head (up to its first wildcard) can match, and the kernel
+    // answers those without reading its whole symbol map.
+    let head = &pattern[..pattern.find(['*', '?']).unwrap_or(pattern.len())];
+    let names = match head.is_empty() {
+        false => k.symbols_with_prefix(head),
+        true => k.symbols().map(|s| s.value.iter().map(|s| s.name.to_owned()).collect()),
+    };
+    let have_map = names.is_some();
+    let mut matched: Vec<String> =
+        names.into_iter().flatten().filter(|n| fevlint_bpf::section::glob_match(n, pattern)).collect();
+    if matched.is_empty() && have_map {
         return Some(Problem::from(format!("`{pattern}` matches no symbol of {} (libbpf: `-ENOENT`)", k.name)));
     }
     if k.config_enabled("FPROBE") == Some(false) {
@@ -196,10 +199,14 @@ fn multi_problem(k: &Kernel, target: &str) -> Option<Problem> {
     if matched.is_empty() {
         return None; // no symbol map: what the pattern matches is unknown
     }
-    let ftrace = &k.filter_functions()?.value;
     matched.sort_unstable();
     matched.dedup();
-    let untraceable: Vec<&str> = matched.iter().copied().filter(|n| !ftrace.contains(n)).collect();
+    let mut untraceable: Vec<&str> = Vec::new();
+    for n in &matched {
+        if k.traceable_count(n)? == 0 {
+            untraceable.push(n);
+        }
+    }
     if untraceable.is_empty() {
         return None;
     }
