@@ -813,7 +813,18 @@ impl Printer<'_> {
         if ty.0 == 0 {
             return Ok("void".into());
         }
-        Ok(match self.src.get(ty)? {
+        self.tag_name_of(ty, self.src.get(ty)?, depth)
+    }
+
+    /// [`Printer::tag_name`] of `ty`, whose type `t` the caller has read already.
+    fn tag_name_of(&self, ty: TypeRef, t: Type, depth: usize) -> Result<String, ModelError> {
+        if depth > MAX_DEPTH {
+            return Err(too_deep(self.src, ty));
+        }
+        if ty.0 == 0 {
+            return Ok("void".into());
+        }
+        Ok(match t {
             Type::Pointer { target } => {
                 if target.0 == 0 {
                     return Ok("void *".into());
@@ -824,7 +835,7 @@ impl Printer<'_> {
                         return Ok(format!("{} const *", self.tag_name(inner, depth + 1)?));
                     }
                 }
-                format!("{} *", self.tag_name(target, depth + 1)?)
+                format!("{} *", self.tag_name_of(target, t, depth + 1)?)
             }
             Type::Qualified { qualifier, target } => {
                 let inner = self.tag_name(target, depth + 1)?;
@@ -855,17 +866,23 @@ impl Printer<'_> {
         let mut parts = Vec::new();
         for p in &proto.params {
             let name = p.name.as_deref();
-            if let Type::Pointer { target } = self.src.get(p.ty)? {
+            let ty = self.src.get(p.ty)?;
+            if let Type::Pointer { target } = ty {
                 if let Type::Function(inner) = self.src.get(target)? {
                     parts.push(self.ftype(&inner, name, true, 0, depth + 1)?);
                     continue;
                 }
             }
-            if let Type::Function(inner) = self.src.get(p.ty)? {
-                parts.push(self.ftype(&inner, name, false, 0, depth + 1)?);
+            if let Type::Function(inner) = &ty {
+                parts.push(self.ftype(inner, name, false, 0, depth + 1)?);
                 continue;
             }
-            let t = self.tag_name(p.ty, depth + 1)?;
+            // What `tag_name` reads first, read once.
+            let t = if depth + 1 > MAX_DEPTH || p.ty.0 == 0 {
+                self.tag_name(p.ty, depth + 1)?
+            } else {
+                self.tag_name_of(p.ty, ty, depth + 1)?
+            };
             parts.push(match name {
                 Some(n) => format!("{t} {n}"),
                 None => t,
