@@ -20,8 +20,6 @@ use fevlint_load::decompress::{self, Content, Limits, Origin};
 use fevlint_load::BlobSlice;
 use fevlint_types::model::ModelError;
 
-use crate::open::{Container, KernelInputs, Loaded, Provenance};
-
 const _: () = assert!(PAGE == fevlint_btf::BLOB_PAGE, "the cache checks the pages the reader reads");
 
 /// A kernel's raw BTF in the cache, opened to be read by page ([`CachedBtf::open`]).
@@ -129,34 +127,4 @@ pub fn remember(cache: &Cache, path: &Path, crc: u32, bytes: &[u8], btf: &Btf) {
     out.extend(crcs.iter().flat_map(|c| c.to_le_bytes()));
     out.extend_from_slice(&layout);
     cache.put_derived(&name, &out);
-}
-
-/// The kernel's BTF reader from its raw BTF ([`KernelInputs::btf_paged`], else
-/// [`KernelInputs::btf`]), with where it came from; `None` when it has none. A paged one
-/// whose stored layout does not fit is read whole; one read whole from the cached
-/// decompression of a file leaves what lets the next run read it by page ([`remember`]).
-pub(crate) fn open_btf(
-    inputs: &mut KernelInputs,
-    crc: Option<u32>,
-    cache: &Cache,
-) -> Result<Option<(Btf, Provenance)>, ModelError> {
-    if let Some(p) = inputs.btf_paged.take() {
-        if let Some(btf) = p.value.to_btf(p.from.to_string())? {
-            let from = p.from.clone();
-            inputs.btf_paged = Some(p);
-            return Ok(Some((btf, from)));
-        }
-        let whole = p.value.read_whole().ok_or_else(|| ModelError::Malformed {
-            source_name: p.from.to_string(),
-            offset: 0,
-            what: "the cached BTF could not be read again".into(),
-        })?;
-        inputs.btf = Some(Loaded { value: whole, from: p.from });
-    }
-    let Some(b) = &inputs.btf else { return Ok(None) };
-    let btf = Btf::parse(b.from.to_string(), b.value.clone())?;
-    if let (Some(crc), Some(_), Container::File) = (crc, b.from.codec, &b.from.container) {
-        remember(cache, &b.from.path, crc, &b.value, &btf);
-    }
-    Ok(Some((btf, b.from.clone())))
 }

@@ -216,7 +216,7 @@ impl Kernel {
         let btf_crc = btf_crc.or_else(|| inputs.btf_paged.as_ref().map(|b| b.value.crc()));
         let mut dwarf = None;
         let mut btf_types = None;
-        let whole = crate::cached_btf::open_btf(&mut inputs, btf_crc, cache)?;
+        let whole = open_btf(&mut inputs, btf_crc, cache)?;
         let (types, types_from): (Option<Arc<dyn TypeSource>>, Option<String>) = match whole {
             Some((btf, from)) => {
                 let key = format!("{:08x}{:08x}", btf_crc.unwrap_or(0), inputs.btf_len().unwrap_or(0));
@@ -1204,4 +1204,34 @@ impl fevlint_btf::PagedBytes for Pages {
     fn read(&self, range: std::ops::Range<usize>) -> Option<Vec<u8>> {
         self.0.read(range)
     }
+}
+
+/// The kernel's BTF reader from its raw BTF ([`KernelInputs::btf_paged`], else
+/// [`KernelInputs::btf`]), with where it came from; `None` when it has none. A paged one
+/// whose stored layout does not fit is read whole; one read whole from the cached
+/// decompression of a file leaves what lets the next run read it by page ([`crate::cached_btf::remember`]).
+fn open_btf(
+    inputs: &mut KernelInputs,
+    crc: Option<u32>,
+    cache: &Cache,
+) -> Result<Option<(Btf, Provenance)>, ModelError> {
+    if let Some(p) = inputs.btf_paged.take() {
+        if let Some(btf) = p.value.to_btf(p.from.to_string())? {
+            let from = p.from.clone();
+            inputs.btf_paged = Some(p);
+            return Ok(Some((btf, from)));
+        }
+        let whole = p.value.read_whole().ok_or_else(|| ModelError::Malformed {
+            source_name: p.from.to_string(),
+            offset: 0,
+            what: "the cached BTF could not be read again".into(),
+        })?;
+        inputs.btf = Some(Loaded { value: whole, from: p.from });
+    }
+    let Some(b) = &inputs.btf else { return Ok(None) };
+    let btf = Btf::parse(b.from.to_string(), b.value.clone())?;
+    if let (Some(crc), Some(_), load::Container::File) = (crc, b.from.codec, &b.from.container) {
+        crate::cached_btf::remember(cache, &b.from.path, crc, &b.value, &btf);
+    }
+    Ok(Some((btf, b.from.clone())))
 }
