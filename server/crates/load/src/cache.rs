@@ -115,6 +115,24 @@ impl Cache {
     /// [`Cache::get`] with the CRC-32 of the bytes, checked as they were read (a caller
     /// that keys things by the contents' checksum need not compute it again).
     pub fn get_checked(&self, path: &Path) -> Option<(Codec, Blob, u32)> {
+        let (bin, codec, len, crc) = self.header(path)?;
+        let blob = Blob::read_private_in(&bin, self.dir()).ok()?;
+        if blob.len() as u64 != len || crc32fast::hash(&blob) != crc {
+            return None;
+        }
+        Some((codec, blob, crc))
+    }
+
+    /// What the header of the cached decompression of `path` says, its payload unread:
+    /// the codec, the payload's length and CRC-32; `None` when there is no valid header
+    /// for the file as it is now.
+    pub fn peek(&self, path: &Path) -> Option<(Codec, u64, u32)> {
+        self.header(path).map(|(_, codec, len, crc)| (codec, len, crc))
+    }
+
+    /// The payload file of the cached decompression of `path` and what its header says
+    /// (codec, length, CRC-32), when the header is valid for the file as it is now.
+    fn header(&self, path: &Path) -> Option<(PathBuf, Codec, u64, u32)> {
         let dir = self.dir()?;
         let s = stamp(path)?;
         let (bin, hdr) = paths(dir, s);
@@ -127,31 +145,7 @@ impl Cache {
             return None;
         }
         let codec = *Codec::ALL.get(usize::from(h[36]))?;
-        let blob = Blob::read_private_in(&bin, Some(dir)).ok()?;
-        let crc = u32::from_le_bytes(h[32..36].try_into().unwrap_or_default());
-        if blob.len() as u64 != word(24) || crc32fast::hash(&blob) != crc {
-            return None;
-        }
-        Some((codec, blob, crc))
-    }
-
-    /// What the header of the cached decompression of `path` says, its payload unread:
-    /// the codec, the payload's length and CRC-32; `None` when there is no valid header
-    /// for the file as it is now.
-    pub fn peek(&self, path: &Path) -> Option<(Codec, u64, u32)> {
-        let dir = self.dir()?;
-        let s = stamp(path)?;
-        let (_, hdr) = paths(dir, s);
-        let h = std::fs::read(&hdr).ok()?;
-        if h.len() != 37 || &h[..8] != MAGIC {
-            return None;
-        }
-        let word = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().unwrap_or_default());
-        if word(8) != s.len || word(16) != s.mtime_ns {
-            return None;
-        }
-        let codec = *Codec::ALL.get(usize::from(h[36]))?;
-        Some((codec, word(24), u32::from_le_bytes(h[32..36].try_into().unwrap_or_default())))
+        Some((bin, codec, word(24), u32::from_le_bytes(h[32..36].try_into().unwrap_or_default())))
     }
 
     /// The cached decompression of `path` ([`Cache::peek`] says which), to be read a page
