@@ -243,9 +243,9 @@ pub(crate) fn walk_group(
         if types.end - off < TYPE_RECORD_LEN {
             return Err((off, "truncated type record".into()));
         }
-        let info = read(off + 4).ok_or((off, UNREADABLE.to_string()))?;
+        let info = read(off + 4).ok_or_else(|| (off, UNREADABLE.to_string()))?;
         let (kind, _, vlen) = RawType::decode_info(info);
-        let kind = BtfKind::from_raw(kind).ok_or((off, format!("unknown BTF kind {kind}")))?;
+        let kind = BtfKind::from_raw(kind).ok_or_else(|| (off, format!("unknown BTF kind {kind}")))?;
         let len = TYPE_RECORD_LEN + kind.extra_len(vlen);
         if types.end - off < len {
             return Err((off, format!("{} with vlen {vlen} runs past the end of the type section", kind.name())));
