@@ -53,8 +53,8 @@ pub fn compare(
             // Adding `const` to a parameter changes nothing a script reads.
             Some(np) => {
                 (match (&np.canonical, &op.canonical) {
-                    (Some(a), Some(b)) => unqualified(a) != unqualified(b),
-                    _ => unqualified(&np.ty) != unqualified(&op.ty),
+                    (Some(a), Some(b)) => !same_unqualified(a, b),
+                    _ => !same_unqualified(&np.ty, &op.ty),
                 }) || np.size != op.size
                     || np.location != op.location
                     || np.part != op.part
@@ -196,7 +196,9 @@ pub fn renames(exists: &dyn Fn(&str) -> bool, name: &str) -> Vec<String> {
     out
 }
 
-/// A C type name without `const`/`volatile`.
-fn unqualified(ty: &str) -> String {
-    ty.split_whitespace().filter(|w| !matches!(*w, "const" | "volatile")).collect::<Vec<_>>().join(" ")
+/// Whether two C type names are the same without `const`/`volatile` (compared word by
+/// word: `const char *` is `char *`).
+fn same_unqualified(a: &str, b: &str) -> bool {
+    let words = |t| str::split_whitespace(t).filter(|w| !matches!(*w, "const" | "volatile"));
+    words(a).eq(words(b))
 }

@@ -152,33 +152,45 @@ pub fn summarize(kernel: &Kernel, parsed: &Parsed, r: &Resolution, target: Targe
 /// FNV-1a 64 of the event's `format` fields: `name type offset size signed` per field,
 /// laid out as the kernel lays out the record (`ALIGN(offset, size)` after the header).
 pub fn schema_hash(parsed: &Parsed, target: Target) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |s: &str| {
-        for b in s.bytes().chain([0]) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    };
+    use std::fmt::Write as _;
+    let mut h = Fnv1a(0xcbf2_9ce4_8422_2325);
     let mut offset: u64 = 0;
-    let mut line = String::new();
     for f in &parsed.fields {
-        use std::fmt::Write as _;
         let size = u64::from(f.elem_size(target).max(1));
         let at = offset.div_ceil(size) * size;
         let total = size * f.array.map_or(1, |(n, _)| n);
         offset = at + total;
-        line.clear();
-        line.push_str(&f.name);
-        line.push(' ');
+        // The field's line, hashed as it is written (no copy of it is made), then a NUL.
+        h.eat(f.name.as_bytes());
+        h.eat(b" ");
         if f.atom == fevlint_syntax::Atom::String {
-            line.push_str("__data_loc char[]");
+            h.eat(b"__data_loc char[]");
         } else {
-            line.push_str(&f.type_string());
+            h.eat(f.type_string().as_bytes());
         }
-        let _ = write!(line, " {at} {total} {}", f.atom.signed() && !f.unsigned);
-        eat(&line);
+        let _ = write!(h, " {at} {total} {}", f.atom.signed() && !f.unsigned);
+        h.eat(&[0]);
     }
-    format!("{h:016x}")
+    format!("{:016x}", h.0)
+}
+
+/// FNV-1a 64, fed bytes or formatted text.
+struct Fnv1a(u64);
+
+impl Fnv1a {
+    fn eat(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+impl std::fmt::Write for Fnv1a {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.eat(s.as_bytes());
+        Ok(())
+    }
 }
 
 /// A type name with typedefs and qualifiers resolved through pointers and arrays.

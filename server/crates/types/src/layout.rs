@@ -640,11 +640,18 @@ pub fn print_struct(src: &dyn TypeSource, ty: TypeRef) -> Result<String, ModelEr
 /// (pahole's spacing, e.g. `const char  *`), for comparing with pahole's tools.
 pub fn pahole_prototype(src: &dyn TypeSource, f: &crate::model::FunctionInfo) -> Result<String, ModelError> {
     let p = Printer { src, out: String::new(), cacheline: 0 };
-    let ret = match f.proto.ret {
-        Some(r) => p.tag_name(r, 0)?,
-        None => "void".into(),
-    };
-    Ok(format!("{ret} {}{};", f.name, p.params(&f.proto, 0)?))
+    // Written left to right into one string: the reads happen in the order they did when
+    // each part was a string of its own, so the first unreadable type is the same error.
+    let mut out = String::with_capacity(96);
+    match f.proto.ret {
+        Some(r) => p.write_tag_name(r, 0, &mut out)?,
+        None => out.push_str("void"),
+    }
+    out.push(' ');
+    out.push_str(&f.name);
+    p.write_params(&f.proto, 0, &mut out)?;
+    out.push(';');
+    Ok(out)
 }
 
 struct Conf<'a> {
@@ -807,94 +814,130 @@ impl Printer<'_> {
 
     /// pahole's `tag__name`: the type as a string, qualifiers with their odd spacing.
     fn tag_name(&self, ty: TypeRef, depth: usize) -> Result<String, ModelError> {
-        if depth > MAX_DEPTH {
-            return Err(too_deep(self.src, ty));
-        }
-        if ty.0 == 0 {
-            return Ok("void".into());
-        }
-        self.tag_name_of(ty, self.src.get(ty)?, depth)
+        let mut out = String::new();
+        self.write_tag_name(ty, depth, &mut out)?;
+        Ok(out)
     }
 
-    /// [`Printer::tag_name`] of `ty`, whose type `t` the caller has read already.
-    fn tag_name_of(&self, ty: TypeRef, t: Type, depth: usize) -> Result<String, ModelError> {
+    /// [`Printer::tag_name`] appended to `out`.
+    fn write_tag_name(&self, ty: TypeRef, depth: usize, out: &mut String) -> Result<(), ModelError> {
         if depth > MAX_DEPTH {
             return Err(too_deep(self.src, ty));
         }
         if ty.0 == 0 {
-            return Ok("void".into());
+            out.push_str("void");
+            return Ok(());
         }
-        Ok(match t {
+        self.write_tag_name_of(ty, self.src.get(ty)?, depth, out)
+    }
+
+    /// [`Printer::write_tag_name`] of `ty`, whose type `t` the caller has read already.
+    fn write_tag_name_of(&self, ty: TypeRef, t: Type, depth: usize, out: &mut String) -> Result<(), ModelError> {
+        if depth > MAX_DEPTH {
+            return Err(too_deep(self.src, ty));
+        }
+        if ty.0 == 0 {
+            out.push_str("void");
+            return Ok(());
+        }
+        match t {
             Type::Pointer { target } => {
                 if target.0 == 0 {
-                    return Ok("void *".into());
+                    out.push_str("void *");
+                    return Ok(());
                 }
                 let t = self.src.get(target)?;
                 if let Type::Qualified { qualifier: Qualifier::Const, target: inner } = t {
                     if matches!(self.src.get(inner)?, Type::Pointer { .. }) {
-                        return Ok(format!("{} const *", self.tag_name(inner, depth + 1)?));
+                        self.write_tag_name(inner, depth + 1, out)?;
+                        out.push_str(" const *");
+                        return Ok(());
                     }
                 }
-                format!("{} *", self.tag_name_of(target, t, depth + 1)?)
+                self.write_tag_name_of(target, t, depth + 1, out)?;
+                out.push_str(" *");
             }
-            Type::Qualified { qualifier, target } => {
-                let inner = self.tag_name(target, depth + 1)?;
-                match qualifier {
-                    Qualifier::Const => format!("const {inner} "),
-                    Qualifier::Volatile => format!("volatile {inner} "),
-                    Qualifier::Restrict => format!("{inner} restrict "),
-                    Qualifier::TypeTag => inner,
+            Type::Qualified { qualifier, target } => match qualifier {
+                Qualifier::Const => {
+                    out.push_str("const ");
+                    self.write_tag_name(target, depth + 1, out)?;
+                    out.push(' ');
                 }
-            }
-            Type::Array { element, .. } => self.tag_name(element, depth + 1)?,
+                Qualifier::Volatile => {
+                    out.push_str("volatile ");
+                    self.write_tag_name(target, depth + 1, out)?;
+                    out.push(' ');
+                }
+                Qualifier::Restrict => {
+                    self.write_tag_name(target, depth + 1, out)?;
+                    out.push_str(" restrict ");
+                }
+                Qualifier::TypeTag => self.write_tag_name(target, depth + 1, out)?,
+            },
+            Type::Array { element, .. } => self.write_tag_name(element, depth + 1, out)?,
             Type::Function(proto) => {
-                let ret = match proto.ret {
-                    Some(r) => self.tag_name(r, depth + 1)?,
-                    None => "void".into(),
-                };
-                format!("{ret} (){}", self.params(&proto, depth + 1)?)
+                match proto.ret {
+                    Some(r) => self.write_tag_name(r, depth + 1, out)?,
+                    None => out.push_str("void"),
+                }
+                out.push_str(" ()");
+                self.write_params(&proto, depth + 1, out)?;
             }
-            Type::Struct(c) => format!("struct {}", c.name.unwrap_or_default()),
-            Type::Union(c) => format!("union {}", c.name.unwrap_or_default()),
-            Type::Enum { name, .. } => format!("enum {}", name.unwrap_or_default()),
-            leaf => leaf_name(&leaf),
-        })
+            Type::Struct(c) => {
+                out.push_str("struct ");
+                out.push_str(c.name.as_deref().unwrap_or_default());
+            }
+            Type::Union(c) => {
+                out.push_str("union ");
+                out.push_str(c.name.as_deref().unwrap_or_default());
+            }
+            Type::Enum { name, .. } => {
+                out.push_str("enum ");
+                out.push_str(name.as_deref().unwrap_or_default());
+            }
+            Type::Int { name, .. } | Type::Float { name, .. } | Type::Typedef { name, .. } => out.push_str(&name),
+            leaf => out.push_str(&leaf_name(&leaf)),
+        }
+        Ok(())
     }
 
-    /// pahole's `ftype__fprintf_parms`.
-    fn params(&self, proto: &crate::model::Prototype, depth: usize) -> Result<String, ModelError> {
-        let mut parts = Vec::new();
-        for p in &proto.params {
+    /// pahole's `ftype__fprintf_parms`, appended to `out`.
+    fn write_params(&self, proto: &crate::model::Prototype, depth: usize, out: &mut String) -> Result<(), ModelError> {
+        out.push('(');
+        for (i, p) in proto.params.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
             let name = p.name.as_deref();
             let ty = self.src.get(p.ty)?;
             if let Type::Pointer { target } = ty {
                 if let Type::Function(inner) = self.src.get(target)? {
-                    parts.push(self.ftype(&inner, name, true, 0, depth + 1)?);
+                    self.write_ftype(&inner, name, true, 0, depth + 1, out)?;
                     continue;
                 }
             }
             if let Type::Function(inner) = &ty {
-                parts.push(self.ftype(inner, name, false, 0, depth + 1)?);
+                self.write_ftype(inner, name, false, 0, depth + 1, out)?;
                 continue;
             }
             // What `tag_name` reads first, read once.
-            let t = if depth + 1 > MAX_DEPTH || p.ty.0 == 0 {
-                self.tag_name(p.ty, depth + 1)?
+            if depth + 1 > MAX_DEPTH || p.ty.0 == 0 {
+                self.write_tag_name(p.ty, depth + 1, out)?;
             } else {
-                self.tag_name_of(p.ty, ty, depth + 1)?
-            };
-            parts.push(match name {
-                Some(n) => format!("{t} {n}"),
-                None => t,
-            });
+                self.write_tag_name_of(p.ty, ty, depth + 1, out)?;
+            }
+            if let Some(n) = name {
+                out.push(' ');
+                out.push_str(n);
+            }
         }
-        Ok(if parts.is_empty() {
-            "(void)".into()
+        if proto.params.is_empty() {
+            out.push_str("void");
         } else if proto.variadic {
-            format!("({}, ...)", parts.join(", "))
-        } else {
-            format!("({})", parts.join(", "))
-        })
+            out.push_str(", ...");
+        }
+        out.push(')');
+        Ok(())
     }
 
     /// pahole's `ftype__fprintf` for a prototype (`is_prototype` true).
@@ -906,20 +949,40 @@ impl Printer<'_> {
         ts: i64,
         depth: usize,
     ) -> Result<String, ModelError> {
+        let mut out = String::new();
+        self.write_ftype(proto, name, pointer, ts, depth, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Printer::ftype`] appended to `out`.
+    fn write_ftype(
+        &self,
+        proto: &crate::model::Prototype,
+        name: Option<&str>,
+        pointer: bool,
+        ts: i64,
+        depth: usize,
+        out: &mut String,
+    ) -> Result<(), ModelError> {
         if depth > MAX_DEPTH {
             return Err(too_deep(self.src, TypeRef(0)));
         }
-        let ret = match proto.ret {
-            Some(r) => self.tag_name(r, depth + 1)?,
-            None => "void".into(),
-        };
-        Ok(format!(
-            "{} ({}{}){}",
-            pad(&ret, ts),
-            if pointer { "*" } else { "" },
-            name.unwrap_or(""),
-            self.params(proto, depth + 1)?
-        ))
+        let start = out.len();
+        match proto.ret {
+            Some(r) => self.write_tag_name(r, depth + 1, out)?,
+            None => out.push_str("void"),
+        }
+        // `pad`: left-justified to |ts| characters.
+        let width = ts.unsigned_abs() as usize;
+        let written = out[start..].chars().count();
+        out.extend(std::iter::repeat_n(' ', width.saturating_sub(written)));
+        out.push_str(" (");
+        if pointer {
+            out.push('*');
+        }
+        out.push_str(name.unwrap_or(""));
+        out.push(')');
+        self.write_params(proto, depth + 1, out)
     }
 
     /// pahole's `type__fprintf` for a member of a non-inline type.

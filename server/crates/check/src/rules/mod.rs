@@ -168,15 +168,12 @@ impl<'a> Context<'a> {
         let all = self.drift.get_or_init(|| {
             let Some(k) = self.kernel else { return Vec::new() };
             let old = self.baseline_meanings();
-            let mut resolved: std::collections::HashMap<u32, &resolve::Resolution> = std::collections::HashMap::new();
-            for (l, _, r) in self.resolved() {
-                resolved.insert(l.number, r);
-            }
             self.lines
                 .iter()
                 .zip(old)
-                .map(|(l, old)| {
-                    let (Some(p), Some(old), Some(r)) = (l.parsed.as_ref(), old, resolved.get(&l.number)) else {
+                .zip(self.resolutions())
+                .map(|((l, old), r)| {
+                    let (Some(p), Some(old), Some(r)) = (l.parsed.as_ref(), old, r) else {
                         return Vec::new();
                     };
                     let new = meaning::summarize(k, p, r, self.target);
@@ -197,7 +194,13 @@ impl<'a> Context<'a> {
 
     /// Accepted definitions with their resolution on the kernel.
     pub fn resolved(&self) -> impl Iterator<Item = (&LineParse, &Parsed, &resolve::Resolution)> {
-        let all = self.resolutions.get_or_init(|| {
+        self.lines.iter().zip(self.resolutions()).filter_map(|(l, r)| Some((l, l.parsed.as_ref()?, r.as_ref()?)))
+    }
+
+    /// Each line's resolution (`None` for a line that is no accepted definition, or with
+    /// no kernel), in the order of [`Context::lines`].
+    fn resolutions(&self) -> &[Option<resolve::Resolution>] {
+        self.resolutions.get_or_init(|| {
             self.lines
                 .iter()
                 .map(|l| {
@@ -206,8 +209,7 @@ impl<'a> Context<'a> {
                     resolve::resolve_with(k, p, self.target, &self.memo).ok().flatten()
                 })
                 .collect()
-        });
-        self.lines.iter().zip(all).filter_map(|(l, r)| Some((l, l.parsed.as_ref()?, r.as_ref()?)))
+        })
     }
 
     /// Every problem the resolution found, with the field it is about (for the A and T
