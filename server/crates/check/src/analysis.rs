@@ -181,9 +181,10 @@ fn analyse(
         kernel_found.extend(rules::check_selected(&cx, false, &enabled));
         if !rest.is_empty() {
             baseline.resize(cx.lines.iter().map(|l| l.number as usize + 1).max().unwrap_or(0), None);
+            let names = crate::meaning::TypeNames::default();
             for (l, p, r) in cx.resolved() {
                 if let Some(slot) = baseline.get_mut(l.number as usize) {
-                    *slot = Some(crate::meaning::summarize(k, p, r, cx.target));
+                    *slot = Some(crate::meaning::summarize_with(k, p, r, cx.target, &names));
                 }
             }
         }

@@ -1,7 +1,7 @@
 //! What changed in a definition's meaning between a baseline (an older kernel, or the
 //! lock) and a target kernel, and the edits that restore the baseline meaning.
 
-use crate::meaning::{DefinitionMeaning, ParamMeaning, StepSummary};
+use crate::meaning::{Compared, DefinitionMeaning, ParamMeaning, StepSummary};
 use fevlint_kernel::Kernel;
 use fevlint_syntax::machine::{fold_redirects, Parsed, Redirect, Source};
 use fevlint_syntax::Span;
@@ -28,26 +28,28 @@ pub struct Edit {
     pub replacement: String,
 }
 
-/// Compares a definition's meaning on the baseline with the target's. `exists` says
+/// Compares a definition's meaning on the baseline with the target's (a summary, or the
+/// target's resolution read in place: [`crate::meaning::OnKernel`]). `exists` says
 /// whether the target has a function of a name ([`Kernel::function_exists`], or a memo of it).
 pub fn compare(
     text: &str,
     parsed: &Parsed,
     old: &DefinitionMeaning,
-    new: &DefinitionMeaning,
+    new: &impl Compared,
     target: &Kernel,
     exists: &dyn Fn(&str) -> bool,
 ) -> Vec<Change> {
     let mut out = Vec::new();
     let fspan = parsed.function.as_ref().map_or(Span::default(), |(_, s)| *s);
     // Gone, or only a compiler clone left (no prototype for the name: nothing to trace).
-    if old.exists && (!new.exists || (old.signature.is_some() && new.signature.is_none())) {
+    if old.exists && (!new.exists() || (old.signature.is_some() && !new.has_signature())) {
         out.push(Change::FunctionGone { span: fspan, renames: renames(exists, &old.function) });
         return out;
     }
     let mut changed_slots = Vec::new();
     for op in &old.params {
-        let np = new.params.iter().find(|p| p.slot == op.slot);
+        let np = new.param(op.slot);
+        let np = np.as_deref();
         let changed = match np {
             None => true,
             // Adding `const` to a parameter changes nothing a script reads.
@@ -67,7 +69,7 @@ pub fn compare(
             changed_slots.push(op.slot);
         }
     }
-    for ((f, of), nf) in parsed.fields.iter().zip(&old.fields).zip(&new.fields) {
+    for (n, (f, of)) in parsed.fields.iter().zip(&old.fields).enumerate().take(new.field_count()) {
         // The parameter itself changed (D502): what follows it means nothing comparable.
         if f.slot().is_some_and(|s| changed_slots.contains(&s)) {
             continue;
@@ -81,8 +83,9 @@ pub fn compare(
         // are judged by where the baseline's member is on the target, independently.
         let mut moved = false;
         for (i, os) in of.steps.iter().enumerate() {
-            let ns = nf.steps.get(i);
-            if !moved && ns.is_some_and(|ns| ns.container == os.container && ns.member == os.member) {
+            if !moved
+                && new.step(n, i).is_some_and(|(container, member)| container == os.container && member == os.member)
+            {
                 // Same member, wherever it now is: the meaning is unchanged (this is what a
                 // fixed definition looks like).
                 continue;
@@ -101,21 +104,19 @@ pub fn compare(
         if moved {
             continue;
         }
-        let describe = |t: &Option<String>, s: Option<u64>, g: Option<bool>| {
+        let describe = |t: Option<&str>, s: Option<u64>, g: Option<bool>| {
             format!(
                 "{}{}{}",
-                t.as_deref().unwrap_or("?"),
+                t.unwrap_or("?"),
                 s.map(|s| format!(", {s} byte{}", if s == 1 { "" } else { "s" })).unwrap_or_default(),
                 g.map(|g| if g { ", signed" } else { ", unsigned" }).unwrap_or_default()
             )
         };
-        if of.value.is_some()
-            && nf.value.is_some()
-            && (of.value_size != nf.value_size || of.value_signed != nf.value_signed)
-        {
+        let (recorded, value_type, value_size, value_signed) = new.value(n);
+        if of.value.is_some() && recorded && (of.value_size != value_size || of.value_signed != value_signed) {
             let (old, new) = (
-                describe(&of.value_type, of.value_size, of.value_signed),
-                describe(&nf.value_type, nf.value_size, nf.value_signed),
+                describe(of.value_type.as_deref(), of.value_size, of.value_signed),
+                describe(value_type, value_size, value_signed),
             );
             out.push(Change::Value { span: f.type_span, field: f.name.clone(), old, new });
         }

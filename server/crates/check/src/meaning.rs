@@ -7,6 +7,7 @@ use fevlint_kernel::Kernel;
 use fevlint_syntax::machine::Parsed;
 use fevlint_syntax::Target;
 use fevlint_types::layout;
+use fevlint_types::model::{TypeRef, TypeSource};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,6 +81,18 @@ pub struct StepSummary {
 
 /// Summarises a resolution.
 pub fn summarize(kernel: &Kernel, parsed: &Parsed, r: &Resolution, target: Target) -> DefinitionMeaning {
+    summarize_with(kernel, parsed, r, target, &TypeNames::default())
+}
+
+/// [`summarize`], naming parameter types through `names` (shared by the definitions of
+/// one kernel).
+pub fn summarize_with(
+    kernel: &Kernel,
+    parsed: &Parsed,
+    r: &Resolution,
+    target: Target,
+    names: &TypeNames,
+) -> DefinitionMeaning {
     let src = kernel.types();
     let signature = match (&r.proto, src) {
         (Some(p), Some(src)) => layout::pahole_prototype(src, p).ok(),
@@ -88,26 +101,7 @@ pub fn summarize(kernel: &Kernel, parsed: &Parsed, r: &Resolution, target: Targe
     let mut slots: Vec<u32> = parsed.fields.iter().filter_map(|f| f.slot()).collect();
     slots.sort_unstable();
     slots.dedup();
-    let params = slots
-        .iter()
-        .filter_map(|&slot| {
-            // A slot is a register: the parameter (or part of one) the ABI put there.
-            let held = r.slots.get(slot as usize)?.as_ref()?;
-            let p = r.params.get(held.param)?;
-            let ty = src.and_then(|s| layout::type_name(s, p.ty).ok()).unwrap_or_default();
-            let canonical = src.and_then(|s| canonical(s, p.ty, 0));
-            let part = (held.parts > 1).then(|| format!("bytes {}-{}", held.start, held.end.saturating_sub(1)));
-            Some(ParamMeaning {
-                slot,
-                name: p.name.clone(),
-                ty,
-                size: p.size,
-                location: p.loc.describe(),
-                canonical,
-                part,
-            })
-        })
-        .collect();
+    let params = slots.iter().filter_map(|&slot| param_meaning(kernel, r, slot, names)).collect();
     let fields = parsed
         .fields
         .iter()
@@ -127,15 +121,15 @@ pub fn summarize(kernel: &Kernel, parsed: &Parsed, r: &Resolution, target: Targe
                         .collect()
                 })
                 .unwrap_or_default();
-            let rec = m.and_then(|m| m.recorded.as_ref());
+            let v = value(m);
             FieldSummary {
                 name: f.name.clone(),
                 field_type: f.type_string(),
                 steps,
-                value: rec.map(|v| v.expr.clone()),
-                value_type: rec.and_then(|v| v.ty.clone()),
-                value_size: rec.filter(|v| v.kind == MeaningKind::Value).and_then(|v| v.size),
-                value_signed: rec.and_then(|v| v.signed),
+                value: v.expr.map(str::to_owned),
+                value_type: v.ty.map(str::to_owned),
+                value_size: v.size,
+                value_signed: v.signed,
             }
         })
         .collect();
@@ -146,6 +140,138 @@ pub fn summarize(kernel: &Kernel, parsed: &Parsed, r: &Resolution, target: Targe
         params,
         fields,
         schema: schema_hash(parsed, target),
+    }
+}
+
+/// The parameter (or part of one) a slot's register holds under the ABI.
+fn param_meaning(kernel: &Kernel, r: &Resolution, slot: u32, names: &TypeNames) -> Option<ParamMeaning> {
+    let held = r.slots.get(slot as usize)?.as_ref()?;
+    let p = r.params.get(held.param)?;
+    let (ty, canonical) = match kernel.types() {
+        Some(src) => names.of(src, p.ty),
+        None => (String::new(), None),
+    };
+    let part = (held.parts > 1).then(|| format!("bytes {}-{}", held.start, held.end.saturating_sub(1)));
+    Some(ParamMeaning { slot, name: p.name.clone(), ty, size: p.size, location: p.loc.describe(), canonical, part })
+}
+
+/// What a field records, as a summary says it ([`FieldSummary`]'s `value*`).
+#[derive(Clone, Copy, Default)]
+struct Value<'a> {
+    expr: Option<&'a str>,
+    ty: Option<&'a str>,
+    size: Option<u64>,
+    signed: Option<bool>,
+}
+
+fn value(m: Option<&crate::resolve::FieldMeaning>) -> Value<'_> {
+    let rec = m.and_then(|m| m.recorded.as_ref());
+    Value {
+        expr: rec.map(|v| v.expr.as_str()),
+        ty: rec.and_then(|v| v.ty.as_deref()),
+        size: rec.filter(|v| v.kind == MeaningKind::Value).and_then(|v| v.size),
+        signed: rec.and_then(|v| v.signed),
+    }
+}
+
+/// A parameter type's names on one kernel (as written, and [`canonical`]), each type
+/// named once: a script's functions share their parameter types (`struct sock *`).
+/// Both names depend only on the kernel's types, so a name remembered is the name worked
+/// out again.
+#[derive(Debug, Default)]
+pub struct TypeNames(std::sync::Mutex<rustc_hash::FxHashMap<TypeRef, (String, Option<String>)>>);
+
+impl TypeNames {
+    fn of(&self, src: &dyn TypeSource, ty: TypeRef) -> (String, Option<String>) {
+        let memo = || self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(known) = memo().get(&ty) {
+            return known.clone();
+        }
+        let names = (layout::type_name(src, ty).ok().unwrap_or_default(), canonical(src, ty, 0));
+        memo().insert(ty, names.clone());
+        names
+    }
+}
+
+/// A definition's meaning on the target kernel, as [`crate::drift::compare`] reads it:
+/// a summary (a lock's, or [`summarize`]'s), or the resolution itself ([`OnKernel`]).
+pub trait Compared {
+    /// The function exists on the kernel.
+    fn exists(&self) -> bool;
+    /// The kernel has the function's prototype, every type of it readable.
+    fn has_signature(&self) -> bool;
+    /// The parameter a slot the definition reads holds.
+    fn param(&self, slot: u32) -> Option<std::borrow::Cow<'_, ParamMeaning>>;
+    /// Field `field`'s step `i`: its container and member.
+    fn step(&self, field: usize, i: usize) -> Option<(&str, &str)>;
+    /// Field `field`'s recorded value: whether there is one, its type, size and signedness.
+    fn value(&self, field: usize) -> (bool, Option<&str>, Option<u64>, Option<bool>);
+    /// How many fields the meaning has.
+    fn field_count(&self) -> usize;
+}
+
+impl Compared for DefinitionMeaning {
+    fn exists(&self) -> bool {
+        self.exists
+    }
+    fn has_signature(&self) -> bool {
+        self.signature.is_some()
+    }
+    fn param(&self, slot: u32) -> Option<std::borrow::Cow<'_, ParamMeaning>> {
+        self.params.iter().find(|p| p.slot == slot).map(std::borrow::Cow::Borrowed)
+    }
+    fn step(&self, field: usize, i: usize) -> Option<(&str, &str)> {
+        let s = self.fields.get(field)?.steps.get(i)?;
+        Some((&s.container, &s.member))
+    }
+    fn value(&self, field: usize) -> (bool, Option<&str>, Option<u64>, Option<bool>) {
+        self.fields.get(field).map_or((false, None, None, None), |f| {
+            (f.value.is_some(), f.value_type.as_deref(), f.value_size, f.value_signed)
+        })
+    }
+    fn field_count(&self) -> usize {
+        self.fields.len()
+    }
+}
+
+/// A definition's meaning on a kernel read from its resolution in place: what
+/// [`summarize`] would say, without the copies, the prototype's text or the schema hash
+/// that a comparison never reads.
+pub struct OnKernel<'a> {
+    pub kernel: &'a Kernel,
+    pub parsed: &'a Parsed,
+    pub resolution: &'a Resolution,
+    pub names: &'a TypeNames,
+}
+
+impl Compared for OnKernel<'_> {
+    fn exists(&self) -> bool {
+        self.resolution.function.exists()
+    }
+    fn has_signature(&self) -> bool {
+        // The same answer as `summarize`'s `signature.is_some()`: the prototype prints.
+        match (&self.resolution.proto, self.kernel.types()) {
+            (Some(p), Some(src)) => layout::pahole_prototype(src, p).is_ok(),
+            _ => false,
+        }
+    }
+    fn param(&self, slot: u32) -> Option<std::borrow::Cow<'_, ParamMeaning>> {
+        // A summary has the parameters of the slots the definition reads.
+        if !self.parsed.fields.iter().any(|f| f.slot() == Some(slot)) {
+            return None;
+        }
+        param_meaning(self.kernel, self.resolution, slot, self.names).map(std::borrow::Cow::Owned)
+    }
+    fn step(&self, field: usize, i: usize) -> Option<(&str, &str)> {
+        let a = self.resolution.fields.get(field)?.steps.get(i)?;
+        Some((&a.container, &a.member))
+    }
+    fn value(&self, field: usize) -> (bool, Option<&str>, Option<u64>, Option<bool>) {
+        let v = value(self.resolution.fields.get(field));
+        (v.expr.is_some(), v.ty, v.size, v.signed)
+    }
+    fn field_count(&self) -> usize {
+        self.parsed.fields.len()
     }
 }
 
@@ -194,11 +320,7 @@ impl std::fmt::Write for Fnv1a {
 }
 
 /// A type name with typedefs and qualifiers resolved through pointers and arrays.
-fn canonical(
-    src: &dyn fevlint_types::model::TypeSource,
-    ty: fevlint_types::model::TypeRef,
-    depth: u32,
-) -> Option<String> {
+fn canonical(src: &dyn TypeSource, ty: TypeRef, depth: u32) -> Option<String> {
     use fevlint_types::model::Type;
     if depth > 8 {
         return None;

@@ -167,7 +167,7 @@ mod tests {
                 };
                 out.push_str(if first { "\n" } else { ",\n" });
                 first = false;
-                let text = serde_json::to_string_pretty(&json).unwrap();
+                let text = serde_json::to_string_pretty(&json).expect("serializable");
                 let lines: Vec<String> = text.lines().map(|l| format!("    {l}")).collect();
                 out.push_str(&lines.join("\n"));
             }

@@ -85,6 +85,8 @@ pub struct Context<'a> {
     drift: OnceLock<Vec<Vec<drift::Change>>>,
     /// Names asked of the kernel by rename suggestions (K201 and D501 try the same ones).
     exists: std::sync::Mutex<rustc_hash::FxHashMap<String, bool>>,
+    /// Parameter types named for the drift rules, each once.
+    type_names: meaning::TypeNames,
 }
 
 /// The meaning a definition had before: on an older kernel, or as recorded in a lock.
@@ -116,6 +118,7 @@ impl<'a> Context<'a> {
             baseline: None,
             drift: OnceLock::new(),
             exists: Default::default(),
+            type_names: Default::default(),
         }
     }
 
@@ -176,7 +179,7 @@ impl<'a> Context<'a> {
                     let (Some(p), Some(old), Some(r)) = (l.parsed.as_ref(), old, r) else {
                         return Vec::new();
                     };
-                    let new = meaning::summarize(k, p, r, self.target);
+                    let new = meaning::OnKernel { kernel: k, parsed: p, resolution: r, names: &self.type_names };
                     drift::compare(self.text, p, &old, &new, k, &|n| self.function_exists(n))
                 })
                 .collect()
