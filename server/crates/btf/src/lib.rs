@@ -32,6 +32,30 @@ use raw::{read_u32, HEADER_LEN, TYPE_RECORD_LEN};
 /// gives up with [`ModelError::TooDeep`]. Real kernels need fewer than 20.
 pub const MAX_CHAIN: usize = 64;
 
+/// How many decoded types a blob keeps ([`Btf::decoded`]); later ones are decoded each time.
+const DECODED_MAX: usize = 1 << 15;
+
+/// A map keyed by type id, hashed by one multiplication (ids are not chosen by anyone
+/// who gains from collisions: at worst a lookup is slower).
+type IdMap<V> = std::collections::HashMap<u32, V, std::hash::BuildHasherDefault<IdHasher>>;
+
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u32(u32::from(b));
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = (self.0.rotate_left(5) ^ u64::from(n)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
 /// Owner of the raw bytes: a `Vec<u8>`, an `Arc<[u8]>`, a memory map.
 type Bytes = Box<dyn AsRef<[u8]> + Send + Sync>;
 
@@ -130,8 +154,9 @@ pub struct Btf {
     /// Sizes of this blob's own types by `id - first_id`, filled as they are asked for
     /// (a check asks for the sizes of the same members over and over).
     sizes: OnceLock<Vec<std::sync::atomic::AtomicU32>>,
-    /// Decoded structs and unions (at most 4096), by id.
-    decoded: OnceLock<std::sync::Mutex<std::collections::HashMap<u32, fevlint_types::model::Type>>>,
+    /// Decoded types (at most [`DECODED_MAX`]), by id: a check reads the same members,
+    /// typedefs and pointers over and over.
+    decoded: OnceLock<std::sync::Mutex<IdMap<fevlint_types::model::Type>>>,
     /// `type_names` of the struct, union and typedef namespaces, listed on first use.
     type_names: [OnceLock<Arc<[String]>>; 3],
 }

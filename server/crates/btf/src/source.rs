@@ -341,18 +341,17 @@ impl TypeSource for Btf {
 
     fn get(&self, ty: TypeRef) -> Result<Type, ModelError> {
         let id = self.id_of(ty)?;
-        // Structs and unions are decoded again and again while a script is checked (every
-        // access to `struct task_struct` walks its members): keep the decoded ones.
+        // A check reads the same types again and again (every access to `struct
+        // task_struct` walks its members, every parameter its typedefs): keep the decoded
+        // ones. A type that does not decode is not kept (its error is made again).
         let cache = self.decoded.get_or_init(Default::default);
         if let Some(t) = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&id.0) {
             return Ok(t.clone());
         }
         let t = self.decode(id)?;
-        if matches!(t, Type::Struct(_) | Type::Union(_)) {
-            let mut c = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            if c.len() < 4096 {
-                c.insert(id.0, t.clone());
-            }
+        let mut c = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if c.len() < crate::DECODED_MAX {
+            c.insert(id.0, t.clone());
         }
         Ok(t)
     }
