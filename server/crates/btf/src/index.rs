@@ -56,7 +56,7 @@ pub(crate) enum NameIndex {
 }
 
 /// A stored index read a piece at a time ([`NameIndex::Paged`]); read whole after
-/// [`Paged::WHOLE_AFTER`] lookups (a script's thousand definitions), when entry by entry
+/// [`Paged::WHOLE_AFTER`] lookups (a script of a dozen definitions), when entry by entry
 /// would cost more than the one read.
 pub(crate) struct Paged {
     pages: IndexPages,
@@ -67,7 +67,7 @@ pub(crate) struct Paged {
 }
 
 impl Paged {
-    const WHOLE_AFTER: usize = 64;
+    const WHOLE_AFTER: usize = 8;
 
     fn entry(&self, i: usize) -> Option<(u64, u32)> {
         let at = i.checked_mul(ENTRY_BYTES)?;
@@ -131,6 +131,21 @@ impl NameIndex {
             }
         }
         let h = hash_name(name);
+        // Straight from the entries when they are in memory (a lookup per definition of
+        // a script, per kernel): the same search as below, without a dispatch per entry.
+        match self {
+            NameIndex::Built(index) => {
+                let e = index.entries();
+                let lo = e.partition_point(|x| x.0 < h);
+                return Some(e[lo..].iter().take_while(|x| x.0 == h).map(|x| BtfTypeId(x.1)).collect());
+            }
+            NameIndex::Mapped(b) => return search((**b).as_ref(), self.len(), h, None),
+            NameIndex::Paged(p) => {
+                if let Some(Some(whole)) = p.whole.get() {
+                    return search(whole, self.len(), h, Some(&p.ids));
+                }
+            }
+        }
         // The first entry whose hash is not below `h`.
         let (mut lo, mut hi) = (0, self.len());
         while lo < hi {
@@ -200,6 +215,34 @@ impl NameIndex {
 }
 
 const ENTRY_BYTES: usize = 12;
+
+/// [`NameIndex::candidates`] over `len` stored entries in `b`, each id checked to lie in
+/// `ids` when given: `None` when an entry it reads is missing or names another id.
+fn search(b: &[u8], len: usize, h: u64, ids: Option<&std::ops::Range<u32>>) -> Option<Vec<BtfTypeId>> {
+    let entry = |i: usize| -> Option<(u64, u32)> {
+        let at = i.checked_mul(ENTRY_BYTES)?;
+        let e = mapped_entry(b.get(at..at.checked_add(ENTRY_BYTES)?)?, 0);
+        ids.is_none_or(|ids| ids.contains(&e.1)).then_some(e)
+    };
+    let (mut lo, mut hi) = (0, len);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if entry(mid)?.0 < h {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    let mut out = Vec::new();
+    for i in lo..len {
+        let e = entry(i)?;
+        if e.0 != h {
+            break;
+        }
+        out.push(BtfTypeId(e.1));
+    }
+    Some(out)
+}
 
 /// libbpf's `bpf_core_essential_name_len`: the length of `name` without its flavour, the
 /// part from the last `___` separator (three underscores with no underscore on either

@@ -158,7 +158,7 @@ pub struct Btf {
     /// typedefs and pointers over and over.
     decoded: OnceLock<std::sync::Mutex<IdMap<fevlint_types::model::Type>>>,
     /// `type_names` of the struct, union and typedef namespaces, listed on first use.
-    type_names: [OnceLock<Arc<[String]>>; 3],
+    type_names: [OnceLock<Arc<fevlint_types::model::NameList>>; 3],
 }
 
 impl fmt::Debug for Btf {
@@ -484,8 +484,18 @@ impl Btf {
                     Some(group) => group,
                     None => {
                         let types = self.type_range();
-                        let walked = paged::walk_group(|at| self.read_word(at), layout, g, types)
-                            .map_err(|(off, what)| self.malformed(off, what))?;
+                        // Read straight from the bytes once the blob is in memory: a group
+                        // is 64 records, walked for the first type asked of it.
+                        let walked = match self.in_memory() {
+                            Some(b) => {
+                                let endian = self.header.endian;
+                                let word =
+                                    |at: usize| Some(endian.u32(b.get(at..at.checked_add(4)?)?.try_into().ok()?));
+                                paged::walk_group(word, layout, g, types)
+                            }
+                            None => paged::walk_group(|at| self.read_word(at), layout, g, types),
+                        }
+                        .map_err(|(off, what)| self.malformed(off, what))?;
                         slot.get_or_init(|| walked)
                     }
                 };
@@ -541,6 +551,28 @@ impl Btf {
         let owner = self.locate(raw.id)?.0;
         let at = raw.offset + TYPE_RECORD_LEN + 4 * i;
         owner.read_word(at).ok_or_else(|| owner.truncated(at))
+    }
+
+    /// The first `n` u32s of the extra data after the record of `raw`, as bytes, read with
+    /// one look at the blob (borrowed when they lie in memory or in one page); `None` when
+    /// they cannot be read so (then [`Btf::extra_u32`] reads them one by one and says why).
+    pub(crate) fn extra_words(&self, raw: &RawType, n: usize) -> Option<std::borrow::Cow<'_, [u8]>> {
+        use std::borrow::Cow;
+        let owner = self.locate(raw.id).ok()?.0;
+        let at = raw.offset.checked_add(TYPE_RECORD_LEN)?;
+        let end = at.checked_add(n.checked_mul(4)?)?;
+        if let Some(b) = owner.in_memory() {
+            return b.get(at..end).map(Cow::Borrowed);
+        }
+        let Data::Paged(p) = &owner.data else { return None };
+        if at / BLOB_PAGE == (end.max(at + 1) - 1) / BLOB_PAGE {
+            let from = at % BLOB_PAGE;
+            return p.page(at / BLOB_PAGE)?.get(from..from + (end - at)).map(Cow::Borrowed);
+        }
+        // Bounded by the record's vlen (u16): at most 64 KiB words.
+        let mut out = vec![0u8; end - at];
+        p.read_into(at, &mut out)?;
+        Some(Cow::Owned(out))
     }
 
     /// The NUL-terminated string at `off` of the combined (base + split) string section.
@@ -693,20 +725,25 @@ impl Btf {
     /// A stored `type_names` list (names separated by NUL, which no BTF string holds):
     /// `None` when absent, not UTF-8, or not strictly sorted (a damaged or foreign entry:
     /// the list is then made again from the type records).
-    pub(crate) fn stored_type_names(&self, slot: usize) -> Option<Vec<String>> {
+    pub(crate) fn stored_type_names(&self, slot: usize) -> Option<fevlint_types::model::NameList> {
         let (file, store) = self.type_names_file(slot)?;
         let bytes = store.get(&file)?;
         let bytes = (*bytes).as_ref();
         if bytes.is_empty() {
-            return Some(Vec::new());
+            return Some(Default::default());
         }
-        let mut names: Vec<String> = Vec::new();
-        for name in bytes.split(|&b| b == 0) {
-            let name = std::str::from_utf8(name).ok()?;
-            if names.last().is_some_and(|last| last.as_str() >= name) {
+        // NUL is one byte in UTF-8: the names are UTF-8 when the whole list is.
+        let text = std::str::from_utf8(bytes).ok()?;
+        // One name per NUL, plus the last: sized by the bytes read, not by a count in them.
+        let count = memchr::memchr_iter(0, bytes).count() + 1;
+        let mut names = fevlint_types::model::NameList::with_capacity(count, bytes.len());
+        let mut last: Option<&str> = None;
+        for name in text.split('\0') {
+            if last.is_some_and(|last| last >= name) {
                 return None;
             }
-            names.push(name.to_owned());
+            last = Some(name);
+            names.push(name);
         }
         Some(names)
     }

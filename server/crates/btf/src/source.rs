@@ -4,8 +4,8 @@ use crate::index::Namespace;
 use crate::raw::{INT_BOOL, INT_CHAR, INT_SIGNED};
 use crate::{Btf, BtfKind, BtfTypeId, RawType, StrOffset, MAX_CHAIN};
 use fevlint_types::model::{
-    Composite, ForwardKind, FunctionInfo, Member, ModelError, Param, Prototype, Qualifier, Type, TypeNamespace,
-    TypeRef, TypeSource,
+    Composite, ForwardKind, FunctionInfo, Member, ModelError, NameList, Param, Prototype, Qualifier, Type,
+    TypeNamespace, TypeRef, TypeSource,
 };
 use std::sync::Arc;
 
@@ -15,6 +15,27 @@ pub enum Linkage {
     Static,
     Global,
     Extern,
+}
+
+/// The extra words of one record, read with one look at the blob ([`Btf::extra_words`]),
+/// else one by one ([`Btf::extra_u32`], which says why one cannot be read).
+struct Extra<'a> {
+    btf: &'a Btf,
+    raw: &'a RawType,
+    bytes: Option<std::borrow::Cow<'a, [u8]>>,
+}
+
+impl<'a> Extra<'a> {
+    fn new(btf: &'a Btf, raw: &'a RawType, words: usize) -> Extra<'a> {
+        Extra { btf, raw, bytes: btf.extra_words(raw, words) }
+    }
+
+    fn word(&self, i: usize) -> Result<u32, ModelError> {
+        match self.bytes.as_deref().and_then(|b| b.get(4 * i..4 * i + 4)) {
+            Some(w) => Ok(self.btf.header.endian.u32([w[0], w[1], w[2], w[3]])),
+            None => self.btf.extra_u32(self.raw, i),
+        }
+    }
 }
 
 impl Btf {
@@ -35,10 +56,11 @@ impl Btf {
     /// otherwise from an INT member's own bit offset and width.
     pub fn members(&self, raw: &RawType) -> Result<Vec<Member>, ModelError> {
         let mut out = Vec::with_capacity(usize::from(raw.vlen));
+        let extra = Extra::new(self, raw, 3 * usize::from(raw.vlen));
         for i in 0..usize::from(raw.vlen) {
-            let name_off = StrOffset(self.extra_u32(raw, 3 * i)?);
-            let ty = self.extra_u32(raw, 3 * i + 1)?;
-            let offset = self.extra_u32(raw, 3 * i + 2)?;
+            let name_off = StrOffset(extra.word(3 * i)?);
+            let ty = extra.word(3 * i + 1)?;
+            let offset = extra.word(3 * i + 2)?;
             let (mut bit_offset, mut bitfield_size) =
                 if raw.kind_flag { (u64::from(offset & 0xff_ffff), offset >> 24) } else { (u64::from(offset), 0) };
             if !raw.kind_flag && ty != 0 {
@@ -66,9 +88,10 @@ impl Btf {
         }
         let mut params = Vec::with_capacity(usize::from(raw.vlen));
         let mut variadic = false;
+        let extra = Extra::new(self, raw, 2 * usize::from(raw.vlen));
         for i in 0..usize::from(raw.vlen) {
-            let name_off = StrOffset(self.extra_u32(raw, 2 * i)?);
-            let ty = self.extra_u32(raw, 2 * i + 1)?;
+            let name_off = StrOffset(extra.word(2 * i)?);
+            let ty = extra.word(2 * i + 1)?;
             if ty == 0 {
                 if i + 1 != usize::from(raw.vlen) {
                     return Err(self.malformed(raw.offset, format!("FUNC_PROTO {} has a void parameter {i}", raw.id.0)));
@@ -417,22 +440,22 @@ impl TypeSource for Btf {
         self.pointer_size
     }
 
-    fn type_names_shared(&self, ns: TypeNamespace) -> Result<Arc<[String]>, ModelError> {
+    fn type_names_shared(&self, ns: TypeNamespace) -> Result<Arc<NameList>, ModelError> {
         let slot = match ns {
             TypeNamespace::Struct => 0,
             TypeNamespace::Union => 1,
             TypeNamespace::Ordinary => 2,
-            TypeNamespace::Enum => return Ok(Arc::from([])),
+            TypeNamespace::Enum => return Ok(Arc::default()),
         };
         if let Some(names) = self.type_names[slot].get() {
             return Ok(Arc::clone(names));
         }
-        let names: Arc<[String]> = match self.stored_type_names(slot) {
-            Some(names) => names.into(),
+        let names: Arc<NameList> = match self.stored_type_names(slot) {
+            Some(names) => Arc::new(names),
             None => {
                 let names = self.type_names(ns)?;
                 self.store_type_names(slot, &names);
-                names.into()
+                Arc::new(names.iter().collect())
             }
         };
         Ok(Arc::clone(self.type_names[slot].get_or_init(|| names)))

@@ -123,6 +123,27 @@ fn a_page_the_store_cannot_vouch_for_is_read_whole_or_refused() {
     assert_eq!(whole.raw(BtfTypeId(1)).expect("raw"), btf.raw(BtfTypeId(1)).expect("raw"));
 }
 
+/// Decoded types are kept (`get`): asked again, every type answers as the first time,
+/// whether it was kept or not (a blob keeps 32,768), and a type on a page that cannot be
+/// read is the same error every time, never a kept answer.
+#[test]
+fn a_type_asked_again_answers_as_the_first_time() {
+    let kernel = "6.1.0-56-amd64";
+    let whole = Btf::parse(kernel, raw_btf(kernel)).expect("parse");
+    let ids: Vec<TypeRef> = whole.own_ids().map(|id| TypeRef(u64::from(id.0))).collect();
+    assert!(ids.len() > 40_000, "more types than are kept");
+    let ask = |b: &Btf| ids.iter().map(|&t| format!("{:?}", b.get(t))).collect::<Vec<_>>();
+    let cold = ask(&whole);
+    assert!(cold == ask(&whole), "asked again");
+    let (btf, _) = paged(kernel, 100, false, usize::MAX);
+    let on_100 = whole.own_ids().find(|&id| whole.raw(id).expect("raw").offset / BLOB_PAGE == 100).expect("a type");
+    let t = TypeRef(u64::from(on_100.0));
+    let first = btf.get(t).map(|_| ()).expect_err("page 100 cannot be read").to_string();
+    assert!(first.contains("could not be read"), "{first}");
+    assert_eq!(btf.get(t).map(|_| ()).expect_err("still unreadable").to_string(), first);
+    assert_eq!(format!("{:?}", btf.get(TypeRef(1))), cold[0]);
+}
+
 /// A stored layout of another blob, or not a layout, is not used: the caller reads whole.
 #[test]
 fn a_layout_that_does_not_fit_is_refused() {

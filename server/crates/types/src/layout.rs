@@ -467,7 +467,7 @@ pub fn family_names(src: &dyn TypeSource, name: &str) -> Result<Vec<String>, Mod
     Ok(names
         .iter()
         .filter(|other| *other != name && other.contains(first_word) && extends_name(name, other))
-        .cloned()
+        .map(str::to_owned)
         .collect())
 }
 

@@ -186,7 +186,81 @@ pub trait TypeSource: Send + Sync + fmt::Debug {
     /// [`TypeSource::type_names`], shared: a source that keeps the list (BTF) hands out
     /// the same one to every caller instead of listing again (a check asks for the
     /// struct names once per member read past a struct's end).
-    fn type_names_shared(&self, ns: TypeNamespace) -> Result<Arc<[String]>, ModelError> {
-        Ok(self.type_names(ns)?.into())
+    fn type_names_shared(&self, ns: TypeNamespace) -> Result<Arc<NameList>, ModelError> {
+        Ok(Arc::new(self.type_names(ns)?.iter().collect()))
+    }
+}
+
+/// Names kept in one buffer, in order: a list a source reads once and hands out shared
+/// ([`TypeSource::type_names_shared`]), without a string per name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NameList {
+    text: String,
+    /// Where each name ends in `text` (each a char boundary: only [`NameList::push`] adds).
+    ends: Vec<usize>,
+}
+
+impl NameList {
+    /// An empty list with room for `names` names of `bytes` bytes in all.
+    pub fn with_capacity(names: usize, bytes: usize) -> NameList {
+        NameList { text: String::with_capacity(bytes), ends: Vec::with_capacity(names) }
+    }
+
+    pub fn push(&mut self, name: &str) {
+        self.text.push_str(name);
+        self.ends.push(self.text.len());
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Name `i`.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)?;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        self.text.get(start..end)
+    }
+
+    /// The names in order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        let mut start = 0;
+        self.ends.iter().map(move |&end| {
+            let name = self.text.get(start..end).unwrap_or_default();
+            start = end;
+            name
+        })
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for NameList {
+    fn from_iter<I: IntoIterator<Item = S>>(iter: I) -> NameList {
+        let mut list = NameList::default();
+        for name in iter {
+            list.push(name.as_ref());
+        }
+        list
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NameList;
+
+    #[test]
+    fn a_name_list_gives_back_its_names() {
+        let names = ["", "file", "task_struct", "\u{e9}t\u{e9}", "x"];
+        let list: NameList = names.iter().collect();
+        assert_eq!(list.len(), names.len());
+        assert_eq!(list.iter().collect::<Vec<_>>(), names);
+        for (i, n) in names.iter().enumerate() {
+            assert_eq!(list.get(i), Some(*n));
+        }
+        assert_eq!(list.get(names.len()), None);
+        assert!(NameList::default().is_empty() && NameList::default().iter().next().is_none());
     }
 }
