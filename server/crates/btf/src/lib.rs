@@ -156,7 +156,7 @@ pub struct Btf {
     sizes: OnceLock<Vec<std::sync::atomic::AtomicU32>>,
     /// Decoded types (at most [`DECODED_MAX`]), by id: a check reads the same members,
     /// typedefs and pointers over and over.
-    decoded: OnceLock<std::sync::Mutex<IdMap<fevlint_types::model::Type>>>,
+    decoded: OnceLock<std::sync::Mutex<IdMap<Arc<fevlint_types::model::Type>>>>,
     /// `type_names` of the struct, union and typedef namespaces, listed on first use.
     type_names: [OnceLock<Arc<fevlint_types::model::NameList>>; 3],
 }
@@ -738,12 +738,16 @@ impl Btf {
         let count = memchr::memchr_iter(0, bytes).count() + 1;
         let mut names = fevlint_types::model::NameList::with_capacity(count, bytes.len());
         let mut last: Option<&str> = None;
-        for name in text.split('\0') {
+        let mut start = 0;
+        for end in memchr::memchr_iter(0, bytes).chain([bytes.len()]) {
+            // NUL is ASCII: `start` and `end` are char boundaries.
+            let name = text.get(start..end)?;
             if last.is_some_and(|last| last >= name) {
                 return None;
             }
             last = Some(name);
             names.push(name);
+            start = end + 1;
         }
         Some(names)
     }

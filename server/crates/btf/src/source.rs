@@ -363,18 +363,22 @@ impl TypeSource for Btf {
     }
 
     fn get(&self, ty: TypeRef) -> Result<Type, ModelError> {
+        Ok(Arc::unwrap_or_clone(self.get_shared(ty)?))
+    }
+
+    fn get_shared(&self, ty: TypeRef) -> Result<Arc<Type>, ModelError> {
         let id = self.id_of(ty)?;
         // A check reads the same types again and again (every access to `struct
         // task_struct` walks its members, every parameter its typedefs): keep the decoded
         // ones. A type that does not decode is not kept (its error is made again).
         let cache = self.decoded.get_or_init(Default::default);
         if let Some(t) = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&id.0) {
-            return Ok(t.clone());
+            return Ok(Arc::clone(t));
         }
-        let t = self.decode(id)?;
+        let t = Arc::new(self.decode(id)?);
         let mut c = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if c.len() < crate::DECODED_MAX {
-            c.insert(id.0, t.clone());
+            c.insert(id.0, Arc::clone(&t));
         }
         Ok(t)
     }

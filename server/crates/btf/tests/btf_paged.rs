@@ -135,6 +135,8 @@ fn a_type_asked_again_answers_as_the_first_time() {
     let ask = |b: &Btf| ids.iter().map(|&t| format!("{:?}", b.get(t))).collect::<Vec<_>>();
     let cold = ask(&whole);
     assert!(cold == ask(&whole), "asked again");
+    let shared: Vec<String> = ids.iter().map(|&t| format!("{:?}", whole.get_shared(t))).collect();
+    assert!(cold == shared, "get_shared answers as get");
     let (btf, _) = paged(kernel, 100, false, usize::MAX);
     let on_100 = whole.own_ids().find(|&id| whole.raw(id).expect("raw").offset / BLOB_PAGE == 100).expect("a type");
     let t = TypeRef(u64::from(on_100.0));

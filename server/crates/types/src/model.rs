@@ -155,6 +155,12 @@ pub trait TypeSource: Send + Sync + fmt::Debug {
     }
     /// Resolve one type, one level deep.
     fn get(&self, ty: TypeRef) -> Result<Type, ModelError>;
+    /// [`TypeSource::get`], shared: a source that keeps the types it decoded (BTF) hands
+    /// out the one it keeps, without copying its names and members. The same answer as
+    /// `get`.
+    fn get_shared(&self, ty: TypeRef) -> Result<Arc<Type>, ModelError> {
+        Ok(Arc::new(self.get(ty)?))
+    }
     /// Size in bytes of a type, following typedefs and qualifiers; `None` for void,
     /// functions and incomplete types.
     fn size_of(&self, ty: TypeRef) -> Result<Option<u64>, ModelError>;
