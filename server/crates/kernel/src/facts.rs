@@ -126,6 +126,8 @@ pub struct Kernel {
     error_injection: OnceLock<Option<Result<Loaded<ErrorInjectionList>, String>>>,
     clones: OnceLock<HashMap<String, Vec<String>>>,
     names: OnceLock<FunctionNames>,
+    /// [`Kernel::ftrace_from_text`]'s texts: from the ftrace table, from the parsed list.
+    ftrace_from: [OnceLock<Option<String>>; 2],
     /// CRC-32 of the raw BTF, computed once: the key of what is cached from it.
     btf_crc: Option<u32>,
     text_symbols: OnceLock<Option<SymbolSet>>,
@@ -149,6 +151,14 @@ impl std::fmt::Debug for Kernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Kernel").field("name", &self.name).field("arch", &self.arch).finish_non_exhaustive()
     }
+}
+
+/// Which form of the ftrace list answered [`Kernel::ftrace_of`]: the folder's table kept
+/// in the cache, or the parsed list.
+#[derive(Clone, Copy)]
+enum FtraceFrom {
+    Table,
+    List,
 }
 
 /// Whether ftrace can attach to a function, and what decided it.
@@ -301,6 +311,7 @@ impl Kernel {
             error_injection,
             clones: OnceLock::new(),
             names: OnceLock::new(),
+            ftrace_from: Default::default(),
             btf_crc,
             text_symbols: OnceLock::new(),
             all_symbols: OnceLock::new(),
@@ -508,21 +519,35 @@ impl Kernel {
     /// How many traceable functions the ftrace list has called `name`, its traceable
     /// clones, and where the list came from; `None` without a list (or one that cannot be
     /// read). A folder's list answers from its table where one is stored.
-    fn ftrace_of(&self, name: &str) -> Option<(usize, Vec<String>, Provenance)> {
+    fn ftrace_of(&self, name: &str) -> Option<(usize, Vec<String>, FtraceFrom)> {
         if let Some(t) = self.ftrace_table() {
             if let Some(n) = t.name(name) {
-                let path = self.inputs.deferred.filter_functions.clone()?;
-                return Some((
-                    n.count,
-                    n.clones,
-                    Provenance { path, codec: t.codec, container: load::Container::File },
-                ));
+                self.inputs.deferred.filter_functions.as_ref()?;
+                return Some((n.count, n.clones, FtraceFrom::Table));
             }
             self.restore_table(self.inputs.deferred.filter_functions.as_deref(), paged::FTRACE, self.ftrace_bytes());
         }
         let clones = self.clone_index().get(name).cloned().unwrap_or_default();
         let ff = self.filter_functions()?;
-        Some((ff.value.count(name), clones, ff.from.clone()))
+        Some((ff.value.count(name), clones, FtraceFrom::List))
+    }
+
+    /// `available_filter_functions (PROVENANCE)` for what [`Self::ftrace_of`] answered
+    /// from, formatted once per kernel and source (the table's file and codec, or the
+    /// list's provenance, neither of which changes once read): [`Self::function`] asks
+    /// for it on every name.
+    fn ftrace_from_text(&self, from: FtraceFrom) -> Option<String> {
+        let text = match from {
+            FtraceFrom::Table => self.ftrace_from[0].get_or_init(|| {
+                let path = self.inputs.deferred.filter_functions.clone()?;
+                let codec = self.ftrace_table()?.codec;
+                let from = Provenance { path, codec, container: load::Container::File };
+                Some(format!("available_filter_functions ({from})"))
+            }),
+            FtraceFrom::List => self.ftrace_from[1]
+                .get_or_init(|| Some(format!("available_filter_functions ({})", self.filter_functions()?.from))),
+        };
+        text.clone()
     }
 
     /// The module of the first `NAME [MODULE]` line of the ftrace list for `name`, if any.
@@ -1044,7 +1069,7 @@ impl Kernel {
                 } else {
                     Trace::NotTraceable
                 };
-                (trace, Some(format!("available_filter_functions ({from})")))
+                (trace, self.ftrace_from_text(from))
             }
             None => (Trace::Unknown, None),
         };

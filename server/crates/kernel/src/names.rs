@@ -13,6 +13,9 @@
 //!   adjacent bytes. One edit removes at most one byte and two pairs, so a name whose
 //!   sets differ from the query's in more places than `max` edits explain is skipped.
 //!
+//! The distance itself is computed a column of the matrix per word operation (`Pattern`,
+//! for queries of up to 64 bytes; the banded matrix for longer ones).
+//!
 //! Layout (little-endian), `n` names, `m` of them searched (compiler clones such as
 //! `.isra.0` are not suggested), `p` bytes of postings:
 //!
@@ -223,7 +226,7 @@ impl FunctionNames {
     /// The first position whose name is not below `name`.
     pub fn lower_bound(&self, name: &str) -> usize {
         let v = View::of(self);
-        partition(0..self.at.n, |i| v.name(i) < name)
+        partition(0..self.at.n, |i| v.name_bytes(i) < name.as_bytes())
     }
 
     pub fn contains(&self, name: &str) -> bool {
@@ -299,6 +302,11 @@ impl FunctionNames {
 
     /// Up to `n` names within a small edit distance of `name`, closest first, then
     /// alphabetically; compiler clones left out.
+    ///
+    /// Each candidate the run index gives is tested where it is read (fingerprints, then
+    /// the distance): no list of candidates is built or merged. A name that holds two
+    /// pieces unchanged is met twice; it is scored the same both times, and the repeat
+    /// (the same position) is dropped after sorting.
     pub fn closest(&self, name: &str, n: usize) -> Vec<&str> {
         let v = View::of(self);
         let q = name.as_bytes();
@@ -313,20 +321,28 @@ impl FunctionNames {
         let hi = partition(lo..self.at.m, |pos| len_at(pos) <= q.len() + max);
         let within =
             |a: u64, b: u64, max: usize| (a & !b).count_ones() as usize <= max && (b & !a).count_ones() as usize <= max;
-        let candidates = v.candidates(q, max, lo..hi).unwrap_or_else(|| (lo..hi).collect());
+        let pattern = Pattern::new(q);
         let mut rows = (Vec::new(), Vec::new());
-        let mut scored: Vec<(usize, &str)> = candidates
-            .into_iter()
-            .filter(|&pos| {
-                within(pairs, v.u64(self.at.pairs, pos), 2 * max) && within(bytes, v.u64(self.at.bytes, pos), max)
-            })
-            .filter_map(|pos| {
+        // (distance, name, position): sorted, equal triples are one name met twice.
+        let mut scored: Vec<(usize, &str, usize)> = Vec::new();
+        let mut score = |pos: usize| {
+            if within(pairs, v.u64(self.at.pairs, pos), 2 * max) && within(bytes, v.u64(self.at.bytes, pos), max) {
                 let c = v.name(v.order(pos));
-                Some((distance(q, c.as_bytes(), max, &mut rows)?, c))
-            })
-            .collect();
+                let d = match &pattern {
+                    Some(p) => Some(p.distance(c.as_bytes())).filter(|&d| d <= max),
+                    None => distance(q, c.as_bytes(), max, &mut rows),
+                };
+                if let Some(d) = d {
+                    scored.push((d, c, pos));
+                }
+            }
+        };
+        if !v.candidates(q, max, lo..hi, &mut score) {
+            (lo..hi).for_each(score);
+        }
         scored.sort_unstable();
-        scored.into_iter().take(n).map(|(_, c)| c).collect()
+        scored.dedup();
+        scored.into_iter().take(n).map(|(_, c, _)| c).collect()
     }
 }
 
@@ -360,11 +376,18 @@ impl<'a> View<'a> {
     }
 
     fn name(&self, i: usize) -> &'a str {
+        std::str::from_utf8(self.name_bytes(i)).unwrap_or("")
+    }
+
+    /// The bytes of name `i` (empty when `i` or its offsets are out of range): what
+    /// [`View::name`] reads, compared without checking it is UTF-8 (the names sort the
+    /// same as bytes and as text).
+    fn name_bytes(&self, i: usize) -> &'a [u8] {
         if i >= self.at.n {
-            return "";
+            return &[];
         }
         let (a, b) = (self.at.text + self.u32(self.at.starts, i), self.at.text + self.u32(self.at.starts, i + 1));
-        self.d.get(a..b).and_then(|s| std::str::from_utf8(s).ok()).unwrap_or("")
+        self.d.get(a..b).unwrap_or_default()
     }
 
     /// The sorted position of the `pos`th searched name.
@@ -380,24 +403,24 @@ impl<'a> View<'a> {
         s..e.max(s)
     }
 
-    /// Positions in `range` of the names holding the rarest run of some piece of `q`
-    /// (the run with the fewest bytes of postings), sorted; `None` when a piece is
-    /// shorter than a run. Any run of a piece would do: the distance decides.
-    fn candidates(&self, q: &[u8], max: usize, range: Range<usize>) -> Option<Vec<usize>> {
+    /// Calls `found` with each position in `range` of a name holding the rarest run of
+    /// some piece of `q` (the run with the fewest bytes of postings), ascending within a
+    /// piece (a position may come once per piece); `false`, calling nothing, when a piece
+    /// is shorter than a run. Any run of a piece would do: the distance decides.
+    fn candidates(&self, q: &[u8], max: usize, range: Range<usize>, found: &mut impl FnMut(usize)) -> bool {
         let pieces = max + 1;
         if q.len() < 3 * pieces {
-            return None;
+            return false;
         }
-        // Each piece's positions come ascending (postings are deltas): merged, not sorted.
-        let mut out: Vec<usize> = Vec::new();
-        let mut piece_out = Vec::new();
+        let piece = |p: usize| &q[p * q.len() / pieces..(p + 1) * q.len() / pieces];
+        let rarest = |p: usize| piece(p).windows(3).map(|w| self.posting(run_bucket(w))).min_by_key(|r| r.len());
+        if (0..pieces).any(|p| rarest(p).is_none()) {
+            return false;
+        }
+        let bytes = self.d.get(self.at.postings..self.at.text).unwrap_or_default();
         for p in 0..pieces {
-            let piece = &q[p * q.len() / pieces..(p + 1) * q.len() / pieces];
-            let rarest = piece.windows(3).map(|w| self.posting(run_bucket(w))).min_by_key(|r| r.len())?;
-            let bytes = self.d.get(self.at.postings..self.at.text).unwrap_or_default();
-            let mut rest = bytes.get(rarest).unwrap_or_default();
+            let mut rest = rarest(p).and_then(|r| bytes.get(r)).unwrap_or_default();
             let mut pos = 0usize;
-            piece_out.clear();
             while let Some((delta, used)) = read_leb128(rest) {
                 rest = &rest[used..];
                 pos = pos.saturating_add(delta as usize);
@@ -405,28 +428,12 @@ impl<'a> View<'a> {
                     break;
                 }
                 if pos >= range.start {
-                    piece_out.push(pos);
+                    found(pos);
                 }
             }
-            out = merge_ascending(&out, &piece_out);
         }
-        out.dedup();
-        Some(out)
+        true
     }
-}
-
-/// The values of two ascending lists, ascending (a value in both, once).
-fn merge_ascending(a: &[usize], b: &[usize]) -> Vec<usize> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
-        out.push(x.min(y));
-        i += usize::from(x <= y);
-        j += usize::from(y <= x);
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-    out
 }
 
 /// Appends `v` in LEB128 (seven bits a byte, low first, the high bit set on all but the last).
@@ -487,6 +494,57 @@ fn pair_set(s: &[u8]) -> u64 {
         let h = (u32::from(w[0]) << 8 | u32::from(w[1])).wrapping_mul(0x9E37_79B1) >> 26;
         set | 1 << h
     })
+}
+
+/// A query of 1 to 64 bytes, set up to measure its Levenshtein distance to many names a
+/// column of the matrix at a time, as bits of one word (Myers 1999, in Hyyrö's form for
+/// the distance between whole strings, 2001): about a dozen word operations per byte
+/// of the name, where the banded [`distance`] computes up to `2 * max + 1` cells.
+struct Pattern {
+    /// Bit `i` of `eq[c]` is set when byte `i` of the query is `c`.
+    eq: [u64; 256],
+    /// The bit of the query's last byte.
+    last: u64,
+    len: usize,
+}
+
+impl Pattern {
+    fn new(q: &[u8]) -> Option<Pattern> {
+        if q.is_empty() || q.len() > 64 {
+            return None;
+        }
+        let mut eq = [0u64; 256];
+        for (i, &c) in q.iter().enumerate() {
+            eq[usize::from(c)] |= 1 << i;
+        }
+        Some(Pattern { eq, last: 1 << (q.len() - 1), len: q.len() })
+    }
+
+    /// The edit distance from the query to `b`. The vertical differences of the current
+    /// column (`pv`: +1, `mv`: -1, down the query) are kept as bits; `score` follows the
+    /// bottom cell, starting at the query's length (its distance to the empty string).
+    /// Bits above the query's last are never read: sums carry upward only.
+    fn distance(&self, b: &[u8]) -> usize {
+        let (mut pv, mut mv, mut score) = (u64::MAX, 0u64, self.len);
+        for &c in b {
+            let eq = self.eq[usize::from(c)];
+            let xv = eq | mv;
+            let xh = ((eq & pv).wrapping_add(pv) ^ pv) | eq;
+            let mut ph = mv | !(xh | pv);
+            let mut mh = pv & xh;
+            if ph & self.last != 0 {
+                score += 1;
+            } else if mh & self.last != 0 {
+                score -= 1;
+            }
+            // The top row is 0, 1, 2, …: its horizontal difference is +1 at every column.
+            ph = ph << 1 | 1;
+            mh <<= 1;
+            pv = mh | !(xv | ph);
+            mv = ph & xv;
+        }
+        score
+    }
 }
 
 /// Levenshtein distance, `None` when above `max`. Only the diagonal band of width
@@ -557,6 +615,50 @@ mod tests {
         "aaaaaaaabbbb",
     ];
 
+    /// The word-at-a-time distance agrees with the full matrix: every pair of the words,
+    /// and random strings over a few bytes (many near each other) of 1 to 64 bytes against
+    /// 0 to 80.
+    #[test]
+    fn bit_parallel_distance_agrees_with_the_full_matrix() {
+        for a in WORDS.iter().filter(|a| !a.is_empty()) {
+            let p = Pattern::new(a.as_bytes()).expect("1 to 64 bytes");
+            for b in WORDS {
+                assert_eq!(p.distance(b.as_bytes()), full(a.as_bytes(), b.as_bytes()), "{a:?} {b:?}");
+            }
+        }
+        assert!(Pattern::new(b"").is_none() && Pattern::new(&[b'a'; 65]).is_none());
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for _ in 0..3000 {
+            let a: Vec<u8> = (0..1 + next(64)).map(|_| b"ab_\xff"[next(4)]).collect();
+            let b: Vec<u8> = match next(3) {
+                0 => (0..next(81)).map(|_| b"ab_\xff"[next(4)]).collect(),
+                // A few edits of `a`.
+                _ => {
+                    let mut b = a.clone();
+                    for _ in 0..next(5) {
+                        let i = next(b.len() + 1);
+                        match next(3) {
+                            0 if i < b.len() => b[i] = b'z',
+                            1 if i < b.len() => {
+                                b.remove(i);
+                            }
+                            _ => b.insert(i, b'a'),
+                        }
+                    }
+                    b
+                }
+            };
+            let p = Pattern::new(&a).expect("1 to 64 bytes");
+            assert_eq!(p.distance(&b), full(&a, &b), "{a:?} {b:?}");
+        }
+    }
+
     #[test]
     fn banded_distance_agrees_with_the_full_matrix() {
         let mut rows = (Vec::new(), Vec::new());
@@ -568,29 +670,6 @@ mod tests {
                     assert_eq!(got, (want <= max).then_some(want), "{a:?} {b:?} max {max}");
                 }
             }
-        }
-    }
-
-    /// Merging ascending lists gives what sorting their concatenation and removing repeats
-    /// gives (lists with repeats inside, empty lists, lists in either order).
-    #[test]
-    fn merged_candidates_are_the_sorted_union() {
-        let mut state = 0x853c_49e6_748f_ea9b_u64;
-        let mut next = |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n) as usize
-        };
-        for _ in 0..500 {
-            let mut lists: Vec<Vec<usize>> = (0..next(5)).map(|_| (0..next(12)).map(|_| next(30)).collect()).collect();
-            lists.iter_mut().for_each(|l| l.sort_unstable());
-            let mut merged = lists.iter().fold(Vec::new(), |out, l| merge_ascending(&out, l));
-            merged.dedup();
-            let mut want: Vec<usize> = lists.concat();
-            want.sort_unstable();
-            want.dedup();
-            assert_eq!(merged, want, "{lists:?}");
         }
     }
 
