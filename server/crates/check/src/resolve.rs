@@ -3,6 +3,8 @@
 //! everything that does not fit. Computed once per definition and kernel; the A and T
 //! rules report its problems, hover and drift read its steps.
 
+use std::sync::{Arc, Mutex};
+
 use fevlint_kernel::{FunctionFacts, Kernel};
 use fevlint_syntax::machine::{AbsValue, Atom, Field, Parsed};
 use fevlint_syntax::walk::{self, Recorded, Walk};
@@ -10,6 +12,7 @@ use fevlint_syntax::{Span, Target};
 use fevlint_types::abi::{self, Held, ParamLoc};
 use fevlint_types::layout::{self, MemberPath, Placement};
 use fevlint_types::model::{FunctionInfo, ModelError, Type, TypeRef, TypeSource};
+use rustc_hash::FxHashMap;
 
 /// A definition resolved against one kernel.
 #[derive(Clone, Debug)]
@@ -163,21 +166,46 @@ pub(crate) fn extensions_list(src: &dyn TypeSource, found: &[layout::Extension])
     parts.join(", ")
 }
 
+/// One kind of question asked of a kernel's types, each answered once.
+type Kept<K, V> = Mutex<FxHashMap<K, V>>;
+
+/// The answer kept for `key`, else `answer()`'s, kept when it is not an error.
+fn kept<K: std::hash::Hash + Eq, V: Clone, E>(
+    memo: &Kept<K, V>,
+    key: K,
+    answer: impl FnOnce() -> Result<V, E>,
+) -> Result<V, E> {
+    let memo = || memo.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(found) = memo().get(&key) {
+        return Ok(found.clone());
+    }
+    let found = answer()?;
+    memo().insert(key, found.clone());
+    Ok(found)
+}
+
 /// What resolving asks of one kernel's types more than once, kept for the definitions
 /// resolved against that kernel together (a [`crate::rules::Context`]'s): the structs an
-/// offset past a struct's end may be read in ([`layout::past_end`] scans every struct
-/// name), by (type, offset, bytes read). A walk retried through union alternatives asks
-/// the same again. Only for the one kernel's type source: type ids of another mean other
-/// types.
+/// offset past a struct's end may be read in ([`layout::past_end`]), by (type, offset,
+/// bytes read), with what it asks per struct; the members at an offset; C type names.
+/// Definitions read the same members of the same structs, and a walk retried through
+/// union alternatives asks the same again. Only for the one kernel's type source: type
+/// ids of another mean other types. An error is never kept (it is asked again).
 #[derive(Debug, Default)]
 pub struct Memo {
-    past_end: std::sync::Mutex<rustc_hash::FxHashMap<(TypeRef, u64, u64), Vec<layout::Extension>>>,
+    past_end: Kept<(TypeRef, u64, u64), Vec<layout::Extension>>,
     /// [`layout::family_names`] by struct name (each a scan of every struct name).
-    families: std::sync::Mutex<rustc_hash::FxHashMap<String, std::sync::Arc<[String]>>>,
+    families: Kept<String, Arc<[String]>>,
+    /// [`layout::embedding_structs`] by struct (a walk over the embedders of each).
+    embedding: Kept<TypeRef, Arc<[TypeRef]>>,
+    /// [`layout::type_name`] by type (`?` when unreadable).
+    names: Kept<TypeRef, String>,
+    /// [`layout::member_at`] by (composite, offset).
+    members: Kept<(TypeRef, u64), Arc<[MemberPath]>>,
 }
 
 impl Memo {
-    /// [`layout::past_end`], each question answered once (an error is not kept).
+    /// [`layout::past_end`].
     fn past_end(
         &self,
         src: &dyn TypeSource,
@@ -185,22 +213,31 @@ impl Memo {
         offset: u64,
         want: u64,
     ) -> Result<Vec<layout::Extension>, ModelError> {
-        let memo = || self.past_end.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(found) = memo().get(&(obj, offset, want)) {
-            return Ok(found.clone());
+        kept(&self.past_end, (obj, offset, want), || {
+            layout::past_end_with(
+                src,
+                obj,
+                offset,
+                want,
+                &|name| kept(&self.families, name.to_owned(), || Ok(layout::family_names(src, name)?.into())),
+                &|obj| kept(&self.embedding, obj, || Ok(layout::embedding_structs(src, obj)?.into())),
+            )
+        })
+    }
+
+    /// [`layout::type_name`], `?` when the type cannot be read.
+    fn type_name(&self, src: &dyn TypeSource, ty: TypeRef) -> String {
+        let name = kept(&self.names, ty, || {
+            Ok::<_, std::convert::Infallible>(layout::type_name(src, ty).unwrap_or_else(|_| "?".to_owned()))
+        });
+        match name {
+            Ok(name) => name,
         }
-        let family = |name: &str| -> Result<std::sync::Arc<[String]>, ModelError> {
-            let families = || self.families.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            if let Some(f) = families().get(name) {
-                return Ok(f.clone());
-            }
-            let f: std::sync::Arc<[String]> = layout::family_names(src, name)?.into();
-            families().insert(name.to_owned(), f.clone());
-            Ok(f)
-        };
-        let found = layout::past_end_with(src, obj, offset, want, &family)?;
-        memo().insert((obj, offset, want), found.clone());
-        Ok(found)
+    }
+
+    /// [`layout::member_at`].
+    fn member_at(&self, src: &dyn TypeSource, ty: TypeRef, offset: u64) -> Result<Arc<[MemberPath]>, ModelError> {
+        kept(&self.members, (ty, offset), || Ok(layout::member_at(src, ty, offset)?.into()))
     }
 }
 
@@ -416,7 +453,7 @@ impl<'a> TypeWalker<'a> {
     }
 
     fn type_name(&self, ty: TypeRef) -> String {
-        layout::type_name(self.src, ty).unwrap_or_else(|_| "?".to_owned())
+        self.memo.type_name(self.src, ty)
     }
 
     /// `struct file_operations` (qualifiers and typedefs of the container dropped).
@@ -461,8 +498,7 @@ impl<'a> TypeWalker<'a> {
         let mut others = Vec::new();
         let path = match &t {
             Type::Struct(_) | Type::Union(_) => {
-                let paths = layout::member_at(self.src, obj, delta)?;
-                let nearby = self.nearby(obj, delta)?;
+                let paths = self.memo.member_at(self.src, obj, delta)?;
                 let Some(first) = paths.first() else {
                     let past = self.through_container(obj, delta, want, span)?;
                     if let Past::Read(container, path) = past {
@@ -484,6 +520,7 @@ impl<'a> TypeWalker<'a> {
                         return Ok(None);
                     }
                     let size = self.src.size_of(obj)?.unwrap_or(0);
+                    let nearby = self.nearby(obj, delta)?;
                     self.out.problems.push(Problem::OffsetNotMember {
                         span,
                         container: container.clone(),
@@ -546,6 +583,7 @@ impl<'a> TypeWalker<'a> {
                 match pick.place {
                     Placement::Start => pick,
                     Placement::Inside { delta: into } => {
+                        let nearby = self.nearby(obj, delta)?;
                         self.out.problems.push(Problem::OffsetNotMember {
                             span,
                             container: container.clone(),
@@ -562,6 +600,7 @@ impl<'a> TypeWalker<'a> {
                         return Ok(None);
                     }
                     Placement::Padding => {
+                        let nearby = self.nearby(obj, delta)?;
                         self.out.problems.push(Problem::OffsetNotMember {
                             span,
                             container: container.clone(),
@@ -830,8 +869,10 @@ impl<'a> TypeWalker<'a> {
                 }
             }
             Recorded::Value(TVal::Addr { obj, delta, expr }) => {
-                let member = layout::member_at(self.src, obj, delta)?
-                    .into_iter()
+                let member = self
+                    .memo
+                    .member_at(self.src, obj, delta)?
+                    .iter()
                     .find(|p| p.place == Placement::Start)
                     .map(|p| p.through(&expr));
                 let shown = member.clone().unwrap_or_else(|| format!("(void *){expr} + {delta}"));
@@ -946,7 +987,7 @@ impl TypeWalker<'_> {
         } else {
             Fit::Signed(self.field.atom.signed() && !self.field.unsigned)
         };
-        let paths = layout::member_at(self.src, p.ty, h.start)?;
+        let paths = self.memo.member_at(self.src, p.ty, h.start)?;
         let starts: Vec<&MemberPath> = paths.iter().filter(|m| m.place == Placement::Start).collect();
         let mut pick = None;
         for m in &starts {

@@ -453,7 +453,32 @@ const MAX_EXTENSIONS: usize = 64;
 /// breadth-first. Unions are never extensions: a union holding `obj` holds its other
 /// alternatives, not more of `obj`, at the same place.
 pub fn past_end(src: &dyn TypeSource, obj: TypeRef, offset: u64, want: u64) -> Result<Vec<Extension>, ModelError> {
-    past_end_with(src, obj, offset, want, &|name| Ok(family_names(src, name)?.into()))
+    past_end_with(src, obj, offset, want, &|name| Ok(family_names(src, name)?.into()), &|obj| {
+        Ok(embedding_structs(src, obj)?.into())
+    })
+}
+
+/// The structs that embed struct `obj` at offset 0, directly or through other structs
+/// (`struct tcp_sock` … `struct sock`), breadth-first (nearest first), at most 6 levels
+/// and 256 types deep: the candidates of [`Extends::Embeds`] in [`past_end`]. Unions
+/// are left out, and not looked through.
+pub fn embedding_structs(src: &dyn TypeSource, obj: TypeRef) -> Result<Vec<TypeRef>, ModelError> {
+    let mut queue = std::collections::VecDeque::from([(obj, 0u32)]);
+    let mut seen = std::collections::HashSet::from([obj]);
+    let mut out = Vec::new();
+    while let Some((t, depth)) = queue.pop_front() {
+        if depth >= 6 || seen.len() > 256 {
+            break;
+        }
+        for c in src.embedders(t)? {
+            if !seen.insert(c) || !matches!(strip(src, c)?.1, Type::Struct(_)) {
+                continue;
+            }
+            queue.push_back((c, depth + 1));
+            out.push(c);
+        }
+    }
+    Ok(out)
 }
 
 /// The struct names named as a kind of `name` (`sockaddr_in6`, `__kernel_sockaddr_storage`
@@ -474,14 +499,19 @@ pub fn family_names(src: &dyn TypeSource, name: &str) -> Result<Vec<String>, Mod
 /// What [`past_end_with`] asks for a struct's [`family_names`].
 pub type FamilyNames<'a> = dyn Fn(&str) -> Result<std::sync::Arc<[String]>, ModelError> + 'a;
 
-/// [`past_end`] with `family` giving [`family_names`] (a caller asking about many offsets
-/// keeps them).
+/// What [`past_end_with`] asks for the [`embedding_structs`] of a struct (given stripped
+/// of typedefs and qualifiers).
+pub type EmbeddingStructs<'a> = dyn Fn(TypeRef) -> Result<std::sync::Arc<[TypeRef]>, ModelError> + 'a;
+
+/// [`past_end`] with `family` giving [`family_names`] and `embedding` giving
+/// [`embedding_structs`] (a caller asking about many offsets keeps them).
 pub fn past_end_with(
     src: &dyn TypeSource,
     obj: TypeRef,
     offset: u64,
     want: u64,
     family: &FamilyNames<'_>,
+    embedding: &EmbeddingStructs<'_>,
 ) -> Result<Vec<Extension>, ModelError> {
     let mut out = Vec::new();
     let (obj, t) = strip(src, obj)?;
@@ -512,18 +542,21 @@ pub fn past_end_with(
         };
         Ok(Some(Extension { container, member, top, how }))
     };
-    // The family: named after `obj`, starting with the same tag.
-    if let Some(name) = &c.name {
-        let tag = first_leaf(src, obj)?;
+    // The family: named after `obj`, starting with the same tag. A struct with no tag
+    // (its first member is not a named integer: `struct sock`) has no family, and its
+    // name's would-be relatives are not read at all.
+    let tag = match &c.name {
+        Some(name) => first_leaf(src, obj)?.map(|tag| (name, tag)),
+        None => None,
+    };
+    if let Some((name, (a_name, a_size))) = &tag {
         let names = family(name)?;
         let mut family = Vec::new();
         for other in names.iter() {
             for cand in src.find_type(crate::model::TypeNamespace::Struct, other)?.into_iter().take(1) {
-                let same_tag = match (&tag, first_leaf(src, cand)?) {
-                    (Some((a_name, a_size)), Some((b_name, b_size))) => {
-                        a_size == &b_size && last_word(a_name) == last_word(&b_name)
-                    }
-                    _ => false,
+                let same_tag = match first_leaf(src, cand)? {
+                    Some((b_name, b_size)) => *a_size == b_size && last_word(a_name) == last_word(&b_name),
+                    None => false,
                 };
                 if same_tag {
                     if let Some(e) = fit(cand, Extends::Family)? {
@@ -544,28 +577,17 @@ pub fn past_end_with(
         out.extend(sized.into_iter().map(|(_, _, e)| e));
     }
     // The structs embedding it at offset 0.
-    let mut queue = std::collections::VecDeque::from([(obj, 0u32)]);
-    let mut seen = std::collections::HashSet::from([obj]);
-    let mut embedding = Vec::new();
-    while let Some((t, depth)) = queue.pop_front() {
-        if depth >= 6 || seen.len() > 256 {
-            break;
-        }
-        for c in src.embedders(t)? {
-            if !seen.insert(c) || !matches!(strip(src, c)?.1, Type::Struct(_)) {
-                continue;
-            }
-            queue.push_back((c, depth + 1));
-            if let Some(e) = fit(c, Extends::Embeds)? {
-                if e.member.place == Placement::Start {
-                    embedding.push(e);
-                }
+    let mut embedded = Vec::new();
+    for &c in embedding(obj)?.iter() {
+        if let Some(e) = fit(c, Extends::Embeds)? {
+            if e.member.place == Placement::Start {
+                embedded.push(e);
             }
         }
     }
     // Prefer the container whose member has exactly the size read (stable otherwise).
-    embedding.sort_by_key(|e| e.member.size != want);
-    out.extend(embedding);
+    embedded.sort_by_key(|e| e.member.size != want);
+    out.extend(embedded);
     out.truncate(MAX_EXTENSIONS);
     Ok(out)
 }
