@@ -343,6 +343,12 @@ impl Btf {
 }
 
 impl TypeSource for Btf {
+    fn is_struct(&self, ty: TypeRef) -> Result<bool, ModelError> {
+        // The record's kind, without decoding (and keeping) its members.
+        let id = self.skip_modifiers(self.id_of(ty)?)?;
+        Ok(id.0 != 0 && self.raw(id)?.kind == BtfKind::Struct)
+    }
+
     fn embedders(&self, ty: TypeRef) -> Result<Vec<TypeRef>, ModelError> {
         let id = u32::try_from(ty.0).unwrap_or(u32::MAX);
         let pairs = self.embedder_index();

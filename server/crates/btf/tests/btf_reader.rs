@@ -48,6 +48,24 @@ fn every_type_decodes_in_every_kernel() {
     }
 }
 
+/// `is_struct` reads a record's kind only; it says what decoding the type and following
+/// its typedefs and qualifiers says, for every type of a kernel (structs, unions,
+/// forward declarations, typedefs of each).
+#[test]
+fn is_struct_agrees_with_the_decoded_type() {
+    let b = btf("6.12.117+deb12-amd64");
+    let mut structs = 0;
+    for id in b.own_ids() {
+        let r = TypeRef(u64::from(id.0));
+        let Ok((_, t)) = fevlint_types::layout::strip(&*b, r) else { continue };
+        let want = matches!(t, Type::Struct(_));
+        assert_eq!(b.is_struct(r).expect("is_struct"), want, "{id}");
+        structs += usize::from(want);
+    }
+    assert!(structs > 5000, "{structs}");
+    assert!(!b.is_struct(TypeRef(0)).expect("void"));
+}
+
 #[test]
 fn struct_file_and_friends() {
     let b = btf("6.12.117+deb12-amd64");

@@ -471,7 +471,7 @@ pub fn embedding_structs(src: &dyn TypeSource, obj: TypeRef) -> Result<Vec<TypeR
             break;
         }
         for c in src.embedders(t)? {
-            if !seen.insert(c) || !matches!(strip(src, c)?.1, Type::Struct(_)) {
+            if !seen.insert(c) || !src.is_struct(c)? {
                 continue;
             }
             queue.push_back((c, depth + 1));

@@ -182,6 +182,18 @@ pub trait TypeSource: Send + Sync + fmt::Debug {
     fn embedders(&self, _ty: TypeRef) -> Result<Vec<TypeRef>, ModelError> {
         Ok(Vec::new())
     }
+    /// Whether `ty`, through typedefs and qualifiers, is a struct (not a union, not a
+    /// forward declaration): what the walk over [`TypeSource::embedders`] asks of every
+    /// container it meets. A source that can tell without decoding the members says so.
+    fn is_struct(&self, mut ty: TypeRef) -> Result<bool, ModelError> {
+        for _ in 0..crate::layout::MAX_DEPTH {
+            match self.get(ty)? {
+                Type::Typedef { target, .. } | Type::Qualified { target, .. } => ty = target,
+                t => return Ok(matches!(t, Type::Struct(_))),
+            }
+        }
+        Err(ModelError::TooDeep { source_name: self.error_name(), ty })
+    }
     /// The names of every complete struct (`ns` = `Struct`) or union (`Union`) this
     /// source defines, or (`Ordinary`) of every typedef of an anonymous struct or union
     /// (`atomic_t`), sorted and deduplicated: the universe `fevlint diff` compares.
