@@ -280,3 +280,40 @@ fn strip_comments(text: &str) -> String {
         .map(|l| format!("{l}\n"))
         .collect()
 }
+
+/// A check compares the target's resolution in place (`meaning::OnKernel`), `fevlint
+/// fix` and these tests compare summaries: both sides must read the same meaning. Over
+/// the control and the clean 6.12 script, each way between the 6.1 and 6.12 kernels
+/// (functions gone, parameters and members changed, and unchanged definitions).
+#[test]
+fn the_target_read_in_place_is_its_summary() {
+    use fevlint_check::meaning::{summarize_with, OnKernel, TypeNames};
+    let mut compared = 0;
+    let mut changed = 0;
+    for script in ["drift-control-6.1.fev", "clean-6.12.fev"] {
+        let text =
+            strip_comments(&std::fs::read_to_string(root().join("fixtures/scripts").join(script)).expect(script));
+        let parsed = parse_all(&text);
+        for (base, target) in [(K47, K612), (K56, K612), (K612, K47), (K47, K56)] {
+            let (base, target) = (kernel(base), kernel(target));
+            let names = TypeNames::default();
+            for p in &parsed {
+                let (Some(old), Some(new)) = (
+                    resolve(base, p, Target::X86_64).ok().flatten(),
+                    resolve(target, p, Target::X86_64).ok().flatten(),
+                ) else {
+                    continue;
+                };
+                let old = summarize(base, p, &old, Target::X86_64);
+                let summary = summarize_with(target, p, &new, Target::X86_64, &names);
+                let in_place = OnKernel { kernel: target, parsed: p, resolution: &new, names: &names };
+                let exists = |f: &str| target.function_exists(f);
+                let by_summary = compare(&text, p, &old, &summary, target, &exists);
+                assert_eq!(by_summary, compare(&text, p, &old, &in_place, target, &exists), "{p:?}");
+                compared += 1;
+                changed += usize::from(!by_summary.is_empty());
+            }
+        }
+    }
+    assert!(compared > 400 && changed > 40, "{compared} compared, {changed} changed");
+}

@@ -251,7 +251,7 @@ impl Compared for OnKernel<'_> {
     fn has_signature(&self) -> bool {
         // The same answer as `summarize`'s `signature.is_some()`: the prototype prints.
         match (&self.resolution.proto, self.kernel.types()) {
-            (Some(p), Some(src)) => layout::pahole_prototype(src, p).is_ok(),
+            (Some(p), Some(src)) => layout::prototype_prints(src, p).is_ok(),
             _ => false,
         }
     }

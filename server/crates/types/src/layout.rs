@@ -661,19 +661,68 @@ pub fn print_struct(src: &dyn TypeSource, ty: TypeRef) -> Result<String, ModelEr
 /// A function's prototype as `pfunct -P` prints it: `ssize_t vfs_read(struct file * file, ...);`
 /// (pahole's spacing, e.g. `const char  *`), for comparing with pahole's tools.
 pub fn pahole_prototype(src: &dyn TypeSource, f: &crate::model::FunctionInfo) -> Result<String, ModelError> {
-    let p = Printer { src, out: String::new(), cacheline: 0 };
-    // Written left to right into one string: the reads happen in the order they did when
-    // each part was a string of its own, so the first unreadable type is the same error.
     let mut out = String::with_capacity(96);
+    write_prototype(src, f, &mut out)?;
+    Ok(out)
+}
+
+/// Whether [`pahole_prototype`] prints `f`: the same reads in the same order (so the same
+/// error), without the text.
+pub fn prototype_prints(src: &dyn TypeSource, f: &crate::model::FunctionInfo) -> Result<(), ModelError> {
+    write_prototype(src, f, &mut Nowhere)
+}
+
+/// The prototype written left to right: the reads happen in the order they did when each
+/// part was a string of its own, so the first unreadable type is the same error.
+fn write_prototype(
+    src: &dyn TypeSource,
+    f: &crate::model::FunctionInfo,
+    out: &mut impl Text,
+) -> Result<(), ModelError> {
+    let p = Printer { src, out: String::new(), cacheline: 0 };
     match f.proto.ret {
-        Some(r) => p.write_tag_name(r, 0, &mut out)?,
+        Some(r) => p.write_tag_name(r, 0, out)?,
         None => out.push_str("void"),
     }
-    out.push(' ');
+    out.push_str(" ");
     out.push_str(&f.name);
-    p.write_params(&f.proto, 0, &mut out)?;
-    out.push(';');
-    Ok(out)
+    p.write_params(&f.proto, 0, out)?;
+    out.push_str(";");
+    Ok(())
+}
+
+/// Where [`Printer`]'s type names are written: a string, or [`Nowhere`].
+trait Text {
+    fn push_str(&mut self, s: &str);
+    /// How much has been written.
+    fn len(&self) -> usize;
+    /// Spaces after what was written since `start` (a [`Text::len`]), up to `width`
+    /// characters (printf's `%-*s`).
+    fn pad_from(&mut self, start: usize, width: usize);
+}
+
+impl Text for String {
+    fn push_str(&mut self, s: &str) {
+        String::push_str(self, s);
+    }
+    fn len(&self) -> usize {
+        String::len(self)
+    }
+    fn pad_from(&mut self, start: usize, width: usize) {
+        let written = self.get(start..).map_or(0, |s| s.chars().count());
+        self.extend(std::iter::repeat_n(' ', width.saturating_sub(written)));
+    }
+}
+
+/// Text thrown away: whether something prints, without printing it.
+struct Nowhere;
+
+impl Text for Nowhere {
+    fn push_str(&mut self, _: &str) {}
+    fn len(&self) -> usize {
+        0
+    }
+    fn pad_from(&mut self, _: usize, _: usize) {}
 }
 
 struct Conf<'a> {
@@ -842,7 +891,7 @@ impl Printer<'_> {
     }
 
     /// [`Printer::tag_name`] appended to `out`.
-    fn write_tag_name(&self, ty: TypeRef, depth: usize, out: &mut String) -> Result<(), ModelError> {
+    fn write_tag_name(&self, ty: TypeRef, depth: usize, out: &mut impl Text) -> Result<(), ModelError> {
         if depth > MAX_DEPTH {
             return Err(too_deep(self.src, ty));
         }
@@ -854,7 +903,7 @@ impl Printer<'_> {
     }
 
     /// [`Printer::write_tag_name`] of `ty`, whose type `t` the caller has read already.
-    fn write_tag_name_of(&self, ty: TypeRef, t: Type, depth: usize, out: &mut String) -> Result<(), ModelError> {
+    fn write_tag_name_of(&self, ty: TypeRef, t: Type, depth: usize, out: &mut impl Text) -> Result<(), ModelError> {
         if depth > MAX_DEPTH {
             return Err(too_deep(self.src, ty));
         }
@@ -883,12 +932,12 @@ impl Printer<'_> {
                 Qualifier::Const => {
                     out.push_str("const ");
                     self.write_tag_name(target, depth + 1, out)?;
-                    out.push(' ');
+                    out.push_str(" ");
                 }
                 Qualifier::Volatile => {
                     out.push_str("volatile ");
                     self.write_tag_name(target, depth + 1, out)?;
-                    out.push(' ');
+                    out.push_str(" ");
                 }
                 Qualifier::Restrict => {
                     self.write_tag_name(target, depth + 1, out)?;
@@ -924,8 +973,13 @@ impl Printer<'_> {
     }
 
     /// pahole's `ftype__fprintf_parms`, appended to `out`.
-    fn write_params(&self, proto: &crate::model::Prototype, depth: usize, out: &mut String) -> Result<(), ModelError> {
-        out.push('(');
+    fn write_params(
+        &self,
+        proto: &crate::model::Prototype,
+        depth: usize,
+        out: &mut impl Text,
+    ) -> Result<(), ModelError> {
+        out.push_str("(");
         for (i, p) in proto.params.iter().enumerate() {
             if i > 0 {
                 out.push_str(", ");
@@ -949,7 +1003,7 @@ impl Printer<'_> {
                 self.write_tag_name_of(p.ty, ty, depth + 1, out)?;
             }
             if let Some(n) = name {
-                out.push(' ');
+                out.push_str(" ");
                 out.push_str(n);
             }
         }
@@ -958,7 +1012,7 @@ impl Printer<'_> {
         } else if proto.variadic {
             out.push_str(", ...");
         }
-        out.push(')');
+        out.push_str(")");
         Ok(())
     }
 
@@ -984,7 +1038,7 @@ impl Printer<'_> {
         pointer: bool,
         ts: i64,
         depth: usize,
-        out: &mut String,
+        out: &mut impl Text,
     ) -> Result<(), ModelError> {
         if depth > MAX_DEPTH {
             return Err(too_deep(self.src, TypeRef(0)));
@@ -995,15 +1049,13 @@ impl Printer<'_> {
             None => out.push_str("void"),
         }
         // `pad`: left-justified to |ts| characters.
-        let width = ts.unsigned_abs() as usize;
-        let written = out[start..].chars().count();
-        out.extend(std::iter::repeat_n(' ', width.saturating_sub(written)));
+        out.pad_from(start, ts.unsigned_abs() as usize);
         out.push_str(" (");
         if pointer {
-            out.push('*');
+            out.push_str("*");
         }
         out.push_str(name.unwrap_or(""));
-        out.push(')');
+        out.push_str(")");
         self.write_params(proto, depth + 1, out)
     }
 

@@ -91,34 +91,88 @@ fn string_field(buf: &mut Vec<u8>, name: &str, value: &str) {
 
 fn number_field(buf: &mut Vec<u8>, name: &str, value: usize) {
     key(buf, name);
-    let _ = std::io::Write::write_fmt(buf, format_args!("{value}"));
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut v = value;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&digits[at..]);
 }
 
 /// A JSON string as serde_json writes it: `"` and `\\` escaped, the control characters
 /// below U+0020 as `\b \t \n \f \r` or `\u00XX` (lowercase hex), everything else as is.
 fn string(buf: &mut Vec<u8>, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     buf.push(b'"');
     let bytes = s.as_bytes();
     let mut from = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            0x08 => b"\\b",
-            0x09 => b"\\t",
-            0x0a => b"\\n",
-            0x0c => b"\\f",
-            0x0d => b"\\r",
-            0x00..=0x1f => &[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]],
-            _ => continue,
-        };
-        buf.extend_from_slice(&bytes[from..i]);
-        buf.extend_from_slice(escape);
-        from = i + 1;
+    let mut i = 0;
+    while i < bytes.len() {
+        // Eight bytes at a time while none of them needs an escape (most text).
+        if let Some(word) = bytes.get(i..i + 8) {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(word);
+            if !any_escape(u64::from_le_bytes(w)) {
+                i += 8;
+                continue;
+            }
+        }
+        let end = (i + 8).min(bytes.len());
+        for (at, &b) in bytes[i..end].iter().enumerate() {
+            if let Some(e) = escape(b) {
+                buf.extend_from_slice(&bytes[from..i + at]);
+                buf.extend_from_slice(e.as_slice());
+                from = i + at + 1;
+            }
+        }
+        i = end;
     }
     buf.extend_from_slice(&bytes[from..]);
     buf.push(b'"');
+}
+
+/// Whether any byte of `w` is below 0x20, `"` or `\\`.
+fn any_escape(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
+    below(w, 0x20) | below(w ^ (ONES * u64::from(b'"')), 1) | below(w ^ (ONES * u64::from(b'\\')), 1) != 0
+}
+
+/// The escape of one byte, if it needs one.
+fn escape(b: u8) -> Option<Escape> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let short = |c: u8| Some(Escape { bytes: [b'\\', c, 0, 0, 0, 0], len: 2 });
+    match b {
+        b'"' => short(b'"'),
+        b'\\' => short(b'\\'),
+        0x08 => short(b'b'),
+        0x09 => short(b't'),
+        0x0a => short(b'n'),
+        0x0c => short(b'f'),
+        0x0d => short(b'r'),
+        0x00..=0x1f => Some(Escape {
+            bytes: [b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]],
+            len: 6,
+        }),
+        _ => None,
+    }
+}
+
+struct Escape {
+    bytes: [u8; 6],
+    len: usize,
+}
+
+impl Escape {
+    fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
 }
 
 #[cfg(test)]
@@ -174,6 +228,28 @@ mod tests {
         }
         out.push_str(if first { "]\n}\n" } else { "\n  ]\n}\n" });
         out
+    }
+
+    #[test]
+    fn strings_as_serde_json() {
+        // Each byte that needs an escape at each place of an 8-byte word, beside text
+        // beyond ASCII and DEL.
+        for special in
+            ["\"", "\\", "\u{0}", "\u{8}", "\t", "\n", "\u{b}", "\u{c}", "\r", "\u{1f}", "\u{7f}", "\u{e9}", " "]
+        {
+            for before in 0..20 {
+                for after in [0, 1, 7, 8, 9] {
+                    let s = format!("{}{special}{}", "a".repeat(before), "\u{2028}".repeat(after));
+                    let mut buf = Vec::new();
+                    string(&mut buf, &s);
+                    assert_eq!(
+                        String::from_utf8(buf).expect("UTF-8"),
+                        serde_json::to_string(&s).expect("serializable"),
+                        "{s:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
