@@ -21,9 +21,11 @@ fn too_deep(src: &dyn TypeSource, ty: TypeRef) -> ModelError {
 /// Follows typedefs and qualifiers; returns the first other type and its ref.
 pub fn strip(src: &dyn TypeSource, mut ty: TypeRef) -> Result<(TypeRef, Type), ModelError> {
     for _ in 0..MAX_DEPTH {
-        match src.get(ty)? {
-            Type::Typedef { target, .. } | Type::Qualified { target, .. } => ty = target,
-            other => return Ok((ty, other)),
+        // Shared: the typedefs and qualifiers passed through are not copied.
+        let t = src.get_shared(ty)?;
+        match &*t {
+            Type::Typedef { target, .. } | Type::Qualified { target, .. } => ty = *target,
+            _ => return Ok((ty, std::sync::Arc::unwrap_or_clone(t))),
         }
     }
     Err(too_deep(src, ty))
@@ -57,15 +59,16 @@ fn declare(src: &dyn TypeSource, ty: TypeRef, inner: String, depth: usize) -> Re
     if depth > MAX_DEPTH {
         return Err(too_deep(src, ty));
     }
-    Ok(match src.get(ty)? {
-        Type::Pointer { target } => {
+    // Shared: the types a name is printed from are only read.
+    Ok(match &*src.get_shared(ty)? {
+        &Type::Pointer { target } => {
             let mut s = format!("*{inner}");
-            if matches!(src.get(target)?, Type::Array { .. } | Type::Function(_)) {
+            if matches!(*src.get_shared(target)?, Type::Array { .. } | Type::Function(_)) {
                 s = format!("({s})");
             }
             declare(src, target, s, depth + 1)?
         }
-        Type::Array { element, len } => declare(src, element, format!("{inner}[{len}]"), depth + 1)?,
+        &Type::Array { element, len } => declare(src, element, format!("{inner}[{len}]"), depth + 1)?,
         Type::Function(proto) => {
             let mut params = Vec::new();
             for p in &proto.params {
@@ -83,7 +86,7 @@ fn declare(src: &dyn TypeSource, ty: TypeRef, inner: String, depth: usize) -> Re
                 None => join("void", &s),
             }
         }
-        Type::Qualified { qualifier, target } => {
+        &Type::Qualified { qualifier, target } => {
             let word = match qualifier {
                 Qualifier::Const => "const",
                 Qualifier::Volatile => "volatile",
@@ -91,14 +94,14 @@ fn declare(src: &dyn TypeSource, ty: TypeRef, inner: String, depth: usize) -> Re
                 // `__rcu`, `__user`: not C, and BTF does not say which one through the model.
                 Qualifier::TypeTag => return declare(src, target, inner, depth + 1),
             };
-            if matches!(src.get(target)?, Type::Pointer { .. }) {
+            if matches!(*src.get_shared(target)?, Type::Pointer { .. }) {
                 declare(src, target, join(word, &inner), depth + 1)?
             } else {
                 let base = declare(src, target, String::new(), depth + 1)?;
                 join(&format!("{word} {base}"), &inner)
             }
         }
-        leaf => join(&leaf_name(&leaf), &inner),
+        leaf => join(&leaf_name(leaf), &inner),
     })
 }
 
