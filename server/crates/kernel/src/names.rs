@@ -321,24 +321,36 @@ impl FunctionNames {
         let hi = partition(lo..self.at.m, |pos| len_at(pos) <= q.len() + max);
         let within =
             |a: u64, b: u64, max: usize| (a & !b).count_ones() as usize <= max && (b & !a).count_ones() as usize <= max;
+        // The fingerprint sections, each a u64 per searched name (0 past the end).
+        let section = |at: usize| self.table.get(at..at.saturating_add(8 * self.at.m)).unwrap_or_default();
+        let (pair_sets, byte_sets) = (section(self.at.pairs), section(self.at.bytes));
+        let set = |sets: &[u8], pos: usize| {
+            sets.get(8 * pos..8 * pos + 8).and_then(|b| <[u8; 8]>::try_from(b).ok()).map_or(0, u64::from_le_bytes)
+        };
+        // The positions whose fingerprints pass (tested as the index gives them), then
+        // their distances.
+        let mut passed: Vec<usize> = Vec::new();
+        let mut test = |pos: usize| {
+            if within(pairs, set(pair_sets, pos), 2 * max) && within(bytes, set(byte_sets, pos), max) {
+                passed.push(pos);
+            }
+        };
+        if !v.candidates(q, max, lo..hi, &mut test) {
+            (lo..hi).for_each(test);
+        }
         let pattern = Pattern::new(q);
         let mut rows = (Vec::new(), Vec::new());
         // (distance, name, position): sorted, equal triples are one name met twice.
         let mut scored: Vec<(usize, &str, usize)> = Vec::new();
-        let mut score = |pos: usize| {
-            if within(pairs, v.u64(self.at.pairs, pos), 2 * max) && within(bytes, v.u64(self.at.bytes, pos), max) {
-                let c = v.name(v.order(pos));
-                let d = match &pattern {
-                    Some(p) => Some(p.distance(c.as_bytes())).filter(|&d| d <= max),
-                    None => distance(q, c.as_bytes(), max, &mut rows),
-                };
-                if let Some(d) = d {
-                    scored.push((d, c, pos));
-                }
+        for pos in passed {
+            let c = v.name(v.order(pos));
+            let d = match &pattern {
+                Some(p) => Some(p.distance(c.as_bytes())).filter(|&d| d <= max),
+                None => distance(q, c.as_bytes(), max, &mut rows),
+            };
+            if let Some(d) = d {
+                scored.push((d, c, pos));
             }
-        };
-        if !v.candidates(q, max, lo..hi, &mut score) {
-            (lo..hi).for_each(score);
         }
         scored.sort_unstable();
         scored.dedup();
@@ -360,11 +372,6 @@ impl<'a> View<'a> {
 
     fn u32(&self, section: usize, i: usize) -> usize {
         u32_at(self.d, section, i).unwrap_or(0) as usize
-    }
-
-    fn u64(&self, section: usize, i: usize) -> u64 {
-        let o = section + 8 * i;
-        self.d.get(o..o + 8).and_then(|b| <[u8; 8]>::try_from(b).ok()).map_or(0, u64::from_le_bytes)
     }
 
     /// The length of name `i` in bytes (0 when `i` is out of range), without reading it.
@@ -421,7 +428,15 @@ impl<'a> View<'a> {
         for p in 0..pieces {
             let mut rest = rarest(p).and_then(|r| bytes.get(r)).unwrap_or_default();
             let mut pos = 0usize;
-            while let Some((delta, used)) = read_leb128(rest) {
+            loop {
+                // Most deltas are one byte.
+                let (delta, used) = match rest.first() {
+                    Some(&b) if b < 0x80 => (u32::from(b), 1),
+                    _ => match read_leb128(rest) {
+                        Some(d) => d,
+                        None => break,
+                    },
+                };
                 rest = &rest[used..];
                 pos = pos.saturating_add(delta as usize);
                 if pos >= range.end {
