@@ -485,7 +485,7 @@ impl Btf {
                     None => {
                         let types = self.type_range();
                         // Read straight from the bytes once the blob is in memory: a group
-                        // is 64 records, walked for the first type asked of it.
+                        // is LAYOUT_GROUP records, walked for the first type asked of it.
                         let walked = match self.in_memory() {
                             Some(b) => {
                                 let endian = self.header.endian;

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use btf_common::{raw_btf, KERNELS};
-use fevlint_btf::{BlobPages, Btf, BtfTypeId, WholeBytes, BLOB_PAGE};
+use fevlint_btf::{BlobPages, Btf, BtfTypeId, WholeBytes, BLOB_PAGE, LAYOUT_GROUP};
 use fevlint_types::model::{TypeNamespace, TypeRef, TypeSource};
 
 /// Pages of `bytes`, counting the reads; page `bad` fails, and the whole blob
@@ -168,5 +168,5 @@ fn a_layout_that_does_not_fit_is_refused() {
     shifted[24] ^= 4; // the second group's start moved by a word
     let btf = Btf::open_paged("x", store(), &shifted).expect("header fine").expect("still ordered");
     // Its walk does not end where the next group starts: an error, not a wrong type.
-    assert!(btf.raw(BtfTypeId(64 + 5)).is_err());
+    assert!(btf.raw(BtfTypeId(LAYOUT_GROUP as u32 + 5)).is_err());
 }

@@ -5,7 +5,7 @@
 //! What makes it possible is kept beside the cache entry, as a derived entry named after
 //! the BTF's CRC-32 and length (`*.btfpages1`, written by a run that read the BTF whole):
 //! the CRC-32 of each 4 KiB page of the cached file (each page read is refused unless it
-//! matches) and where every 64th type starts ([`Btf::layout`]). A page that cannot be read
+//! matches) and where every 16th type starts ([`Btf::layout`]). A page that cannot be read
 //! or fails its checksum (the cache file cut short or rewritten under the reader) makes
 //! the reader read the whole BTF again, from the cache entry checked whole or else from
 //! the source file, and check it against the CRC-32 it was opened with.
