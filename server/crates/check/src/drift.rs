@@ -200,6 +200,9 @@ pub fn renames(exists: &dyn Fn(&str) -> bool, name: &str) -> Vec<String> {
 /// Whether two C type names are the same without `const`/`volatile` (compared word by
 /// word: `const char *` is `char *`).
 fn same_unqualified(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
     let words = |t| str::split_whitespace(t).filter(|w| !matches!(*w, "const" | "volatile"));
     words(a).eq(words(b))
 }

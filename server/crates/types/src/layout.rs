@@ -902,11 +902,12 @@ impl Printer<'_> {
             out.push_str("void");
             return Ok(());
         }
-        self.write_tag_name_of(ty, self.src.get(ty)?, depth, out)
+        let t = self.src.get_shared(ty)?;
+        self.write_tag_name_of(ty, &t, depth, out)
     }
 
     /// [`Printer::write_tag_name`] of `ty`, whose type `t` the caller has read already.
-    fn write_tag_name_of(&self, ty: TypeRef, t: Type, depth: usize, out: &mut impl Text) -> Result<(), ModelError> {
+    fn write_tag_name_of(&self, ty: TypeRef, t: &Type, depth: usize, out: &mut impl Text) -> Result<(), ModelError> {
         if depth > MAX_DEPTH {
             return Err(too_deep(self.src, ty));
         }
@@ -915,23 +916,23 @@ impl Printer<'_> {
             return Ok(());
         }
         match t {
-            Type::Pointer { target } => {
+            &Type::Pointer { target } => {
                 if target.0 == 0 {
                     out.push_str("void *");
                     return Ok(());
                 }
-                let t = self.src.get(target)?;
-                if let Type::Qualified { qualifier: Qualifier::Const, target: inner } = t {
-                    if matches!(self.src.get(inner)?, Type::Pointer { .. }) {
+                let t = self.src.get_shared(target)?;
+                if let Type::Qualified { qualifier: Qualifier::Const, target: inner } = *t {
+                    if matches!(*self.src.get_shared(inner)?, Type::Pointer { .. }) {
                         self.write_tag_name(inner, depth + 1, out)?;
                         out.push_str(" const *");
                         return Ok(());
                     }
                 }
-                self.write_tag_name_of(target, t, depth + 1, out)?;
+                self.write_tag_name_of(target, &t, depth + 1, out)?;
                 out.push_str(" *");
             }
-            Type::Qualified { qualifier, target } => match qualifier {
+            &Type::Qualified { qualifier, target } => match qualifier {
                 Qualifier::Const => {
                     out.push_str("const ");
                     self.write_tag_name(target, depth + 1, out)?;
@@ -948,14 +949,14 @@ impl Printer<'_> {
                 }
                 Qualifier::TypeTag => self.write_tag_name(target, depth + 1, out)?,
             },
-            Type::Array { element, .. } => self.write_tag_name(element, depth + 1, out)?,
+            &Type::Array { element, .. } => self.write_tag_name(element, depth + 1, out)?,
             Type::Function(proto) => {
                 match proto.ret {
                     Some(r) => self.write_tag_name(r, depth + 1, out)?,
                     None => out.push_str("void"),
                 }
                 out.push_str(" ()");
-                self.write_params(&proto, depth + 1, out)?;
+                self.write_params(proto, depth + 1, out)?;
             }
             Type::Struct(c) => {
                 out.push_str("struct ");
@@ -969,8 +970,8 @@ impl Printer<'_> {
                 out.push_str("enum ");
                 out.push_str(name.as_deref().unwrap_or_default());
             }
-            Type::Int { name, .. } | Type::Float { name, .. } | Type::Typedef { name, .. } => out.push_str(&name),
-            leaf => out.push_str(&leaf_name(&leaf)),
+            Type::Int { name, .. } | Type::Float { name, .. } | Type::Typedef { name, .. } => out.push_str(name),
+            leaf => out.push_str(&leaf_name(leaf)),
         }
         Ok(())
     }
@@ -988,14 +989,14 @@ impl Printer<'_> {
                 out.push_str(", ");
             }
             let name = p.name.as_deref();
-            let ty = self.src.get(p.ty)?;
-            if let Type::Pointer { target } = ty {
-                if let Type::Function(inner) = self.src.get(target)? {
-                    self.write_ftype(&inner, name, true, 0, depth + 1, out)?;
+            let ty = self.src.get_shared(p.ty)?;
+            if let Type::Pointer { target } = *ty {
+                if let Type::Function(inner) = &*self.src.get_shared(target)? {
+                    self.write_ftype(inner, name, true, 0, depth + 1, out)?;
                     continue;
                 }
             }
-            if let Type::Function(inner) = &ty {
+            if let Type::Function(inner) = &*ty {
                 self.write_ftype(inner, name, false, 0, depth + 1, out)?;
                 continue;
             }
@@ -1003,7 +1004,7 @@ impl Printer<'_> {
             if depth + 1 > MAX_DEPTH || p.ty.0 == 0 {
                 self.write_tag_name(p.ty, depth + 1, out)?;
             } else {
-                self.write_tag_name_of(p.ty, ty, depth + 1, out)?;
+                self.write_tag_name_of(p.ty, &ty, depth + 1, out)?;
             }
             if let Some(n) = name {
                 out.push_str(" ");
