@@ -147,7 +147,7 @@ impl Table {
     /// Row `i`'s text range: (key start, key end, value end), checked inside the text.
     fn row(&self, whole: Option<&[u8]>, i: usize) -> Option<(usize, usize, usize)> {
         let at = self.rows_at.checked_add(i.checked_mul(ROW)?)?;
-        let r = self.bytes(whole, at..at.checked_add(ROW)?)?;
+        let r = <[u8; ROW]>::try_from(&*self.bytes(whole, at..at.checked_add(ROW)?)?).ok()?;
         let word = |j: usize| u32::from_le_bytes([r[j], r[j + 1], r[j + 2], r[j + 3]]) as usize;
         let key_end = word(0).checked_add(word(4))?;
         let end = key_end.checked_add(word(8))?;
@@ -161,6 +161,26 @@ impl Table {
     /// The values of the rows whose key is `key`, in the order they were given (none:
     /// empty); `None` when a page or row on the way is damaged.
     pub fn find(&self, key: &[u8]) -> Option<Vec<Vec<u8>>> {
+        let mut values = Vec::new();
+        self.each(key, |v| values.push(v.into_owned()))?;
+        Some(values)
+    }
+
+    /// The first value of the rows whose key is `key` (see [`Table::find`]: the same rows
+    /// are read, so the same damage gives `None`; the values past the first are not copied).
+    pub fn first(&self, key: &[u8]) -> Option<Option<Vec<u8>>> {
+        let mut first = None;
+        self.each(key, |v| {
+            if first.is_none() {
+                first = Some(v.into_owned());
+            }
+        })?;
+        Some(first)
+    }
+
+    /// Calls `value` with the value of each row whose key is `key`, in order; `None` when
+    /// a page or row on the way is damaged.
+    fn each(&self, key: &[u8], mut value: impl FnMut(Cow<'_, [u8]>)) -> Option<()> {
         let whole = match self.lookups.fetch_add(1, Ordering::Relaxed) >= READ_WHOLE_AFTER {
             true => self.whole.get_or_init(|| self.entry.read(0..self.entry.len())).as_deref(),
             false => None,
@@ -178,20 +198,14 @@ impl Table {
                 hi = mid;
             }
         }
-        let mut values = Vec::new();
         for i in lo..self.n {
             let (s, e, end) = self.row(whole, i)?;
             if &*self.text(whole, s, e)? != key {
                 break;
             }
-            values.push(self.text(whole, e, end)?.into_owned());
+            value(self.text(whole, e, end)?);
         }
-        Some(values)
-    }
-
-    /// The first value of the rows whose key is `key` (see [`Table::find`]).
-    pub fn first(&self, key: &[u8]) -> Option<Option<Vec<u8>>> {
-        self.find(key).map(|v| v.into_iter().next())
+        Some(())
     }
 }
 
