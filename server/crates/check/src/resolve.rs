@@ -458,7 +458,7 @@ impl<'a> TypeWalker<'a> {
 
     /// `struct file_operations` (qualifiers and typedefs of the container dropped).
     fn container_name(&self, ty: TypeRef) -> String {
-        match layout::strip(self.src, ty) {
+        match layout::strip_shared(self.src, ty) {
             Ok((t, _)) => self.type_name(t),
             Err(_) => self.type_name(ty),
         }
@@ -470,10 +470,10 @@ impl<'a> TypeWalker<'a> {
             Fit::Any => true,
             Fit::Pointer => self.address_like(container, ty)?,
             Fit::CharPointer => match self.is_pointer(ty)? {
-                Some(t) => self.is_char(t)? || matches!(layout::strip(self.src, t)?.1, Type::Void),
+                Some(t) => self.is_char(t)? || matches!(*layout::strip_shared(self.src, t)?.1, Type::Void),
                 None => self.address_like(container, ty)?,
             },
-            Fit::Chars => match layout::strip(self.src, ty)?.1 {
+            Fit::Chars => match *layout::strip_shared(self.src, ty)?.1 {
                 Type::Array { element, .. } => self.is_char(element)?,
                 _ => self.is_char(ty)?,
             },
@@ -493,10 +493,10 @@ impl<'a> TypeWalker<'a> {
         want: u64,
         fit: Fit,
     ) -> Result<Option<(MemberPath, String)>, ModelError> {
-        let (_, t) = layout::strip(self.src, obj)?;
+        let (_, t) = layout::strip_shared(self.src, obj)?;
         let container = self.container_name(obj);
         let mut others = Vec::new();
-        let path = match &t {
+        let path = match &*t {
             Type::Struct(_) | Type::Union(_) => {
                 let paths = self.memo.member_at(self.src, obj, delta)?;
                 let Some(first) = paths.first() else {
@@ -615,7 +615,7 @@ impl<'a> TypeWalker<'a> {
             Type::Void | Type::Forward { .. } | Type::Function(_) => return Ok(None),
             _ => {
                 // A pointer to a scalar or an array: element `delta / size`.
-                let (elem, esize) = match &t {
+                let (elem, esize) = match &*t {
                     Type::Array { element, .. } => (*element, self.src.size_of(*element)?.unwrap_or(0)),
                     _ => (obj, self.src.size_of(obj)?.unwrap_or(0)),
                 };
@@ -639,7 +639,11 @@ impl<'a> TypeWalker<'a> {
                 }
                 let i = delta / esize;
                 MemberPath {
-                    names: if i == 0 && !matches!(t, Type::Array { .. }) { Vec::new() } else { vec![format!("[{i}]")] },
+                    names: if i == 0 && !matches!(*t, Type::Array { .. }) {
+                        Vec::new()
+                    } else {
+                        vec![format!("[{i}]")]
+                    },
                     ty: elem,
                     offset: delta,
                     size: esize,
@@ -710,7 +714,7 @@ impl<'a> TypeWalker<'a> {
         }
         let joined = names.join(".");
         let Some(array) = layout::resolve_member(self.src, obj, &joined)? else { return Ok(false) };
-        Ok(matches!(layout::strip(self.src, array.ty)?.1, Type::Array { .. })
+        Ok(matches!(*layout::strip_shared(self.src, array.ty)?.1, Type::Array { .. })
             && path.offset + size <= array.offset + array.size)
     }
 
@@ -735,8 +739,8 @@ impl<'a> TypeWalker<'a> {
     /// Up to two members around an offset, for help text.
     fn nearby(&self, obj: TypeRef, delta: u64) -> Result<Vec<String>, ModelError> {
         let mut out = Vec::new();
-        let (_, t) = layout::strip(self.src, obj)?;
-        if let Type::Struct(c) | Type::Union(c) = &t {
+        let (_, t) = layout::strip_shared(self.src, obj)?;
+        if let Type::Struct(c) | Type::Union(c) = &*t {
             let before = c.members.iter().rfind(|m| m.bit_offset / 8 <= delta);
             let after = c.members.iter().find(|m| m.bit_offset / 8 > delta);
             for m in [before, after].into_iter().flatten() {
@@ -753,7 +757,7 @@ impl<'a> TypeWalker<'a> {
     }
 
     fn is_pointer(&self, ty: TypeRef) -> Result<Option<TypeRef>, ModelError> {
-        Ok(match layout::strip(self.src, ty)?.1 {
+        Ok(match *layout::strip_shared(self.src, ty)?.1 {
             Type::Pointer { target } => Some(target),
             _ => None,
         })
@@ -766,8 +770,9 @@ impl<'a> TypeWalker<'a> {
         if self.is_pointer(ty)?.is_some() {
             return Ok(true);
         }
-        let register = matches!(layout::strip(self.src, container)?.1, Type::Struct(ref s) if s.name.as_deref() == Some("pt_regs"));
-        Ok(register && matches!(self.src.get(ty)?, Type::Int { signed: false, size, .. } if size == self.ptr_size))
+        let register = matches!(*layout::strip_shared(self.src, container)?.1, Type::Struct(ref s) if s.name.as_deref() == Some("pt_regs"));
+        Ok(register
+            && matches!(*self.src.get_shared(ty)?, Type::Int { signed: false, size, .. } if size == self.ptr_size))
     }
 
     /// `regs->si`-style expressions: values read from a saved register.
@@ -776,11 +781,14 @@ impl<'a> TypeWalker<'a> {
     }
 
     fn is_char(&self, ty: TypeRef) -> Result<bool, ModelError> {
-        Ok(matches!(layout::strip(self.src, ty)?.1, Type::Int { is_char: true, .. } | Type::Int { size: 1, .. }))
+        Ok(matches!(
+            *layout::strip_shared(self.src, ty)?.1,
+            Type::Int { is_char: true, .. } | Type::Int { size: 1, .. }
+        ))
     }
 
     fn signed(&self, ty: TypeRef) -> Result<Option<bool>, ModelError> {
-        Ok(match layout::strip(self.src, ty)?.1 {
+        Ok(match *layout::strip_shared(self.src, ty)?.1 {
             Type::Int { signed, .. } | Type::Enum { signed, .. } => Some(signed),
             Type::Pointer { .. } => Some(false),
             _ => None,
@@ -795,8 +803,8 @@ impl<'a> TypeWalker<'a> {
         }
         let field_size = u64::from(atom.size(self.ptr_size));
         let Some(value_size) = self.src.size_of(ty)? else { return Ok(()) };
-        let (_, t) = layout::strip(self.src, ty)?;
-        if matches!(t, Type::Struct(_) | Type::Union(_) | Type::Array { .. }) {
+        let (_, t) = layout::strip_shared(self.src, ty)?;
+        if matches!(*t, Type::Struct(_) | Type::Union(_) | Type::Array { .. }) {
             self.out.problems.push(Problem::SizeMismatch {
                 span,
                 expr: expr.to_owned(),
@@ -887,13 +895,18 @@ impl<'a> TypeWalker<'a> {
                     TVal::Val { ty, expr } => {
                         let ok = match self.is_pointer(*ty)? {
                             Some(t) => {
-                                !chars || self.is_char(t)? || matches!(layout::strip(self.src, t)?.1, Type::Void)
+                                !chars
+                                    || self.is_char(t)?
+                                    || matches!(*layout::strip_shared(self.src, t)?.1, Type::Void)
                             }
                             // An address kept in an `unsigned long`: what it points to is unknown.
                             None if self.is_register(expr) || self.address_param(*ty)? => true,
                             // An array copied from a number's value (`x8[4] nr`): T405.
                             None if !chars
-                                && matches!(layout::strip(self.src, *ty)?.1, Type::Int { .. } | Type::Enum { .. }) =>
+                                && matches!(
+                                    *layout::strip_shared(self.src, *ty)?.1,
+                                    Type::Int { .. } | Type::Enum { .. }
+                                ) =>
                             {
                                 self.deref_non_pointer(type_span, expr.clone(), *ty)?;
                                 return Ok(());
@@ -907,10 +920,10 @@ impl<'a> TypeWalker<'a> {
                         let fit = if chars { Fit::Chars } else { Fit::Any };
                         match self.member(*obj, *delta, expr, span, 1, fit)?.map(|(p, _)| p) {
                             Some(p) => {
-                                let (_, mt) = layout::strip(self.src, p.ty)?;
+                                let (_, mt) = layout::strip_shared(self.src, p.ty)?;
                                 // `member_at` names the innermost element (`comm[0]`): a copy
                                 // from there copies the array.
-                                let ok = match mt {
+                                let ok = match *mt {
                                     Type::Array { element, .. } => !chars || self.is_char(element)?,
                                     _ if chars => self.is_char(p.ty)?,
                                     _ => true,
@@ -960,7 +973,7 @@ impl<'a> TypeWalker<'a> {
 impl TypeWalker<'_> {
     /// T405 on a value that is not a pointer but is read through.
     fn deref_non_pointer(&mut self, span: Span, expr: String, ty: TypeRef) -> Result<(), ModelError> {
-        let array = matches!(layout::strip(self.src, ty)?.1, Type::Array { .. });
+        let array = matches!(*layout::strip_shared(self.src, ty)?.1, Type::Array { .. });
         let others = self.out.steps.last().filter(|s| s.expr == expr).map(|s| s.others.clone()).unwrap_or_default();
         self.out.problems.push(Problem::DerefNonPointer { span, expr, ty: self.type_name(ty), array, others });
         Ok(())
@@ -969,7 +982,8 @@ impl TypeWalker<'_> {
     /// A parameter that may hold an address although its type is not a pointer: the
     /// `long`s of syscall wrappers (`__se_sys_openat(long dfd, long filename, …)`).
     fn address_param(&self, ty: TypeRef) -> Result<bool, ModelError> {
-        Ok(self.syscall && matches!(layout::strip(self.src, ty)?.1, Type::Int { size, .. } if size == self.ptr_size))
+        Ok(self.syscall
+            && matches!(*layout::strip_shared(self.src, ty)?.1, Type::Int { size, .. } if size == self.ptr_size))
     }
 
     /// The bytes `h` of a by-value struct in a register: the member starting there that
@@ -1023,7 +1037,7 @@ impl Walk for TypeWalker<'_> {
         let Some(Some(h)) = self.slots.get(slot as usize) else { return Ok(TVal::Lost) };
         let Some(p) = self.params.get(h.param) else { return Ok(TVal::Lost) };
         let name = p.name.clone().unwrap_or_else(|| format!("arg{}", h.param));
-        Ok(match layout::strip(self.src, p.ty)?.1 {
+        Ok(match *layout::strip_shared(self.src, p.ty)?.1 {
             Type::Struct(_) | Type::Union(_) => self.param_part(p, h, &name)?,
             // The high half of a 64-bit value in a register pair: no C type for it.
             _ if h.part > 0 => TVal::Lost,
@@ -1039,14 +1053,14 @@ impl Walk for TypeWalker<'_> {
         self.last_add = Some(span);
         Ok(match v {
             TVal::Val { ty, expr } => match self.is_pointer(ty)? {
-                Some(target) if !matches!(layout::strip(self.src, target)?.1, Type::Void) => {
+                Some(target) if !matches!(*layout::strip_shared(self.src, target)?.1, Type::Void) => {
                     TVal::Addr { obj: target, delta: bytes, expr }
                 }
                 Some(_) => TVal::Lost,
                 // A number used as an address, unless it is one in disguise: a saved
                 // register (`regs->si`) or a syscall wrapper's `long`.
                 None if self.is_register(&expr) || self.address_param(ty)? => TVal::Lost,
-                None if matches!(layout::strip(self.src, ty)?.1, Type::Int { .. } | Type::Enum { .. }) => {
+                None if matches!(*layout::strip_shared(self.src, ty)?.1, Type::Int { .. } | Type::Enum { .. }) => {
                     TVal::NotAddr { ty, expr }
                 }
                 None => TVal::Lost,

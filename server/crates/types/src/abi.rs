@@ -14,7 +14,7 @@
 //! 6.12's `release_pages_arg` with no members) is INTEGER, like the pointer a
 //! transparent union is passed as.
 
-use crate::layout::strip;
+use crate::layout::strip_shared;
 use crate::model::{ModelError, Prototype, Type, TypeRef, TypeSource};
 use crate::Arch;
 
@@ -99,13 +99,13 @@ fn locate_x86_64(src: &dyn TypeSource, proto: &Prototype) -> Result<Vec<ParamLoc
     let mut out = Vec::with_capacity(proto.params.len());
     for (index, p) in proto.params.iter().enumerate() {
         let size = src.size_of(p.ty)?;
-        let (_, t) = strip(src, p.ty)?;
+        let (_, t) = strip_shared(src, p.ty)?;
         let mut why = None;
         let loc = match size {
             None => Loc::Unknown,
             Some(size) => {
-                let composite = matches!(t, Type::Struct(_) | Type::Union(_));
-                let kind = if matches!(t, Type::Union(_)) { "union" } else { "struct" };
+                let composite = matches!(*t, Type::Struct(_) | Type::Union(_));
+                let kind = if matches!(*t, Type::Union(_)) { "union" } else { "struct" };
                 let mut classes = classify_x86_64(&t, size)?;
                 // A field off its natural alignment (a packed struct) sends the whole
                 // argument to memory (GCC's classify_argument; checked with GCC 12.2:
@@ -179,7 +179,7 @@ fn misaligned(src: &dyn TypeSource, t: &Type, base: u64, depth: u32) -> Result<b
             continue;
         }
         let at = base + m.bit_offset;
-        let (_, mt) = strip(src, m.ty)?;
+        let (_, mt) = strip_shared(src, m.ty)?;
         let align = alignment(src, &mt, m.ty, 0)?;
         if align > 0 && !at.is_multiple_of(align * 8) {
             return Ok(true);
@@ -201,13 +201,13 @@ fn alignment(src: &dyn TypeSource, t: &Type, ty: TypeRef, depth: u32) -> Result<
         Type::Struct(c) | Type::Union(c) => {
             let mut a = 1;
             for m in c.members.iter() {
-                let (_, mt) = strip(src, m.ty)?;
+                let (_, mt) = strip_shared(src, m.ty)?;
                 a = a.max(alignment(src, &mt, m.ty, depth + 1)?);
             }
             a
         }
         Type::Array { element, .. } => {
-            let (_, et) = strip(src, *element)?;
+            let (_, et) = strip_shared(src, *element)?;
             alignment(src, &et, *element, depth + 1)?
         }
         _ => src.size_of(ty)?.unwrap_or(1).clamp(1, 16),
@@ -254,14 +254,14 @@ fn locate_i386(src: &dyn TypeSource, proto: &Prototype) -> Result<Vec<ParamLoc>,
     let mut out = Vec::with_capacity(proto.params.len());
     for (index, p) in proto.params.iter().enumerate() {
         let size = src.size_of(p.ty)?;
-        let (_, t) = strip(src, p.ty)?;
+        let (_, t) = strip_shared(src, p.ty)?;
         let mut why = None;
         let loc = match size {
             None => Loc::Unknown,
             Some(size) => {
                 let words = size.div_ceil(4).max(1) as usize;
-                let composite = matches!(t, Type::Struct(_) | Type::Union(_));
-                let float = matches!(t, Type::Float { .. });
+                let composite = matches!(*t, Type::Struct(_) | Type::Union(_));
+                let float = matches!(*t, Type::Float { .. });
                 // GCC's function_arg_32: scalars and aggregates alike (BLKmode falls
                 // through to the integer modes) take `words` registers when that many are
                 // left; floats never do. Checked with `gcc -m32 -mregparm=3` (12.2):

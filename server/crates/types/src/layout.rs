@@ -6,6 +6,7 @@
 //! [`ModelError::TooDeep`].
 
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use crate::model::{Composite, ModelError, Qualifier, Type, TypeRef, TypeSource};
 
@@ -19,13 +20,19 @@ fn too_deep(src: &dyn TypeSource, ty: TypeRef) -> ModelError {
 }
 
 /// Follows typedefs and qualifiers; returns the first other type and its ref.
-pub fn strip(src: &dyn TypeSource, mut ty: TypeRef) -> Result<(TypeRef, Type), ModelError> {
+pub fn strip(src: &dyn TypeSource, ty: TypeRef) -> Result<(TypeRef, Type), ModelError> {
+    let (ty, t) = strip_shared(src, ty)?;
+    Ok((ty, Arc::unwrap_or_clone(t)))
+}
+
+/// [`strip`] with the type shared ([`TypeSource::get_shared`]): neither the typedefs
+/// followed nor the type found are copied.
+pub fn strip_shared(src: &dyn TypeSource, mut ty: TypeRef) -> Result<(TypeRef, Arc<Type>), ModelError> {
     for _ in 0..MAX_DEPTH {
-        // Shared: the typedefs and qualifiers passed through are not copied.
         let t = src.get_shared(ty)?;
         match &*t {
             Type::Typedef { target, .. } | Type::Qualified { target, .. } => ty = *target,
-            _ => return Ok((ty, std::sync::Arc::unwrap_or_clone(t))),
+            _ => return Ok((ty, t)),
         }
     }
     Err(too_deep(src, ty))
@@ -185,8 +192,8 @@ impl MemberPath {
 /// `offset` is past the end (except into a trailing flexible array).
 pub fn member_at(src: &dyn TypeSource, ty: TypeRef, offset: u64) -> Result<Vec<MemberPath>, ModelError> {
     let mut out = Vec::new();
-    let (_, t) = strip(src, ty)?;
-    if let Type::Struct(c) | Type::Union(c) = &t {
+    let (_, t) = strip_shared(src, ty)?;
+    if let Type::Struct(c) | Type::Union(c) = &*t {
         walk_at(src, ty, c, 0, offset, &mut Vec::new(), &mut out, 0)?;
     }
     Ok(out)
@@ -218,12 +225,16 @@ fn walk_at(
     let n = c.members.len();
     for (i, m) in c.members.iter().enumerate() {
         let start = base_bits.saturating_add(m.bit_offset);
+        if start > target.saturating_add(7) {
+            // Starts after the byte: covers it in no case below (its size is not asked).
+            continue;
+        }
         let bits = member_bits(src, m)?;
         let covers = if m.bitfield_size != 0 {
             start < target + 8 && target < start.saturating_add(bits)
         } else if bits == 0 {
             // A trailing flexible array covers everything after it.
-            i + 1 == n && matches!(strip(src, m.ty)?.1, Type::Array { len: 0, .. }) && target >= start
+            i + 1 == n && matches!(*strip_shared(src, m.ty)?.1, Type::Array { len: 0, .. }) && target >= start
         } else {
             start <= target && target < start.saturating_add(bits)
         };
@@ -293,11 +304,11 @@ fn descend(
     if depth > MAX_DEPTH {
         return Err(too_deep(src, ty));
     }
-    let (_, t) = strip(src, ty)?;
+    let (_, t) = strip_shared(src, ty)?;
     let start = start_bits / 8;
-    match t {
-        Type::Struct(c) | Type::Union(c) => walk_at(src, ty, &c, start_bits, offset, path, out, depth + 1),
-        Type::Array { element, .. } => {
+    match &*t {
+        Type::Struct(c) | Type::Union(c) => walk_at(src, ty, c, start_bits, offset, path, out, depth + 1),
+        &Type::Array { element, .. } => {
             let es = src.size_of(element)?.unwrap_or(0);
             if es == 0 {
                 return leaf(src, ty, start_bits, offset, path, out);
@@ -362,7 +373,7 @@ pub fn resolve_member(src: &dyn TypeSource, ty: TypeRef, path: &str) -> Result<O
             let Ok(i) = stripped[..end].trim().parse::<u64>() else {
                 return Ok(None);
             };
-            let Type::Array { element, .. } = strip(src, cur)?.1 else {
+            let Type::Array { element, .. } = *strip_shared(src, cur)?.1 else {
                 return Ok(None);
             };
             bits += i.saturating_mul(src.size_of(element)?.unwrap_or(0)).saturating_mul(8);
@@ -399,7 +410,8 @@ fn find_named(
     if depth > MAX_DEPTH {
         return Err(too_deep(src, ty));
     }
-    let (Type::Struct(c) | Type::Union(c)) = strip(src, ty)?.1 else {
+    let (_, t) = strip_shared(src, ty)?;
+    let (Type::Struct(c) | Type::Union(c)) = &*t else {
         return Ok(None);
     };
     for m in c.members.iter() {
@@ -602,7 +614,7 @@ fn first_leaf(src: &dyn TypeSource, ty: TypeRef) -> Result<Option<(String, u64)>
         if p.place == Placement::Start
             && p.bitfield_size == 0
             && p.names.len() == 1
-            && matches!(strip(src, p.ty)?.1, Type::Int { .. })
+            && matches!(*strip_shared(src, p.ty)?.1, Type::Int { .. })
         {
             if let Some(last) = p.names.last() {
                 return Ok(Some((last.clone(), p.size)));
