@@ -9,6 +9,7 @@ use fevlint_kernel::names::FunctionNames;
 use fevlint_kernel::Kernel;
 use fevlint_load::cache::Cache;
 use fevlint_load::Blob;
+use fevlint_testkit::Rng;
 
 /// The textbook edit distance (insertions, deletions, substitutions), row by row; `None`
 /// once a whole row is above `max` (a row's smallest value never decreases below it).
@@ -45,18 +46,6 @@ fn closest_by_scan<'a>(names: &[&'a str], q: &str, n: usize) -> Vec<&'a str> {
         .collect();
     found.sort();
     found.into_iter().take(n).map(|(_, c)| c).collect()
-}
-
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n.max(1) as u64) as usize
-    }
 }
 
 /// `name` with one edit: a byte replaced, dropped or doubled, or two adjacent bytes swapped.

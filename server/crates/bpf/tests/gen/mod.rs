@@ -5,25 +5,8 @@
 
 use fevlint_bpf::btfx::View;
 use fevlint_btf::BtfKind;
+use fevlint_testkit::Rng;
 use std::collections::HashMap;
-
-/// A small deterministic generator (xorshift), so a failure names a reproducible seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
 
 /// What a generated access ends on.
 struct Leaf {

@@ -4,6 +4,7 @@
 //! the workspace's scripts on disk are pushed while closed and never shown twice.
 
 use crate::transport::{self, Frame};
+use fevlint_testkit::Rng;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
@@ -168,18 +169,6 @@ impl Client {
         self.notify("exit", Value::Null).await;
         let clean = tokio::time::timeout(Duration::from_secs(10), self.server).await.expect("exit").expect("join");
         assert!(clean, "clean exit");
-    }
-}
-
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n.max(1) as u64) as usize
     }
 }
 
