@@ -81,8 +81,11 @@ fn derived_indexes_answer_as_a_fresh_build_and_damage_is_rebuilt() {
     }
     // At least the function index of each kernel's BTF.
     assert!(kinds("btfidx2") >= 2, "{files:?}");
-    // The struct names of each kernel's BTF.
-    assert!(kinds("btfnames1") >= 2, "{files:?}");
+    // The struct names of a kernel's BTF, listed for the family of `struct file` that
+    // `file+4000` is looked for in: on 6.18, whose `struct file` starts with `f_lock`
+    // (a named integer at its end, the family's tag); 6.1's starts with an anonymous
+    // union, no tag, so no family to list (ff28c46).
+    assert!(kinds("btfnames1") >= 1, "{files:?}");
     // What lets each kernel's cached BTF be read by page by the next run.
     assert_eq!(kinds("btfpages1"), 2, "{files:?}");
     let stamps: Vec<_> =
