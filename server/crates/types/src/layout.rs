@@ -10,8 +10,7 @@ use std::sync::Arc;
 
 use crate::model::{Composite, ModelError, Qualifier, Type, TypeRef, TypeSource};
 
-/// Bound on typedef chains, declarator nesting and composite nesting.
-pub const MAX_DEPTH: usize = 64;
+pub use crate::model::MAX_DEPTH;
 /// pahole's default cacheline size on x86_64.
 pub const CACHELINE: u64 = 64;
 

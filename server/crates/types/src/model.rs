@@ -8,6 +8,10 @@
 use std::fmt;
 use std::sync::Arc;
 
+/// Bound on typedef chains, declarator nesting and composite nesting (what a
+/// [`TypeSource`] walk follows before it answers [`ModelError::TooDeep`]).
+pub const MAX_DEPTH: usize = 64;
+
 /// An opaque handle to a type inside one [`TypeSource`]. Only meaningful for the
 /// source that returned it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -186,7 +190,7 @@ pub trait TypeSource: Send + Sync + fmt::Debug {
     /// forward declaration): what the walk over [`TypeSource::embedders`] asks of every
     /// container it meets. A source that can tell without decoding the members says so.
     fn is_struct(&self, mut ty: TypeRef) -> Result<bool, ModelError> {
-        for _ in 0..crate::layout::MAX_DEPTH {
+        for _ in 0..MAX_DEPTH {
             match self.get(ty)? {
                 Type::Typedef { target, .. } | Type::Qualified { target, .. } => ty = target,
                 t => return Ok(matches!(t, Type::Struct(_))),
