@@ -312,6 +312,49 @@ def change(uri, version, line, c0, c1, text):
                                           "end": {"line": line, "character": c1}}, "text": text}]}
 
 
+class Timed:
+    """What `timed_edits` measured, one entry per edit (sizes, first_t and answers only for
+    the edits that were answered)."""
+
+    def __init__(self):
+        self.read_t, self.parsed_t, self.first_t, self.sizes, self.answers, self.skipped = [], [], [], [], [], 0
+
+
+def timed_edits(s, uri, lines, floor, method):
+    """Makes each of `edits(lines)` to the open document `uri` (version 2 on), each followed by
+    a barrier request, and times the notification `method` of that edit's version: when its
+    last byte was read, when json.loads had parsed it, when its first byte was read. The
+    barrier's answer arriving first means the server sent nothing for the edit (skipped).
+    `floor` (an Anchor) takes one interleaved sample per edit."""
+    timed = Timed()
+    version = 1
+    for (line, c0, c1, t) in edits(lines):
+        floor.once()
+        version += 1
+        start = time.perf_counter()
+        s.notify("textDocument/didChange", change(uri, version, line, c0, c1, t))
+        barrier = s.ask("fevlint/benchBarrier", {})
+        while True:
+            raw = s.read_raw()
+            got = time.perf_counter()
+            m = json.loads(raw)
+            done = time.perf_counter()
+            if m.get("method") == method and m["params"].get("version") == version:
+                timed.first_t.append(s.first - start)
+                timed.read_t.append(got - start)
+                timed.parsed_t.append(done - start)
+                timed.sizes.append(len(raw))
+                timed.answers.append(m)
+                s.answer(barrier)
+                break
+            if m.get("id") == barrier:
+                timed.skipped += 1
+                timed.read_t.append(got - start)
+                timed.parsed_t.append(got - start)
+                break
+    return timed
+
+
 def push(binary, n, names, cache):
     text = script(n, names)
     lines = text.splitlines()
@@ -328,35 +371,9 @@ def push(binary, n, names, cache):
     print(f"  bytes per finding (this client: no capabilities): {fields(opened['diagnostics'])}")
     floor = Anchor(json.dumps({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
                                "params": opened}).encode())
-    read_t, parsed_t, first_t, sizes, skipped = [], [], [], [], 0
-    version = 1
     cpu = s.cpu()
-    for (line, c0, c1, t) in edits(lines):
-        floor.once()
-        version += 1
-        start = time.perf_counter()
-        s.notify("textDocument/didChange", change(uri, version, line, c0, c1, t))
-        barrier = s.ask("fevlint/benchBarrier", {})
-        while True:
-            raw = s.read_raw()
-            got = time.perf_counter()
-            if b'"textDocument/publishDiagnostics"' in raw[:120]:
-                m = json.loads(raw)
-                done = time.perf_counter()
-                if m["params"].get("version") == version:
-                    first_t.append(s.first - start)
-                    read_t.append(got - start)
-                    parsed_t.append(done - start)
-                    sizes.append(len(raw))
-                    s.answer(barrier)
-                    break
-            else:
-                m = json.loads(raw)
-                if m.get("id") == barrier:
-                    skipped += 1
-                    read_t.append(got - start)
-                    parsed_t.append(got - start)
-                    break
+    timed = timed_edits(s, uri, lines, floor, "textDocument/publishDiagnostics")
+    read_t, parsed_t, first_t, sizes, skipped = timed.read_t, timed.parsed_t, timed.first_t, timed.sizes, timed.skipped
     cpu = (s.cpu() - cpu) / len(read_t)
     rss, hwm = s.status("VmRSS"), s.status("VmHWM")
     s.stop()
@@ -411,32 +428,10 @@ def blocks(binary, n, names, cache):
     settle(s)
     floor = Anchor(json.dumps({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
                                "params": whole}).encode())
-    read_t, parsed_t, sizes, listed, skipped = [], [], [], [], 0
-    version = 1
     cpu = s.cpu()
-    for (line, c0, c1, t) in edits(lines):
-        floor.once()
-        version += 1
-        start = time.perf_counter()
-        s.notify("textDocument/didChange", change(uri, version, line, c0, c1, t))
-        barrier = s.ask("fevlint/benchBarrier", {})
-        while True:
-            raw = s.read_raw()
-            got = time.perf_counter()
-            m = json.loads(raw)
-            done = time.perf_counter()
-            if m.get("method") == "fevlint/diagnosticBlocks" and m["params"].get("version") == version:
-                read_t.append(got - start)
-                parsed_t.append(done - start)
-                sizes.append(len(raw))
-                listed.append(len(m["params"]["blocks"]))
-                s.answer(barrier)
-                break
-            if m.get("id") == barrier:
-                skipped += 1
-                read_t.append(got - start)
-                parsed_t.append(got - start)
-                break
+    timed = timed_edits(s, uri, lines, floor, "fevlint/diagnosticBlocks")
+    read_t, parsed_t, sizes, skipped = timed.read_t, timed.parsed_t, timed.sizes, timed.skipped
+    listed = [len(m["params"]["blocks"]) for m in timed.answers]
     cpu = (s.cpu() - cpu) / len(read_t)
     s.stop()
     floor.stop()

@@ -229,12 +229,10 @@ fn only_kallsyms_can_put_a_symbol_in_a_module() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The module a kallsyms puts a symbol in, from the map, then from the cache without
-/// reading the map (a later run: the map replaced by one that cannot be read, same path,
-/// length and time, would be an error if it were read).
-#[test]
-fn a_symbols_module_is_kept_in_the_cache() {
-    let dir = std::env::temp_dir().join(format!("fevlint-module-symbols-{}", std::process::id()));
+/// A fresh scratch directory (removed first) holding `kernel/` with 6.12's BTF and ftrace
+/// list copied from the fixtures: `(the directory, the kernel folder)`.
+fn fresh_6_12_folder(tag: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("fevlint-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let k = dir.join("kernel");
     std::fs::create_dir_all(&k).expect("kernel folder");
@@ -242,6 +240,15 @@ fn a_symbols_module_is_kept_in_the_cache() {
         let bytes = fevlint_testkit::kernel_fixture_file("6.12.117+deb12-amd64", file).1;
         std::fs::write(k.join(file), bytes).expect("copy");
     }
+    (dir, k)
+}
+
+/// The module a kallsyms puts a symbol in, from the map, then from the cache without
+/// reading the map (a later run: the map replaced by one that cannot be read, same path,
+/// length and time, would be an error if it were read).
+#[test]
+fn a_symbols_module_is_kept_in_the_cache() {
+    let (dir, k) = fresh_6_12_folder("module-symbols");
     let map = "ffffffff81000000 T vfs_read\nffffffffc0000000 t md_run\t[md_mod]\nffffffffc0001000 t kvm_exit\t[kvm]\n";
     std::fs::write(k.join("kallsyms"), map).expect("kallsyms");
     let cache = fevlint_load::cache::Cache::new(Some(dir.join("cache")));
@@ -389,14 +396,7 @@ fn a_kernels_text_facts_are_answered_from_tables_in_the_cache() {
 /// damaged set is read around and stored again.
 #[test]
 fn a_symbol_of_any_type_is_found_from_the_cache() {
-    let dir = std::env::temp_dir().join(format!("fevlint-all-symbols-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let k = dir.join("kernel");
-    std::fs::create_dir_all(&k).expect("kernel folder");
-    for file in ["vmlinux.btf", "available_filter_functions"] {
-        let bytes = fevlint_testkit::kernel_fixture_file("6.12.117+deb12-amd64", file).1;
-        std::fs::write(k.join(file), bytes).expect("copy");
-    }
+    let (dir, k) = fresh_6_12_folder("all-symbols");
     let mut map = String::new();
     for i in 0..3000 {
         map.push_str(&format!("ffffffff8{i:07x} T text_{i:04}\nffffffff9{i:07x} D data_{i:04}\n"));
