@@ -85,3 +85,46 @@ fn a_script_checked_whole_finds_what_its_lines_find() {
     assert!(whole.iter().any(|f| f.2 == rules::T407.code && f.3.contains("it fits")), "{whole:#?}");
     assert_eq!(whole, by_line);
 }
+
+/// A memo answers on its kernel what a fresh resolution answers: every 7th function of
+/// two fixture kernels, resolved one after the other with the kernel's memo (where the
+/// parameters of a prototype are found once for all the functions that share it) and
+/// each alone. Functions with the same parameter types under other names are among them
+/// (their A301 and hover name each its own parameters): a memo keyed by types alone
+/// fails here.
+#[test]
+fn a_memo_answers_as_a_fresh_resolution_on_its_kernel() {
+    use fevlint_check::resolve;
+    use std::collections::HashMap;
+    let target = Target::X86_64;
+    for k in ["6.1.0-56-amd64", "6.12.117+deb12-amd64"] {
+        let kernel = Kernel::open(&root().join("fixtures/kernels").join(k)).unwrap_or_else(|e| panic!("{k}: {e}"));
+        let mut names = kernel.types().expect("BTF").function_names().expect("function names");
+        names.sort();
+        let text: String =
+            names.iter().step_by(7).map(|n| format!("{n}(x64 a0, x64 a1, x64 a2, x64 a3, x64 a4, x64 a5)\n")).collect();
+        let lines = Parser::new().lines(&text, target);
+        let memo = resolve::Memo::new(&kernel);
+        let (mut resolved, mut renamed) = (0, 0);
+        let mut by_types: HashMap<Vec<u64>, Vec<Option<String>>> = HashMap::new();
+        for l in &lines {
+            let Some(p) = &l.parsed else { continue };
+            let warm = resolve::resolve_with(&memo, p, target).expect("resolves");
+            let cold = resolve::resolve(&kernel, p, target).expect("resolves");
+            assert_eq!(format!("{warm:#?}"), format!("{cold:#?}"), "{k}: line {}", l.number);
+            let Some(r) = warm else { continue };
+            resolved += 1;
+            let Some(proto) = r.proto() else { continue };
+            let types = proto.proto.params.iter().map(|p| p.ty.0).collect::<Vec<_>>();
+            let names = r.params.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
+            match by_types.get(&types) {
+                Some(other) if *other != names => renamed += 1,
+                Some(_) => {}
+                None => {
+                    by_types.insert(types, names);
+                }
+            }
+        }
+        assert!(resolved > 1000 && renamed > 50, "{k}: {resolved} resolved, {renamed} renamed");
+    }
+}

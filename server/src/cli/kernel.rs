@@ -246,7 +246,7 @@ fn function(k: &Kernel, name: &str) -> anyhow::Result<(String, Value)> {
     }
     let value = json!({
         "kernel": k.name, "arch": arch_name(k), "name": name, "prototypes": protos,
-        "traceable": verdict, "traceable_count": count, "decided_by": f.trace_from,
+        "traceable": verdict, "traceable_count": count, "decided_by": f.trace_from.as_deref(),
         "clones": f.clones, "kprobe_blacklisted": f.kprobe_blacklisted,
         "syscall": f.syscall.as_ref().map(|(w, s)| json!({"layer": format!("{w:?}"), "name": s})),
     });

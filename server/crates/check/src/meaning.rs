@@ -94,7 +94,7 @@ pub fn summarize_with(
     names: &TypeNames,
 ) -> DefinitionMeaning {
     let src = kernel.types();
-    let signature = match (&r.proto, src) {
+    let signature = match (r.proto(), src) {
         (Some(p), Some(src)) => layout::pahole_prototype(src, p).ok(),
         _ => None,
     };
@@ -250,7 +250,7 @@ impl Compared for OnKernel<'_> {
     }
     fn has_signature(&self) -> bool {
         // The same answer as `summarize`'s `signature.is_some()`: the prototype prints.
-        match (&self.resolution.proto, self.kernel.types()) {
+        match (self.resolution.proto(), self.kernel.types()) {
             (Some(p), Some(src)) => layout::prototype_prints(src, p).is_ok(),
             _ => false,
         }

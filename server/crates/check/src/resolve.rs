@@ -11,22 +11,28 @@ use fevlint_syntax::walk::{self, Recorded, Walk};
 use fevlint_syntax::{Span, Target};
 use fevlint_types::abi::{self, Held, ParamLoc};
 use fevlint_types::layout::{self, MemberPath, Placement};
-use fevlint_types::model::{FunctionInfo, ModelError, Type, TypeRef, TypeSource};
+use fevlint_types::model::{FunctionInfo, ModelError, Prototype, Type, TypeRef, TypeSource};
 use rustc_hash::FxHashMap;
 
 /// A definition resolved against one kernel.
 #[derive(Clone, Debug)]
 pub struct Resolution {
     pub function: FunctionFacts,
-    /// The prototype used (the first, when there are several).
-    pub proto: Option<FunctionInfo>,
-    /// Each parameter's register or stack slot.
-    pub params: Vec<ParamLoc>,
+    /// Each parameter's register or stack slot (shared by the definitions of functions
+    /// with the same prototype: [`Memo`]).
+    pub params: Arc<[ParamLoc]>,
     /// What each slot's register holds (one entry per argument register): the parameter,
     /// or the part of a by-value struct or 64-bit pair, the ABI put there.
-    pub slots: Vec<Option<Held>>,
+    pub slots: Arc<[Option<Held>]>,
     /// One per field of the definition, in order.
     pub fields: Vec<FieldMeaning>,
+}
+
+impl Resolution {
+    /// The prototype used (the first, when there are several), `None` without types.
+    pub fn proto(&self) -> Option<&FunctionInfo> {
+        self.function.prototypes.first()
+    }
 }
 
 /// What one field reads.
@@ -184,15 +190,23 @@ fn kept<K: std::hash::Hash + Eq, V: Clone, E>(
     Ok(found)
 }
 
+/// Where a prototype's parameters are ([`abi::locate`]) and what each argument register
+/// holds ([`abi::slot_holds`]).
+type Placed = (Arc<[ParamLoc]>, Arc<[Option<Held>]>);
+
 /// What resolving asks of one kernel's types more than once, kept for the definitions
 /// resolved against that kernel together (a [`crate::rules::Context`]'s): the structs an
 /// offset past a struct's end may be read in ([`layout::past_end`]), by (type, offset,
-/// bytes read), with what it asks per struct; the members at an offset; C type names.
-/// Definitions read the same members of the same structs, and a walk retried through
-/// union alternatives asks the same again. Only for the one kernel's type source: type
-/// ids of another mean other types. An error is never kept (it is asked again).
-#[derive(Debug, Default)]
-pub struct Memo {
+/// bytes read), with what it asks per struct; the members at an offset; C type names;
+/// where the parameters of a prototype are. Definitions read the same members of the
+/// same structs, functions share prototypes (`int (struct perf_event *event)`), and a
+/// walk retried through union alternatives asks the same again. A memo is made for one
+/// kernel and answers only for it ([`resolve_with`] takes the kernel from it): type ids
+/// of another mean other types. An error is never kept (it is asked again).
+#[derive(Debug)]
+pub struct Memo<'k> {
+    /// The kernel every answer here is about.
+    kernel: &'k Kernel,
     past_end: Kept<(TypeRef, u64, u64), Vec<layout::Extension>>,
     /// [`layout::family_names`] by struct name (each a scan of every struct name).
     families: Kept<String, Arc<[String]>>,
@@ -202,9 +216,41 @@ pub struct Memo {
     names: Kept<TypeRef, String>,
     /// [`layout::member_at`] by (composite, offset).
     members: Kept<(TypeRef, u64), Arc<[MemberPath]>>,
+    /// [`Placed`] by prototype: its parameters' names and types (a name is part of the
+    /// answer: A301 reports a field named after a parameter) and whether it is variadic.
+    placed: Kept<Prototype, Placed>,
 }
 
-impl Memo {
+impl<'k> Memo<'k> {
+    /// An empty memo for the definitions resolved against `kernel`.
+    pub fn new(kernel: &'k Kernel) -> Memo<'k> {
+        Memo {
+            kernel,
+            past_end: Kept::default(),
+            families: Kept::default(),
+            embedding: Kept::default(),
+            names: Kept::default(),
+            members: Kept::default(),
+            placed: Kept::default(),
+        }
+    }
+
+    /// The kernel this memo is about.
+    pub fn kernel(&self) -> &'k Kernel {
+        self.kernel
+    }
+
+    /// [`Placed`] of `proto` on this memo's kernel, whose types are `src`.
+    fn placed(&self, src: &dyn TypeSource, proto: &Prototype) -> Result<Placed, ModelError> {
+        let memo = || self.placed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(found) = memo().get(proto) {
+            return Ok(found.clone());
+        }
+        let params: Arc<[ParamLoc]> = abi::locate(self.kernel.arch, src, proto)?.into();
+        let slots: Arc<[Option<Held>]> = abi::slot_holds(self.kernel.arch, &params).into();
+        memo().insert(proto.clone(), (Arc::clone(&params), Arc::clone(&slots)));
+        Ok((params, slots))
+    }
     /// [`layout::past_end`].
     fn past_end(
         &self,
@@ -244,51 +290,41 @@ impl Memo {
 /// Resolves a definition's fields. `None` when the kernel has no such function or no
 /// type information (the K rules report that).
 pub fn resolve(kernel: &Kernel, parsed: &Parsed, target: Target) -> Result<Option<Resolution>, ModelError> {
-    resolve_with(kernel, parsed, target, &Memo::default())
+    resolve_with(&Memo::new(kernel), parsed, target)
 }
 
-/// [`resolve`] with what was asked of `kernel`'s types before (`memo`, for this kernel only).
-pub fn resolve_with(
-    kernel: &Kernel,
-    parsed: &Parsed,
-    target: Target,
-    memo: &Memo,
-) -> Result<Option<Resolution>, ModelError> {
+/// [`resolve`] on `memo`'s kernel, with what was asked of its types before.
+pub fn resolve_with(memo: &Memo<'_>, parsed: &Parsed, target: Target) -> Result<Option<Resolution>, ModelError> {
+    let kernel = memo.kernel;
     let Some((name, _)) = &parsed.function else { return Ok(None) };
     let function = kernel.function(name)?;
     let Some(src) = kernel.types() else {
-        return Ok(Some(Resolution {
-            function,
-            proto: None,
-            params: Vec::new(),
-            slots: Vec::new(),
-            fields: Vec::new(),
-        }));
+        return Ok(Some(Resolution { function, params: Arc::new([]), slots: Arc::new([]), fields: Vec::new() }));
     };
-    let proto = function.prototypes.first().cloned();
-    let params = match &proto {
-        Some(p) => abi::locate(kernel.arch, src, &p.proto)?,
-        None => Vec::new(),
+    let (params, slots) = match function.prototypes.first() {
+        Some(p) => memo.placed(src, &p.proto)?,
+        // What `slot_holds` says of no parameters: every register holds nothing.
+        None => (Arc::from([]), abi::slot_holds(kernel.arch, &[]).into()),
     };
-    let slots = abi::slot_holds(kernel.arch, &params);
+    let proto = function.prototypes.first();
     // Syscall wrappers take their arguments as `long`s (`__se_sys_openat(long dfd, long
     // filename, …)`): a pointer-sized integer there is an address as often as a number.
     let syscall = function.syscall.is_some();
     let mut fields = Vec::with_capacity(parsed.fields.len());
     for f in &parsed.fields {
-        fields.push(match &proto {
+        fields.push(match proto {
             Some(p) => resolve_field(kernel, src, memo, p, &params, &slots, syscall, f, target)?,
             None => FieldMeaning::default(),
         });
     }
-    Ok(Some(Resolution { function, proto, params, slots, fields }))
+    Ok(Some(Resolution { function, params, slots, fields }))
 }
 
 #[allow(clippy::too_many_arguments)]
 fn resolve_field(
     kernel: &Kernel,
     src: &dyn TypeSource,
-    memo: &Memo,
+    memo: &Memo<'_>,
     proto: &FunctionInfo,
     params: &[ParamLoc],
     slots: &[Option<Held>],
@@ -416,7 +452,7 @@ enum TVal {
 
 struct TypeWalker<'a> {
     src: &'a dyn TypeSource,
-    memo: &'a Memo,
+    memo: &'a Memo<'a>,
     params: &'a [ParamLoc],
     slots: &'a [Option<Held>],
     /// The function is a syscall wrapper (see [`TypeWalker::address_param`]).

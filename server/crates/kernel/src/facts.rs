@@ -127,7 +127,7 @@ pub struct Kernel {
     clones: OnceLock<HashMap<String, Vec<String>>>,
     names: OnceLock<FunctionNames>,
     /// [`Kernel::ftrace_from_text`]'s texts: from the ftrace table, from the parsed list.
-    ftrace_from: [OnceLock<Option<String>>; 2],
+    ftrace_from: [OnceLock<Option<Arc<str>>>; 2],
     /// CRC-32 of the raw BTF, computed once: the key of what is cached from it.
     btf_crc: Option<u32>,
     text_symbols: OnceLock<Option<SymbolSet>>,
@@ -182,8 +182,9 @@ pub struct FunctionFacts {
     /// Prototypes from the type source (several for duplicate static functions).
     pub prototypes: Vec<FunctionInfo>,
     pub trace: Trace,
-    /// The source that decided `trace` (`available_filter_functions (…/6.12…)`).
-    pub trace_from: Option<String>,
+    /// The source that decided `trace` (`available_filter_functions (…/6.12…)`), one
+    /// text per kernel and source shared by every function's facts.
+    pub trace_from: Option<Arc<str>>,
     /// Traceable clones of this function (`name.isra.0`, …).
     pub clones: Vec<String>,
     /// Whether the symbol map has a text symbol of that name, when it was consulted.
@@ -536,16 +537,16 @@ impl Kernel {
     /// from, formatted once per kernel and source (the table's file and codec, or the
     /// list's provenance, neither of which changes once read): [`Self::function`] asks
     /// for it on every name.
-    fn ftrace_from_text(&self, from: FtraceFrom) -> Option<String> {
+    fn ftrace_from_text(&self, from: FtraceFrom) -> Option<Arc<str>> {
         let text = match from {
             FtraceFrom::Table => self.ftrace_from[0].get_or_init(|| {
                 let path = self.inputs.deferred.filter_functions.clone()?;
                 let codec = self.ftrace_table()?.codec;
                 let from = Provenance { path, codec, container: load::Container::File };
-                Some(format!("available_filter_functions ({from})"))
+                Some(format!("available_filter_functions ({from})").into())
             }),
             FtraceFrom::List => self.ftrace_from[1]
-                .get_or_init(|| Some(format!("available_filter_functions ({})", self.filter_functions()?.from))),
+                .get_or_init(|| Some(format!("available_filter_functions ({})", self.filter_functions()?.from).into())),
         };
         text.clone()
     }

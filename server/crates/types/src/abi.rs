@@ -362,9 +362,9 @@ pub fn slot_holds(arch: Arch, locs: &[ParamLoc]) -> Vec<Option<Held>> {
     let width = register_size(arch);
     let mut out = vec![None; regs.len()];
     for (param, p) in locs.iter().enumerate() {
-        let list: Vec<&'static str> = match &p.loc {
-            Loc::Reg(r) => vec![r],
-            Loc::Regs(v) => v.clone(),
+        let list: &[&'static str] = match &p.loc {
+            Loc::Reg(r) => std::slice::from_ref(r),
+            Loc::Regs(v) => v,
             _ => continue,
         };
         let size = p.size.unwrap_or(width * list.len() as u64);
@@ -382,10 +382,10 @@ pub fn slot_holds(arch: Arch, locs: &[ParamLoc]) -> Vec<Option<Held>> {
 /// The slots (argument registers) a parameter arrives in: empty on the stack.
 pub fn slots_of(arch: Arch, loc: &Loc) -> Vec<u32> {
     let regs = arg_registers(arch);
-    let list: Vec<&'static str> = match loc {
-        Loc::Reg(r) => vec![r],
-        Loc::Regs(v) => v.clone(),
-        _ => Vec::new(),
+    let list: &[&'static str] = match loc {
+        Loc::Reg(r) => std::slice::from_ref(r),
+        Loc::Regs(v) => v,
+        _ => &[],
     };
     list.iter().filter_map(|r| regs.iter().position(|x| x == r).map(|i| i as u32)).collect()
 }

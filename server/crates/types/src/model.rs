@@ -101,14 +101,14 @@ pub struct Member {
 }
 
 /// A function prototype: return type and parameters in order.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Prototype {
     pub ret: Option<TypeRef>,
     pub params: Vec<Param>,
     pub variadic: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Param {
     pub name: Option<String>,
     pub ty: TypeRef,

@@ -60,7 +60,7 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 if !why.is_empty() {
                     d = d.note(why.clone());
                 }
-                if let Some(proto) = &r.proto {
+                if let Some(proto) = r.proto() {
                     d = d.note(format!("prototype: {}", signature(cx, proto)));
                 }
                 out.push(d);

@@ -60,7 +60,7 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 if let Some(n) = named {
                     d = d.note(format!("help: {n}"));
                 }
-                if let Some(proto) = &r.proto {
+                if let Some(proto) = r.proto() {
                     d = d.note(format!("prototype: {}", super::a301_slot_not_parameter::signature(cx, proto)));
                 }
                 out.push(d.note("help: remove the field, or read the value through a pointer parameter"));

@@ -42,7 +42,7 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         if !f.exists() {
             continue;
         }
-        let source = f.trace_from.clone().unwrap_or_default();
+        let source = f.trace_from.as_deref().unwrap_or_default();
         match &f.trace {
             Trace::NotTraceable => out.push(
                 cx.kernel_diagnostic(&RULE, *span, format!("ftrace cannot attach to `{name}` on {}", k.name))

@@ -78,7 +78,7 @@ pub struct Context<'a> {
     /// Per line: the definition resolved against the kernel (computed on first use).
     resolutions: OnceLock<Vec<Option<resolve::Resolution>>>,
     /// What resolving asked of the kernel's types, for the next definitions.
-    memo: resolve::Memo,
+    memo: Option<resolve::Memo<'a>>,
     /// What drift rules compare the kernel with.
     pub baseline: Option<Baseline<'a>>,
     /// Per line: the changes since the baseline (computed on first use).
@@ -114,7 +114,7 @@ impl<'a> Context<'a> {
             target,
             kernel,
             resolutions: OnceLock::new(),
-            memo: resolve::Memo::default(),
+            memo: kernel.map(resolve::Memo::new),
             baseline: None,
             drift: OnceLock::new(),
             exists: Default::default(),
@@ -145,6 +145,11 @@ impl<'a> Context<'a> {
     /// meanings borrowed).
     pub fn baseline_meanings(&self) -> Vec<Option<std::borrow::Cow<'a, meaning::DefinitionMeaning>>> {
         use std::borrow::Cow;
+        // The baseline kernel's own memo: its types are not this context's kernel's.
+        let memo = match self.baseline {
+            Some(Baseline::Kernel(b)) => Some(resolve::Memo::new(b)),
+            _ => None,
+        };
         self.lines
             .iter()
             .map(|l| {
@@ -152,7 +157,7 @@ impl<'a> Context<'a> {
                 match self.baseline? {
                     Baseline::Kernel(b) => {
                         let t = target_for(b);
-                        let r = resolve::resolve(b, p, t).ok().flatten()?;
+                        let r = resolve::resolve_with(memo.as_ref()?, p, t).ok().flatten()?;
                         Some(Cow::Owned(meaning::summarize(b, p, &r, t)))
                     }
                     Baseline::Lock { entries, .. } => {
@@ -207,9 +212,9 @@ impl<'a> Context<'a> {
             self.lines
                 .iter()
                 .map(|l| {
-                    let k = self.kernel?;
+                    let memo = self.memo.as_ref()?;
                     let p = l.parsed.as_ref().filter(|p| p.rejection.is_none())?;
-                    resolve::resolve_with(k, p, self.target, &self.memo).ok().flatten()
+                    resolve::resolve_with(memo, p, self.target).ok().flatten()
                 })
                 .collect()
         })
