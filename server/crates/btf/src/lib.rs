@@ -19,7 +19,7 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 pub use index::{essential_name, essential_name_len};
-pub use paged::{BlobPages, WholeBytes, BLOB_PAGE, LAYOUT_GROUP};
+pub use paged::{runs_after, BlobPages, WholeBytes, BLOB_PAGE, LAYOUT_GROUP, RUN};
 pub use raw::{BtfKind, BtfTypeId, Endian, Header, RawType, StrOffset, BTF_MAGIC};
 pub use source::Linkage;
 

@@ -11,11 +11,13 @@ use btf_common::{raw_btf, KERNELS};
 use fevlint_btf::{BlobPages, Btf, BtfTypeId, WholeBytes, BLOB_PAGE, LAYOUT_GROUP};
 use fevlint_types::model::{TypeNamespace, TypeRef, TypeSource};
 
-/// Pages of `bytes`, counting the reads; page `bad` fails, and the whole blob
-/// can be read again only when `whole` says so, after `many` pages or a failed one.
+/// Pages of `bytes`, counting the reads (one per call, a run of pages is one) and the
+/// bytes read; page `bad` fails (alone or in a run), and the whole blob can be read
+/// again only when `whole` says so, after a failed page; runs of pages after `many`.
 struct Store {
     bytes: Arc<[u8]>,
     reads: Arc<AtomicUsize>,
+    read_bytes: Arc<AtomicUsize>,
     bad: usize,
     whole: bool,
     many: usize,
@@ -32,24 +34,43 @@ impl BlobPages for Store {
             return None;
         }
         let end = ((i + 1) * BLOB_PAGE).min(self.bytes.len());
-        self.bytes.get(i * BLOB_PAGE..end).map(<[u8]>::to_vec)
+        let page = self.bytes.get(i * BLOB_PAGE..end).map(<[u8]>::to_vec)?;
+        self.read_bytes.fetch_add(page.len(), Ordering::Relaxed);
+        Some(page)
+    }
+
+    fn pages(&self, range: std::ops::Range<usize>) -> Option<Vec<u8>> {
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        if range.contains(&self.bad) {
+            return None;
+        }
+        let end = (range.end * BLOB_PAGE).min(self.bytes.len());
+        let run = self.bytes.get(range.start * BLOB_PAGE..end).map(<[u8]>::to_vec)?;
+        self.read_bytes.fetch_add(run.len(), Ordering::Relaxed);
+        Some(run)
     }
 
     fn whole(&self) -> Option<WholeBytes> {
         self.whole.then(|| Box::new(self.bytes.clone()) as WholeBytes)
     }
 
-    fn whole_after(&self) -> usize {
+    fn runs_after(&self) -> usize {
         self.many
     }
 }
 
 fn paged(kernel: &str, bad: usize, whole: bool, many: usize) -> (Btf, Arc<AtomicUsize>) {
+    let (btf, reads, _) = paged_counted(kernel, bad, whole, many);
+    (btf, reads)
+}
+
+/// [`paged`], with the count of the bytes read.
+fn paged_counted(kernel: &str, bad: usize, whole: bool, many: usize) -> (Btf, Arc<AtomicUsize>, Arc<AtomicUsize>) {
     let bytes = raw_btf(kernel);
     let layout = Btf::parse(kernel, bytes.clone()).expect("parse").layout().expect("standalone");
-    let reads = Arc::new(AtomicUsize::new(0));
-    let store = Store { bytes, reads: reads.clone(), bad, whole, many };
-    (Btf::open_paged(kernel, Box::new(store), &layout).expect("open").expect("layout fits"), reads)
+    let (reads, read_bytes) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let store = Store { bytes, reads: reads.clone(), read_bytes: read_bytes.clone(), bad, whole, many };
+    (Btf::open_paged(kernel, Box::new(store), &layout).expect("open").expect("layout fits"), reads, read_bytes)
 }
 
 /// Every type of every fixture kernel: the same record, name and model type.
@@ -89,18 +110,49 @@ fn a_lookup_reads_a_few_pages() {
     assert!(n < 40, "{n} pages read for one struct of {pages}");
 }
 
-/// A run that reads many pages (thousands of functions' prototypes) reads the rest whole
-/// after a few: no more page reads, the same answers.
+/// A run that reads many pages (thousands of functions' prototypes, a walk of every type)
+/// reads the pages not read yet in runs of up to `RUN` after a few: the same answers,
+/// each page read once, never the whole blob again.
 #[test]
-fn many_pages_are_read_whole() {
+fn many_pages_are_read_in_runs_each_once() {
     let kernel = "6.1.0-47-amd64";
-    let whole = Btf::parse(kernel, raw_btf(kernel)).expect("parse");
-    let (btf, reads) = paged(kernel, usize::MAX, true, 10);
-    for id in whole.own_ids() {
+    let bytes = raw_btf(kernel);
+    let pages = bytes.len().div_ceil(BLOB_PAGE);
+    assert_eq!(fevlint_btf::runs_after(bytes.len()), pages / 2);
+    let whole = Btf::parse(kernel, bytes.clone()).expect("parse");
+    // Every 7th type first (scattered pages), then all of them.
+    let (btf, reads, read_bytes) = paged_counted(kernel, usize::MAX, false, 10);
+    for id in whole.own_ids().step_by(7).chain(whole.own_ids()) {
         assert_eq!(whole.raw(id).expect("raw"), btf.raw(id).expect("raw"), "{id}");
         assert_eq!(whole.name(id).expect("name"), btf.name(id).expect("name"), "{id}");
     }
-    assert_eq!(reads.load(Ordering::Relaxed), 10);
+    assert_eq!(read_bytes.load(Ordering::Relaxed), bytes.len(), "each page read once");
+    let n = reads.load(Ordering::Relaxed);
+    assert!(n >= 10 + (pages - 10).div_ceil(fevlint_btf::RUN) && n < pages / 2, "{n} reads of {pages} pages");
+}
+
+/// A page the store cannot vouch for inside a run: the pages before it are still read,
+/// page by page, and it is served from the whole blob read again, or is an error.
+#[test]
+fn a_bad_page_in_a_run_is_read_alone_then_whole_or_refused() {
+    let kernel = "6.1.0-56-amd64";
+    let whole = Btf::parse(kernel, raw_btf(kernel)).expect("parse");
+    let on = |p: usize| -> Vec<BtfTypeId> {
+        whole.own_ids().filter(|&id| whole.raw(id).expect("raw").offset / BLOB_PAGE == p).collect()
+    };
+    // (Page 90: a type's group, walked from its start, may reach the next pages.)
+    let before = on(90);
+    let at_100 = on(100)[0];
+    for with_whole in [true, false] {
+        let (btf, _) = paged(kernel, 100, with_whole, 0);
+        for &id in &before {
+            assert_eq!(whole.raw(id).expect("raw"), btf.raw(id).expect("raw"), "{id}");
+        }
+        match btf.raw(at_100) {
+            Ok(raw) => assert!(with_whole && raw == whole.raw(at_100).expect("raw")),
+            Err(e) => assert!(!with_whole && e.to_string().contains("could not be read"), "{e}"),
+        }
+    }
 }
 
 /// A page the store refuses (a cache file cut short or changed): the whole blob read
@@ -156,6 +208,7 @@ fn a_layout_that_does_not_fit_is_refused() {
         Box::new(Store {
             bytes: bytes.clone(),
             reads: Default::default(),
+            read_bytes: Default::default(),
             bad: usize::MAX,
             whole: false,
             many: usize::MAX,

@@ -106,6 +106,10 @@ impl BlobPages for CachedBtf {
         self.pages.read_page(i)
     }
 
+    fn pages(&self, range: std::ops::Range<usize>) -> Option<Vec<u8>> {
+        self.pages.read_pages(range)
+    }
+
     fn whole(&self) -> Option<WholeBytes> {
         self.read_whole().map(|b| Box::new(b) as WholeBytes)
     }

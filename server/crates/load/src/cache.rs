@@ -371,6 +371,18 @@ impl PagedEntry {
         Some(buf)
     }
 
+    /// Pages `pages` ([`PAGE`] bytes each, the last of the payload shorter) in one read,
+    /// each checked, none kept: `None` when out of bounds, or when any cannot be read whole
+    /// or fails its checksum.
+    pub fn read_pages(&self, pages: std::ops::Range<usize>) -> Option<Vec<u8>> {
+        let end = pages.end.checked_mul(PAGE)?.min(self.len);
+        let start = pages.start.checked_mul(PAGE)?;
+        if pages.start >= pages.end || start >= end {
+            return None;
+        }
+        self.read_span(start..end)
+    }
+
     /// Page `i` ([`PAGE`] bytes, the last one shorter), read now and not kept: `None` when
     /// it cannot be read whole or fails its checksum (the caller keeps the pages it reads).
     pub fn read_page(&self, i: usize) -> Option<Vec<u8>> {
@@ -475,6 +487,14 @@ mod paged_tests {
             assert_eq!(e.read(a..b).as_deref(), Some(&payload[a..b]), "{a}..{b}");
         }
         assert_eq!(e.read(0..payload.len() + 1), None);
+        // Runs of whole pages, the last one shorter; out of bounds or empty: `None`.
+        assert_eq!(e.read_pages(0..4).as_deref(), Some(&payload[..]));
+        assert_eq!(e.read_pages(1..3).as_deref(), Some(&payload[PAGE..3 * PAGE]));
+        assert_eq!(e.read_pages(3..9).as_deref(), Some(&payload[3 * PAGE..]));
+        let (three, one) = (3, 1);
+        for none in [4..5, 2..2, three..one] {
+            assert_eq!(e.read_pages(none.clone()), None, "{none:?}");
+        }
         let _ = std::fs::remove_dir_all(cache.dir().expect("dir"));
     }
 
@@ -493,6 +513,11 @@ mod paged_tests {
         assert_eq!(e.read(0..10).as_deref(), Some(&payload[..10]));
         assert_eq!(e.read(PAGE..PAGE + 20), None);
         assert_eq!(e.read(0..2 * PAGE + 9), None, "a range over the changed page, read in one go");
+        // Pages read as a run: refused when the run holds the changed page.
+        assert_eq!(e.read_pages(0..1).as_deref(), Some(&payload[..PAGE]));
+        assert_eq!(e.read_pages(2..3).as_deref(), Some(&payload[2 * PAGE..]));
+        assert_eq!(e.read_pages(0..2), None);
+        assert_eq!(e.read_pages(1..3), None);
         // A page checksum changed: the whole entry is refused.
         let mut bad = good.clone();
         bad[payload.len() + 1] ^= 1;
