@@ -165,3 +165,39 @@ fn kernel_fn_says_which_register_holds_which_parameter() {
     assert!(text.contains("slot 1    rsi      nr"), "{text}");
     assert!(!text.contains("xmm"), "{text}");
 }
+
+/// With one CPU the main thread is rayon's only worker (`cli::process`): the kernels'
+/// checks run where they are called instead of on a pool thread. What a check reports
+/// must not depend on it: three kernels (two checked in parallel against the first),
+/// findings on each, byte for byte the same with one thread and with three.
+#[test]
+fn one_thread_reports_what_three_do() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/kernels/");
+    let script = b"vfs_read(x64 file, x64 buf, u64 count)\nno_such_function_xyz(x64 a0)\n\
+                   tcp_sendmsg(x64 sk, x64 msg, u64 size, x64 extra)\nvfs_write(u32 file)\n";
+    let run = |threads: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fevlint"))
+            .args(["check", "--format", "json"])
+            .args(["6.1.0-47-amd64", "6.1.0-56-amd64", "6.12.117+deb12-amd64"].map(|k| format!("--kernel={root}{k}")))
+            .arg("-")
+            .env("RAYON_NUM_THREADS", threads)
+            .env("FEVLINT_NO_CACHE", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run fevlint");
+        child.stdin.take().expect("stdin").write_all(script).expect("write stdin");
+        child.wait_with_output().expect("fevlint output")
+    };
+    let one = run("1");
+    let three = run("3");
+    assert_eq!(one.status.code(), Some(1), "{}", String::from_utf8_lossy(&one.stderr));
+    let text = String::from_utf8_lossy(&one.stdout);
+    for code in ["K201", "A302", "T401"] {
+        assert!(text.contains(code), "{code} in {text}");
+    }
+    assert_eq!(one.status.code(), three.status.code());
+    assert!(one.stdout == three.stdout, "one thread:\n{text}\nthree:\n{}", String::from_utf8_lossy(&three.stdout));
+    assert_eq!(one.stderr, three.stderr);
+}

@@ -9,6 +9,7 @@ mod emit;
 mod fetch;
 pub mod kernel;
 mod matrix;
+mod process;
 mod scripts;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
@@ -166,6 +167,11 @@ pub fn main() -> ExitCode {
     // print would then panic on EPIPE). The language server keeps ignoring it: a client
     // gone is an error it handles.
     set_sigpipe(libc::SIG_DFL);
+    // Before anything allocates much or starts a thread (the arguments may fetch a
+    // kernel); `lsp` is always the first argument when it is the command.
+    if std::env::args_os().nth(1).is_none_or(|a| a != "lsp") {
+        process::batch();
+    }
     // Before the arguments: `--kernel debian:…` fetches while they are parsed.
     let cache = kernel_cache();
     let cli = match Cli::try_parse() {
