@@ -1,13 +1,14 @@
 //! The indexes a kernel derives and keeps in the cache (its function names with their
-//! similarity index, `*.names`; the text symbols of its symbol map, `*.textsyms2`; the
-//! parsed ftrace list, `*.ftrace1`; the BTF's name indexes by namespace, `*.btfidx2`; the
-//! sorted struct, union and typedef names an offset past a struct's end is looked up in,
-//! `*.btfnames1`; the page checksums and type layout a cached BTF is read by page with,
-//! `*.btfpages1`; the tables of the ftrace list, config and kprobe blacklist searched in
-//! place, `*.ftrace-tab2`, `*.config-tab2`, `*.kpbl-tab2`): a
-//! run that builds them, a run that maps them and a run without any cache say the same,
-//! and a damaged entry is noticed, not believed, and written again (the text-symbol set
-//! and the name indexes, read a page at a time, when a lookup reads the damaged page).
+//! similarity index, `*.names`, and the similar names it gave, `*.similar1`; the text
+//! symbols of its symbol map, `*.textsyms2`; the parsed ftrace list, `*.ftrace1`; the
+//! BTF's name indexes by namespace, `*.btfidx2`; the sorted struct, union and typedef
+//! names an offset past a struct's end is looked up in, `*.btfnames1`; the page checksums
+//! and type layout a cached BTF is read by page with, `*.btfpages1`; the tables of the
+//! ftrace list, config and kprobe blacklist searched in place, `*.ftrace-tab2`,
+//! `*.config-tab2`, `*.kpbl-tab2`): a run that builds them, a run that maps them and a run
+//! without any cache say the same, and a damaged entry is noticed, not believed, and
+//! written again (the text-symbol set and the name indexes, read a page at a time, when a
+//! lookup reads the damaged page).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -40,7 +41,7 @@ fn check(dir: &Path, cache: Option<&Path>) -> String {
 }
 
 /// The entries read whole.
-const WHOLE: &[&str] = &["names", "textsyms2", "ftrace1", "btfidx2", "btfnames1", "btfpages1"];
+const WHOLE: &[&str] = &["names", "similar1", "textsyms2", "ftrace1", "btfidx2", "btfnames1", "btfpages1"];
 /// The text facts' tables (`kernel/src/paged.rs`), read a page at a time.
 const TABLES: &[&str] = &["ftrace-tab2", "config-tab2", "kpbl-tab2"];
 
@@ -73,6 +74,8 @@ fn derived_indexes_answer_as_a_fresh_build_and_damage_is_rebuilt() {
     // ftrace list and no image to compute one from) is left for K201, which maps its
     // text-symbol set.
     assert_eq!((kinds("names"), kinds("textsyms2")), (2, 2), "{files:?}");
+    // The similar names each kernel gave, remembered for the next run.
+    assert_eq!(kinds("similar1"), 2, "{files:?}");
     // 6.1's ftrace list, parsed once (6.18's folder has none), and the tables of its
     // ftrace list, config and blacklist (6.18's config is read at open: it has no table).
     assert_eq!(kinds("ftrace1"), 1, "{files:?}");
@@ -93,6 +96,18 @@ fn derived_indexes_answer_as_a_fresh_build_and_damage_is_rebuilt() {
     assert_eq!(check(&dir, Some(&cache)), uncached, "mapped from the cache");
     let again: Vec<_> = files.iter().map(|p| std::fs::metadata(p).and_then(|m| m.modified()).expect("mtime")).collect();
     assert_eq!(again, stamps, "a warm run reads the entries, it does not write them");
+    // The remembered similar names answer a warm run without the names tables: removed,
+    // they are not built again.
+    let names: Vec<&PathBuf> = files.iter().filter(|p| p.extension().is_some_and(|e| e == "names")).collect();
+    let tables: Vec<Vec<u8>> = names.iter().map(|p| std::fs::read(p).expect("read")).collect();
+    for p in &names {
+        std::fs::remove_file(p).expect("remove");
+    }
+    assert_eq!(check(&dir, Some(&cache)), uncached, "answered by the remembered similar names");
+    assert!(names.iter().all(|p| !p.exists()), "the names tables were built again");
+    for (p, t) in names.iter().zip(&tables) {
+        std::fs::write(p, t).expect("restore");
+    }
 
     // Damage, each kind on some entry over two rounds: a flipped byte in the middle, a
     // cut, an emptied file, a foreign file.

@@ -151,9 +151,7 @@ impl<'a> KernelFacts<'a> {
     /// script names a missing function once per probe.
     pub fn similar_functions(&self, name: &str) -> Vec<String> {
         let mut m = self.similar.lock().unwrap_or_else(|e| e.into_inner());
-        m.entry(name.to_owned())
-            .or_insert_with(|| self.kernel.similar_functions(name, 3).into_iter().map(str::to_owned).collect())
-            .clone()
+        m.entry(name.to_owned()).or_insert_with(|| self.kernel.similar_functions(name, 3)).clone()
     }
 
     pub fn modules(&self) -> bool {

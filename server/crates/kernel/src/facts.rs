@@ -126,6 +126,8 @@ pub struct Kernel {
     error_injection: OnceLock<Option<Result<Loaded<ErrorInjectionList>, String>>>,
     clones: OnceLock<HashMap<String, Vec<String>>>,
     names: OnceLock<FunctionNames>,
+    /// [`Kernel::similar_functions`]'s answers, kept in the cache ([`crate::similar`]).
+    similar: crate::similar::Memo,
     /// [`Kernel::ftrace_from_text`]'s texts: from the ftrace table, from the parsed list.
     ftrace_from: [OnceLock<Option<Arc<str>>>; 2],
     /// CRC-32 of the raw BTF, computed once: the key of what is cached from it.
@@ -312,6 +314,7 @@ impl Kernel {
             error_injection,
             clones: OnceLock::new(),
             names: OnceLock::new(),
+            similar: Default::default(),
             ftrace_from: Default::default(),
             btf_crc,
             text_symbols: OnceLock::new(),
@@ -1149,8 +1152,21 @@ impl Kernel {
 
     /// Up to `n` function names within a small edit distance of `name`, closest first
     /// (compiler clones left out).
-    pub fn similar_functions(&self, name: &str, n: usize) -> Vec<&str> {
-        self.function_names().closest(name, n)
+    pub fn similar_functions(&self, name: &str, n: usize) -> Vec<String> {
+        self.similar_functions_of(&[name], n).pop().unwrap_or_default()
+    }
+
+    /// [`Kernel::similar_functions`] of each of `names`: the answers are remembered in the
+    /// cache beside the function names ([`crate::similar`]), so a later run asking the same
+    /// names neither searches nor reads the names table.
+    pub fn similar_functions_of(&self, names: &[&str], n: usize) -> Vec<Vec<String>> {
+        match self.names_key() {
+            Some(key) => self.similar.closest(&self.opts.cache, key, || self.function_names(), names, n),
+            None => names
+                .iter()
+                .map(|name| self.function_names().closest(name, n).into_iter().map(str::to_owned).collect())
+                .collect(),
+        }
     }
 }
 

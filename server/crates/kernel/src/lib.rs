@@ -13,6 +13,7 @@ pub mod facts;
 pub mod names;
 pub mod open;
 mod paged;
+mod similar;
 
 pub use facts::{FunctionFacts, Kernel, KernelError, SymbolEvents, Trace};
 

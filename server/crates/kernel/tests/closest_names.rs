@@ -129,3 +129,44 @@ fn closest_is_what_a_scan_of_every_name_finds() {
     }
     assert!(compared > 300, "{compared} queries");
 }
+
+/// `name` with exactly `k` random edits (a byte replaced, dropped or inserted anywhere).
+fn edited(name: &str, k: usize, rng: &mut Rng) -> String {
+    let mut b = name.as_bytes().to_vec();
+    for _ in 0..k {
+        let i = rng.below(b.len() + 1);
+        match rng.below(3) {
+            0 if i < b.len() => b[i] = b"_aeiorstx"[rng.below(9)],
+            1 if i < b.len() => {
+                b.remove(i);
+            }
+            _ => b.insert(i, b"_aeiorstx"[rng.below(9)]),
+        }
+    }
+    String::from_utf8_lossy(&b).into_owned()
+}
+
+/// Random real names of each kernel with as many random edits (anywhere) as the query
+/// allows, or fewer, give what the scan of every name gives: the ranked lists compared
+/// whole and cut to the three a rule asks for.
+#[test]
+fn closest_of_names_edited_at_random_is_the_scans() {
+    let mut rng = Rng(0x0dd_ba11_5eed_cafe);
+    for release in ["6.1.0-47-amd64", "6.18.44-fc-v769"] {
+        let table = names_of(release);
+        let all: Vec<&str> = table.iter().collect();
+        let (mut compared, mut found) = (0, 0);
+        for _ in 0..80 {
+            let name = all[rng.below(all.len())];
+            let max = (name.len() / 4).clamp(1, 3);
+            let q = edited(name, 1 + rng.below(max), &mut rng);
+            let want = closest_by_scan(&all, &q, usize::MAX);
+            assert_eq!(table.closest(&q, usize::MAX), want, "{release}: {q:?} (from {name})");
+            assert_eq!(table.closest(&q, 3), want[..want.len().min(3)], "{release}: {q:?}");
+            compared += 1;
+            found += usize::from(!name.contains('.') && want.contains(&name));
+        }
+        // Most edited names are found again (an edit can also lengthen the query's reach).
+        assert!(found * 2 > compared, "{release}: {found} of {compared} found again");
+    }
+}

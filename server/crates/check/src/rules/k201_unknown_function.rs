@@ -37,21 +37,27 @@ do_sys_openat2(int dfd, string filename, x64 how)
 
 fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let Some(k) = cx.kernel else { return };
-    // Scripts repeat names; the search through every function name is done once per name.
-    let mut similar: HashMap<&str, String> = HashMap::new();
-    for (_, parsed, r) in cx.resolved() {
-        if r.function.exists() {
-            continue;
-        }
-        let Some((name, span)) = &parsed.function else { continue };
-        let mut d = cx.kernel_diagnostic(&RULE, *span, format!("`{name}` does not exist in {}", k.name));
+    let missing = || {
+        cx.resolved()
+            .filter(|(_, _, r)| !r.function.exists())
+            .filter_map(|(_, parsed, _)| parsed.function.as_ref().map(|(name, span)| (name.as_str(), *span)))
+    };
+    // Scripts repeat names: each is searched for once, all in one batch (the kernel keeps
+    // the answers in the cache for the next run).
+    let mut asked: Vec<&str> = missing().map(|(name, _)| name).collect();
+    asked.sort_unstable();
+    asked.dedup();
+    let similar: HashMap<&str, String> = asked
+        .iter()
+        .zip(k.similar_functions_of(&asked, 3))
+        .map(|(&name, close)| (name, close.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")))
+        .collect();
+    for (name, span) in missing() {
+        let mut d = cx.kernel_diagnostic(&RULE, span, format!("`{name}` does not exist in {}", k.name));
         for help in renames(&|n| cx.function_exists(n), name) {
             d = d.note(format!("help: {help}"));
         }
-        let close = similar.entry(name).or_insert_with(|| {
-            k.similar_functions(name, 3).iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
-        });
-        if !close.is_empty() {
+        if let Some(close) = similar.get(name).filter(|c| !c.is_empty()) {
             d = d.note(format!("help: similar names: {close}"));
         }
         if let Some(e) = k.symbols_error() {
