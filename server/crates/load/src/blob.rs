@@ -25,8 +25,9 @@ pub struct Blob(Arc<Inner>);
 
 enum Inner {
     Owned(Vec<u8>),
-    /// Owned bytes in anonymous memory of their own (see [`read_anon`]).
-    Anon(memmap2::Mmap),
+    /// Owned bytes in anonymous memory of their own (see [`read_anon`]): the range of
+    /// the map that holds them.
+    Anon(memmap2::Mmap, Range<usize>),
     Mapped(memmap2::Mmap),
 }
 
@@ -145,6 +146,11 @@ fn private_copy(mut file: File, len: u64, path: &Path, scratch: Option<&Path>) -
 /// page fault per 2 MiB instead of per 4 KiB (a fifth of a warm four-kernel check was
 /// spent faulting in freshly allocated pages).
 const ANON_THRESHOLD: u64 = 2 << 20;
+/// The transparent huge page of x86-64 (and of arm64 with 4 KiB pages). Only a whole
+/// aligned one inside a map can back it: the bytes start at such a boundary, and the map
+/// reaches past the one their end falls in, or a 3 MiB file read into a map wherever
+/// mmap put it got at most one huge page and faulted in the rest 4 KiB at a time.
+const HUGE_PAGE: usize = 2 << 20;
 
 /// The `len` bytes of `file` (read from its start) in anonymous memory of their own:
 /// owned bytes, no file behind them, so nothing another process does to the file can
@@ -155,9 +161,15 @@ fn read_anon(file: &mut File, len: u64) -> std::io::Result<Option<Blob>> {
     if len < ANON_THRESHOLD {
         return Ok(None);
     }
-    let Ok(mut buf) = memmap2::MmapOptions::new().len(len as usize).map_anon() else { return Ok(None) };
+    // Untouched, the pages around the bytes cost address space only.
+    let Ok(mut map) = memmap2::MmapOptions::new().len(len as usize + 2 * HUGE_PAGE).map_anon() else {
+        return Ok(None);
+    };
     #[cfg(target_os = "linux")]
-    let _ = buf.advise(memmap2::Advice::HugePage);
+    let _ = map.advise(memmap2::Advice::HugePage);
+    let at = map.as_ptr().align_offset(HUGE_PAGE).min(HUGE_PAGE);
+    let range = at..at + len as usize;
+    let buf = &mut map[range.clone()];
     let mut filled = 0;
     while filled < buf.len() {
         match file.read(&mut buf[filled..]) {
@@ -179,7 +191,7 @@ fn read_anon(file: &mut File, len: u64) -> std::io::Result<Option<Blob>> {
         file.seek(std::io::SeekFrom::Start(0))?;
         return Ok(None);
     }
-    Ok(Some(Blob(Arc::new(Inner::Anon(buf.make_read_only()?)))))
+    Ok(Some(Blob(Arc::new(Inner::Anon(map.make_read_only()?, range)))))
 }
 
 /// A file in `dir` with no name (`O_TMPFILE`): only this process holds it, and the
@@ -219,7 +231,8 @@ impl Deref for Blob {
     fn deref(&self) -> &[u8] {
         match &*self.0 {
             Inner::Owned(v) => v,
-            Inner::Anon(m) | Inner::Mapped(m) => m,
+            Inner::Anon(m, range) => &m[range.clone()],
+            Inner::Mapped(m) => m,
         }
     }
 }
@@ -308,7 +321,8 @@ mod tests {
         let bytes: Vec<u8> = (0..ANON_THRESHOLD * 3 / 2 + 7).map(|i| (i % 253) as u8).collect();
         std::fs::write(&path, &bytes).expect("write");
         let blob = Blob::read_private(&path).expect("read");
-        assert!(matches!(*blob.0, Inner::Anon(_)) && !blob.is_mapped());
+        assert!(matches!(*blob.0, Inner::Anon(..)) && !blob.is_mapped());
+        assert_eq!(blob.as_ptr() as usize % HUGE_PAGE, 0, "the bytes start on a huge page");
         std::fs::OpenOptions::new().write(true).open(&path).expect("open").set_len(0).expect("truncate");
         assert!(blob[..] == bytes[..]);
         // Announced longer than it is (a file that shrank after its size was read).
