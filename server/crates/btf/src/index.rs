@@ -55,22 +55,19 @@ pub(crate) enum NameIndex {
     Paged(Paged),
 }
 
-/// A stored index read a piece at a time ([`NameIndex::Paged`]); read whole after
-/// [`Paged::WHOLE_AFTER`] lookups, when entry by entry would cost more than the one
-/// read. Not sooner: the whole index of a kernel is about 600 KB, and reading the four
-/// kernels' indexes after 8 lookups each made one BPF object x 4 kernels touch 850 more
-/// pages (5.1 -> 6.9 ms, 2ba56a7's row of the README).
+/// A stored index read a piece at a time ([`NameIndex::Paged`]), the store keeping the
+/// pieces it read: a lookup reads the entries its binary search touches, a script's worth
+/// of lookups each piece once (1,000 functions touch all of a kernel's 500-680 KB function
+/// index; read whole after 64 lookups it was read once by piece and once whole). Read
+/// whole only for every id ([`NameIndex::ids`]).
 pub(crate) struct Paged {
     pages: IndexPages,
     ids: std::ops::Range<u32>,
-    lookups: std::sync::atomic::AtomicUsize,
     /// The whole index, once read (`None`: the store could not vouch for all of it).
     whole: std::sync::OnceLock<Option<Vec<u8>>>,
 }
 
 impl Paged {
-    const WHOLE_AFTER: usize = 64;
-
     fn entry(&self, i: usize) -> Option<(u64, u32)> {
         let at = i.checked_mul(ENTRY_BYTES)?;
         let end = at.checked_add(ENTRY_BYTES)?;
@@ -82,7 +79,7 @@ impl Paged {
     }
 
     fn read_whole(&self) {
-        self.whole.get_or_init(|| self.pages.read(0..self.pages.len()));
+        self.whole.get_or_init(|| self.pages.read(0..self.pages.len()).map(std::borrow::Cow::into_owned));
     }
 }
 
@@ -127,11 +124,6 @@ impl NameIndex {
 
     /// Ids whose name hashes like `name`, in id order; `None` when a paged index fails.
     pub fn candidates(&self, name: &[u8]) -> Option<Vec<BtfTypeId>> {
-        if let NameIndex::Paged(p) = self {
-            if p.lookups.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= Paged::WHOLE_AFTER {
-                p.read_whole();
-            }
-        }
         let h = hash_name(name);
         // Straight from the entries when they are in memory (a lookup per definition of
         // a script, per kernel): the same search as below, without a dispatch per entry.
@@ -211,7 +203,7 @@ impl NameIndex {
     /// are the store's to keep (it checks every piece it hands out against the checksum
     /// it stored with it) and each id is checked as it is read.
     pub fn from_pages(pages: IndexPages, ids: std::ops::Range<u32>) -> Option<NameIndex> {
-        let paged = Paged { pages, ids, lookups: Default::default(), whole: Default::default() };
+        let paged = Paged { pages, ids, whole: Default::default() };
         paged.pages.len().is_multiple_of(ENTRY_BYTES).then_some(NameIndex::Paged(paged))
     }
 }

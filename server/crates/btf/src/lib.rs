@@ -91,9 +91,10 @@ pub trait PagedBytes: Send + Sync {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// The bytes in `range`; `None` when out of bounds or when the store cannot vouch for
-    /// them (a piece that fails its checksum, a file cut short).
-    fn read(&self, range: std::ops::Range<usize>) -> Option<Vec<u8>>;
+    /// The bytes in `range` (lent when the store holds them in one piece); `None` when
+    /// out of bounds or when the store cannot vouch for them (a piece that fails its
+    /// checksum, a file cut short).
+    fn read(&self, range: std::ops::Range<usize>) -> Option<std::borrow::Cow<'_, [u8]>>;
 }
 
 /// Owner of a stored name index read a piece at a time.

@@ -238,51 +238,57 @@ impl FunctionNames {
     /// byte range of the table; `None` when it cannot be had): only the places a binary
     /// search touches are read, not the whole table (a symbol map's text symbols are 3 MB
     /// for one name). `None` when the bytes are not such a table or a read fails.
-    pub fn contains_in(len: usize, read: impl Fn(Range<usize>) -> Option<Vec<u8>>, name: &str) -> Option<bool> {
+    pub fn contains_in<B: AsRef<[u8]>>(
+        len: usize,
+        read: impl Fn(Range<usize>) -> Option<B>,
+        name: &str,
+    ) -> Option<bool> {
         let (n, lo, name_at) = FunctionNames::search_in(len, &read, name)?;
-        Some(lo < n && name_at(lo)? == name.as_bytes())
+        Some(lo < n && name_at(lo)?.as_ref() == name.as_bytes())
     }
 
     /// The names starting with `prefix`, sorted, over a table read piecewise (see
     /// [`FunctionNames::contains_in`]): the binary search, then the names from there on.
-    pub fn prefixed_in(
+    pub fn prefixed_in<B: AsRef<[u8]>>(
         len: usize,
-        read: impl Fn(Range<usize>) -> Option<Vec<u8>>,
+        read: impl Fn(Range<usize>) -> Option<B>,
         prefix: &str,
     ) -> Option<Vec<String>> {
         let (n, lo, name_at) = FunctionNames::search_in(len, &read, prefix)?;
         let mut out = Vec::new();
         for i in lo..n {
             let name = name_at(i)?;
-            if !name.starts_with(prefix.as_bytes()) {
+            if !name.as_ref().starts_with(prefix.as_bytes()) {
                 break;
             }
-            out.push(String::from_utf8(name).ok()?);
+            out.push(String::from_utf8(name.as_ref().to_vec()).ok()?);
         }
         Some(out)
     }
 
     /// The binary search of a table read piecewise: its name count, the position of the
-    /// first name not below `name`, and a reader of the name at a position.
+    /// first name not below `name`, and a reader of the name at a position. The reader's
+    /// pieces are read as they come (`B`: owned, or lent by a store that keeps them).
     #[allow(clippy::type_complexity)]
-    fn search_in<'r>(
+    fn search_in<'r, B: AsRef<[u8]> + 'r>(
         len: usize,
-        read: &'r impl Fn(Range<usize>) -> Option<Vec<u8>>,
+        read: &'r impl Fn(Range<usize>) -> Option<B>,
         name: &str,
-    ) -> Option<(usize, usize, Box<dyn Fn(usize) -> Option<Vec<u8>> + 'r>)> {
+    ) -> Option<(usize, usize, Box<dyn Fn(usize) -> Option<B> + 'r>)> {
         let head = read(0..HEADER.min(len))?;
+        let head = head.as_ref();
         if head.get(..MAGIC.len())? != MAGIC {
             return None;
         }
-        let count = |i: usize| Some(u32_at(&head, MAGIC.len(), i)? as usize);
+        let count = |i: usize| Some(u32_at(head, MAGIC.len(), i)? as usize);
         let at = Layout::new(count(0)?, count(1)?, count(2)?, count(3)?)?;
         if at.end != len {
             return None;
         }
-        let name_at = move |i: usize| -> Option<Vec<u8>> {
+        let name_at = move |i: usize| -> Option<B> {
             let from = at.starts.checked_add(i.checked_mul(4)?)?;
             let span = read(from..from.checked_add(8)?)?;
-            let (a, b) = (u32_at(&span, 0, 0)? as usize, u32_at(&span, 0, 1)? as usize);
+            let (a, b) = (u32_at(span.as_ref(), 0, 0)? as usize, u32_at(span.as_ref(), 0, 1)? as usize);
             if a > b {
                 return None;
             }
@@ -291,7 +297,7 @@ impl FunctionNames {
         let (mut lo, mut hi) = (0, at.n);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            if name_at(mid)?.as_slice() < name.as_bytes() {
+            if name_at(mid)?.as_ref() < name.as_bytes() {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -776,7 +782,7 @@ mod tests {
             assert_eq!(FunctionNames::contains_in(bytes.len(), |r| read(&bytes, r), q), Some(set.contains(q)), "{q}");
         }
         assert_eq!(FunctionNames::contains_in(bytes.len() + 1, |r| read(&bytes, r), "vfs_read"), None);
-        assert_eq!(FunctionNames::contains_in(bytes.len(), |_| None, "vfs_read"), None);
+        assert_eq!(FunctionNames::contains_in(bytes.len(), |_| None::<Vec<u8>>, "vfs_read"), None);
         let mut state = 0x9e37_79b9_7f4a_7c15_u64;
         for _ in 0..200 {
             let mut bad = bytes.clone();

@@ -2,7 +2,9 @@
 //! ([`crate::cache::PagedEntry`]) and searched in place: the keys of every 128th row
 //! (the fence, read at open) narrow a lookup to 128 rows, whose index entries and keys
 //! lie together, so a lookup reads two to four 4 KiB pages instead of reading and parsing
-//! a whole list. The kernel's text facts (its ftrace list, config, kprobe blacklist,
+//! a whole list; a run of many lookups reads each page it touches once (the entry keeps
+//! them, and reads the rest in runs once half were read: [`PagedEntry`]), never the whole
+//! table again. The kernel's text facts (its ftrace list, config, kprobe blacklist,
 //! trace events) are kept so, each under a key of the file it came from.
 //!
 //! Layout (little-endian): magic `FEVTAB02`, rows `n`, metadata length, fence length,
@@ -13,17 +15,12 @@
 
 use crate::cache::{Cache, PagedEntry};
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
 
 const MAGIC: &[u8; 8] = b"FEVTAB02";
 const HEAD: usize = MAGIC.len() + 16;
 const ROW: usize = 12;
 /// Every how many rows the fence holds a key.
 const FENCE: usize = 128;
-/// After this many lookups a table is read whole (in one read, every page checked) and
-/// searched in memory: a check of 1,000 definitions asks about each of their functions.
-const READ_WHOLE_AFTER: usize = 32;
 
 /// Builds the bytes of a table ([`Table::open`] reads them): rows sorted by key, stably.
 /// `None` when the text would pass 4 GiB (nothing a kernel's lists come near).
@@ -65,8 +62,7 @@ pub fn build<K: AsRef<[u8]>, V: AsRef<[u8]>>(meta: &[u8], rows: &[(K, V)]) -> Op
     Some(out)
 }
 
-/// A table read in place from a paged cache entry (whole, once many lookups have been
-/// asked). Every read is checked (the page's CRC-32, the row inside the text): a lookup
+/// A table read in place from a paged cache entry, a page at a time. Every read is checked (the page's CRC-32, the row inside the text): a lookup
 /// that meets a damaged page or row answers `None`, and the caller reads the source file
 /// again (and stores the table again).
 #[derive(Debug)]
@@ -79,9 +75,6 @@ pub struct Table {
     rows_at: usize,
     text_at: usize,
     text_len: usize,
-    lookups: AtomicUsize,
-    /// The whole payload, read after [`READ_WHOLE_AFTER`] lookups (`None`: a damaged page).
-    whole: OnceLock<Option<Vec<u8>>>,
 }
 
 impl Table {
@@ -117,8 +110,7 @@ impl Table {
         if fence.len() != n.div_ceil(FENCE) {
             return None;
         }
-        let (lookups, whole) = (AtomicUsize::new(0), OnceLock::new());
-        Some(Table { entry, n, meta, fence, rows_at, text_at, text_len, lookups, whole })
+        Some(Table { entry, n, meta, fence, rows_at, text_at, text_len })
     }
 
     /// The metadata stored with the rows.
@@ -135,27 +127,18 @@ impl Table {
         self.n == 0
     }
 
-    /// The payload's bytes in `range`: from the whole payload once it is read, else from
-    /// their pages.
-    fn bytes<'a>(&'a self, whole: Option<&'a [u8]>, range: std::ops::Range<usize>) -> Option<Cow<'a, [u8]>> {
-        match whole {
-            Some(w) => w.get(range).map(Cow::Borrowed),
-            None => self.entry.read(range).map(Cow::Owned),
-        }
-    }
-
     /// Row `i`'s text range: (key start, key end, value end), checked inside the text.
-    fn row(&self, whole: Option<&[u8]>, i: usize) -> Option<(usize, usize, usize)> {
+    fn row(&self, i: usize) -> Option<(usize, usize, usize)> {
         let at = self.rows_at.checked_add(i.checked_mul(ROW)?)?;
-        let r = <[u8; ROW]>::try_from(&*self.bytes(whole, at..at.checked_add(ROW)?)?).ok()?;
+        let r = <[u8; ROW]>::try_from(&*self.entry.get(at..at.checked_add(ROW)?)?).ok()?;
         let word = |j: usize| u32::from_le_bytes([r[j], r[j + 1], r[j + 2], r[j + 3]]) as usize;
         let key_end = word(0).checked_add(word(4))?;
         let end = key_end.checked_add(word(8))?;
         (end <= self.text_len).then_some((word(0), key_end, end))
     }
 
-    fn text<'a>(&'a self, whole: Option<&'a [u8]>, from: usize, to: usize) -> Option<Cow<'a, [u8]>> {
-        self.bytes(whole, self.text_at.checked_add(from)?..self.text_at.checked_add(to)?)
+    fn text(&self, from: usize, to: usize) -> Option<Cow<'_, [u8]>> {
+        self.entry.get(self.text_at.checked_add(from)?..self.text_at.checked_add(to)?)
     }
 
     /// The values of the rows whose key is `key`, in the order they were given (none:
@@ -181,29 +164,25 @@ impl Table {
     /// Calls `value` with the value of each row whose key is `key`, in order; `None` when
     /// a page or row on the way is damaged.
     fn each(&self, key: &[u8], mut value: impl FnMut(Cow<'_, [u8]>)) -> Option<()> {
-        let whole = match self.lookups.fetch_add(1, Ordering::Relaxed) >= READ_WHOLE_AFTER {
-            true => self.whole.get_or_init(|| self.entry.read(0..self.entry.len())).as_deref(),
-            false => None,
-        };
         // The first row not below `key` is past the last fence key below it, and at or
         // before the first fence key not below it.
         let j = self.fence.partition_point(|f| f.as_slice() < key);
         let (mut lo, mut hi) = (j.saturating_sub(1) * FENCE, (j * FENCE).min(self.n));
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            let (s, e, _) = self.row(whole, mid)?;
-            if &*self.text(whole, s, e)? < key {
+            let (s, e, _) = self.row(mid)?;
+            if &*self.text(s, e)? < key {
                 lo = mid + 1;
             } else {
                 hi = mid;
             }
         }
         for i in lo..self.n {
-            let (s, e, end) = self.row(whole, i)?;
-            if &*self.text(whole, s, e)? != key {
+            let (s, e, end) = self.row(i)?;
+            if &*self.text(s, e)? != key {
                 break;
             }
-            value(self.text(whole, e, end)?);
+            value(self.text(e, end)?);
         }
         Some(())
     }
@@ -235,7 +214,7 @@ mod tests {
         for missing in [&b"name_"[..], b"name_05000", b"zzz", b"a"] {
             assert_eq!(t.find(missing), Some(Vec::new()));
         }
-        // Past the first lookups the table is searched whole, with the same answers.
+        // Every key (past half of the pages, the rest read in runs), with the same answers.
         for (k, v) in &rows[..5000] {
             assert_eq!(t.first(k.as_bytes()), Some(Some(v.clone().into_bytes())), "{k}");
         }
@@ -289,8 +268,8 @@ mod tests {
         std::fs::write(&path, &file).expect("write");
         let t = Table::open(&cache, "t.tab").expect("head intact");
         assert_eq!(t.first(b"k02999"), None);
-        // Searched whole after many lookups: the whole read fails its checksum, the pages
-        // still answer where they are intact.
+        // Many lookups (past half of the pages, the rest read in runs): the pages still
+        // answer where they are intact, the damaged one never.
         for _ in 0..2 {
             for (k, v) in &rows[..100] {
                 assert_eq!(t.first(k.as_bytes()), Some(Some(v.clone().into_bytes())), "{k}");
