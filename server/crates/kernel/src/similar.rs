@@ -54,6 +54,15 @@ impl Answers {
         }
     }
 
+    /// Forgets all but the newest [`CAPACITY`] names (a long-lived language server asks
+    /// for many).
+    fn trim(&mut self) {
+        if self.entries.len() > CAPACITY {
+            self.entries.drain(..self.entries.len() - CAPACITY);
+            self.at = self.entries.iter().enumerate().map(|(i, (name, _))| (name.clone(), i)).collect();
+        }
+    }
+
     fn get(&self, name: &str) -> Option<&[String]> {
         self.at.get(name).map(|&i| self.entries[i].1.as_slice())
     }
@@ -171,6 +180,7 @@ impl Memo {
             })
             .collect();
         if added {
+            answers.trim();
             cache.put_derived(&file, &answers.to_bytes(key));
         }
         out
@@ -308,5 +318,8 @@ mod tests {
         assert_eq!(back.entries[0].0, "f10");
         assert_eq!(back.get(&format!("f{}", CAPACITY + 9)), Some(&[format!("g{}", CAPACITY + 9)][..]));
         assert_eq!(back.get("f9"), None);
+        // In memory too, once stored.
+        answers.trim();
+        assert_eq!(answers, back);
     }
 }
