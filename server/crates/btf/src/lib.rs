@@ -770,15 +770,17 @@ impl Btf {
         self.candidates(Namespace::Essential, essential_name(name)).into_iter()
     }
 
-    /// Type ids in one namespace with that name, in id order (base first).
-    fn lookup(&self, ns: Namespace, name: &str) -> Result<Vec<BtfTypeId>, ModelError> {
+    /// The records of the types in one namespace with that name, in id order (base
+    /// first): read to compare their names, and what the caller decodes next.
+    fn lookup_records(&self, ns: Namespace, name: &str) -> Result<Vec<RawType>, ModelError> {
         let mut hits = match &self.base {
-            Some(base) => base.lookup(ns, name)?,
+            Some(base) => base.lookup_records(ns, name)?,
             None => Vec::new(),
         };
         for id in self.candidates(ns, name.as_bytes()) {
-            if self.string_bytes(self.raw(id)?.name_off)? == name.as_bytes() {
-                hits.push(id);
+            let raw = self.raw(id)?;
+            if self.string_bytes(raw.name_off)? == name.as_bytes() {
+                hits.push(raw);
             }
         }
         Ok(hits)

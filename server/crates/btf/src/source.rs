@@ -134,11 +134,12 @@ impl Btf {
         }
     }
 
-    fn function_info(&self, raw: &RawType) -> Result<FunctionInfo, ModelError> {
-        let name = self.string(raw.name_off)?.to_string();
+    /// The function of FUNC record `raw`, whose name the caller has read already (it
+    /// looked the record up by it).
+    fn function_info(&self, raw: &RawType, name: &str) -> Result<FunctionInfo, ModelError> {
         let proto = self.raw(BtfTypeId(raw.size_or_type))?;
         Ok(FunctionInfo {
-            name,
+            name: name.to_owned(),
             proto: self.prototype(&proto)?,
             is_static: self.linkage(raw)? == Linkage::Static,
             decl: None,
@@ -343,6 +344,23 @@ impl Btf {
 }
 
 impl TypeSource for Btf {
+    fn tag(&self, ty: TypeRef) -> Result<Option<(ForwardKind, Option<String>)>, ModelError> {
+        // The record's kind and name, without decoding (and keeping) its members. An
+        // enum without values decodes as a forward declaration, named the same.
+        let id = self.id_of(ty)?;
+        if id.0 == 0 {
+            return Ok(None);
+        }
+        let raw = self.raw(id)?;
+        let kind = match raw.kind {
+            BtfKind::Struct => ForwardKind::Struct,
+            BtfKind::Union => ForwardKind::Union,
+            BtfKind::Enum | BtfKind::Enum64 => ForwardKind::Enum,
+            _ => return Ok(None),
+        };
+        Ok(Some((kind, self.opt_name(raw.name_off)?)))
+    }
+
     fn is_struct(&self, ty: TypeRef) -> Result<bool, ModelError> {
         // The record's kind, without decoding (and keeping) its members.
         let id = self.skip_modifiers(self.id_of(ty)?)?;
@@ -423,11 +441,10 @@ impl TypeSource for Btf {
             TypeNamespace::Ordinary => Namespace::Ordinary,
         };
         let mut hits = Vec::new();
-        for id in self.lookup(ns, name)? {
-            let raw = self.raw(id)?;
+        for raw in self.lookup_records(ns, name)? {
             let is_fwd =
                 raw.kind == BtfKind::Fwd || (matches!(raw.kind, BtfKind::Enum | BtfKind::Enum64) && raw.vlen == 0);
-            hits.push((is_fwd, TypeRef(u64::from(id.0))));
+            hits.push((is_fwd, TypeRef(u64::from(raw.id.0))));
         }
         // Complete definitions first, each group in id order (the sort is stable).
         hits.sort_by_key(|h| h.0);
@@ -435,7 +452,7 @@ impl TypeSource for Btf {
     }
 
     fn functions(&self, name: &str) -> Result<Vec<FunctionInfo>, ModelError> {
-        self.lookup(Namespace::Func, name)?.into_iter().map(|id| self.function_info(&self.raw(id)?)).collect()
+        self.lookup_records(Namespace::Func, name)?.iter().map(|raw| self.function_info(raw, name)).collect()
     }
 
     fn function_names(&self) -> Result<Vec<String>, ModelError> {

@@ -507,3 +507,84 @@ fn paged_name_indexes_answer_as_built_ones() {
     assert_eq!(answers(&b), want, "rebuilt after a refused piece");
     assert_eq!(b.function_ids().len(), plain.function_ids().len());
 }
+
+/// The kernel's types read whole: a source that tells no tag, so that a C name is
+/// printed from the decoded type the pointer targets (as before `TypeSource::tag`).
+#[derive(Debug)]
+struct Whole<'a>(&'a Btf);
+
+impl TypeSource for Whole<'_> {
+    fn tag(&self, _ty: TypeRef) -> Result<Option<(ForwardKind, Option<String>)>, ModelError> {
+        Ok(None)
+    }
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+    fn get(&self, ty: TypeRef) -> Result<Type, ModelError> {
+        self.0.get(ty)
+    }
+    fn get_shared(&self, ty: TypeRef) -> Result<Arc<Type>, ModelError> {
+        self.0.get_shared(ty)
+    }
+    fn size_of(&self, ty: TypeRef) -> Result<Option<u64>, ModelError> {
+        self.0.size_of(ty)
+    }
+    fn find_type(&self, ns: TypeNamespace, name: &str) -> Result<Vec<TypeRef>, ModelError> {
+        self.0.find_type(ns, name)
+    }
+    fn functions(&self, name: &str) -> Result<Vec<fevlint_types::model::FunctionInfo>, ModelError> {
+        self.0.functions(name)
+    }
+    fn function_names(&self) -> Result<Vec<String>, ModelError> {
+        self.0.function_names()
+    }
+    fn pointer_size(&self) -> u32 {
+        self.0.pointer_size()
+    }
+}
+
+/// `Btf::tag` reads a struct's, union's or enum's kind and name from its record alone:
+/// the same as the decoded type says (an enum without values decodes as a forward
+/// declaration of that name), and every pointer's C name and every 10th function's
+/// pahole prototype print the same as from the types read whole.
+#[test]
+fn a_tag_read_from_the_record_names_as_the_whole_type() {
+    use fevlint_types::layout;
+    for kernel in ["6.1.0-47-amd64", "6.18.44-fc-v769"] {
+        let b = btf(kernel);
+        let whole = Whole(&b);
+        let (mut tagged, mut pointers) = (0, 0);
+        for id in b.own_ids() {
+            let ty = TypeRef(u64::from(id.0));
+            let shallow = b.tag(ty).expect("tag");
+            // VAR and DATASEC records are no C types.
+            let Ok(t) = b.get(ty) else {
+                assert_eq!(shallow, None, "{kernel} {ty:?}");
+                continue;
+            };
+            let decoded = match t {
+                Type::Struct(c) => Some((ForwardKind::Struct, c.name)),
+                Type::Union(c) => Some((ForwardKind::Union, c.name)),
+                Type::Enum { name, .. } => Some((ForwardKind::Enum, name)),
+                Type::Forward { kind: ForwardKind::Enum, name } => Some((ForwardKind::Enum, Some(name))),
+                _ => None,
+            };
+            assert_eq!(shallow, decoded, "{kernel} {ty:?}");
+            tagged += usize::from(shallow.is_some());
+            if b.raw(id).expect("record").kind == BtfKind::Ptr {
+                pointers += 1;
+                assert_eq!(layout::type_name(&*b, ty).ok(), layout::type_name(&whole, ty).ok(), "{kernel} {ty:?}");
+            }
+        }
+        assert!(tagged > 10_000 && pointers > 1_000, "{kernel}: {tagged} tagged, {pointers} pointers");
+        for name in b.function_names().expect("names").iter().step_by(10) {
+            for f in b.functions(name).expect("functions") {
+                assert_eq!(
+                    layout::pahole_prototype(&*b, &f).ok(),
+                    layout::pahole_prototype(&whole, &f).ok(),
+                    "{kernel} {name}"
+                );
+            }
+        }
+    }
+}

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use crate::model::{Composite, ModelError, Qualifier, Type, TypeRef, TypeSource};
+use crate::model::{Composite, ForwardKind, ModelError, Qualifier, Type, TypeRef, TypeSource};
 
 pub use crate::model::MAX_DEPTH;
 /// pahole's default cacheline size on x86_64.
@@ -69,6 +69,12 @@ fn declare(src: &dyn TypeSource, ty: TypeRef, inner: String, depth: usize) -> Re
     Ok(match &*src.get_shared(ty)? {
         &Type::Pointer { target } => {
             let mut s = format!("*{inner}");
+            // A struct, union or enum pointed to is named without reading its members.
+            if depth < MAX_DEPTH {
+                if let Some((kind, name)) = src.tag(target)? {
+                    return Ok(join(&tag_name(kind, name.as_deref().unwrap_or("{...}")), &s));
+                }
+            }
             if matches!(*src.get_shared(target)?, Type::Array { .. } | Type::Function(_)) {
                 s = format!("({s})");
             }
@@ -115,20 +121,23 @@ fn leaf_name(t: &Type) -> String {
     match t {
         Type::Void => "void".into(),
         Type::Int { name, .. } | Type::Float { name, .. } | Type::Typedef { name, .. } => name.clone(),
-        Type::Struct(c) => format!("struct {}", c.name.as_deref().unwrap_or("{...}")),
-        Type::Union(c) => format!("union {}", c.name.as_deref().unwrap_or("{...}")),
-        Type::Enum { name, .. } => format!("enum {}", name.as_deref().unwrap_or("{...}")),
-        Type::Forward { name, kind } => {
-            let k = match kind {
-                crate::model::ForwardKind::Struct => "struct",
-                crate::model::ForwardKind::Union => "union",
-                crate::model::ForwardKind::Enum => "enum",
-            };
-            format!("{k} {name}")
-        }
+        Type::Struct(c) => tag_name(ForwardKind::Struct, c.name.as_deref().unwrap_or("{...}")),
+        Type::Union(c) => tag_name(ForwardKind::Union, c.name.as_deref().unwrap_or("{...}")),
+        Type::Enum { name, .. } => tag_name(ForwardKind::Enum, name.as_deref().unwrap_or("{...}")),
+        Type::Forward { name, kind } => tag_name(*kind, name),
         // Handled by `declare`; kept total for safety.
         Type::Pointer { .. } | Type::Array { .. } | Type::Qualified { .. } | Type::Function(_) => "?".into(),
     }
+}
+
+/// `struct file`.
+fn tag_name(kind: ForwardKind, name: &str) -> String {
+    let word = match kind {
+        ForwardKind::Struct => "struct",
+        ForwardKind::Union => "union",
+        ForwardKind::Enum => "enum",
+    };
+    format!("{word} {name}")
 }
 
 // ---------------------------------------------------------------------------------

@@ -198,6 +198,19 @@ pub trait TypeSource: Send + Sync + fmt::Debug {
         }
         Err(ModelError::TooDeep { source_name: self.error_name(), ty })
     }
+    /// The kind and name of `ty` when it is a struct, union or enum (`None` for other
+    /// types, and for anonymous ones' names): what [`crate::layout::type_name`] shows of
+    /// the target of a pointer (`struct file *`). A forward declaration may answer either
+    /// way (it is named the same). A source that can tell without decoding the members
+    /// or values says so (naming a parameter's type then reads no member of its struct).
+    fn tag(&self, ty: TypeRef) -> Result<Option<(ForwardKind, Option<String>)>, ModelError> {
+        Ok(match &*self.get_shared(ty)? {
+            Type::Struct(c) => Some((ForwardKind::Struct, c.name.clone())),
+            Type::Union(c) => Some((ForwardKind::Union, c.name.clone())),
+            Type::Enum { name, .. } => Some((ForwardKind::Enum, name.clone())),
+            _ => None,
+        })
+    }
     /// The names of every complete struct (`ns` = `Struct`) or union (`Union`) this
     /// source defines, or (`Ordinary`) of every typedef of an anonymous struct or union
     /// (`atomic_t`), sorted and deduplicated: the universe `fevlint diff` compares.
