@@ -415,12 +415,10 @@ impl PagedEntry {
     /// A range over several pages (a table or index read whole) in one read, each of its
     /// pages checked, none kept (the caller keeps the range).
     fn read_span(&self, range: std::ops::Range<usize>) -> Option<Vec<u8>> {
-        use std::os::unix::fs::FileExt;
         let first = range.start / PAGE;
         let start = first * PAGE;
         let end = range.end.div_ceil(PAGE).checked_mul(PAGE)?.min(self.len);
-        let mut buf = vec![0u8; end.checked_sub(start)?];
-        self.file.read_exact_at(&mut buf, start as u64).ok()?;
+        let mut buf = crate::fsio::read_exact_at(&self.file, start as u64, end.checked_sub(start)?).ok()?;
         for (i, page) in buf.chunks(PAGE).enumerate() {
             if crc32fast::hash(page) != *self.crcs.get(first + i)? {
                 return None;
@@ -446,11 +444,9 @@ impl PagedEntry {
     /// Page `i` ([`PAGE`] bytes, the last one shorter), read now and not kept: `None` when
     /// it cannot be read whole or fails its checksum (the caller keeps the pages it reads).
     pub fn read_page(&self, i: usize) -> Option<Vec<u8>> {
-        use std::os::unix::fs::FileExt;
         let start = i.checked_mul(PAGE)?;
         let end = start.checked_add(PAGE)?.min(self.len);
-        let mut buf = vec![0u8; end.checked_sub(start)?];
-        self.file.read_exact_at(&mut buf, start as u64).ok()?;
+        let buf = crate::fsio::read_exact_at(&self.file, start as u64, end.checked_sub(start)?).ok()?;
         (crc32fast::hash(&buf) == *self.crcs.get(i)?).then_some(buf)
     }
 
