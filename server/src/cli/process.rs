@@ -8,37 +8,44 @@
 
 /// Sets up the heap and the thread pool of a command that runs once and exits.
 pub(crate) fn batch() {
-    heap::batch();
-    pool::batch();
+    let threads = pool::threads(std::env::var("RAYON_NUM_THREADS").ok().as_deref(), pool::cpus());
+    heap::batch(threads);
+    pool::batch(threads);
 }
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod heap {
-    /// What a batch run asks of glibc's malloc: one arena (the rayon workers' too), the
-    /// heap grown 64 MiB at a time and not given back before exit, blocks up to 32 MiB
-    /// (glibc's ceiling) taken from it rather than from an mmap of their own, and its
-    /// first 64 MiB backed by transparent huge pages where the system gives them on
+    /// The heap grows this much at a time.
+    const GROWTH: usize = 64 << 20;
+
+    /// What a batch run asks of glibc's malloc: as many arenas as pool threads at most,
+    /// the heap grown 64 MiB at a time and not given back before exit, blocks up to
+    /// 32 MiB (glibc's ceiling) taken from it rather than from an mmap of their own, and
+    /// its first 64 MiB backed by transparent huge pages where the system gives them on
     /// request (`madvise`, a common default; `always` needs nothing, `never` refuses).
     /// A run touches tens of MB of fresh memory (kernel tables, buffers the cache is read
     /// into): one fault per 4 KiB page was two thirds of the four-kernel check's page
-    /// faults (12,100 -> 4,400), and a rayon worker's own arena grew by `mprotect` a
-    /// page at a time (~2,000 calls). The price: `calloc` must clear what it hands out
-    /// from the pre-grown heap (+12M instructions of `memset`, against ~7,700 faults).
+    /// faults (12,100 -> 4,400). The price: `calloc` clears all it hands out from the
+    /// pre-grown heap (read buffers are not asked of it: `fsio::read_exact_at`).
     ///
-    /// What `GLIBC_TUNABLES=glibc.malloc.arena_max=1:glibc.malloc.top_pad=67108864:
-    /// glibc.malloc.hugetlb=1` does, which a process cannot set for itself (glibc reads
-    /// its tunables before `main`). Nothing here can fail a run: a refused option or
+    /// The arenas: a thread's own arena grew by `mprotect` a page at a time (~2,000
+    /// calls), and one arena shared by two threads made them wait on its lock (two CPUs:
+    /// 32-35 ms wall with two arenas, 51-52 ms with one, 36-49 ms with glibc's default,
+    /// one per thread, whose extra arenas fault 4 KiB at a time). With one CPU the main
+    /// thread is the only one (see `pool`).
+    ///
+    /// Close to `GLIBC_TUNABLES=glibc.malloc.arena_max=N:glibc.malloc.top_pad=67108864:
+    /// glibc.malloc.hugetlb=1`, which a process cannot set for itself (glibc reads its
+    /// tunables before `main`). Nothing here can fail a run: a refused option or
     /// `madvise` (no THP in the kernel, a heap that is not `brk`'s) leaves the default.
-    const GROWTH: usize = 64 << 20;
-
     #[allow(unsafe_code)]
-    pub(super) fn batch() {
+    pub(super) fn batch(threads: usize) {
         // SAFETY: mallopt takes plain integers; sbrk(0) only reads the program break;
         // malloc/free of a block this function owns; madvise with MADV_HUGEPAGE changes
         // no contents, only how later faults in the range are served, and is given a
         // range inside the heap that the malloc below just grew.
         unsafe {
-            libc::mallopt(libc::M_ARENA_MAX, 1);
+            libc::mallopt(libc::M_ARENA_MAX, libc::c_int::try_from(threads).unwrap_or(libc::c_int::MAX));
             libc::mallopt(libc::M_TOP_PAD, GROWTH as libc::c_int);
             // Blocks up to 32 MiB (glibc's ceiling) come from the heap, not from an
             // mmap of their own that `free` would unmap (and the next one fault again).
@@ -62,7 +69,7 @@ mod heap {
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 mod heap {
-    pub(super) fn batch() {}
+    pub(super) fn batch(_threads: usize) {}
 }
 
 mod pool {
@@ -71,14 +78,14 @@ mod pool {
     /// waits: a thread start-up, a second malloc arena, two context switches per part.
     /// The main thread becomes the pool's one worker instead, so the parts run where they
     /// are called, in the same order. With more CPUs rayon's default stands.
-    pub(super) fn batch() {
-        if threads(std::env::var("RAYON_NUM_THREADS").ok().as_deref(), cpus()) == 1 {
+    pub(super) fn batch(threads: usize) {
+        if threads == 1 {
             // Fails only if a pool already exists, and then that pool is used as it is.
             let _ = rayon::ThreadPoolBuilder::new().num_threads(1).use_current_thread().build_global();
         }
     }
 
-    fn cpus() -> usize {
+    pub(super) fn cpus() -> usize {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     }
 
