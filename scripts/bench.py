@@ -172,11 +172,11 @@ def main():
             f.unlink()
     r = interleaved({"first": ONE_CORE + [str(FEV), "check", "--format", "json"] + kernels4 + [str(one_field)],
                      "pahole": ONE_CORE + ["pahole", "-C", "file", str(raw_btf)]}, prepare=forget_similar)
-    row("the same, the script's first run (K201's remembered similar names removed, the rest warm)", r["first"],
+    row("check 1,000 definitions x 4 kernels, the script's first run (K201's remembered similar names removed, the rest of the cache warm), one core", r["first"],
         ("`pahole -C file`, one core", r["pahole"]))
     r = interleaved({"cold": ONE_CORE + [str(FEV), "check", "--format", "json"] + kernels4 + [str(one_field)]},
                     runs=1 if QUICK else 5, cold=True)
-    row("the same, cold cache (4 kernels decompressed and indexed)", r["cold"])
+    row("check 1,000 definitions x 4 kernels, cold cache (4 kernels decompressed and indexed), one core", r["cold"])
     argv = ONE_CORE + [str(FEV), "check", "--format", "json"] + kernels4 + [str(big)]
     r = interleaved({"big": argv}, runs=1 if QUICK else 5)
     row(f"check {copies},000 definitions x 4 kernels, one core", r["big"],
