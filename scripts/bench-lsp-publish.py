@@ -320,6 +320,18 @@ class Timed:
         self.read_t, self.parsed_t, self.first_t, self.sizes, self.answers, self.skipped = [], [], [], [], [], 0
 
 
+def each_edit(s, uri, lines, floor):
+    """Sends each of `edits(lines)` to the open document `uri` as version 2 on, after one
+    interleaved sample of `floor` (an Anchor); yields (version, when it was sent)."""
+    version = 1
+    for (line, c0, c1, t) in edits(lines):
+        floor.once()
+        version += 1
+        start = time.perf_counter()
+        s.notify("textDocument/didChange", change(uri, version, line, c0, c1, t))
+        yield version, start
+
+
 def timed_edits(s, uri, lines, floor, method):
     """Makes each of `edits(lines)` to the open document `uri` (version 2 on), each followed by
     a barrier request, and times the notification `method` of that edit's version: when its
@@ -327,12 +339,7 @@ def timed_edits(s, uri, lines, floor, method):
     barrier's answer arriving first means the server sent nothing for the edit (skipped).
     `floor` (an Anchor) takes one interleaved sample per edit."""
     timed = Timed()
-    version = 1
-    for (line, c0, c1, t) in edits(lines):
-        floor.once()
-        version += 1
-        start = time.perf_counter()
-        s.notify("textDocument/didChange", change(uri, version, line, c0, c1, t))
+    for version, start in each_edit(s, uri, lines, floor):
         barrier = s.ask("fevlint/benchBarrier", {})
         while True:
             raw = s.read_raw()
@@ -513,13 +520,8 @@ def pull(binary, n, names, cache):
     result_id = report.get("resultId")
     floor = Anchor(json.dumps({"jsonrpc": "2.0", "id": 1, "result": report}).encode())
     times, read_t, unchanged = [], [], []
-    version = 1
     pushed = 0
-    for (line, c0, c1, t) in edits(lines):
-        floor.once()
-        version += 1
-        start = time.perf_counter()
-        s.notify("textDocument/didChange", change(uri, version, line, c0, c1, t))
+    for version, start in each_edit(s, uri, lines, floor):
         i = s.ask("textDocument/diagnostic", {"textDocument": {"uri": uri}, "previousResultId": result_id})
         while True:
             raw = s.read_raw()
