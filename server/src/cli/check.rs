@@ -85,18 +85,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let mut bpf_inputs = Vec::new();
     for input in files {
         let (name, bytes, dir) = match &input {
-            Input::Stdin => {
-                // Streamed with the same bound as a file: `- < /dev/zero` stops at the limit.
-                let buf = match fsio::read_to_limit(std::io::stdin().lock(), 0, fsio::MAX_SCRIPT_BYTES) {
-                    Ok(buf) => buf,
-                    Err(fsio::LimitedError::Io(e)) => return Err(e).context("cannot read standard input"),
-                    Err(fsio::LimitedError::TooLarge) => anyhow::bail!(
-                        "cannot read standard input: more than the limit of {} bytes for a script",
-                        fsio::MAX_SCRIPT_BYTES
-                    ),
-                };
-                ("<stdin>".to_owned(), buf, PathBuf::from("."))
-            }
+            Input::Stdin => ("<stdin>".to_owned(), super::scripts::read_stdin()?, PathBuf::from(".")),
             Input::File(path) => {
                 let bytes = fsio::read_limited(path, fsio::MAX_SCRIPT_BYTES)?;
                 let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));

@@ -17,6 +17,23 @@ pub(super) struct Script {
     pub dir: PathBuf,
 }
 
+/// Standard input as a script: streamed with the same bound as a file (`- < /dev/zero`
+/// stops at the limit). The buffer is asked for the whole bound (and the byte past it) at
+/// once: memory the system gives only as it is written, and a buffer that never moves.
+/// Grown by doubling instead, its last copy held twice the limit (143 MB peak for
+/// `- < /dev/zero` under the batch heap of `process`, whose 64 MiB heap top serves the
+/// block up to 64 MiB and then copies it to a map of its own).
+pub(super) fn read_stdin() -> anyhow::Result<Vec<u8>> {
+    let whole = fsio::MAX_SCRIPT_BYTES + 1;
+    match fsio::read_to_limit(std::io::stdin().lock(), whole, fsio::MAX_SCRIPT_BYTES) {
+        Ok(b) => Ok(b),
+        Err(fsio::LimitedError::Io(e)) => Err(e).context("cannot read standard input"),
+        Err(fsio::LimitedError::TooLarge) => {
+            bail!("cannot read standard input: more than the limit of {} bytes for a script", fsio::MAX_SCRIPT_BYTES)
+        }
+    }
+}
+
 /// Reads every script `paths` name, in order. A `.dynevents` file (the kernel's own
 /// syntax) is refused naming what `command` reads, before any output.
 pub(super) fn read(paths: &[PathBuf], command: &str) -> anyhow::Result<Vec<Script>> {
@@ -24,14 +41,7 @@ pub(super) fn read(paths: &[PathBuf], command: &str) -> anyhow::Result<Vec<Scrip
     for input in collect(paths, false)? {
         let script = match input {
             Input::Stdin => {
-                let bytes = match fsio::read_to_limit(std::io::stdin().lock(), 0, fsio::MAX_SCRIPT_BYTES) {
-                    Ok(b) => b,
-                    Err(fsio::LimitedError::Io(e)) => return Err(e).context("cannot read standard input"),
-                    Err(fsio::LimitedError::TooLarge) => bail!(
-                        "cannot read standard input: more than the limit of {} bytes for a script",
-                        fsio::MAX_SCRIPT_BYTES
-                    ),
-                };
+                let bytes = read_stdin()?;
                 let text = String::from_utf8(bytes).map_err(|e| {
                     anyhow::anyhow!(
                         "cannot read standard input: not UTF-8 text (invalid byte at offset {})",

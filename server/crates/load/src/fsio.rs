@@ -207,9 +207,11 @@ pub enum LimitedError {
 
 /// Reads `r` to its end, at most `limit` bytes: one more byte is an error, so memory
 /// stays bounded by the limit whatever the source (a pipe, standard input, a file that
-/// grows). `hint` sizes the buffer (never past the limit).
+/// grows). `hint` sizes the buffer, up to `limit + 1` bytes: a hint of `limit + 1` asks
+/// for the whole bound at once, so the buffer never grows (nor is copied) however much
+/// the source has.
 pub fn read_to_limit(r: impl Read, hint: u64, limit: u64) -> Result<Vec<u8>, LimitedError> {
-    let mut buf = Vec::with_capacity(hint.min(limit) as usize);
+    let mut buf = Vec::with_capacity(hint.min(limit.saturating_add(1)) as usize);
     let mut taken = r.take(limit.saturating_add(1));
     loop {
         match taken.read_to_end(&mut buf) {
