@@ -1127,6 +1127,12 @@ impl Kernel {
     /// cache beside the function names ([`crate::similar`]), so a later run asking the same
     /// names neither searches nor reads the names table.
     pub fn similar_functions_of(&self, names: &[&str], n: usize) -> Vec<Vec<String>> {
+        // The key is a CRC of the ftrace list where the cache holds no table of it: not
+        // computed for a batch with nothing to ask (every check of a script whose
+        // functions all exist).
+        if names.is_empty() {
+            return Vec::new();
+        }
         match self.names_key() {
             Some(key) => self.similar.closest(&self.opts.cache, key, || self.function_names(), names, n),
             None => names

@@ -45,6 +45,9 @@ fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     // Scripts repeat names: each is searched for once, all in one batch (the kernel keeps
     // the answers in the cache for the next run).
     let mut asked: Vec<&str> = missing().map(|(name, _)| name).collect();
+    if asked.is_empty() {
+        return;
+    }
     asked.sort_unstable();
     asked.dedup();
     let similar: HashMap<&str, String> = asked
